@@ -1,0 +1,56 @@
+// Lint: typescript-eslint's recommended rules, plus the import direction of STYLE.md made
+// executable: app → src/worker → src/ingest → src/core; src/cli → src/server → src/core.
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+
+const restrict = (patterns, message) => ['error', { patterns: [{ group: patterns, message }] }];
+
+export default tseslint.config(
+  { ignores: ['node_modules', 'dist', 'test-results', 'playwright-report', 'bench/out'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-imports': restrict(
+        ['../*', 'node:*', 'react', 'react-dom', 'zustand', '@tanstack/*', 'ws', 'fs', 'path', 'hash-wasm'],
+        'src/core is the pure engine: it imports only itself (and zod). Hashing is handed in.',
+      ),
+      'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'process', 'Buffer', 'self'],
+    },
+  },
+  {
+    files: ['src/ingest/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(['../worker/*', '../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react'], 'src/ingest uses Web APIs and src/core only.'),
+    },
+  },
+  {
+    files: ['src/worker/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(['../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand'], 'the Worker runs src/core and src/ingest; no UI, no Node.'),
+    },
+  },
+  {
+    files: ['src/server/**/*.ts', 'src/node/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(['../cli/*', '../worker/*', '../../app/*', 'react'], 'the relay does not import the CLI or the UI.'),
+    },
+  },
+  {
+    files: ['app/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': restrict(
+        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', 'node:*'],
+        'the UI talks to the engine only through the Worker client (src/worker/client.ts); type-only imports use `import type`.',
+      ),
+    },
+  },
+);

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Finds (or, as root on Debian, installs) what the test suites need beyond Node:
+//   chromium  headless browser for Playwright (CHROMIUM_PATH overrides; Debian's package `chromium`)
+//   python3   runs the seed's reference code for the differential test
+// Prints what it found; on failure says exactly what to do and exits 1.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+
+const wanted = process.argv.slice(2);
+
+function which(cmd) {
+  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+function aptInstall(pkg) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !which('apt-get')) return false;
+  console.log(`ensure-tools: installing Debian package ${pkg} (apt-get)…`);
+  try {
+    execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
+    execFileSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function findChromium() {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : null;
+  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (fs.existsSync(p)) return p;
+  return which('chromium') ?? which('chromium-browser') ?? which('google-chrome');
+}
+
+let failed = false;
+for (const tool of wanted) {
+  if (tool === 'chromium') {
+    let path = findChromium();
+    if (!path && process.env.CHROMIUM_PATH) {
+      console.error(`ensure-tools: CHROMIUM_PATH=${process.env.CHROMIUM_PATH} does not exist.`);
+      failed = true;
+      continue;
+    }
+    if (!path && aptInstall('chromium')) path = findChromium();
+    if (path) console.log(`ensure-tools: chromium at ${path}`);
+    else {
+      console.error('ensure-tools: no Chromium found, and it could not be installed.\n' +
+        '  On Debian/Ubuntu as root: apt-get install -y chromium\n' +
+        '  Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome, then run npm test again.');
+      failed = true;
+    }
+  } else if (tool === 'python') {
+    let path = which('python3');
+    if (!path && aptInstall('python3')) path = which('python3');
+    if (path) console.log(`ensure-tools: python3 at ${path}`);
+    else {
+      console.error('ensure-tools: python3 not found and could not be installed; the differential test against\n' +
+        '  ../shared/seeds/000_reference.py needs it. Install Python 3 (apt-get install -y python3) and run again.');
+      failed = true;
+    }
+  } else {
+    console.error(`ensure-tools: unknown tool ${tool}`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);

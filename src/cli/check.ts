@@ -1,0 +1,26 @@
+// `context-health check`: a transcript through the engine, to the SPEC §6 report.
+import { Engine } from '../core/engine.ts';
+import type { Thresholds } from '../core/config.ts';
+import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { nodeSha256 } from '../node/platform.ts';
+import { readTranscript, type ReadProgress } from '../node/readFile.ts';
+
+export interface CheckOptions {
+  userThresholds: Partial<Thresholds>;
+  onProgress?: (p: ReadProgress) => void;
+}
+
+export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckReport> {
+  const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
+  const report = new ReportBuilder();
+  await readTranscript(
+    path,
+    (text, line) => {
+      if (typeof text === 'string') report.add(engine.ingestLine(text, line));
+      else report.addError({ line, message: text.error });
+    },
+    (line, message) => report.addError({ line, message }),
+    options.onProgress,
+  );
+  return report.build();
+}

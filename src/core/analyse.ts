@@ -1,0 +1,363 @@
+// One snapshot of one session in, its metrics (SPEC §3), findings (SPEC §4) and verdict
+// (SPEC §5) out. The state carried from turn to turn is exactly what the detectors need:
+// the previous snapshot's spans (text, hash, score binding), the streak counters, and the
+// ids ever seen pruned.
+import type { Thresholds } from './config.ts';
+import { SEVERITY, type Action, type Finding, type Signal, type Verdict } from './signals.ts';
+import { rankOf, scoreStats } from './stats.ts';
+import { recomputeSet } from './verdict.ts';
+import type { Snapshot, Span } from './wire.ts';
+
+/** sha256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits. Handed in: node:crypto or a browser hash. */
+export type Sha256Hex = (text: string) => string;
+
+/** SPEC §4 score binding of one span. */
+export const Binding = {
+  Bound: 0,
+  /** score is null: invalidated, awaiting recompute */
+  Unscored: 1,
+  /** finite score, no text_sha256 */
+  Unbound: 2,
+  /** text_sha256 set and ≠ sha256(text) */
+  Stale: 3,
+} as const;
+export type Binding = (typeof Binding)[keyof typeof Binding];
+
+export interface CanaryMetric {
+  span_id: string;
+  score: number;
+  rank: number;
+  below_median: boolean;
+}
+
+export interface TurnMetrics {
+  turn: number;
+  n_spans: number;
+  n_scored: number;
+  tokens_total: number;
+  /** true when some span had no `tokens` and its count was estimated (SPEC §2). */
+  tokens_estimated: boolean;
+  mean_score: number | null;
+  median_score: number | null;
+  stdev_score: number | null;
+  /** 10th and 90th percentile of the finite scores (nearest rank), for the distribution band. */
+  p10_score: number | null;
+  p90_score: number | null;
+  canaries: CanaryMetric[];
+  orphan_edges: number;
+  spans_modified: number;
+  scores_invalidated: number;
+  texts_changed: number;
+}
+
+export interface SpanCheck {
+  binding: Binding;
+  /** sha256 of the text, when it was computed (only spans that carry a text_sha256). */
+  digest: string | undefined;
+  textChanged: boolean;
+}
+
+export interface TurnResult {
+  sessionId: string;
+  turn: number;
+  metrics: TurnMetrics;
+  findings: Finding[];
+  verdict: Verdict;
+  /** Per span, in snapshot order. */
+  checks: SpanCheck[];
+}
+
+interface PrevSpan {
+  text: string;
+  digest: string | undefined;
+  binding: Binding;
+  tokens: number;
+}
+
+interface PrevTurn {
+  turn: number;
+  spans: Map<string, PrevSpan>;
+  tokensTotal: number;
+  mean: number | null;
+  action: Action;
+}
+
+/** Everything one session carries from one snapshot to the next. */
+export class SessionAnalysis {
+  private prev: PrevTurn | null = null;
+  /** rewrite turns in a row (non-rewrite turns skipped) on which relevance_inflation held */
+  private inflationStreak = 0;
+  /** snapshots in a row on which the spread_collapse condition held */
+  private collapseStreak = 0;
+  private inNoCanaryRun = false;
+  /** every id ever listed in `pruned`, to say whether an orphan's parent was pruned */
+  private readonly everPruned = new Set<string>();
+
+  constructor(
+    readonly sessionId: string,
+    public thresholds: Thresholds,
+    private readonly sha256: Sha256Hex,
+  ) {}
+
+  get lastTurn(): number | null {
+    return this.prev === null ? null : this.prev.turn;
+  }
+
+  analyse(snap: Snapshot): TurnResult {
+    const th = this.thresholds;
+    const turn = snap.turn;
+    const spans = snap.spans;
+    const n = spans.length;
+    const prev = this.prev;
+    const prevSpans = prev?.spans;
+
+    const live = new Map<string, PrevSpan>();
+    const checks: SpanCheck[] = new Array(n);
+    const scores = new Float64Array(n);
+    let nScored = 0;
+    let tokensTotal = 0;
+    let tokensEstimated = false;
+    let textsChanged = 0;
+
+    const unbound: string[] = [];
+    const stale: string[] = [];
+    const unscored: string[] = [];
+    const changed: string[] = [];
+    const repeat: string[] = [];
+    const poisoned: string[] = [];
+    const pinnedScored: Span[] = [];
+
+    for (let i = 0; i < n; i++) {
+      const span = spans[i]!;
+      const id = span.span_id;
+      const text = span.text;
+      const before = prevSpans?.get(id);
+      const sameText = before !== undefined && before.text === text;
+      if (before !== undefined && !sameText) {
+        textsChanged++;
+        changed.push(id);
+      }
+
+      let tokens = span.tokens;
+      if (tokens === undefined) {
+        tokens = sameText ? before.tokens : estimateTokens(text);
+        tokensEstimated = true;
+      }
+      tokensTotal += tokens;
+
+      const score = span.score;
+      const claimed = span.text_sha256;
+      let binding: Binding;
+      let digest: string | undefined;
+      if (claimed !== null && claimed !== '') {
+        // Do not rehash a text already hashed last turn: most spans of most turns are unchanged.
+        digest = sameText && before.digest !== undefined ? before.digest : this.sha256(text);
+        binding = digest === claimed ? (score === null ? Binding.Unscored : Binding.Bound) : Binding.Stale;
+      } else {
+        binding = score === null ? Binding.Unscored : Binding.Unbound;
+      }
+      if (binding === Binding.Stale) stale.push(id);
+      else if (binding === Binding.Unbound) unbound.push(id);
+      if (score === null) unscored.push(id);
+      else {
+        scores[nScored++] = score;
+        if (span.pinned === true) pinnedScored.push(span);
+      }
+
+      const rewrites = span.rewrite_count ?? 0;
+      if (rewrites === th.max_rewrites) repeat.push(id);
+      else if (rewrites > th.max_rewrites) poisoned.push(id);
+
+      checks[i] = { binding, digest, textChanged: before !== undefined && !sameText };
+      live.set(id, { text, digest, binding, tokens });
+    }
+
+    // SPEC §3 statistics over finite scores
+    const sorted = scores.subarray(0, nScored);
+    const stats = scoreStats(sorted);
+    const mean = stats?.mean ?? null;
+    const median = stats?.median ?? null;
+
+    const canaries: CanaryMetric[] = [];
+    const inverted: string[] = [];
+    for (const span of pinnedScored) {
+      const s = span.score as number;
+      const below = median !== null && s < median;
+      canaries.push({ span_id: span.span_id, score: s, rank: rankOf(s, sorted), below_median: below });
+      if (below) inverted.push(span.span_id);
+    }
+
+    // SPEC §4 orphaned_parent: distinct (citing span, missing parent) pairs
+    const orphanCiters: string[] = [];
+    const missingParents = new Set<string>();
+    let orphanEdges = 0;
+    for (let i = 0; i < n; i++) {
+      const span = spans[i]!;
+      const parents = span.derived_from;
+      if (parents === undefined || parents.length === 0) continue;
+      let missingHere: Set<string> | null = null;
+      for (const parent of parents) {
+        if (parent === span.span_id || live.has(parent)) continue;
+        missingHere ??= new Set();
+        missingHere.add(parent);
+      }
+      if (missingHere !== null) {
+        orphanEdges += missingHere.size;
+        orphanCiters.push(span.span_id);
+        for (const p of missingHere) missingParents.add(p);
+      }
+    }
+
+    const rewrite = snap.rewrite;
+    const spansModified = rewrite?.spans_modified ?? 0;
+    const scoresInvalidated = rewrite?.scores_invalidated ?? 0;
+    const pruned = snap.pruned ?? [];
+
+    const findings: Finding[] = [];
+    const emit = (signal: Signal, spanIds: string[], message: string): void => {
+      findings.push({ turn, signal, severity: SEVERITY[signal], span_ids: spanIds, message });
+    };
+
+    if (unbound.length > 0) {
+      emit('unbound_score', unbound, `${count(unbound, 'span')} carry a score with no text_sha256 binding (${idList(unbound)}): the score cannot be tied to the text it was computed on`);
+    }
+    if (stale.length > 0) {
+      emit('stale_score', stale, `${count(stale, 'span')} carry a score bound to other text (${idList(stale)}): text_sha256 does not match sha256 of the current text`);
+    }
+    if (unscored.length > 0) {
+      emit('unscored_span', unscored, `${count(unscored, 'span')} have a null score, invalidated and awaiting recompute (${idList(unscored)})`);
+    }
+    const shortfall = spansModified > 0 && scoresInvalidated < spansModified;
+    if (shortfall) {
+      emit('invalidation_shortfall', rewrite?.modified_span_ids ?? [], `the rewrite reported ${spansModified} spans modified but only ${scoresInvalidated} scores invalidated: pruning would act on stale scores`);
+    }
+    const unreported = prev !== null && textsChanged > spansModified;
+    if (unreported) {
+      emit('unreported_rewrite', changed, `${textsChanged} span texts changed since turn ${prev.turn} but the rewrite reported ${spansModified} modified (${idList(changed)}): the model's own report cannot be trusted`);
+    }
+
+    // SPEC §4 relevance_inflation / monotonic_drift
+    const rewriteTurn = spansModified > 0 || textsChanged > 0;
+    let inflation = false;
+    if (prev !== null && rewriteTurn && mean !== null && prev.mean !== null) {
+      inflation = tokensTotal < prev.tokensTotal && mean > prev.mean * (1 + th.relevance_tolerance);
+    }
+    if (rewriteTurn) this.inflationStreak = inflation ? this.inflationStreak + 1 : 0;
+    if (inflation) {
+      emit('relevance_inflation', [], `tokens fell from ${prev!.tokensTotal} to ${tokensTotal} while mean relevance rose from ${fmt(prev!.mean!)} to ${fmt(mean!)} (more than ${pct(th.relevance_tolerance)}): a compression artifact, not a quality gain`);
+      // monotonic_drift: turns without a rewrite neither extend nor break the run
+      if (this.inflationStreak >= th.drift_turns) {
+        emit('monotonic_drift', [], `mean relevance has risen while tokens fell on ${this.inflationStreak} rewrite turns in a row (threshold ${th.drift_turns}): scores are drifting, not improving`);
+      }
+    }
+
+    if (orphanCiters.length > 0) {
+      const parts = [...missingParents].map((p) => `${JSON.stringify(p)}${this.everPruned.has(p) || pruned.includes(p) ? ' (pruned earlier)' : ' (never seen pruned)'}`);
+      emit('orphaned_parent', orphanCiters, `${count(orphanCiters, 'live span')} derive from missing parents ${parts.join(', ')}`);
+    }
+    if (repeat.length > 0) {
+      emit('rewrite_repeat', repeat, `${count(repeat, 'span')} rewritten ${th.max_rewrites} times without a recompute (${idList(repeat)}): a rewrite of a rewrite`);
+    }
+    if (poisoned.length > 0) {
+      emit('poisoned_span', poisoned, `${count(poisoned, 'span')} rewritten more than ${th.max_rewrites} times without a recompute (${idList(poisoned)}): paraphrase of a paraphrase; drop, do not rescore`);
+    }
+
+    // SPEC §4 spread_collapse / canary_inversion / relevance_collapse (seed 002)
+    const narrow = stats !== null && nScored >= th.min_scored && stats.stdev < th.spread_floor;
+    this.collapseStreak = narrow ? this.collapseStreak + 1 : 0;
+    const spreadCollapse = narrow && this.collapseStreak >= th.collapse_turns;
+    if (spreadCollapse) {
+      emit('spread_collapse', [], `score stdev ${fmt(stats.stdev)} below the floor ${th.spread_floor} over ${nScored} scored spans for ${this.collapseStreak} snapshots in a row`);
+    }
+    if (inverted.length > 0) {
+      emit('canary_inversion', inverted, `pinned ${count(inverted, 'span')} scored below the median ${fmt(median!)} (${idList(inverted)})`);
+    }
+    const collapse = spreadCollapse && inverted.length > 0;
+    if (collapse) {
+      emit('relevance_collapse', inverted, `spread collapsed and pinned canaries sank below the median: the scorer has collapsed; freeze pruning`);
+    }
+    const noCanary = pinnedScored.length === 0;
+    if (noCanary && !this.inNoCanaryRun) {
+      emit('no_canary', [], `no pinned span carries a finite score, so relevance collapse cannot be detected from here on`);
+    }
+    this.inNoCanaryRun = noCanary;
+
+    // SPEC §4 pruning signals, judged against the previous snapshot
+    if (prev !== null && pruned.length > 0) {
+      const onStale = pruned.filter((id) => {
+        const b = prevSpans!.get(id)?.binding;
+        return b === Binding.Unscored || b === Binding.Unbound || b === Binding.Stale;
+      });
+      if (onStale.length > 0) {
+        emit('pruned_on_stale_score', onStale, `${count(onStale, 'span')} pruned although at turn ${prev.turn} their scores were null, unbound or stale (${idList(onStale)})`);
+      }
+      if (prev.action === 'freeze') {
+        emit('pruned_during_freeze', [...pruned], `${count(pruned, 'span')} pruned although turn ${prev.turn}'s verdict was freeze (${idList(pruned)})`);
+      }
+    }
+    for (const id of pruned) this.everPruned.add(id);
+
+    // SPEC §5 verdict
+    let action: Action = 'prune_ok';
+    let recompute: string[] = [];
+    if (collapse) action = 'freeze';
+    else if (unscored.length + unbound.length + stale.length > 0 || shortfall || unreported) {
+      action = 'recompute';
+      const seeds = new Set<string>([...unscored, ...unbound, ...stale]);
+      if (shortfall || unreported) {
+        for (const id of changed) seeds.add(id);
+        for (const id of rewrite?.modified_span_ids ?? []) if (live.has(id)) seeds.add(id);
+      }
+      recompute = recomputeSet(spans, seeds);
+    }
+    const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: poisoned };
+
+    const metrics: TurnMetrics = {
+      turn,
+      n_spans: n,
+      n_scored: nScored,
+      tokens_total: tokensTotal,
+      tokens_estimated: tokensEstimated,
+      mean_score: mean,
+      median_score: median,
+      stdev_score: stats?.stdev ?? null,
+      p10_score: nScored > 0 ? sorted[Math.min(nScored - 1, Math.floor(0.1 * nScored))]! : null,
+      p90_score: nScored > 0 ? sorted[Math.min(nScored - 1, Math.floor(0.9 * nScored))]! : null,
+      canaries,
+      orphan_edges: orphanEdges,
+      spans_modified: spansModified,
+      scores_invalidated: scoresInvalidated,
+      texts_changed: textsChanged,
+    };
+
+    this.prev = { turn, spans: live, tokensTotal, mean, action };
+    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks };
+  }
+}
+
+/** SPEC §2: absent tokens → ceil(code points / 4). */
+function estimateTokens(text: string): number {
+  let codePoints = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) codePoints--;
+  }
+  return Math.ceil(codePoints / 4);
+}
+
+function count(list: readonly unknown[], noun: string): string {
+  return `${list.length} ${noun}${list.length === 1 ? '' : 's'}`;
+}
+
+function idList(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
+  return ids.length > 5 ? `${shown} and ${ids.length - 5} more` : shown;
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(3);
+}
+
+function pct(x: number): string {
+  return `${+(x * 100).toFixed(2)}%`;
+}

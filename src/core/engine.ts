@@ -1,0 +1,138 @@
+// The incremental engine every door runs (Worker, CLI, relay): one message at a time,
+// any number of interleaved sessions, per-session state only what the detectors need.
+import { SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
+import { resolveThresholds, type Thresholds } from './config.ts';
+import { jsonEqual, lineDigest } from './equality.ts';
+import { validateMessage } from './validate.ts';
+import type { SessionHeader, Snapshot } from './wire.ts';
+
+export interface InputError {
+  /** 1-based line of the file, or the frame's sequence number on a live stream. */
+  line: number;
+  message: string;
+  session_id?: string;
+}
+
+export type Outcome =
+  | { kind: 'turn'; result: TurnResult; snapshot: Snapshot }
+  | { kind: 'header'; sessionId: string; header: SessionHeader }
+  | { kind: 'ignored'; reason: 'blank' | 'replayed' }
+  | { kind: 'error'; error: InputError };
+
+export interface EngineOptions {
+  sha256: Sha256Hex;
+  /** Thresholds set by the user: they override each session header's config (SPEC §4). */
+  userThresholds?: Partial<Thresholds>;
+}
+
+interface SessionSlot {
+  header: SessionHeader | null;
+  analysis: SessionAnalysis;
+  last: Snapshot | null;
+  /** turn → digest of the accepted line, to recognise an older snapshot replayed verbatim */
+  digests: Map<number, number>;
+}
+
+export class Engine {
+  private readonly sessions = new Map<string, SessionSlot>();
+  private userThresholds: Partial<Thresholds>;
+
+  constructor(private readonly options: EngineOptions) {
+    this.userThresholds = options.userThresholds ?? {};
+  }
+
+  /** Session ids in the order they first appeared. */
+  sessionIds(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  header(sessionId: string): SessionHeader | null {
+    return this.sessions.get(sessionId)?.header ?? null;
+  }
+
+  thresholds(sessionId: string): Thresholds | null {
+    return this.sessions.get(sessionId)?.analysis.thresholds ?? null;
+  }
+
+  /** One line of JSONL (without its newline). */
+  ingestLine(text: string, line: number): Outcome {
+    if (isBlank(text)) return { kind: 'ignored', reason: 'blank' };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
+    }
+    return this.ingestValue(value, line, text);
+  }
+
+  /** An already parsed message; `raw` is its source text (for replay detection). */
+  ingestValue(value: unknown, line: number, raw: string): Outcome {
+    const checked = validateMessage(value);
+    if (!checked.ok) {
+      const sid = sessionIdOf(value);
+      return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
+    }
+    const message = checked.message;
+    const sid = message.session_id;
+    let slot = this.sessions.get(sid);
+    if (message.type === 'session') {
+      if (slot === undefined) {
+        slot = this.newSlot(sid, message);
+        return { kind: 'header', sessionId: sid, header: message };
+      }
+      if (slot.header !== null && jsonEqual(slot.header, message)) return { kind: 'ignored', reason: 'replayed' };
+      const why =
+        slot.header === null
+          ? `a session header for ${JSON.stringify(sid)} must come before its first snapshot`
+          : `a second, different session header for ${JSON.stringify(sid)}: a session has one header`;
+      return { kind: 'error', error: { line, message: why, session_id: sid } };
+    }
+
+    slot ??= this.newSlot(sid, null);
+    const last = slot.last;
+    if (last !== null && message.turn <= last.turn) {
+      // SPEC §2: a snapshot equal to one already received is a replayed frame, ignored.
+      if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === lineDigest(raw)) {
+        return { kind: 'ignored', reason: 'replayed' };
+      }
+      return {
+        kind: 'error',
+        error: { line, session_id: sid, message: `turn ${message.turn} of session ${JSON.stringify(sid)} does not increase (the previous snapshot was turn ${last.turn})` },
+      };
+    }
+    const result = slot.analysis.analyse(message);
+    slot.last = message;
+    slot.digests.set(message.turn, lineDigest(raw));
+    return { kind: 'turn', result, snapshot: message };
+  }
+
+  private newSlot(sid: string, header: SessionHeader | null): SessionSlot {
+    const thresholds = resolveThresholds(header?.config, this.userThresholds);
+    const slot: SessionSlot = { header, analysis: new SessionAnalysis(sid, thresholds, this.options.sha256), last: null, digests: new Map() };
+    this.sessions.set(sid, slot);
+    return slot;
+  }
+}
+
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
+}
+
+function sessionIdOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const sid = (value as { session_id?: unknown }).session_id;
+  return typeof sid === 'string' && sid.length > 0 ? sid : undefined;
+}
+
+function notJsonMessage(text: string, e: unknown): string {
+  if (/(?:^|[^"\w])(?:-?Infinity|NaN)(?:[^"\w]|$)/.test(text)) {
+    return 'not valid JSON: NaN and Infinity are not JSON numbers (send null for an absent score)';
+  }
+  const detail = e instanceof Error ? e.message : String(e);
+  return `not valid JSON: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
+}

@@ -1,0 +1,67 @@
+// SPEC §4: the sixteen signals, their severities, and the order findings of one turn are
+// listed in (the table's order).
+
+export const SIGNALS = [
+  'unbound_score',
+  'stale_score',
+  'unscored_span',
+  'invalidation_shortfall',
+  'unreported_rewrite',
+  'relevance_inflation',
+  'monotonic_drift',
+  'orphaned_parent',
+  'rewrite_repeat',
+  'poisoned_span',
+  'spread_collapse',
+  'canary_inversion',
+  'relevance_collapse',
+  'no_canary',
+  'pruned_on_stale_score',
+  'pruned_during_freeze',
+] as const;
+
+export type Signal = (typeof SIGNALS)[number];
+export type Severity = 'fault' | 'warning' | 'info';
+
+export const SEVERITY: Readonly<Record<Signal, Severity>> = {
+  unbound_score: 'fault',
+  stale_score: 'fault',
+  unscored_span: 'info',
+  invalidation_shortfall: 'fault',
+  unreported_rewrite: 'fault',
+  relevance_inflation: 'warning',
+  monotonic_drift: 'fault',
+  orphaned_parent: 'fault',
+  rewrite_repeat: 'warning',
+  poisoned_span: 'fault',
+  spread_collapse: 'warning',
+  canary_inversion: 'warning',
+  relevance_collapse: 'fault',
+  no_canary: 'info',
+  pruned_on_stale_score: 'fault',
+  pruned_during_freeze: 'fault',
+};
+
+export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, fault: 2 };
+
+export interface Finding {
+  turn: number;
+  signal: Signal;
+  severity: Severity;
+  span_ids: string[];
+  message: string;
+}
+
+export type Action = 'prune_ok' | 'recompute' | 'freeze';
+
+export interface Verdict {
+  turn: number;
+  action: Action;
+  prune_safe: boolean;
+  recompute: string[];
+  drop: string[];
+}
+
+export function isSignal(s: string): s is Signal {
+  return (SIGNALS as readonly string[]).includes(s);
+}

@@ -1,0 +1,43 @@
+// SPEC §5 recompute list: the stale spans and every span one hop from them.
+import type { Span } from './wire.ts';
+
+/**
+ * `seeds` are the spans whose scores are null, unbound or stale (plus, on a shortfall or
+ * unreported rewrite, the changed and reported-modified spans). When no span is
+ * identified at all, every live span is to be recomputed. One hop = the spans right
+ * before and after in snapshot order, and live `derived_from` parents and children.
+ * Returned in snapshot order.
+ */
+export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>): string[] {
+  if (seeds.size === 0) return spans.map((s) => s.span_id);
+  const n = spans.length;
+  const index = new Map<string, number>();
+  for (let i = 0; i < n; i++) index.set(spans[i]!.span_id, i);
+  const marked = new Uint8Array(n);
+  const seedAt = new Uint8Array(n);
+  for (const id of seeds) {
+    const i = index.get(id);
+    if (i !== undefined) seedAt[i] = 1;
+  }
+  for (let i = 0; i < n; i++) {
+    const span = spans[i]!;
+    const parents = span.derived_from ?? [];
+    if (seedAt[i] === 1) {
+      marked[i] = 1;
+      if (i > 0) marked[i - 1] = 1;
+      if (i + 1 < n) marked[i + 1] = 1;
+      for (const p of parents) {
+        const j = index.get(p);
+        if (j !== undefined) marked[j] = 1;
+      }
+    }
+    // a child of a seed is one hop from it
+    for (const p of parents) {
+      const j = index.get(p);
+      if (j !== undefined && seedAt[j] === 1) marked[i] = 1;
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) if (marked[i] === 1) out.push(spans[i]!.span_id);
+  return out;
+}

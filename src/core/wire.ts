@@ -1,0 +1,85 @@
+// SPEC §2: the wire format, version 1, as one set of zod schemas. The TypeScript types
+// are inferred from them and docs/wire-format.schema.json is generated from them
+// (`npm run schema`), so the three cannot drift apart.
+import { z } from 'zod';
+
+export const WIRE_VERSION = 1;
+
+/** Finite number or null: null means "invalidated, not yet recomputed" (SPEC §2). */
+const score = z.number().nullable().describe('finite relevance score, or null when invalidated and not yet recomputed');
+
+export const spanSchema = z
+  .looseObject({
+    span_id: z.string().describe('unique within a snapshot'),
+    text: z.string(),
+    score,
+    text_sha256: z
+      .string()
+      .nullable()
+      .describe('64 lowercase hex of sha256(utf8(text)) when the score was computed; null or "" = no binding'),
+    tokens: z.number().int().min(0).optional().describe('absent: ceil(code points / 4), marked as estimated'),
+    rewrite_count: z.number().int().min(0).optional().describe('rewrites since the last recompute; default 0'),
+    derived_from: z.array(z.string()).optional().describe('ids of the spans this one was derived from; default []'),
+    pinned: z.boolean().optional().describe('a canary excluded from eviction; default false'),
+    role: z.string().optional(),
+  })
+  .describe('one span of the live context buffer');
+
+export const rewriteSchema = z.looseObject({
+  spans_modified: z.number().int().min(0),
+  scores_invalidated: z.number().int().min(0),
+  modified_span_ids: z.array(z.string()).optional(),
+  invalidated_span_ids: z.array(z.string()).optional(),
+});
+
+export const thresholdsSchema = z
+  .looseObject({
+    relevance_tolerance: z.number().min(0).optional(),
+    drift_turns: z.number().int().min(1).optional(),
+    max_rewrites: z.number().int().min(0).optional(),
+    min_scored: z.number().int().min(0).optional(),
+    spread_floor: z.number().min(0).optional(),
+    collapse_turns: z.number().int().min(1).optional(),
+  })
+  .describe('threshold overrides of SPEC §4');
+
+const sessionId = z.string().min(1);
+
+export const sessionHeaderSchema = z
+  .looseObject({
+    type: z.literal('session'),
+    session_id: sessionId,
+    title: z.string().optional(),
+    started_at: z.string().optional(),
+    config: thresholdsSchema.optional(),
+  })
+  .describe('optional first line of a session');
+
+export const snapshotSchema = z
+  .looseObject({
+    type: z.literal('snapshot'),
+    session_id: sessionId,
+    turn: z.number().int(),
+    ts: z.string().optional(),
+    spans: z.array(spanSchema),
+    rewrite: rewriteSchema.optional().describe('absent = nothing reported (0 and 0)'),
+    pruned: z.array(z.string()).optional().describe('ids evicted during this turn'),
+  })
+  .describe('the live buffer at the end of one turn');
+
+export const messageSchema = z.discriminatedUnion('type', [sessionHeaderSchema, snapshotSchema]);
+
+export type Span = z.infer<typeof spanSchema>;
+export type Rewrite = z.infer<typeof rewriteSchema>;
+export type ThresholdOverrides = z.infer<typeof thresholdsSchema>;
+export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
+export type Snapshot = z.infer<typeof snapshotSchema>;
+export type Message = z.infer<typeof messageSchema>;
+
+export function wireJsonSchema(): Record<string, unknown> {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: `Context Health wire format, version ${WIRE_VERSION}: one message per JSON line`,
+    ...z.toJSONSchema(messageSchema, { target: 'draft-2020-12' }),
+  };
+}

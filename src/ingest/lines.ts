@@ -1,0 +1,89 @@
+// Bytes to lines. Lines are split on the byte 0x0A (never inside a UTF-8 sequence, whose
+// bytes are all ≥ 0x80), so a chunk boundary can fall anywhere, including mid-character,
+// and the output is the same. Each line is decoded once, whole, by the injected decoder.
+
+/** Decodes bytes[start, end) as UTF-8; throws when they are not valid UTF-8. */
+export type LineDecoder = (bytes: Uint8Array, start: number, end: number) => string;
+
+export type LineSink = (text: string | DecodeFailure, lineNo: number) => void;
+
+export interface DecodeFailure {
+  error: string;
+}
+
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+export const webDecoder: LineDecoder = (bytes, start, end) => strictDecoder.decode(bytes.subarray(start, end));
+
+export class LineSplitter {
+  private carry: Uint8Array[] = [];
+  private carryBytes = 0;
+  private lineNo = 0;
+  private firstLine = true;
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly decode: LineDecoder = webDecoder,
+  ) {}
+
+  /** Lines emitted so far. */
+  get lines(): number {
+    return this.lineNo;
+  }
+
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) break;
+      if (this.carryBytes > 0) {
+        this.carry.push(chunk.subarray(start, nl));
+        this.emitCarry();
+      } else {
+        this.emit(chunk, start, nl);
+      }
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      // keep a copy: callers may reuse their chunk buffers
+      this.carry.push(chunk.slice(start));
+      this.carryBytes += chunk.length - start;
+    }
+  }
+
+  /** The last line, when the input does not end with a newline. */
+  end(): void {
+    if (this.carryBytes > 0) this.emitCarry();
+  }
+
+  private emitCarry(): void {
+    let total = 0;
+    for (const part of this.carry) total += part.length;
+    const joined = new Uint8Array(total);
+    let at = 0;
+    for (const part of this.carry) {
+      joined.set(part, at);
+      at += part.length;
+    }
+    this.carry = [];
+    this.carryBytes = 0;
+    this.emit(joined, 0, total);
+  }
+
+  private emit(bytes: Uint8Array, start: number, end: number): void {
+    this.lineNo++;
+    if (end > start && bytes[end - 1] === 0x0d) end--; // CRLF
+    if (this.firstLine) {
+      this.firstLine = false;
+      // a UTF-8 byte order mark is not part of the first message
+      if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
+    }
+    let text: string | DecodeFailure;
+    try {
+      text = this.decode(bytes, start, end);
+    } catch {
+      text = { error: 'not valid UTF-8: the line holds bytes that are not a UTF-8 encoding' };
+    }
+    this.sink(text, this.lineNo);
+  }
+}

@@ -1,0 +1,60 @@
+// One reader for every transcript kind of SPEC §2: JSON Lines, or one JSON array of
+// messages, told apart by the first byte that is not white space ('[' = array). Gzip is
+// unwrapped before this (see isGzip) by the platform's decompressor.
+import { JsonArraySplitter } from './jsonArray.ts';
+import { LineSplitter, webDecoder, type LineDecoder, type LineSink } from './lines.ts';
+
+export type StructureErrorSink = (line: number, message: string) => void;
+
+export function isGzip(head: Uint8Array): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+export class TranscriptReader {
+  private inner: LineSplitter | JsonArraySplitter | null = null;
+  private pending: Uint8Array[] = [];
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly onStructureError: StructureErrorSink,
+    private readonly decode: LineDecoder = webDecoder,
+  ) {}
+
+  get format(): 'jsonl' | 'json-array' | 'unknown' {
+    if (this.inner === null) return 'unknown';
+    return this.inner instanceof JsonArraySplitter ? 'json-array' : 'jsonl';
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.inner !== null) return this.inner.push(chunk);
+    this.pending.push(chunk);
+    const first = firstSignificantByte(this.pending);
+    if (first === undefined) return;
+    this.inner = first === 0x5b ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError) : new LineSplitter(this.sink, this.decode);
+    const held = this.pending;
+    this.pending = [];
+    for (const c of held) this.inner.push(c);
+  }
+
+  end(): void {
+    if (this.inner === null) {
+      // only white space (or nothing): as JSON Lines, that is zero messages
+      this.inner = new LineSplitter(this.sink, this.decode);
+      for (const c of this.pending) this.inner.push(c);
+    }
+    this.inner.end();
+  }
+}
+
+function firstSignificantByte(chunks: Uint8Array[]): number | undefined {
+  let index = 0;
+  for (const c of chunks) {
+    for (let i = 0; i < c.length; i++, index++) {
+      const b = c[i]!;
+      if (index < 3 && (b === 0xef || b === 0xbb || b === 0xbf)) continue; // BOM
+      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+      return b;
+    }
+  }
+  return undefined;
+}
