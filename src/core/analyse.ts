@@ -219,13 +219,13 @@ export class SessionAnalysis {
     };
 
     if (unbound.length > 0) {
-      emit('unbound_score', unbound, `${count(unbound, 'span')} carry a score with no text_sha256 binding (${idList(unbound)}): the score cannot be tied to the text it was computed on`);
+      emit('unbound_score', unbound, `${count(unbound, 'span')} ${verb(unbound, 'carries', 'carry')} a score with no text_sha256 binding (${idList(unbound)}): the score cannot be tied to the text it was computed on`);
     }
     if (stale.length > 0) {
-      emit('stale_score', stale, `${count(stale, 'span')} carry a score bound to other text (${idList(stale)}): text_sha256 does not match sha256 of the current text`);
+      emit('stale_score', stale, `${count(stale, 'span')} ${verb(stale, 'carries', 'carry')} a score bound to other text (${idList(stale)}): text_sha256 does not match sha256 of the current text`);
     }
     if (unscored.length > 0) {
-      emit('unscored_span', unscored, `${count(unscored, 'span')} have a null score, invalidated and awaiting recompute (${idList(unscored)})`);
+      emit('unscored_span', unscored, `${count(unscored, 'span')} ${verb(unscored, 'has', 'have')} a null score, invalidated and awaiting recompute (${idList(unscored)})`);
     }
     const shortfall = spansModified > 0 && scoresInvalidated < spansModified;
     if (shortfall) {
@@ -253,7 +253,7 @@ export class SessionAnalysis {
 
     if (orphanCiters.length > 0) {
       const parts = [...missingParents].map((p) => `${JSON.stringify(p)}${this.everPruned.has(p) || pruned.includes(p) ? ' (pruned earlier)' : ' (never seen pruned)'}`);
-      emit('orphaned_parent', orphanCiters, `${count(orphanCiters, 'live span')} derive from missing parents ${parts.join(', ')}`);
+      emit('orphaned_parent', orphanCiters, `${count(orphanCiters, 'live span')} ${verb(orphanCiters, 'derives', 'derive')} from missing parents ${parts.join(', ')}`);
     }
     if (repeat.length > 0) {
       emit('rewrite_repeat', repeat, `${count(repeat, 'span')} rewritten ${th.max_rewrites} times without a recompute (${idList(repeat)}): a rewrite of a rewrite`);
@@ -347,6 +347,10 @@ function estimateTokens(text: string): number {
 
 function count(list: readonly unknown[], noun: string): string {
   return `${list.length} ${noun}${list.length === 1 ? '' : 's'}`;
+}
+
+function verb(list: readonly unknown[], singular: string, plural: string): string {
+  return list.length === 1 ? singular : plural;
 }
 
 function idList(ids: readonly string[]): string {
