@@ -1,0 +1,11 @@
+// `npm run bench`: every benchmark, each printing its own figures. Ratios measured in one
+// run are what to quote; absolute times drift on shared machines (PERF.md).
+import fs from 'node:fs';
+import path from 'node:path';
+
+const only = process.argv.slice(2);
+const want = (name: string): boolean => only.length === 0 || only.includes(name);
+
+if (want('check')) await (await import('./check.ts')).benchCheck();
+if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();
+if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'))) await (await import('./browser.ts')).benchBrowser();
