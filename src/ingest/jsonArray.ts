@@ -1,7 +1,7 @@
 // A `.json` transcript is one JSON array of messages (SPEC §2). It may be far larger than
 // one string can hold, so it is split on bytes into its top-level elements, each handed
 // on like a JSONL line, numbered by the file line its element starts on.
-import type { DecodeFailure, LineDecoder, LineSink } from './lines.ts';
+import { copyOf, type DecodeFailure, type LineDecoder, type LineSink } from './lines.ts';
 
 const enum_ = { BeforeArray: 0, BeforeElement: 1, InElement: 2, AfterElement: 3, Done: 4 } as const;
 type State = (typeof enum_)[keyof typeof enum_];
@@ -90,7 +90,7 @@ export class JsonArraySplitter {
         this.state = b === 0x2c ? enum_.BeforeElement : enum_.AfterElement;
       }
     }
-    if (this.state === enum_.InElement && elementStart !== -1) this.parts.push(chunk.slice(elementStart));
+    if (this.state === enum_.InElement && elementStart !== -1) this.parts.push(copyOf(chunk, elementStart));
   }
 
   end(): void {

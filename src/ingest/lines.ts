@@ -46,7 +46,7 @@ export class LineSplitter {
     }
     if (start < chunk.length) {
       // keep a copy: callers may reuse their chunk buffers
-      this.carry.push(chunk.slice(start));
+      this.carry.push(copyOf(chunk, start));
       this.carryBytes += chunk.length - start;
     }
   }
@@ -86,4 +86,14 @@ export class LineSplitter {
     }
     this.sink(text, this.lineNo);
   }
+}
+
+/**
+ * A copy of chunk[start..]. Not `chunk.slice()`: on a Node Buffer that is a view, and a
+ * caller reusing its read buffer would overwrite the carried bytes.
+ */
+export function copyOf(chunk: Uint8Array, start: number): Uint8Array {
+  const out = new Uint8Array(chunk.length - start);
+  out.set(chunk.subarray(start));
+  return out;
 }
