@@ -10,7 +10,13 @@ export interface CheckOptions {
   onProgress?: (p: ReadProgress) => void;
 }
 
-export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckReport> {
+export interface CheckResult {
+  report: CheckReport;
+  /** session header titles, for the human report */
+  titles: ReadonlyMap<string, string>;
+}
+
+export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckResult> {
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
   const report = new ReportBuilder();
   await readTranscript(
@@ -22,5 +28,5 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
     (line, message) => report.addError({ line, message }),
     options.onProgress,
   );
-  return report.build();
+  return { report: report.build(), titles: report.titles };
 }

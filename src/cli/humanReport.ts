@@ -2,11 +2,11 @@
 import type { CheckReport, SessionReport } from '../core/report.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 
-export function humanReport(report: CheckReport, source: string): string {
+export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];
   const turns = report.sessions.reduce((n, s) => n + s.turns, 0);
   out.push(`${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`);
-  for (const s of report.sessions) out.push('', ...sessionSection(s));
+  for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id)));
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
@@ -15,11 +15,11 @@ export function humanReport(report: CheckReport, source: string): string {
   return out.join('\n') + '\n';
 }
 
-function sessionSection(s: SessionReport): string[] {
+function sessionSection(s: SessionReport, title: string | undefined): string[] {
   const out: string[] = [];
   const first = s.metrics[0]?.turn;
   const last = s.metrics[s.metrics.length - 1]?.turn;
-  out.push(`Session ${JSON.stringify(s.session_id)}${s.title ? ` (${s.title})` : ''}: ${s.turns} turns${first === undefined ? '' : `, turn ${first} to ${last}`}`);
+  out.push(`Session ${JSON.stringify(s.session_id)}${title ? ` (${title})` : ''}: ${s.turns} turns${first === undefined ? '' : `, turn ${first} to ${last}`}`);
   const order = s.metrics.map((m) => m.turn);
   const turnsBySignal = new Map<Signal, number[]>();
   for (const f of s.findings) {

@@ -66,14 +66,15 @@ async function runCheck(args: string[]): Promise<number> {
     userThresholds[parsed.key] = parsed.value;
   }
   const path = positionals[0]!;
-  let report;
+  let result;
   try {
-    report = await checkTranscript(path, { userThresholds });
+    result = await checkTranscript(path, { userThresholds });
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
   }
-  await writeAll(process.stdout, values.json ? JSON.stringify(report) + '\n' : humanReport(report, path === '-' ? 'stdin' : path));
+  const report = result.report;
+  await writeAll(process.stdout, values.json ? JSON.stringify(report) + '\n' : humanReport(report, path === '-' ? 'stdin' : path, result.titles));
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
     process.stderr.write(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`);

@@ -3,11 +3,11 @@ import type { TurnMetrics, TurnResult } from './analyse.ts';
 import type { InputError, Outcome } from './engine.ts';
 import { SEVERITY_RANK, type Finding, type Severity, type Verdict } from './signals.ts';
 
-export type ReportMetrics = Omit<TurnMetrics, 'p10_score' | 'p90_score' | 'tokens_estimated'>;
+/** SPEC §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
+export type ReportMetrics = Pick<TurnMetrics, 'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges'>;
 
 export interface SessionReport {
   session_id: string;
-  title?: string;
   turns: number;
   findings: Finding[];
   verdicts: Verdict[];
@@ -22,6 +22,8 @@ export interface CheckReport {
 export class ReportBuilder {
   private readonly bySession = new Map<string, SessionReport>();
   readonly inputErrors: InputError[] = [];
+  /** header titles, for the human report (not part of the SPEC §6 JSON shape) */
+  readonly titles = new Map<string, string>();
 
   add(outcome: Outcome): void {
     switch (outcome.kind) {
@@ -29,8 +31,8 @@ export class ReportBuilder {
         this.addTurn(outcome.result);
         break;
       case 'header': {
-        const s = this.session(outcome.sessionId);
-        if (outcome.header.title !== undefined) s.title = outcome.header.title;
+        this.session(outcome.sessionId);
+        if (outcome.header.title !== undefined) this.titles.set(outcome.sessionId, outcome.header.title);
         break;
       }
       case 'error':
@@ -45,6 +47,10 @@ export class ReportBuilder {
     this.inputErrors.push(error);
   }
 
+  title(sessionId: string): string | undefined {
+    return this.titles.get(sessionId);
+  }
+
   get snapshotCount(): number {
     let n = 0;
     for (const s of this.bySession.values()) n += s.turns;
@@ -52,7 +58,9 @@ export class ReportBuilder {
   }
 
   build(): CheckReport {
-    return { sessions: [...this.bySession.values()], input_errors: [...this.inputErrors].sort((a, b) => a.line - b.line) };
+    // SPEC §6 shape: {line, message} per input error, in line order
+    const input_errors = [...this.inputErrors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line, message: e.message }));
+    return { sessions: [...this.bySession.values()], input_errors };
   }
 
   private addTurn(r: TurnResult): void {
@@ -60,8 +68,8 @@ export class ReportBuilder {
     s.turns++;
     for (const f of r.findings) s.findings.push(f);
     s.verdicts.push(r.verdict);
-    const { p10_score: _p10, p90_score: _p90, tokens_estimated: _est, ...metrics } = r.metrics;
-    s.metrics.push(metrics);
+    const m = r.metrics;
+    s.metrics.push({ turn: m.turn, tokens_total: m.tokens_total, mean_score: m.mean_score, median_score: m.median_score, stdev_score: m.stdev_score, n_scored: m.n_scored, orphan_edges: m.orphan_edges });
   }
 
   private session(id: string): SessionReport {
