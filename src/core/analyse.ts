@@ -71,7 +71,8 @@ interface PrevSpan {
   text: string;
   digest: string | undefined;
   binding: Binding;
-  tokens: number;
+  /** the SPEC §2 estimate of `text`, when the span had no `tokens` (never a harness's count) */
+  estimate: number | undefined;
 }
 
 interface PrevTurn {
@@ -139,8 +140,11 @@ export class SessionAnalysis {
       }
 
       let tokens = span.tokens;
+      let estimate: number | undefined;
       if (tokens === undefined) {
-        tokens = sameText ? before.tokens : estimateTokens(text);
+        // SPEC §2: absent → ceil(code points / 4); an unchanged text reuses its estimate, not a count the harness sent last turn
+        estimate = sameText && before.estimate !== undefined ? before.estimate : estimateTokens(text);
+        tokens = estimate;
         tokensEstimated = true;
       }
       tokensTotal += tokens;
@@ -169,7 +173,7 @@ export class SessionAnalysis {
       else if (rewrites > th.max_rewrites) poisoned.push(id);
 
       checks[i] = { binding, digest, textChanged: before !== undefined && !sameText };
-      live.set(id, { text, digest, binding, tokens });
+      live.set(id, { text, digest, binding, estimate });
     }
 
     // SPEC §3 statistics over finite scores
