@@ -1,4 +1,135 @@
-export async function runServe(_args: string[]): Promise<number> {
-  process.stderr.write('context-health serve: not built yet\n');
-  return 2;
+// `context-health serve` (SPEC §6): the dashboard and the relay in one process.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_FANOUT } from '../server/fanout.ts';
+import { startRelay, StartupError, type Relay } from '../server/relay.ts';
+import { DEFAULT_LIMITS } from '../server/sessionGate.ts';
+import { DEFAULT_DIST } from '../server/static.ts';
+
+export const SERVE_USAGE = `usage: context-health serve [options]
+  --port N                 port (default 8787; 0 = any free port)
+  --host H                 address to bind (default 127.0.0.1; anything else needs --token)
+  --data DIR               where session logs live (default ./.data)
+  --token T                require "Authorization: Bearer T" to ingest (or env CONTEXT_HEALTH_TOKEN)
+  --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
+  --demo-interval MS       milliseconds between demo turns (default 1000)
+  --static DIR             serve this built dashboard instead of the package's dist/
+  --no-static              do not serve the dashboard, only /api
+  --fsync                  flush every message to disk before acknowledging it (survives power loss; slower)
+  --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_LIMITS.maxMessageBytes}; K/M/G suffixes)
+  --max-spans N            most spans per snapshot (default ${DEFAULT_LIMITS.maxSpansPerSnapshot})
+  --max-sessions N         most sessions held (default ${DEFAULT_LIMITS.maxSessions})
+  --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})`;
+
+export async function runServe(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string', default: '8787' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string', default: '.data' },
+      token: { type: 'string' },
+      demo: { type: 'boolean', default: false },
+      'demo-interval': { type: 'string', default: '1000' },
+      static: { type: 'string' },
+      'no-static': { type: 'boolean', default: false },
+      fsync: { type: 'boolean', default: false },
+      'max-message-bytes': { type: 'string' },
+      'max-spans': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'subscriber-buffer': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE + '\n');
+    return 0;
+  }
+  let port: number, demoInterval: number;
+  const limits: Record<string, number> = {};
+  let subscriberBuffer: number | undefined;
+  try {
+    if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
+    port = count(values.port, '--port', 0);
+    if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
+    demoInterval = count(values['demo-interval'], '--demo-interval', 1);
+    if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
+    if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
+    if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
+    if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
+  } catch (e) {
+    process.stderr.write(`context-health serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
+    return 2;
+  }
+  const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
+  const dataDir = path.resolve(values.data);
+  const distDir = values['no-static'] ? null : path.resolve(values.static ?? DEFAULT_DIST);
+
+  let relay: Relay;
+  try {
+    relay = await startRelay({
+      port,
+      host: values.host,
+      dataDir,
+      token,
+      distDir,
+      fsync: values.fsync,
+      limits,
+      fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
+    });
+  } catch (e) {
+    if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {
+      process.stderr.write(`context-health serve: ${(e as Error).message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+
+  let stopDemo: (() => void) | null = null;
+  if (values.demo) {
+    const { startDemo } = await import('../server/demo.ts');
+    stopDemo = startDemo(relay.ingest, relay.store, { intervalMs: demoInterval }).stop;
+  }
+
+  const wsUrl = relay.url.replace(/^http/, 'ws');
+  process.stdout.write(
+    `context-health: listening on ${relay.url} — open it in a browser\n` +
+      `  data: ${dataDir} (${relay.store.count()} session${relay.store.count() === 1 ? '' : 's'})` +
+      `${values.demo ? ' · demo session "demo"' : ''}\n` +
+      `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
+      `  stop with Ctrl-C\n`,
+  );
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        process.stderr.write(`context-health serve: ${signal} again, exiting now\n`);
+        process.exit(130);
+      }
+      stopping = true;
+      process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${dataDir})\n`);
+      stopDemo?.();
+      void relay.close().then(() => resolve(0));
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+function count(text: string, flag: string, min: number): number {
+  if (!/^\d+$/.test(text)) throw new Error(`${flag} must be a whole number, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (n < min) throw new Error(`${flag} must be at least ${min}, got ${n}`);
+  return n;
+}
+
+function bytes(text: string, flag: string): number {
+  const m = /^(\d+)([kmg]i?b?)?$/i.exec(text.trim());
+  if (m === null) throw new Error(`${flag} must be a number of bytes (suffixes K, M, G allowed), got ${JSON.stringify(text)}`);
+  const unit = (m[2] ?? '').toLowerCase()[0];
+  const n = Number(m[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1);
+  if (n < 1024) throw new Error(`${flag} must be at least 1024 bytes, got ${n}`);
+  return n;
 }

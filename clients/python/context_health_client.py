@@ -1,0 +1,232 @@
+"""Context Health harness client: stream an agent's context buffer to a relay.
+
+One file, Python 3.8+ standard library only. Copy it next to your harness.
+
+    from context_health_client import RelayClient, scored
+
+    client = RelayClient("http://127.0.0.1:8787")          # token=... if the relay has one
+    run = client.session("run-42", title="my agent")        # once, before the first turn
+    for turn in range(1, 100):
+        spans = [dict(span_id="m1", text=t, **scored(t, 0.8))]   # hash the text you scored
+        run.snapshot(spans, rewrite={"spans_modified": 0, "scores_invalidated": 0})
+
+Each call POSTs NDJSON to /api/ingest and returns once the relay has stored the message
+(docs/relay-protocol.md). If the connection drops or the relay is restarting, the same
+body is sent again with exponential backoff; the relay acknowledges a message it had
+already stored with ``duplicate=True`` and its original seq, so a turn is never recorded
+twice. A message the relay rejects raises RelayRejected and is not retried.
+"""
+
+import hashlib
+import http.client
+import json
+import os
+import random
+import time
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+__all__ = [
+    "RelayClient",
+    "Session",
+    "Ack",
+    "RelayRejected",
+    "RelayUnavailable",
+    "text_sha256",
+    "scored",
+]
+
+
+def text_sha256(text):
+    """SPEC section 2 text_sha256: sha256 of the span's text as UTF-8, 64 lowercase hex.
+
+    Compute it when you compute the score, on the exact text you scored, and keep it
+    with the score. Hashing at send time would hide the stale scores the dashboard finds.
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def scored(text, score):
+    """A score bound to the text it was computed on: {"score": ..., "text_sha256": ...}."""
+    return {"score": score, "text_sha256": text_sha256(text)}
+
+
+class Ack(object):
+    """The relay stored the message as ``seq`` of ``session_id``."""
+
+    __slots__ = ("session_id", "seq", "turn", "duplicate")
+
+    def __init__(self, session_id, seq, turn, duplicate):
+        self.session_id = session_id
+        self.seq = seq
+        self.turn = turn
+        self.duplicate = duplicate
+
+    def __repr__(self):
+        return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r)" % (self.session_id, self.seq, self.turn, self.duplicate)
+
+
+class RelayRejected(Exception):
+    """The relay refused one or more messages; ``errors`` is a list of (index, reason).
+
+    ``accepted`` holds the Acks of the messages in the same call that were stored.
+    """
+
+    def __init__(self, errors, accepted):
+        self.errors = errors
+        self.accepted = accepted
+        Exception.__init__(self, "; ".join("message %d: %s" % (i + 1, m) for i, m in errors))
+
+
+class RelayUnavailable(Exception):
+    """No answer from the relay within ``give_up_after`` seconds, or it refused the token."""
+
+
+_RETRY_STATUS = (408, 429, 500, 502, 503, 504)
+
+
+class RelayClient(object):
+    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0):
+        parts = urlsplit(url if "://" in url else "http://" + url)
+        if parts.scheme not in ("http", "https"):
+            raise ValueError("url must be http:// or https://, got %r" % url)
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname or "127.0.0.1"
+        self._port = parts.port or (443 if self._https else 80)
+        self._path = parts.path.rstrip("/") + "/api/ingest"
+        self._token = token if token is not None else os.environ.get("CONTEXT_HEALTH_TOKEN") or None
+        self._timeout = timeout
+        self._give_up_after = give_up_after
+        self._initial_backoff = initial_backoff
+        self._max_backoff = max_backoff
+        self._conn = None
+        #: how many times a request was sent again after a dropped connection
+        self.retries = 0
+
+    # -- the messages of the wire format -------------------------------------------------
+
+    def session(self, session_id, title=None, config=None, started_at=None, first_turn=1):
+        """Send the session header (optional, before the first snapshot); returns a Session."""
+        header = {"type": "session", "session_id": session_id}
+        if title is not None:
+            header["title"] = title
+        header["started_at"] = started_at or _now()
+        if config:
+            header["config"] = config
+        self.send(header)
+        return Session(self, session_id, first_turn)
+
+    def snapshot(self, session_id, turn, spans, rewrite=None, pruned=None, ts=None, **extra):
+        """One snapshot: the live buffer at the end of ``turn``. Returns its Ack."""
+        message = {"type": "snapshot", "session_id": session_id, "turn": turn, "ts": ts or _now(), "spans": spans}
+        if rewrite is not None:
+            message["rewrite"] = rewrite
+        if pruned:
+            message["pruned"] = list(pruned)
+        message.update(extra)
+        return self.send(message)
+
+    def send(self, message):
+        """Any wire message (a dict). Returns its Ack once the relay has stored it."""
+        return self.send_many([message])[0]
+
+    def send_many(self, messages):
+        """Several messages in one request, stored in order. Returns their Acks."""
+        lines = [_encode(m) for m in messages]
+        if not lines:
+            return []
+        body = b"\n".join(lines) + b"\n"
+        reply = self._post(body)
+        acks = [None] * len(lines)
+        for a in reply.get("accepted", []):
+            acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False))
+        errors = [(e["line"] - 1, e["message"]) for e in reply.get("errors", [])]
+        if errors:
+            raise RelayRejected(errors, [a for a in acks if a is not None])
+        return acks
+
+    def close(self):
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- transport ------------------------------------------------------------------------
+
+    def _post(self, body):
+        headers = {"Content-Type": "application/x-ndjson", "Content-Length": str(len(body))}
+        if self._token:
+            headers["Authorization"] = "Bearer " + self._token
+        started = time.monotonic()
+        attempt = 0
+        last = ""
+        while True:
+            try:
+                conn = self._connection()
+                conn.request("POST", self._path, body=body, headers=headers)
+                response = conn.getresponse()
+                payload = response.read()
+                status = response.status
+                if response.getheader("connection", "").lower() == "close":
+                    self.close()
+                if status in (200, 400):
+                    return json.loads(payload.decode("utf-8"))
+                if status in (401, 403, 404, 413, 415):
+                    raise RelayUnavailable("the relay at %s:%d refused the request: %d %s" % (self._host, self._port, status, _reason(payload)))
+                last = "HTTP %d %s" % (status, _reason(payload))
+                if status not in _RETRY_STATUS:
+                    raise RelayUnavailable("unexpected answer from the relay: " + last)
+            except (OSError, http.client.HTTPException) as e:
+                # connection refused or reset, timeout, relay restarting: the body may or
+                # may not have been stored, so it is sent again; the relay dedupes it
+                last = "%s: %s" % (type(e).__name__, e)
+                self.close()
+            waited = time.monotonic() - started
+            if waited > self._give_up_after:
+                raise RelayUnavailable("no answer from the relay at %s:%d for %.0f s (last: %s)" % (self._host, self._port, waited, last))
+            delay = min(self._max_backoff, self._initial_backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
+            attempt += 1
+            self.retries += 1
+            time.sleep(delay)
+
+    def _connection(self):
+        if self._conn is None:
+            cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
+            self._conn = cls(self._host, self._port, timeout=self._timeout)
+        return self._conn
+
+
+class Session(object):
+    """One session: ``snapshot()`` once per turn, turns numbered from ``first_turn``."""
+
+    def __init__(self, client, session_id, first_turn=1):
+        self.client = client
+        self.session_id = session_id
+        self.turn = first_turn
+
+    def snapshot(self, spans, rewrite=None, pruned=None, ts=None, turn=None, **extra):
+        if turn is None:
+            turn = self.turn
+        self.turn = turn + 1
+        return self.client.snapshot(self.session_id, turn, spans, rewrite=rewrite, pruned=pruned, ts=ts, **extra)
+
+
+def _encode(message):
+    # allow_nan=False: NaN/Infinity are not JSON; send None for an absent score
+    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def _now():
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _reason(payload):
+    try:
+        return json.loads(payload.decode("utf-8")).get("error", "")
+    except Exception:
+        return payload[:200].decode("utf-8", "replace")

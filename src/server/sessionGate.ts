@@ -1,0 +1,170 @@
+// What the relay lets into a session's log: the engine's validation (SPEC §2,
+// src/core/validate.ts), the relay's limits, and the ordering rules of
+// docs/relay-protocol.md (a header before the first snapshot, turns strictly
+// increasing, a message equal to an accepted one is a retry: acknowledged again with its
+// original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
+import { jsonEqual } from '../core/equality.ts';
+import { validateMessage } from '../core/validate.ts';
+import type { Message, SessionHeader } from '../core/wire.ts';
+import { nodeDecoder } from '../node/platform.ts';
+import { turnOf, type SessionLog, type SessionStore } from './store.ts';
+
+export interface Limits {
+  /** bytes of one message (a WebSocket frame or an NDJSON line) */
+  maxMessageBytes: number;
+  maxSpansPerSnapshot: number;
+  maxSessions: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxMessageBytes: 16 * 1024 * 1024,
+  maxSpansPerSnapshot: 10_000,
+  maxSessions: 1000,
+});
+
+/** A session id becomes a file name; this keeps it under the usual 255-byte limit. */
+const MAX_FILE_NAME_BYTES = 240;
+
+export type Decision =
+  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer }
+  | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
+  | { kind: 'error'; message: string; sessionId?: string }
+  | { kind: 'blank' };
+
+export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decision {
+  if (raw.length > limits.maxMessageBytes) {
+    return { kind: 'error', message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)` };
+  }
+  if (isBlank(raw)) return { kind: 'blank' };
+  let text: string;
+  try {
+    text = nodeDecoder(raw, 0, raw.length);
+  } catch {
+    return { kind: 'error', message: 'not valid UTF-8: the message holds bytes that are not a UTF-8 encoding' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { kind: 'error', message: notJsonMessage(text, e) };
+  }
+  const checked = validateMessage(value);
+  if (!checked.ok) {
+    const sid = sessionIdOf(value);
+    return { kind: 'error', message: checked.error, ...(sid === undefined ? {} : { sessionId: sid }) };
+  }
+  const message = checked.message;
+  const sid = message.session_id;
+  if (message.type === 'snapshot' && message.spans.length > limits.maxSpansPerSnapshot) {
+    return {
+      kind: 'error',
+      sessionId: sid,
+      message: `the snapshot has ${message.spans.length} spans; this relay accepts at most ${limits.maxSpansPerSnapshot} per snapshot (--max-spans)`,
+    };
+  }
+  // A line break inside the message (pretty-printed JSON in a WebSocket frame) would
+  // split it across two log lines: store the compact form instead.
+  const bytes = raw.includes(0x0a) || raw.includes(0x0d) ? Buffer.from(JSON.stringify(value)) : raw;
+  const session = store.get(sid);
+  if (session === undefined) {
+    if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
+      return { kind: 'error', sessionId: sid, message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)` };
+    }
+    if (store.count() >= limits.maxSessions) {
+      return {
+        kind: 'error',
+        sessionId: sid,
+        message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
+      };
+    }
+    return accept(sid, undefined, message, bytes);
+  }
+  return message.type === 'session' ? judgeHeader(session, message, bytes) : judgeSnapshot(session, message, raw, bytes, store);
+}
+
+function accept(sid: string, session: SessionLog | undefined, message: Message, bytes: Buffer): Decision {
+  return {
+    kind: 'accept',
+    sessionId: sid,
+    session,
+    turn: message.type === 'snapshot' ? message.turn : null,
+    header: message.type === 'session' ? message : null,
+    bytes,
+  };
+}
+
+function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
+  const sid = session.id;
+  if (session.header !== null && jsonEqual(session.header, header)) {
+    return { kind: 'duplicate', sessionId: sid, seq: session.headerSeq, turn: null };
+  }
+  if (session.header === null && session.lastTurn === null) return accept(sid, session, header, bytes);
+  const why =
+    session.header === null
+      ? `a session header for ${JSON.stringify(sid)} must come before its first snapshot`
+      : `a second, different session header for ${JSON.stringify(sid)}: a session has one header`;
+  return { kind: 'error', sessionId: sid, message: why };
+}
+
+function judgeSnapshot(session: SessionLog, message: Message & { type: 'snapshot' }, raw: Buffer, bytes: Buffer, store: SessionStore): Decision {
+  const sid = session.id;
+  const turn = message.turn;
+  if (session.lastTurn === null || turn > session.lastTurn) return accept(sid, session, message, bytes);
+  // A turn that does not increase is either a retry of a stored message or an error.
+  const oldest = session.oldestRecent();
+  for (let seq = session.lastSeq; seq >= oldest; seq--) {
+    let stored: Buffer | null = null;
+    let storedTurn = session.recentTurnOf(seq);
+    if (Number.isNaN(storedTurn) && seq !== session.headerSeq) {
+      // not known since a restart: read it back
+      stored = store.readRecentLine(session, seq);
+      const t = turnOf(parse(stored));
+      if (t !== null) session.setRecentTurn(seq, t);
+      storedTurn = t ?? Number.NaN;
+    }
+    if (Number.isNaN(storedTurn) || storedTurn > turn) continue;
+    if (storedTurn < turn) break;
+    stored ??= store.readRecentLine(session, seq);
+    if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), message)) {
+      return { kind: 'duplicate', sessionId: sid, seq, turn };
+    }
+    break;
+  }
+  const remembered = session.lastSeq - oldest + 1 < session.lastSeq ? ` (retries are recognised among the last ${session.lastSeq - oldest + 1} messages)` : '';
+  return {
+    kind: 'error',
+    sessionId: sid,
+    message: `turn ${turn} of session ${JSON.stringify(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
+  };
+}
+
+function parse(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isBlank(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
+  }
+  return true;
+}
+
+function sessionIdOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const sid = (value as { session_id?: unknown }).session_id;
+  return typeof sid === 'string' && sid.length > 0 ? sid : undefined;
+}
+
+/** The engine's wording (src/core/engine.ts), so the CLI, the dashboard and the relay agree. */
+function notJsonMessage(text: string, e: unknown): string {
+  if (/(?:^|[^"\w])(?:-?Infinity|NaN)(?:[^"\w]|$)/.test(text)) {
+    return 'not valid JSON: NaN and Infinity are not JSON numbers (send null for an absent score)';
+  }
+  const detail = e instanceof Error ? e.message : String(e);
+  return `not valid JSON: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
+}

@@ -1,0 +1,383 @@
+// Per-session append-only logs: `<data>/sessions/<encodeURIComponent(id)>.jsonl`, one
+// raw wire message per line, line N = seq N (docs/relay-protocol.md). A message is
+// written to the OS (writev, synchronously) before anyone is told its seq, so whatever
+// was acknowledged survives the process being killed; `fsync` also survives power loss.
+//
+// Memory per session is bounded whatever the log's length: the header, a ring of the
+// last RECENT messages' offsets and turns (for retries and reconnects) and one offset
+// per CHECKPOINT messages (to start a late subscriber's backlog without a full scan).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SessionHeader } from '../core/wire.ts';
+
+/** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
+export const RECENT = 1024;
+/** One remembered byte offset per this many messages. */
+const CHECKPOINT = 1024;
+const NEWLINE = Buffer.from('\n');
+const READ_CHUNK = 1 << 18;
+/** Log files kept open for appending at once; others are reopened on demand. */
+const OPEN_FILES = 128;
+
+export interface SessionInfo {
+  session_id: string;
+  title: string | null;
+  messages: number;
+  last_seq: number;
+  last_turn: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export class SessionLog {
+  header: SessionHeader | null = null;
+  headerSeq = 0;
+  lastSeq = 0;
+  /** bytes in the log: the offset where seq lastSeq + 1 will start */
+  size = 0;
+  lastTurn: number | null = null;
+  createdAt: number;
+  updatedAt: number;
+  /** orders sessions updated within the same millisecond */
+  touched = 0;
+  private readonly recentOffset = new Float64Array(RECENT);
+  /** turn of each recent message; NaN = a header, or not read back yet after a restart */
+  private readonly recentTurn = new Float64Array(RECENT).fill(Number.NaN);
+  private readonly checkpoints: number[] = [0];
+
+  constructor(
+    readonly id: string,
+    readonly file: string,
+    now: number,
+  ) {
+    this.createdAt = now;
+    this.updatedAt = now;
+  }
+
+  info(): SessionInfo {
+    return {
+      session_id: this.id,
+      title: this.header?.title ?? null,
+      messages: this.lastSeq,
+      last_seq: this.lastSeq,
+      last_turn: this.lastTurn,
+      created_at: new Date(this.createdAt).toISOString(),
+      updated_at: new Date(this.updatedAt).toISOString(),
+    };
+  }
+
+  /** Records that seq lastSeq + 1 was written at `size` with `bytes` bytes. */
+  noteAppended(bytes: number, turn: number | null, now: number): number {
+    const seq = ++this.lastSeq;
+    const slot = seq % RECENT;
+    this.recentOffset[slot] = this.size;
+    this.recentTurn[slot] = turn ?? Number.NaN;
+    if ((seq - 1) % CHECKPOINT === 0) this.checkpoints[(seq - 1) / CHECKPOINT] = this.size;
+    this.size += bytes + 1;
+    if (turn !== null) this.lastTurn = turn;
+    this.updatedAt = now;
+    return seq;
+  }
+
+  /** The oldest seq whose offset is known exactly. */
+  oldestRecent(): number {
+    return Math.max(1, this.lastSeq - RECENT + 1);
+  }
+
+  recentOffsetOf(seq: number): number {
+    return this.recentOffset[seq % RECENT]!;
+  }
+
+  /** The byte range of a recent seq's line (without its newline). */
+  recentRange(seq: number): { start: number; end: number } {
+    const start = this.recentOffset[seq % RECENT]!;
+    const end = seq === this.lastSeq ? this.size - 1 : this.recentOffset[(seq + 1) % RECENT]! - 1;
+    return { start, end };
+  }
+
+  recentTurnOf(seq: number): number {
+    return this.recentTurn[seq % RECENT]!;
+  }
+
+  setRecentTurn(seq: number, turn: number): void {
+    this.recentTurn[seq % RECENT] = turn;
+  }
+
+  /** Nearest remembered offset at or before the start of `seq`. */
+  checkpointBefore(seq: number): { seq: number; offset: number } {
+    const k = Math.min(Math.floor((seq - 1) / CHECKPOINT), this.checkpoints.length - 1);
+    return { seq: k * CHECKPOINT + 1, offset: this.checkpoints[k]! };
+  }
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  /** fdatasync after every append: survives power loss, costs a disk flush per message */
+  fsync?: boolean;
+  log?: (line: string) => void;
+}
+
+export class SessionStore {
+  readonly sessionsDir: string;
+  private appends = 0;
+  private readonly sessions = new Map<string, SessionLog>();
+  /** open append descriptors, least recently used first */
+  private readonly fds = new Map<string, number>();
+  private readonly fsync: boolean;
+  private readonly log: (line: string) => void;
+
+  constructor(options: StoreOptions) {
+    this.sessionsDir = path.join(options.dataDir, 'sessions');
+    this.fsync = options.fsync ?? false;
+    this.log = options.log ?? (() => {});
+  }
+
+  static fileName(sessionId: string): string {
+    return encodeURIComponent(sessionId) + '.jsonl';
+  }
+
+  get(sessionId: string): SessionLog | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  count(): number {
+    return this.sessions.size;
+  }
+
+  all(): IterableIterator<SessionLog> {
+    return this.sessions.values();
+  }
+
+  create(sessionId: string): SessionLog {
+    const s = new SessionLog(sessionId, path.join(this.sessionsDir, SessionStore.fileName(sessionId)), Date.now());
+    this.sessions.set(sessionId, s);
+    return s;
+  }
+
+  /**
+   * Appends one line and returns its seq. On a write error the log is cut back to its
+   * previous length (no half line is left behind) and the error is thrown: nothing is
+   * acknowledged.
+   */
+  append(session: SessionLog, bytes: Buffer, turn: number | null): number {
+    const fd = this.fdFor(session);
+    try {
+      writeFully(fd, bytes);
+      if (this.fsync) fs.fdatasyncSync(fd);
+    } catch (e) {
+      try {
+        fs.ftruncateSync(fd, session.size);
+      } catch {
+        // the original error is the one to report
+      }
+      this.closeFd(session.id);
+      throw e;
+    }
+    session.touched = ++this.appends;
+    return session.noteAppended(bytes.length, turn, Date.now());
+  }
+
+  /** Sessions, most recently updated first. */
+  byRecency(): SessionLog[] {
+    return [...this.sessions.values()].sort((a, b) => b.updatedAt - a.updatedAt || b.touched - a.touched);
+  }
+
+  /** Removes a session and its log. */
+  delete(sessionId: string): boolean {
+    const s = this.sessions.get(sessionId);
+    if (s === undefined) return false;
+    this.closeFd(sessionId);
+    this.sessions.delete(sessionId);
+    fs.rmSync(s.file, { force: true });
+    return true;
+  }
+
+  /** Reads back one stored line (only for seqs within the recent ring). */
+  readRecentLine(session: SessionLog, seq: number): Buffer {
+    const { start, end } = session.recentRange(seq);
+    const buf = Buffer.allocUnsafe(end - start);
+    const fd = fs.openSync(session.file, 'r');
+    try {
+      let at = 0;
+      while (at < buf.length) {
+        const n = fs.readSync(fd, buf, at, buf.length - at, start + at);
+        if (n === 0) throw new Error(`${session.file} is shorter than the relay recorded`);
+        at += n;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    return buf;
+  }
+
+  /** Byte offset where the line of `seq` starts (1 ≤ seq ≤ lastSeq + 1). */
+  async offsetOf(session: SessionLog, seq: number): Promise<number> {
+    if (seq > session.lastSeq) return session.size;
+    if (seq >= session.oldestRecent()) return session.recentOffsetOf(seq);
+    const from = session.checkpointBefore(seq);
+    let skip = seq - from.seq;
+    if (skip === 0) return from.offset;
+    let offset = from.offset;
+    for await (const chunk of readChunks(session.file, from.offset, session.size)) {
+      let i = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, i);
+        if (nl === -1) break;
+        i = nl + 1;
+        if (--skip === 0) return offset + i;
+      }
+      offset += chunk.length;
+    }
+    throw new Error(`${session.file} holds fewer lines than the relay recorded`);
+  }
+
+  /** Rebuilds every session from its log: what a restarted relay serves. */
+  async open(): Promise<void> {
+    await fs.promises.mkdir(this.sessionsDir, { recursive: true });
+    const names = (await fs.promises.readdir(this.sessionsDir)).filter((n) => n.endsWith('.jsonl')).sort();
+    for (const name of names) {
+      let id: string;
+      try {
+        id = decodeURIComponent(name.slice(0, -'.jsonl'.length));
+      } catch {
+        this.log(`ignoring ${name}: not a session log name`);
+        continue;
+      }
+      if (SessionStore.fileName(id) !== name) {
+        this.log(`ignoring ${name}: not a session log name`);
+        continue;
+      }
+      const s = await this.rebuild(id, path.join(this.sessionsDir, name));
+      if (s !== null) this.sessions.set(id, s);
+    }
+  }
+
+  close(): void {
+    for (const id of [...this.fds.keys()]) this.closeFd(id);
+  }
+
+  private async rebuild(id: string, file: string): Promise<SessionLog | null> {
+    const stat = await fs.promises.stat(file);
+    const s = new SessionLog(id, file, stat.birthtimeMs > 0 ? stat.birthtimeMs : stat.mtimeMs);
+    s.updatedAt = stat.mtimeMs;
+    let lineStart = 0;
+    let offset = 0;
+    let firstLineEnd = -1;
+    for await (const chunk of readChunks(file, 0, stat.size)) {
+      let i = 0;
+      for (;;) {
+        const nl = chunk.indexOf(0x0a, i);
+        if (nl === -1) break;
+        const end = offset + nl;
+        if (firstLineEnd === -1) firstLineEnd = end;
+        s.size = lineStart;
+        s.noteAppended(end - lineStart, null, s.updatedAt);
+        lineStart = end + 1;
+        i = nl + 1;
+      }
+      offset += chunk.length;
+    }
+    s.size = lineStart;
+    s.updatedAt = stat.mtimeMs;
+    if (lineStart < stat.size) {
+      // SPEC-independent crash rule: a line without its newline was being written when the
+      // process died, so it was never acknowledged; drop it so the next append starts clean.
+      await fs.promises.truncate(file, lineStart);
+      this.log(`session ${JSON.stringify(id)}: removed an incomplete last line (${stat.size - lineStart} bytes) left by a crash; it had not been acknowledged`);
+    }
+    if (s.lastSeq === 0) return null;
+    const first = parseLine(await readRange(file, 0, firstLineEnd));
+    if (isHeader(first)) {
+      s.header = first;
+      s.headerSeq = 1;
+    }
+    // the last stored snapshot's turn: what the next snapshot must exceed
+    for (let seq = s.lastSeq; seq >= s.oldestRecent(); seq--) {
+      const { start, end } = s.recentRange(seq);
+      const v = parseLine(await readRange(file, start, end));
+      const turn = turnOf(v);
+      if (turn !== null) {
+        s.lastTurn = turn;
+        s.setRecentTurn(seq, turn);
+        break;
+      }
+    }
+    return s;
+  }
+
+  private fdFor(session: SessionLog): number {
+    const open = this.fds.get(session.id);
+    if (open !== undefined) {
+      this.fds.delete(session.id);
+      this.fds.set(session.id, open);
+      return open;
+    }
+    if (this.fds.size >= OPEN_FILES) {
+      const oldest = this.fds.keys().next().value;
+      if (oldest !== undefined) this.closeFd(oldest);
+    }
+    const fd = fs.openSync(session.file, 'a');
+    this.fds.set(session.id, fd);
+    return fd;
+  }
+
+  private closeFd(sessionId: string): void {
+    const fd = this.fds.get(sessionId);
+    if (fd === undefined) return;
+    this.fds.delete(sessionId);
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+function writeFully(fd: number, bytes: Buffer): void {
+  let written = fs.writevSync(fd, [bytes, NEWLINE]);
+  const total = bytes.length + 1;
+  while (written < total) {
+    written += written < bytes.length ? fs.writeSync(fd, bytes, written) : fs.writeSync(fd, NEWLINE);
+  }
+}
+
+export async function* readChunks(file: string, start: number, end: number): AsyncGenerator<Buffer> {
+  if (end <= start) return;
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    let pos = start;
+    while (pos < end) {
+      const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) return;
+      pos += bytesRead;
+      yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readRange(file: string, start: number, end: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of readChunks(file, start, end)) parts.push(c);
+  return Buffer.concat(parts);
+}
+
+function parseLine(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isHeader(v: unknown): v is SessionHeader {
+  return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'session';
+}
+
+export function turnOf(v: unknown): number | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const m = v as { type?: unknown; turn?: unknown };
+  return m.type === 'snapshot' && typeof m.turn === 'number' ? m.turn : null;
+}
