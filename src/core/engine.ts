@@ -1,8 +1,8 @@
 // The incremental engine every door runs (Worker, CLI, relay): one message at a time,
 // any number of interleaved sessions, per-session state only what the detectors need.
-import { SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
+import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
-import { jsonEqual, lineDigest } from './equality.ts';
+import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
 import { validateMessage } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
@@ -29,8 +29,10 @@ interface SessionSlot {
   header: SessionHeader | null;
   analysis: SessionAnalysis;
   last: Snapshot | null;
-  /** turn → digest of the accepted line, to recognise an older snapshot replayed verbatim */
+  /** turn → fingerprint of the accepted snapshot, to recognise an older snapshot replayed */
   digests: Map<number, number>;
+  /** the span texts of the last accepted snapshot, hashed (snapshotFingerprint) */
+  textHashes: TextHashes;
 }
 
 export class Engine {
@@ -63,11 +65,14 @@ export class Engine {
     } catch (e) {
       return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
     }
-    return this.ingestValue(value, line, text);
+    return this.ingestValue(value, line);
   }
 
-  /** An already parsed message; `raw` is its source text (for replay detection). */
-  ingestValue(value: unknown, line: number, raw: string): Outcome {
+  /**
+   * An already parsed message. Its source text is not needed: replays are recognised on
+   * the parsed value (SPEC §2); the parameter stays for callers that pass it.
+   */
+  ingestValue(value: unknown, line: number, _raw?: string): Outcome {
     const checked = validateMessage(value);
     if (!checked.ok) {
       const sid = sessionIdOf(value);
@@ -92,8 +97,8 @@ export class Engine {
     slot ??= this.newSlot(sid, null);
     const last = slot.last;
     if (last !== null && message.turn <= last.turn) {
-      // SPEC §2: a snapshot equal to one already received is a replayed frame, ignored.
-      if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === lineDigest(raw)) {
+      // SPEC §2: a snapshot equal (as parsed JSON) to one already received is a replayed frame, ignored.
+      if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === this.fingerprintUnseen(message)) {
         return { kind: 'ignored', reason: 'replayed' };
       }
       return {
@@ -103,13 +108,29 @@ export class Engine {
     }
     const result = slot.analysis.analyse(message);
     slot.last = message;
-    slot.digests.set(message.turn, lineDigest(raw));
+    // the analysis has compared every text with last turn's and checked every text_sha256
+    const checks = result.checks;
+    const fingerprint = snapshotFingerprint(message, slot.textHashes, {
+      sameText: (i) => !checks[i]!.textChanged,
+      claimMatches: (i) => checks[i]!.binding !== Binding.Stale,
+    });
+    slot.digests.set(message.turn, fingerprint.hash);
+    slot.textHashes = fingerprint.memo;
     return { kind: 'turn', result, snapshot: message };
+  }
+
+  /** The fingerprint of a snapshot that was not analysed (a possible replay): nothing is known, all is hashed. */
+  private fingerprintUnseen(message: Snapshot): number {
+    const spans = message.spans;
+    return snapshotFingerprint(message, NO_TEXT_HASHES, {
+      sameText: () => false,
+      claimMatches: (i) => this.options.sha256(spans[i]!.text) === spans[i]!.text_sha256,
+    }).hash;
   }
 
   private newSlot(sid: string, header: SessionHeader | null): SessionSlot {
     const thresholds = resolveThresholds(header?.config, this.userThresholds);
-    const slot: SessionSlot = { header, analysis: new SessionAnalysis(sid, thresholds, this.options.sha256), last: null, digests: new Map() };
+    const slot: SessionSlot = { header, analysis: new SessionAnalysis(sid, thresholds, this.options.sha256), last: null, digests: new Map(), textHashes: NO_TEXT_HASHES };
     this.sessions.set(sid, slot);
     return slot;
   }

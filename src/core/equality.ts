@@ -19,19 +19,187 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** The previous fingerprinted snapshot's span ids and the hashes of their texts. */
+export interface TextHashes {
+  ids: readonly string[];
+  hashes: readonly number[];
+}
+
+export const NO_TEXT_HASHES: TextHashes = { ids: [], hashes: [] };
+
+/** What the caller already knows of span i, so that an unchanged span costs no string work. */
+export interface SpanFacts {
+  /** its text is the one the previous snapshot had for its id (false when unknown) */
+  sameText(i: number): boolean;
+  /** its text_sha256, when set, equals sha256 of its text */
+  claimMatches(i: number): boolean;
+}
+
+interface SpanLike {
+  span_id: string;
+  text: string;
+  score: number | null;
+  text_sha256: string | null;
+  tokens?: number;
+  rewrite_count?: number;
+  derived_from?: string[];
+  pinned?: boolean;
+  role?: string;
+}
+
 /**
- * A cheap fingerprint of a line's text, kept per accepted turn so that an older snapshot
- * sent again verbatim (a harness retrying after a reconnect) is recognised without
- * keeping every snapshot in memory. The previous snapshot is compared exactly with
- * jsonEqual; older ones by this digest of the length and up to 512 sampled characters.
+ * SPEC §2: "a snapshot equal (as parsed JSON) to one already received" is a replay. The
+ * previous snapshot is compared exactly with jsonEqual; for older ones the engine keeps
+ * this 32-bit hash per accepted turn instead of every snapshot. It covers every value of
+ * the parsed snapshot and ignores object key order, so a replay re-serialised with other
+ * spacing, key order or number spelling is still recognised, and a different snapshot
+ * (one changed score, anywhere in a long line) is not mistaken for one.
+ *
+ * Span texts and their sha256 are the bulk of a line, and the analysis has already
+ * compared them: an unchanged text reuses its hash from `memo` (the previous snapshot's;
+ * the returned one replaces it), and a text_sha256 that matches its text counts as
+ * "matches" (it is then a function of the text), so only changed spans are hashed.
  */
-export function lineDigest(text: string): number {
-  const len = text.length;
-  let h = 0x811c9dc5 ^ len;
-  const step = Math.max(1, Math.floor(len / 512));
-  for (let i = 0; i < len; i += step) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
+  const spans = snap.spans;
+  const n = spans.length;
+  const ids = new Array<string>(n);
+  const hashes = new Array<number>(n);
+  let byId: Map<string, number> | null = null;
+  let spansHash = 0x5bd1e995 ^ n;
+  for (let i = 0; i < n; i++) {
+    const span = spans[i]!;
+    let textHash: number | undefined;
+    if (facts.sameText(i)) {
+      // the previous snapshot's span of this id: usually at the same index
+      let j: number | undefined = i;
+      if (memo.ids[i] !== span.span_id) {
+        byId ??= new Map(memo.ids.map((id, k) => [id, k]));
+        j = byId.get(span.span_id);
+      }
+      if (j !== undefined) textHash = memo.hashes[j];
+    }
+    textHash ??= valueHash(span.text);
+    ids[i] = span.span_id;
+    hashes[i] = textHash;
+    const claim = span.text_sha256;
+    const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : valueHash(claim);
+    spansHash = Math.imul(spansHash ^ spanHash(span, textHash, claimHash), 0x01000193);
   }
-  return h >>> 0;
+  let sum = 0;
+  let keys = 0;
+  for (const key in snap) {
+    const v = (snap as Record<string, unknown>)[key];
+    sum = (sum + entryHash(key, key === 'spans' ? fmix(spansHash) : valueHash(v))) | 0;
+    keys++;
+  }
+  return { hash: fmix(sum ^ Math.imul(keys, 0x27d4eb2f)) >>> 0, memo: { ids, hashes } };
+}
+
+const CLAIM_MATCHES_TEXT = 0x61c88647;
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+function stringHash(s: string): number {
+  let h = 0x811c9dc5 ^ s.length;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function numberHash(v: number): number {
+  if ((v | 0) === v) return fmix(v ^ 0x1f83d9ab); // small integers (and -0, which equals 0 as jsonEqual says)
+  f64[0] = v;
+  return fmix(u32[0]! ^ Math.imul(fmix(u32[1]!), 0x9e3779b1));
+}
+
+/** murmur3's finaliser: spreads every input bit over the output */
+function fmix(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+function valueHash(v: unknown): number {
+  if (v === null) return 0x3c6ef372;
+  switch (typeof v) {
+    case 'string':
+      return fmix(stringHash(v) ^ 0x1b873593);
+    case 'number':
+      return numberHash(v);
+    case 'boolean':
+      return v ? 0x2545f491 : 0x4f1bbcdd;
+    case 'object': {
+      if (Array.isArray(v)) {
+        let h = 0x7feb352d ^ v.length;
+        for (let i = 0; i < v.length; i++) h = Math.imul(h ^ valueHash(v[i]), 0x01000193);
+        return fmix(h);
+      }
+      return objectHash(v);
+    }
+    default:
+      return 0x68e31da4;
+  }
+}
+
+/** Order-independent: the entries' hashes are summed. */
+function objectHash(o: object): number {
+  let sum = 0;
+  let keys = 0;
+  for (const key in o) {
+    sum = (sum + entryHash(key, valueHash((o as Record<string, unknown>)[key]))) | 0;
+    keys++;
+  }
+  return fmix(sum ^ Math.imul(keys, 0x165667b1));
+}
+
+const ABSENT = 0x2f0f5d1b;
+
+/**
+ * A validated span: the wire format's fields read by name (so their order does not
+ * matter) with the text's and text_sha256's hashes given, then any unknown fields.
+ */
+function spanHash(span: SpanLike, textHash: number, claimHash: number): number {
+  let h = Math.imul(0x9747b28c ^ fmix(stringHash(span.span_id)), 0x01000193);
+  h = Math.imul(h ^ textHash, 0x01000193);
+  h = Math.imul(h ^ (span.score === null ? ABSENT ^ 1 : numberHash(span.score)), 0x01000193);
+  h = Math.imul(h ^ claimHash, 0x01000193);
+  h = Math.imul(h ^ (span.tokens === undefined ? ABSENT : numberHash(span.tokens)), 0x01000193);
+  h = Math.imul(h ^ (span.rewrite_count === undefined ? ABSENT : numberHash(span.rewrite_count)), 0x01000193);
+  const parents = span.derived_from;
+  if (parents === undefined) h = Math.imul(h ^ ABSENT, 0x01000193);
+  else {
+    h = Math.imul(h ^ 0x7feb352d ^ parents.length, 0x01000193);
+    for (let i = 0; i < parents.length; i++) h = Math.imul(h ^ fmix(stringHash(parents[i]!)), 0x01000193);
+  }
+  h = Math.imul(h ^ (span.pinned === undefined ? ABSENT : span.pinned ? 0x2545f491 : 0x4f1bbcdd), 0x01000193);
+  h = Math.imul(h ^ (span.role === undefined ? ABSENT : fmix(stringHash(span.role))), 0x01000193);
+  let unknown = 0;
+  let keys = 0;
+  for (const key in span) {
+    keys++;
+    if (!isSpanKey(key)) unknown = (unknown + entryHash(key, valueHash((span as unknown as Record<string, unknown>)[key]))) | 0;
+  }
+  return fmix(h ^ unknown ^ Math.imul(keys, 0x165667b1));
+}
+
+function isSpanKey(key: string): boolean {
+  switch (key) {
+    case 'span_id':
+    case 'text':
+    case 'score':
+    case 'text_sha256':
+    case 'tokens':
+    case 'rewrite_count':
+    case 'derived_from':
+    case 'pinned':
+    case 'role':
+      return true;
+    default:
+      return false;
+  }
+}
+
+function entryHash(key: string, hashOfValue: number): number {
+  return fmix(stringHash(key) ^ Math.imul(hashOfValue, 0xcc9e2d51));
 }

@@ -58,6 +58,8 @@ function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): str
     case 'too_small':
       if (issue.origin === 'string') return `${where} must not be empty`;
       return `${where} must be at least ${String(issue.minimum)}, got ${JSON.stringify(valueAt(value, issue.path))}`;
+    case 'too_big':
+      return `${where} must be at most ${String(issue.maximum)}, got ${JSON.stringify(valueAt(value, issue.path))}`;
     default:
       return `${where}: ${issue.message}`;
   }
@@ -112,7 +114,8 @@ function kindOf(v: unknown): string {
 // Mirrors wire.ts exactly; any change there must be made here (the property test fails otherwise).
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isNatural = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+// zod's .int() accepts safe integers only (|n| ≤ 2^53 − 1): 1e20 is not a turn or a count
+const isNatural = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const optional = (v: unknown, check: (x: unknown) => boolean): boolean => v === undefined || check(v);
 const isStringArray = (v: unknown): boolean => {
   if (!Array.isArray(v)) return false;
@@ -148,7 +151,7 @@ function fastHeader(h: Record<string, unknown>): boolean {
 }
 
 function fastSnapshot(s: Record<string, unknown>): boolean {
-  if (typeof s.turn !== 'number' || !Number.isInteger(s.turn)) return false;
+  if (typeof s.turn !== 'number' || !Number.isSafeInteger(s.turn)) return false;
   if (!optional(s.ts, (v) => typeof v === 'string')) return false;
   if (!optional(s.pruned, isStringArray)) return false;
   if (s.rewrite !== undefined) {
