@@ -11,7 +11,8 @@ export interface DecodeFailure {
   error: string;
 }
 
-const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+// ignoreBOM: true keeps a BOM as U+FEFF, as Node's decoder does; the splitters skip the ones they expect
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export const webDecoder: LineDecoder = (bytes, start, end) => strictDecoder.decode(bytes.subarray(start, end));
 
@@ -19,7 +20,6 @@ export class LineSplitter {
   private carry: Uint8Array[] = [];
   private carryBytes = 0;
   private lineNo = 0;
-  private firstLine = true;
 
   constructor(
     private readonly sink: LineSink,
@@ -73,11 +73,10 @@ export class LineSplitter {
   private emit(bytes: Uint8Array, start: number, end: number): void {
     this.lineNo++;
     if (end > start && bytes[end - 1] === 0x0d) end--; // CRLF
-    if (this.firstLine) {
-      this.firstLine = false;
-      // a UTF-8 byte order mark is not part of the first message
-      if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
-    }
+    // A UTF-8 byte order mark is not part of a message: at the start of the file, or of a
+    // line where a second file was appended (`cat a.jsonl b.jsonl`). Skipped here, not by
+    // the decoder, so that every decoder reads the same line alike.
+    if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
     let text: string | DecodeFailure;
     try {
       text = this.decode(bytes, start, end);

@@ -2,7 +2,7 @@
 // messages, told apart by the first byte that is not white space ('[' = array). Gzip is
 // unwrapped before this (see isGzip) by the platform's decompressor.
 import { JsonArraySplitter } from './jsonArray.ts';
-import { LineSplitter, webDecoder, type LineDecoder, type LineSink } from './lines.ts';
+import { copyOf, LineSplitter, webDecoder, type LineDecoder, type LineSink } from './lines.ts';
 
 export type StructureErrorSink = (line: number, message: string) => void;
 
@@ -27,7 +27,8 @@ export class TranscriptReader {
 
   push(chunk: Uint8Array): void {
     if (this.inner !== null) return this.inner.push(chunk);
-    this.pending.push(chunk);
+    // held until the format is known: a copy, since callers may reuse their chunk buffers
+    this.pending.push(copyOf(chunk, 0));
     const first = firstSignificantByte(this.pending);
     if (first === undefined) return;
     this.inner = first === 0x5b ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError) : new LineSplitter(this.sink, this.decode);
