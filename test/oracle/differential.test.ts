@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/core/engine.ts';
 import type { Snapshot } from '../../src/core/wire.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
+import { allFaults, simulateSession } from '../../src/sim/scenario.ts';
 import { randomTranscript } from './randomTranscript.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,28 +41,44 @@ function engineSignals(snapshots: Snapshot[]): Set<string>[] {
   });
 }
 
+function compare(snapshots: Snapshot[]): { comparedPrune: number; pruneRaised: number; integrityRaised: number } {
+  const oracle = runOracle(snapshots);
+  const signals = engineSignals(snapshots);
+  expect(oracle).toHaveLength(snapshots.length);
+  let comparedPrune = 0;
+  let pruneRaised = 0;
+  let integrityRaised = 0;
+  snapshots.forEach((snap, i) => {
+    const fired = signals[i]!;
+    const want = oracle[i]!;
+    const where = `${snap.session_id} turn ${snap.turn}`;
+    expect(fired.has('invalidation_shortfall'), where).toBe(want.integrity_raises);
+    if (want.integrity_raises) integrityRaised++;
+    if (snap.spans.every((s) => typeof s.score === 'number')) {
+      comparedPrune++;
+      if (want.prune_raises) pruneRaised++;
+      expect(fired.has('unbound_score') || fired.has('stale_score'), where).toBe(want.prune_raises);
+    }
+  });
+  return { comparedPrune, pruneRaised, integrityRaised };
+}
+
 describe('agreement with seeds/000_reference.py', () => {
+  for (const seed of [11, 12, 13]) {
+    it(`simulated agent loop with every fault, seed ${seed}`, () => {
+      const messages = [...simulateSession({ seed, sessionId: `sim-${seed}`, turns: 150, spans: 30, faults: allFaults(150) }, nodeSha256)];
+      const snapshots = messages.filter((m): m is Snapshot => m.type === 'snapshot');
+      const { comparedPrune, pruneRaised, integrityRaised } = compare(snapshots);
+      expect(comparedPrune).toBeGreaterThan(50);
+      expect(pruneRaised).toBeGreaterThan(3);
+      expect(integrityRaised).toBeGreaterThan(1);
+    });
+  }
+
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     it(`random transcript, seed ${seed}`, () => {
       const snapshots = randomTranscript(seed, 120, nodeSha256);
-      const oracle = runOracle(snapshots);
-      const signals = engineSignals(snapshots);
-      expect(oracle).toHaveLength(snapshots.length);
-      let comparedPrune = 0;
-      let pruneRaised = 0;
-      let integrityRaised = 0;
-      snapshots.forEach((snap, i) => {
-        const fired = signals[i]!;
-        const want = oracle[i]!;
-        const where = `turn ${snap.turn}`;
-        expect(fired.has('invalidation_shortfall'), where).toBe(want.integrity_raises);
-        if (want.integrity_raises) integrityRaised++;
-        if (snap.spans.every((s) => typeof s.score === 'number')) {
-          comparedPrune++;
-          if (want.prune_raises) pruneRaised++;
-          expect(fired.has('unbound_score') || fired.has('stale_score'), where).toBe(want.prune_raises);
-        }
-      });
+      const { comparedPrune, pruneRaised, integrityRaised } = compare(snapshots);
       // the generator must exercise both outcomes of both checks, or this test proves little
       expect(comparedPrune).toBeGreaterThan(40);
       expect(pruneRaised).toBeGreaterThan(5);
