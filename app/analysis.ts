@@ -1,0 +1,272 @@
+// The bridge between the Worker client and the stores: opening sources, and pulling
+// shaped data when something on screen needs it. Pulls are coalesced (one request in
+// flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
+// main thread a few small replies a second, whatever the Worker is ingesting.
+import { AnalysisClient, StaleReply, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
+import { followWindow, setUi, useUi } from './stores/ui.ts';
+
+let client: AnalysisClient | null = null;
+let lastSource: Source | null = null;
+let findingsFetchedFor = -1;
+
+function worker(): AnalysisClient {
+  if (client === null) {
+    client = new AnalysisClient();
+    client.subscribe(onEvent);
+    wireSubscriptions();
+  }
+  return client;
+}
+
+const set = (patch: Partial<AnalysisState>): void => useAnalysis.setState(patch);
+
+// ------------------------------------------------------------------ opening sources
+
+export function openFile(file: File): void {
+  start({ kind: 'file', file, name: file.name }, { kind: 'file', name: file.name, bytes: file.size });
+}
+
+export function openSample(url: string, name: string): void {
+  start({ kind: 'url', url, name }, { kind: 'url', name, bytes: null });
+  writeHash({ sample: name });
+}
+
+export function openLive(sessionId: string): void {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const wsUrl = `${scheme}://${location.host}/api/sessions/${encodeURIComponent(sessionId)}/subscribe`;
+  start({ kind: 'live', wsUrl, sessionId }, { kind: 'live', sessionId });
+  writeHash({ live: sessionId });
+}
+
+function start(source: Source, info: AnalysisState['source']): void {
+  lastSource = source;
+  findingsFetchedFor = -1;
+  useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
+  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
+  worker().open(source, useUi.getState().userThresholds);
+}
+
+/** Runs the analysis again with the thresholds now set (the Worker re-reads the source). */
+export function reanalyse(): void {
+  if (lastSource === null) return;
+  findingsFetchedFor = -1;
+  const keep = useAnalysis.getState();
+  set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
+  worker().open(lastSource, useUi.getState().userThresholds);
+}
+
+export function cancelLoad(): void {
+  worker().cancel();
+}
+
+export function showSession(sessionId: string): void {
+  findingsFetchedFor = -1;
+  set({ sessionId, view: null, findings: null, turn: null, span: null });
+  setUi({ selectedTurn: null, zoom: null, selectedSpan: null, collapsed: new Set() });
+  pickDefaultTurn();
+  refreshAll();
+}
+
+// ------------------------------------------------------------------ events
+
+function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
+  switch (event.type) {
+    case 'progress':
+      set({ load: { ...useAnalysis.getState().load, progress: event.progress } });
+      return;
+    case 'connection':
+      set({ connection: event.connection });
+      return;
+    case 'summary':
+      receiveSummary(event.summary, false);
+      return;
+    case 'done':
+      set({ load: { state: event.state, progress: event.progress, message: event.message } });
+      receiveSummary(event.summary, true);
+      return;
+  }
+}
+
+function isLive(): boolean {
+  return useAnalysis.getState().source?.kind === 'live';
+}
+
+function paused(): boolean {
+  return isLive() && !useUi.getState().follow;
+}
+
+function receiveSummary(summary: JobSummary, final: boolean): void {
+  set({ latestSummary: summary });
+  // paused: the screen keeps what it showed (but a paused link still shows its first data)
+  if (paused() && useAnalysis.getState().summary !== null) return;
+  applySummary(summary, final);
+}
+
+function applySummary(summary: JobSummary, final: boolean): void {
+  const state = useAnalysis.getState();
+  const sessionId = chooseSession(summary, state.sessionId);
+  set({ summary, sessionId });
+  const s = summary.sessions.find((x) => x.sessionId === sessionId);
+  if (s === undefined || s.lastTurn === null) return;
+  const ui = useUi.getState();
+  if (isLive()) {
+    // following: the cursor and a zoom window ride the newest turn
+    if (ui.follow) setUi({ selectedTurn: s.lastTurn, zoom: followWindow(ui.zoom, s.lastTurn) });
+    else if (ui.selectedTurn === null) setUi({ selectedTurn: s.lastTurn });
+  } else if (final && ui.selectedTurn === null) {
+    pickDefaultTurn();
+  }
+  refreshAll();
+}
+
+/** Where a saved run stopped being trustworthy: its first fault; else its last turn. */
+function pickDefaultTurn(): void {
+  const st = useAnalysis.getState();
+  const s = st.summary?.sessions.find((x) => x.sessionId === st.sessionId);
+  if (s === undefined || s.lastTurn === null) return;
+  setUi({ selectedTurn: isLive() ? s.lastTurn : (s.firstFault?.turn ?? s.lastTurn) });
+}
+
+/** Resume following a live session: show everything that arrived while paused. */
+export function resumeFollow(): void {
+  setUi({ follow: true });
+  const latest = useAnalysis.getState().latestSummary;
+  if (latest !== null) applySummary(latest, false);
+}
+
+// ------------------------------------------------------------------ pulls
+
+function coalesced(run: () => Promise<void>): () => void {
+  let inFlight = false;
+  let again = false;
+  const trigger = (): void => {
+    if (inFlight) {
+      again = true;
+      return;
+    }
+    inFlight = true;
+    run()
+      .catch((e: unknown) => {
+        if (!(e instanceof StaleReply)) set({ error: e instanceof Error ? e.message : String(e) });
+      })
+      .finally(() => {
+        inFlight = false;
+        if (again) {
+          again = false;
+          trigger();
+        }
+      });
+  };
+  return trigger;
+}
+
+export const refreshView = coalesced(async () => {
+  const { sessionId } = useAnalysis.getState();
+  if (sessionId === null) return;
+  const ui = useUi.getState();
+  const width = Math.max(200, ui.chartWidth);
+  const view = await worker().query('view', { sessionId, window: ui.zoom, points: Math.round(width / 1.5), ribbon: Math.round(width) });
+  if (useAnalysis.getState().sessionId === sessionId) set({ view, error: null });
+});
+
+export const refreshFindings = coalesced(async () => {
+  const st = useAnalysis.getState();
+  const s = st.summary?.sessions.find((x) => x.sessionId === st.sessionId);
+  if (s === undefined || (s.findings === findingsFetchedFor && st.findings !== null)) return;
+  const count = s.findings;
+  const findings = await worker().query('findings', { sessionId: s.sessionId });
+  findingsFetchedFor = count;
+  if (useAnalysis.getState().sessionId === s.sessionId) set({ findings });
+});
+
+export const refreshTurn = coalesced(async () => {
+  const { sessionId } = useAnalysis.getState();
+  const turn = useUi.getState().selectedTurn;
+  if (sessionId === null || turn === null) return;
+  const detail = await worker().query('turn', { sessionId, turn });
+  if (useUi.getState().selectedTurn === turn) set({ turn: detail });
+});
+
+export const refreshSpan = coalesced(async () => {
+  const { sessionId } = useAnalysis.getState();
+  const { selectedTurn: turn, selectedSpan: spanId } = useUi.getState();
+  if (sessionId === null || turn === null || spanId === null) {
+    set({ span: null });
+    return;
+  }
+  const detail = await worker().query('span', { sessionId, turn, spanId });
+  const ui = useUi.getState();
+  if (ui.selectedSpan === spanId && ui.selectedTurn === turn) set({ span: detail });
+});
+
+export function fetchFindingDetails(indices: number[]): Promise<import('../src/worker/client.ts').FindingDetail[]> {
+  const { sessionId } = useAnalysis.getState();
+  if (sessionId === null) return Promise.resolve([]);
+  return worker().query('findingDetails', { sessionId, indices });
+}
+
+function refreshAll(): void {
+  refreshView();
+  refreshFindings();
+  refreshTurn();
+  if (useUi.getState().selectedSpan !== null) refreshSpan();
+}
+
+function wireSubscriptions(): void {
+  useUi.subscribe((s, prev) => {
+    if (s.zoom !== prev.zoom || s.chartWidth !== prev.chartWidth) refreshView();
+    if (s.selectedTurn !== prev.selectedTurn) {
+      refreshTurn();
+      refreshSpan();
+      writeHash({ turn: s.selectedTurn === null ? null : String(s.selectedTurn) });
+    } else if (s.selectedSpan !== prev.selectedSpan) refreshSpan();
+  });
+}
+
+// ------------------------------------------------------------------ shareable view state (URL hash)
+
+export function readHash(): Record<string, string> {
+  return Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
+}
+
+function writeHash(patch: Record<string, string | null>): void {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if ('live' in patch || 'sample' in patch) {
+    params.delete('live');
+    params.delete('sample');
+    params.delete('turn');
+  }
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) params.delete(k);
+    else params.set(k, v);
+  }
+  const hash = params.toString();
+  history.replaceState(null, '', hash === '' ? location.pathname + location.search : `#${hash}`);
+}
+
+/** Opens what the URL names (a live session or a sample), for shared links. */
+export function openFromHash(): void {
+  const h = readHash();
+  const turn = h.turn === undefined ? null : Number(h.turn);
+  if (h.live !== undefined) openLive(h.live);
+  else if (h.sample !== undefined && /^[\w.-]+$/.test(h.sample)) openSample(`${import.meta.env.BASE_URL}samples/${h.sample}`, h.sample);
+  else return;
+  if (turn !== null && Number.isFinite(turn)) setUi({ selectedTurn: turn, follow: h.live === undefined });
+}
+
+/** A span chosen in the graph, a finding, a verdict list or the spans table: opens the inspector. */
+export function selectSpan(spanId: string | null): void {
+  setUi({ selectedSpan: spanId });
+}
+
+/** A turn chosen by the person. On a live session, leaving the newest turn pauses following. */
+export function selectTurn(turn: number | null): void {
+  if (isLive()) {
+    const last = useAnalysis.getState().view?.lastTurn ?? null;
+    if (turn !== null && turn === last) {
+      if (!useUi.getState().follow) resumeFollow();
+    } else if (useUi.getState().follow) setUi({ follow: false });
+  }
+  setUi({ selectedTurn: turn });
+}

@@ -1,0 +1,101 @@
+// The derived_from graph of the selected turn (React Flow; positions come from dagre in
+// the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
+// rendered as text.
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+import { memo, useMemo } from 'react';
+import type { GraphNode } from '../../../src/worker/client.ts';
+import { selectSpan } from '../../analysis.ts';
+import { C } from '../../components/theme.ts';
+import { useAnalysis } from '../../stores/analysis.ts';
+import { useUi } from '../../stores/ui.ts';
+
+type SpanNodeData = { node: GraphNode; selected: boolean };
+type SpanNode = Node<SpanNodeData, 'span'>;
+
+const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected } }: NodeProps<SpanNode>) {
+  const tag = data.kind === 'ghost' ? (data.prunedEarlier ? 'missing · pruned' : 'missing · never pruned') : data.kind === 'citer' ? 'cites missing' : data.pinned ? 'pinned' : data.binding !== 'bound' ? data.binding : '';
+  return (
+    <div className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`} title={data.id}>
+      <Handle type="target" position={Position.Top} isConnectable={false} />
+      <span className="span-node-id">{data.id}</span>
+      {tag !== '' && <span className="span-node-tag">{tag}</span>}
+      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+    </div>
+  );
+});
+
+const nodeTypes = { span: SpanNodeView };
+
+export function LineageGraph() {
+  const turn = useAnalysis((s) => s.turn);
+  const selectedTurn = useUi((s) => s.selectedTurn);
+  const selectedSpan = useUi((s) => s.selectedSpan);
+  const graph = turn?.graph ?? null;
+  const { nodes, edges } = useMemo(() => {
+    if (graph === null) return { nodes: [] as SpanNode[], edges: [] as Edge[] };
+    const nodes: SpanNode[] = graph.nodes.map((n) => ({
+      id: n.id,
+      type: 'span',
+      position: { x: n.x, y: n.y },
+      data: { node: n, selected: n.id === selectedSpan },
+      width: n.width,
+      height: n.height,
+      draggable: false,
+      connectable: false,
+      ariaLabel: `${n.kind === 'ghost' ? 'missing parent' : 'span'} ${n.id}`,
+    }));
+    const edges: Edge[] = graph.edges.map((e) => ({
+      id: `${e.source}\u2192${e.target}`,
+      source: e.source,
+      target: e.target,
+      style: { stroke: e.missing ? C.fault : C.axis, strokeWidth: e.missing ? 1.6 : 1.2, strokeDasharray: e.missing ? '5 4' : undefined },
+      markerEnd: { type: MarkerType.ArrowClosed, color: e.missing ? C.fault : C.axis, width: 14, height: 14 },
+      focusable: false,
+    }));
+    return { nodes, edges };
+  }, [graph, selectedSpan]);
+
+  let note: string | null = null;
+  if (selectedTurn === null) note = 'Select a turn to see its derivation graph.';
+  else if (turn === null || turn.turn !== selectedTurn) note = 'Loading…';
+  else if (graph === null) note = `The per-span rows of turn ${turn.turn} are no longer held in memory (long run); recent turns have them.`;
+  else if (graph.nodes.length === 0) note = `No derived_from edges among the ${turn.metrics.n_spans} live spans of turn ${turn.turn}: nothing can be orphaned here.`;
+
+  return (
+    <section className="lineage" aria-label="Derivation graph of the selected turn">
+      <header className="lineage-head">
+        <strong>Lineage at turn {selectedTurn ?? '—'}</strong>
+        {graph !== null && graph.nodes.length > 0 && (
+          <span className="muted">
+            {graph.nodes.filter((n) => n.kind === 'ghost').length} missing parent(s) · {graph.edges.length} edges
+            {graph.isolated > 0 ? ` · ${graph.isolated} spans without derivation not drawn` : ''}
+            {graph.omitted > 0 ? ` · ${graph.omitted} more nodes not drawn (components with orphans first)` : ''}
+          </span>
+        )}
+      </header>
+      {note !== null ? (
+        <p className="lineage-empty">{note}</p>
+      ) : (
+        <div className="lineage-canvas">
+          <ReactFlow
+            key={`${turn?.sessionId}:${turn?.turn}`}
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            fitView
+            fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
+            minZoom={0.05}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            edgesFocusable={false}
+            onNodeClick={(_, n) => selectSpan(n.id)}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background gap={18} color="#eef1f5" />
+            <Controls showInteractive={false} position="bottom-right" />
+          </ReactFlow>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,150 @@
+// Every finding of the session, grouped into incidents (runs of consecutive turns on which
+// one signal fired), virtualised. Each finding row carries the SPEC §6 test hooks
+// data-signal / data-turn / data-severity.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef } from 'react';
+import { ROW_INCIDENT, SEVERITY, SIGNALS, type Severity, type Signal } from '../../../src/worker/client.ts';
+import { selectSpan, selectTurn } from '../../analysis.ts';
+import { SeverityBadge } from '../../components/bits.tsx';
+import { SIGNAL_INFO } from '../../signalInfo.ts';
+import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
+import { setUi, useUi } from '../../stores/ui.ts';
+import { useFindingDetails } from './detailsCache.ts';
+import { countBySeverity, firstRowAtTurn, incidentLabel, visibleRows } from './rows.ts';
+
+const INCIDENT_H = 34;
+const FINDING_H = 30;
+
+export function FindingsList() {
+  const ix = useAnalysis((s) => s.findings);
+  const summary = useAnalysis(sessionOnScreen);
+  const severities = useUi((s) => s.severities);
+  const signal = useUi((s) => s.signalFilter);
+  const collapsed = useUi((s) => s.collapsed);
+  const selectedTurn = useUi((s) => s.selectedTurn);
+  const rows = useMemo(() => (ix === null ? new Int32Array(0) : visibleRows(ix, { severities, signal, collapsed })), [ix, severities, signal, collapsed]);
+  const counts = useMemo(() => countBySeverity(ix), [ix]);
+  const parent = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parent.current,
+    estimateSize: (k) => (ix !== null && ix.rowKind[rows[k]!] === ROW_INCIDENT ? INCIDENT_H : FINDING_H),
+    overscan: 12,
+  });
+  const items = virtualizer.getVirtualItems();
+  const findingIdx = ix === null ? [] : items.map((it) => rows[it.index]!).filter((r) => ix.rowKind[r] !== ROW_INCIDENT).map((r) => ix.rowRef[r]!);
+  const details = useFindingDetails(findingIdx);
+
+  // keep the selected turn's findings in view when the cursor moves (keyboard stepping)
+  useEffect(() => {
+    if (ix === null || selectedTurn === null) return;
+    const k = firstRowAtTurn(ix, rows, selectedTurn);
+    if (k >= 0) virtualizer.scrollToIndex(k, { align: 'auto' });
+  }, [selectedTurn, ix, rows, virtualizer]);
+
+  const fired = SIGNALS.filter((s) => (summary?.signalCounts[s] ?? 0) > 0);
+  const allCollapsed = ix !== null && collapsed.size >= ix.incidentSignal.length && ix.incidentSignal.length > 0;
+
+  return (
+    <section className="panel findings" aria-label="Findings">
+      <header className="panel-head">
+        <h2>
+          Findings <span className="muted">{ix === null ? '' : `${ix.findings.toLocaleString('en-US')} in ${ix.incidentSignal.length.toLocaleString('en-US')} incidents`}</span>
+        </h2>
+        <div className="filters" role="group" aria-label="Filter findings">
+          {(['fault', 'warning', 'info'] as Severity[]).map((sev) => (
+            <label key={sev} className={`toggle sev-${sev}`}>
+              <input type="checkbox" checked={severities[sev]} onChange={(e) => setUi({ severities: { ...severities, [sev]: e.target.checked } })} />
+              {sev} <span className="muted">{counts[sev]}</span>
+            </label>
+          ))}
+          <select aria-label="Signal" value={signal ?? ''} onChange={(e) => setUi({ signalFilter: e.target.value === '' ? null : (e.target.value as Signal) })}>
+            <option value="">all signals</option>
+            {fired.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => setUi({ collapsed: allCollapsed || ix === null ? new Set() : new Set(Array.from({ length: ix.incidentSignal.length }, (_, k) => k)) })}
+            disabled={ix === null || ix.incidentSignal.length === 0}
+          >
+            {allCollapsed ? 'Expand all' : 'Collapse all'}
+          </button>
+        </div>
+      </header>
+      <div className="findings-scroll" ref={parent} data-testid="findings-list" data-rows={rows.length}>
+        {ix !== null && rows.length === 0 && (
+          <p className="empty">{ix.findings === 0 ? 'No findings: every turn so far looks healthy.' : 'No finding matches these filters.'}</p>
+        )}
+        {ix === null && <p className="empty">Findings appear here as turns are analysed.</p>}
+        {ix !== null && (
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {items.map((it) => {
+              const r = rows[it.index]!;
+              const style = { position: 'absolute' as const, top: 0, left: 0, right: 0, height: it.size, transform: `translateY(${it.start}px)` };
+              if (ix.rowKind[r] === ROW_INCIDENT) {
+                const inc = incidentLabel(ix, ix.rowRef[r]!);
+                const k = ix.rowRef[r]!;
+                const isCollapsed = collapsed.has(k);
+                return (
+                  <div key={`i${k}`} className={`incident-row sev-${SEVERITY[inc.signal]}`} style={style}>
+                    <button
+                      type="button"
+                      className="incident-toggle"
+                      aria-expanded={!isCollapsed}
+                      aria-label={`${isCollapsed ? 'Expand' : 'Collapse'} ${inc.signal} turns ${inc.from} to ${inc.to}`}
+                      onClick={() => {
+                        const next = new Set(collapsed);
+                        if (isCollapsed) next.delete(k);
+                        else next.add(k);
+                        setUi({ collapsed: next });
+                      }}
+                    >
+                      {isCollapsed ? '▸' : '▾'}
+                    </button>
+                    <button type="button" className="incident-main" onClick={() => selectTurn(inc.from)} title={SIGNAL_INFO[inc.signal].means}>
+                      <SeverityBadge severity={SEVERITY[inc.signal]} />
+                      <span className="incident-title">{SIGNAL_INFO[inc.signal].title}</span>
+                      <code className="muted">{inc.signal}</code>
+                      <span className="incident-turns">
+                        {inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from}–${inc.to}`} · {inc.count} turn{inc.count === 1 ? '' : 's'}
+                      </span>
+                    </button>
+                  </div>
+                );
+              }
+              const fi = ix.rowRef[r]!;
+              const sig = SIGNALS[ix.rowSignal[r]!]!;
+              const turn = ix.rowTurn[r]!;
+              const d = details.get(fi);
+              return (
+                <button
+                  type="button"
+                  key={`f${fi}`}
+                  className={`finding-row${turn === selectedTurn ? ' current' : ''}`}
+                  style={style}
+                  data-signal={sig}
+                  data-turn={turn}
+                  data-severity={SEVERITY[sig]}
+                  onClick={() => {
+                    selectTurn(turn);
+                    if (d !== undefined && d.spanIds.length > 0) selectSpan(d.spanIds[0]!);
+                  }}
+                  title={d?.message}
+                >
+                  <span className="finding-turn">{turn}</span>
+                  <span className={`dot sev-${SEVERITY[sig]}`} aria-hidden="true" />
+                  <span className="finding-msg">{d?.message ?? sig}</span>
+                </button>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

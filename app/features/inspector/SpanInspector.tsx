@@ -1,0 +1,169 @@
+// One span at the selected turn: its text (rendered as text, never as HTML: span texts are
+// untrusted), score, hash check with both hashes, rewrite count, score and text history
+// across turns, a diff against its previous turn, and its lineage.
+import { useMemo } from 'react';
+import { CartesianGrid, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { SpanDetail } from '../../../src/worker/client.ts';
+import { selectSpan, selectTurn } from '../../analysis.ts';
+import { fmtNum, SpanChips } from '../../components/bits.tsx';
+import { C } from '../../components/theme.ts';
+import { useAnalysis } from '../../stores/analysis.ts';
+import { useUi } from '../../stores/ui.ts';
+
+const BINDING_SAY = {
+  bound: 'bound: text_sha256 matches the text, the score belongs to this text',
+  unscored: 'unscored: the score is null (invalidated, awaiting recompute)',
+  unbound: 'unbound: a score with no text_sha256, nothing ties it to this text',
+  stale: 'stale: text_sha256 is the hash of some other text',
+} as const;
+
+export function SpanInspector() {
+  const span = useAnalysis((s) => s.span);
+  const spanId = useUi((s) => s.selectedSpan);
+  const turn = useUi((s) => s.selectedTurn);
+  if (spanId === null) return null;
+  return (
+    <section className="panel inspector" aria-label={`Span ${spanId}`} data-testid="span-inspector">
+      <header className="panel-head">
+        <h2>
+          Span <span className="span-title">{spanId}</span>
+        </h2>
+        <button type="button" className="btn small ghost" onClick={() => selectSpan(null)} aria-label="Close the span inspector (Escape)">
+          Close
+        </button>
+      </header>
+      {span === null || span.spanId !== spanId ? (
+        <p className="empty">{span === null && turn !== null ? `Loading span ${spanId}…` : 'Loading…'}</p>
+      ) : (
+        <SpanBody d={span} />
+      )}
+    </section>
+  );
+}
+
+function SpanBody({ d }: { d: SpanDetail }) {
+  const history = useMemo(() => {
+    const rows: { x: number; score: number | null; rewrites: number }[] = [];
+    for (let i = 0; i < d.historyX.length; i++) rows.push({ x: d.historyX[i]!, score: Number.isNaN(d.historyScore[i]!) ? null : d.historyScore[i]!, rewrites: d.historyRewrites[i]! });
+    return rows;
+  }, [d]);
+  const bad = useMemo(() => {
+    const out: { x1: number; x2: number }[] = [];
+    for (let i = 0; i + 1 < d.badBinding.length; i += 2) out.push({ x1: d.badBinding[i]! - 0.5, x2: d.badBinding[i + 1]! + 0.5 });
+    return out;
+  }, [d]);
+  const same = d.claimedSha256 !== null && d.claimedSha256 === d.computedSha256;
+  return (
+    <div className="inspector-body">
+      {!d.live && (
+        <p className="note">
+          Not live at turn {d.turn}; showing turn {d.shownTurn}.{d.prunedAt !== null ? ` Pruned at turn ${d.prunedAt}.` : ''}
+        </p>
+      )}
+      <dl className="metrics">
+        <div>
+          <dt>score</dt>
+          <dd>{fmtNum(d.score, 4)}</dd>
+        </div>
+        <div>
+          <dt>rewrites since recompute</dt>
+          <dd>{d.rewrites}</dd>
+        </div>
+        <div>
+          <dt>tokens</dt>
+          <dd>{d.tokens}</dd>
+        </div>
+        <div>
+          <dt>role</dt>
+          <dd>{d.role ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>live</dt>
+          <dd>
+            turns {d.firstSeen}–{d.lastSeen}
+          </dd>
+        </div>
+        <div>
+          <dt>pinned</dt>
+          <dd>{d.pinned ? 'yes (canary)' : 'no'}</dd>
+        </div>
+      </dl>
+      <div className={`hash-check b-${d.binding}`} data-testid="hash-check" data-binding={d.binding}>
+        <strong>{BINDING_SAY[d.binding]}</strong>
+        <div className="hashes">
+          <span>text_sha256 (claimed)</span>
+          <code>{d.claimedSha256 ?? '— none —'}</code>
+          <span>sha256 of the text</span>
+          <code>{d.computedSha256 ?? (d.textEvicted ? '(text no longer held)' : '—')}</code>
+        </div>
+        {d.claimedSha256 !== null && !same && d.computedSha256 !== null && <p className="muted">The hashes differ: the score was computed on other text.</p>}
+      </div>
+      <h3>Text at turn {d.shownTurn}</h3>
+      {d.text === null ? <p className="empty">This old version of the text is no longer held (bounded memory); its sha256 is above.</p> : <pre className="span-text" data-testid="span-text">{d.text}</pre>}
+      {d.diff !== null && (
+        <>
+          <h3>Changed since turn {d.diffAgainst}</h3>
+          <pre className="span-text diff" aria-label="Word diff against the previous turn">
+            {d.diff.map((op, i) =>
+              op.op === 'same' ? <span key={i}>{op.text}</span> : op.op === 'add' ? <ins key={i}>{op.text}</ins> : <del key={i}>{op.text}</del>,
+            )}
+          </pre>
+        </>
+      )}
+      {d.diff === null && d.diffAgainst !== null && <p className="muted">Text unchanged since turn {d.diffAgainst}.</p>}
+      <h3>Score history</h3>
+      {history.length > 1 ? (
+        <ResponsiveContainer width="100%" height={120}>
+          <LineChart data={history} margin={{ top: 6, right: 8, bottom: 4, left: 0 }} onClick={(e) => e?.activeLabel !== undefined && selectTurn(Number(e.activeLabel))}>
+            <CartesianGrid stroke={C.grid} vertical={false} />
+            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 10, fill: C.muted }} />
+            <YAxis domain={['auto', 'auto']} tick={{ fontSize: 10, fill: C.muted }} width={40} />
+            {bad.map((b, i) => (
+              <ReferenceArea key={i} x1={b.x1} x2={b.x2} fill={C.shadeFault} fillOpacity={0.3} strokeOpacity={0} ifOverflow="hidden" />
+            ))}
+            <Line dataKey="score" stroke={C.primary} dot={false} strokeWidth={1.5} isAnimationActive={false} connectNulls={false} />
+            <Tooltip labelFormatter={(l) => `turn ${String(l)}`} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      ) : (
+        <p className="muted">Live for one turn only.</p>
+      )}
+      {bad.length > 0 && <p className="muted">Shaded: turns where this span&apos;s score was not bound to its text.</p>}
+      <h3>Text versions</h3>
+      {d.textVersions.length <= 1 ? (
+        <p className="muted">No rewrites: the text never changed while the span was held.</p>
+      ) : (
+        <ol className="versions">
+          {d.textVersions.map((v) => (
+            <li key={v.fromTurn}>
+              <button type="button" className="link" onClick={() => selectTurn(v.fromTurn)}>
+                turns {v.fromTurn}–{v.toTurn}
+              </button>{' '}
+              <code className="muted">{v.sha256 === null ? 'hash not computed' : `${v.sha256.slice(0, 12)}…`}</code>
+            </li>
+          ))}
+        </ol>
+      )}
+      {d.historyFrom !== null && <p className="muted">History before turn {d.historyFrom} was released to keep memory bounded.</p>}
+      <h3>Lineage</h3>
+      <dl className="lineage-list">
+        <dt>derived from</dt>
+        <dd>{d.derivedFrom.length === 0 ? '—' : <SpanChips ids={d.derivedFrom.filter((p) => !d.missingParents.includes(p))} limit={12} />}</dd>
+        {d.missingParents.length > 0 && (
+          <>
+            <dt className="fault-text">missing parents</dt>
+            <dd>
+              {d.missingParents.map((p) => (
+                <code key={p} className="chip ghost">
+                  {p}
+                </code>
+              ))}
+            </dd>
+          </>
+        )}
+        <dt>children</dt>
+        <dd>{d.children.length === 0 ? '—' : <SpanChips ids={d.children} limit={12} />}</dd>
+      </dl>
+    </div>
+  );
+}

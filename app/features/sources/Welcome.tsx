@@ -1,0 +1,72 @@
+import { openLive, openSample } from '../../analysis.ts';
+import { useRelaySessions } from '../../queries/sessions.ts';
+import { FileButton } from './TopBar.tsx';
+
+const SAMPLES: [string, string][] = [
+  ['all-faults.jsonl', 'every fault in its own window'],
+  ['stale-scores.jsonl', 'seed 000: rewrites keep old scores'],
+  ['collapse.jsonl', 'seed 002: relevance collapse, freeze'],
+  ['drift-and-orphans.jsonl', 'paraphrase drift, orphaned summaries'],
+  ['healthy.jsonl', 'a correct loop'],
+  ['with-bad-lines.jsonl', 'bad lines among good ones'],
+];
+
+/** The empty state: what this is and the three ways in. */
+export function Welcome() {
+  const q = useRelaySessions();
+  const sessions = q.data ?? [];
+  return (
+    <main className="welcome">
+      <div className="welcome-card">
+        <h1>Can this loop&apos;s relevance scores be trusted?</h1>
+        <p>
+          Context Health reads an agent&apos;s context-buffer snapshots and says, turn by turn, whether scores are stale or collapsed, where they stopped being
+          trustworthy, and what the harness should do: prune, recompute, freeze or drop.
+        </p>
+        <div className="ways">
+          <section>
+            <h2>Drop a transcript</h2>
+            <p>Drag a <code>.jsonl</code>, <code>.jsonl.gz</code> or <code>.json</code> file anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.</p>
+            <FileButton className="btn primary" label="Choose a file…" />
+          </section>
+          <section>
+            <h2>Follow a live session</h2>
+            {q.isError ? (
+              <p className="muted">No relay answers at <code>/api</code>. Run <code>context-health serve</code> and open the page it prints, then stream into it with <code>context-health replay</code> or your harness.</p>
+            ) : sessions.length === 0 ? (
+              <p className="muted">{q.isPending ? 'Asking the relay…' : 'The relay has no session yet. Stream one with context-health replay <file> or from your harness.'}</p>
+            ) : (
+              <ul className="session-list">
+                {sessions.slice(0, 8).map((s) => (
+                  <li key={s.session_id}>
+                    <button type="button" className="btn" onClick={() => openLive(s.session_id)} data-testid="live-session">
+                      {s.session_id}
+                    </button>{' '}
+                    <span className="muted">
+                      {s.title ? `${s.title} · ` : ''}
+                      {s.messages} messages, turn {s.last_turn ?? '—'}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <section>
+            <h2>Try a sample</h2>
+            <ul className="session-list">
+              {SAMPLES.map(([file, what]) => (
+                <li key={file}>
+                  <button type="button" className="link" onClick={() => openSample(`${import.meta.env.BASE_URL}samples/${file}`, file)}>
+                    {file}
+                  </button>{' '}
+                  <span className="muted">{what}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        </div>
+        <p className="muted small">Keyboard: ← → step turns, Home/End jump, ? for all keys.</p>
+      </div>
+    </main>
+  );
+}

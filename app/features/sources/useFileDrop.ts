@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react';
+import { openFile } from '../../analysis.ts';
+
+/** Files dropped anywhere on the page open as the source. Returns whether a drag is over the page. */
+export function useFileDrop(): boolean {
+  const [over, setOver] = useState(false);
+  useEffect(() => {
+    let depth = 0;
+    const hasFiles = (e: DragEvent): boolean => e.dataTransfer?.types.includes('Files') ?? false;
+    const enter = (e: DragEvent): void => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth++;
+      setOver(true);
+    };
+    const overFn = (e: DragEvent): void => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    };
+    const leave = (e: DragEvent): void => {
+      if (!hasFiles(e)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setOver(false);
+    };
+    const drop = (e: DragEvent): void => {
+      const file = e.dataTransfer?.files?.[0];
+      depth = 0;
+      setOver(false);
+      if (file === undefined) return;
+      e.preventDefault();
+      openFile(file);
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragover', overFn);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragover', overFn);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('drop', drop);
+    };
+  }, []);
+  return over;
+}

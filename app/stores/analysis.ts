@@ -1,0 +1,80 @@
+// What the Worker has told us about the current source: load progress, connection state,
+// the job summary, and the shaped data each panel draws. Server data (the relay's session
+// list) is not here: it lives in TanStack Query. Bulk results arrive already shaped and
+// decimated; this store only holds the latest reply for each panel.
+import { create } from 'zustand';
+import type { ConnectionState, FindingsIndex, JobSummary, LoadProgress, LoadState, SeriesView, SessionSummary, SpanDetail, TurnDetail } from '../../src/worker/client.ts';
+
+export type SourceInfo = { kind: 'file' | 'url'; name: string; bytes: number | null } | { kind: 'live'; sessionId: string };
+
+export interface LoadInfo {
+  state: LoadState | 'idle';
+  progress: LoadProgress | null;
+  message: string | null;
+}
+
+export interface AnalysisState {
+  source: SourceInfo | null;
+  load: LoadInfo;
+  connection: ConnectionState | null;
+  /** the summary on screen (frozen while a live view is paused) */
+  summary: JobSummary | null;
+  /** the newest summary from the Worker */
+  latestSummary: JobSummary | null;
+  sessionId: string | null;
+  view: SeriesView | null;
+  findings: FindingsIndex | null;
+  turn: TurnDetail | null;
+  span: SpanDetail | null;
+  /** a query that failed, said plainly */
+  error: string | null;
+}
+
+export const initialAnalysisState: AnalysisState = {
+  source: null,
+  load: { state: 'idle', progress: null, message: null },
+  connection: null,
+  summary: null,
+  latestSummary: null,
+  sessionId: null,
+  view: null,
+  findings: null,
+  turn: null,
+  span: null,
+  error: null,
+};
+
+/** The session shown: the one already on screen if it still exists, else the first. */
+export function chooseSession(summary: JobSummary, current: string | null): string | null {
+  if (current !== null && summary.sessions.some((s) => s.sessionId === current)) return current;
+  return summary.sessions[0]?.sessionId ?? null;
+}
+
+export function sessionOnScreen(state: Pick<AnalysisState, 'summary' | 'sessionId'>): SessionSummary | null {
+  return state.summary?.sessions.find((s) => s.sessionId === state.sessionId) ?? null;
+}
+
+export function turnsLoaded(summary: JobSummary | null): number {
+  return summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0;
+}
+
+/** The plain sentence of SPEC §6 load-status: how many turns loaded, how many input errors. */
+export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summary: JobSummary | null): string {
+  const turns = turnsLoaded(summary);
+  const errors = summary?.inputErrorCount ?? 0;
+  const sessions = summary?.sessions.length ?? 0;
+  const name = source !== null && source.kind !== 'live' ? `${source.name}: ` : '';
+  const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}`;
+  switch (load.state) {
+    case 'done':
+      return turns === 0 ? `${name}${counts}: no valid snapshot in this file` : `${name}${counts}`;
+    case 'cancelled':
+      return `${name}cancelled: ${counts} before stopping`;
+    case 'failed':
+      return `${name}${counts}; ${load.message ?? 'reading failed'}`;
+    default:
+      return `${name}${counts}`;
+  }
+}
+
+export const useAnalysis = create<AnalysisState>()(() => ({ ...initialAnalysisState }));

@@ -1,0 +1,328 @@
+// One analysis job at a time: a file, a fetched sample or a live relay session, run
+// through one Engine into per-session stores. A new `open` ends the previous job; queries
+// are answered from the current job's stores. Events are throttled so the main thread
+// hears about progress a few times a second, never per snapshot.
+import type { Sha256Hex } from '../core/analyse.ts';
+import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
+import { Engine, type InputError, type Outcome } from '../core/engine.ts';
+import { SIGNALS, type Signal } from '../core/signals.ts';
+import type { SessionHeader } from '../core/wire.ts';
+import { TranscriptReader } from '../ingest/transcript.ts';
+import { findingDetail, spanDetail, turnDetail } from './details.ts';
+import { openFile, openUrl, readBytes, type ByteSource } from './fileSource.ts';
+import { LiveSubscription, type SocketLike } from './liveSource.ts';
+import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
+import { ACTIONS, DEFAULT_LIMITS, SessionStore, type StoreLimits } from './sessionStore.ts';
+import { findingsIndex, shapeView, transferables } from './shape.ts';
+
+/** Input errors kept to list on screen; the rest are only counted. */
+export const MAX_LISTED_ERRORS = 500;
+
+export type Post = (event: WorkerEvent, transfer?: Transferable[]) => void;
+
+export interface ControllerOptions {
+  sha256: Sha256Hex;
+  post: Post;
+  limits?: StoreLimits;
+  /** ms between summary events while data arrives */
+  summaryEveryMs?: number;
+  createSocket?: (url: string) => SocketLike;
+}
+
+class Job {
+  readonly engine: Engine;
+  readonly stores = new Map<string, SessionStore>();
+  readonly errors: InputError[] = [];
+  errorCount = 0;
+  lines = 0;
+  format: JobSummary['format'] = 'unknown';
+  gzip = false;
+  readonly abort = new AbortController();
+  live: LiveSubscription | null = null;
+  started = performance.now();
+  progress: LoadProgress = { bytesRead: 0, bytesTotal: null, elapsedMs: 0 };
+  finished = false;
+
+  constructor(
+    readonly id: number,
+    readonly source: Source,
+    readonly userThresholds: Partial<Thresholds>,
+    sha256: Sha256Hex,
+    private readonly limits: StoreLimits,
+  ) {
+    this.engine = new Engine({ sha256, userThresholds });
+  }
+
+  take(outcome: Outcome): void {
+    switch (outcome.kind) {
+      case 'turn': {
+        const r = outcome.result;
+        this.store(r.sessionId).record(r, outcome.snapshot);
+        return;
+      }
+      case 'header': {
+        const store = this.store(outcome.sessionId);
+        applyHeader(store, outcome.header);
+        return;
+      }
+      case 'error':
+        this.addError(outcome.error);
+        return;
+      case 'ignored':
+        return;
+    }
+  }
+
+  addError(error: InputError): void {
+    this.errorCount++;
+    if (this.errors.length < MAX_LISTED_ERRORS) this.errors.push(error);
+  }
+
+  store(sid: string): SessionStore {
+    let s = this.stores.get(sid);
+    if (s === undefined) {
+      const th = this.engine.thresholds(sid) ?? resolveThresholds(undefined, this.userThresholds);
+      s = new SessionStore(sid, th, this.limits);
+      this.stores.set(sid, s);
+    }
+    return s;
+  }
+
+  summary(): JobSummary {
+    return {
+      sessions: [...this.stores.values()].map(sessionSummary),
+      inputErrorCount: this.errorCount,
+      inputErrors: [...this.errors].sort((a, b) => a.line - b.line),
+      linesRead: this.lines,
+      format: this.format,
+      gzip: this.gzip,
+    };
+  }
+}
+
+function applyHeader(store: SessionStore, header: SessionHeader): void {
+  store.title = header.title ?? null;
+  const config: Partial<Thresholds> = {};
+  for (const key of THRESHOLD_KEYS) {
+    const v = header.config?.[key];
+    if (typeof v === 'number') config[key] = v;
+  }
+  store.headerConfig = config;
+}
+
+export function sessionSummary(s: SessionStore): SessionSummary {
+  const n = s.turnCount;
+  const counts: Partial<Record<Signal, number>> = {};
+  SIGNALS.forEach((sig, i) => {
+    const c = s.signalCounts[i]!;
+    if (c > 0) counts[sig] = c;
+  });
+  const lists = n > 0 ? s.verdictLists(n - 1) : null;
+  const heldFrom = s.spansHeldFromIndex;
+  return {
+    sessionId: s.sessionId,
+    title: s.title,
+    turns: n,
+    firstTurn: n > 0 ? s.turn.get(0) : null,
+    lastTurn: n > 0 ? s.turn.get(n - 1) : null,
+    signalCounts: counts,
+    findings: s.findingTurn.length,
+    incidents: s.incidentSignal.length,
+    thresholds: s.thresholds,
+    headerConfig: s.headerConfig,
+    firstFault: s.firstFault === null ? null : { turn: s.turn.get(s.firstFault.turnIndex), signal: s.firstFault.signal },
+    latest:
+      n > 0 && lists !== null
+        ? { turn: s.turn.get(n - 1), action: ACTIONS[s.action.get(n - 1)]!, recompute: lists.recompute.length, drop: lists.drop.length }
+        : null,
+    hasCanary: s.hasCanary,
+    hasRewrites: s.hasRewrites,
+    spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.turn.get(heldFrom) : null,
+  };
+}
+
+export class Controller {
+  private job: Job | null = null;
+  private summaryTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastProgressAt = 0;
+
+  constructor(private readonly o: ControllerOptions) {}
+
+  handle(req: Request): void {
+    switch (req.type) {
+      case 'open':
+        void this.open(req);
+        return;
+      case 'cancel':
+        if (this.job?.id === req.job) this.stopJob(this.job, 'cancelled by you');
+        return;
+      case 'query':
+        this.query(req);
+        return;
+    }
+  }
+
+  /** The current job's stores, for tests. */
+  get stores(): ReadonlyMap<string, SessionStore> {
+    return this.job?.stores ?? new Map();
+  }
+
+  private stopJob(job: Job, reason: string): void {
+    job.abort.abort(reason);
+    job.live?.stop(reason);
+  }
+
+  private async open(req: OpenRequest): Promise<void> {
+    if (this.job !== null) this.stopJob(this.job, 'replaced by a new source');
+    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_LIMITS);
+    this.job = job;
+    if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
+    let state: LoadState = 'done';
+    let message: string | null = null;
+    const reader = new TranscriptReader(
+      (text, line) => {
+        job.lines = line;
+        if (typeof text === 'string') job.take(job.engine.ingestLine(text, line));
+        else job.addError({ line, message: text.error });
+      },
+      (line, msg) => job.addError({ line, message: msg }),
+    );
+    try {
+      const src: ByteSource = req.source.kind === 'file' ? await openFile(req.source.file) : await openUrl(req.source.url, job.abort.signal);
+      job.progress.bytesTotal = src.bytesTotal;
+      const res = await readBytes(src, job.abort.signal, {
+        onChunk: (bytes) => reader.push(bytes),
+        onProgress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
+      });
+      job.gzip = res.gzip;
+      if (res.aborted) {
+        state = 'cancelled';
+        message = String(job.abort.signal.reason ?? 'cancelled');
+      } else {
+        reader.end();
+      }
+    } catch (e) {
+      if (job.abort.signal.aborted) {
+        state = 'cancelled';
+        message = String(job.abort.signal.reason ?? 'cancelled');
+      } else {
+        state = 'failed';
+        message = describeReadError(e, job);
+        reader.end();
+      }
+    }
+    job.format = reader.format;
+    job.progress.elapsedMs = performance.now() - job.started;
+    job.finished = true;
+    if (this.job !== job) return;
+    this.clearSummaryTimer();
+    this.o.post({ type: 'done', job: job.id, state, message, progress: { ...job.progress }, summary: job.summary() });
+  }
+
+  private openLive(job: Job, wsUrl: string): void {
+    job.format = 'live';
+    const live = new LiveSubscription({
+      url: wsUrl,
+      since: 0,
+      createSocket: this.o.createSocket,
+      onMessage: (seq, data, raw) => {
+        job.lines = seq;
+        job.take(job.engine.ingestValue(data, seq, raw));
+        this.scheduleSummary(job);
+      },
+      onBadFrame: (seq, message) => {
+        job.addError({ line: seq, message });
+        this.scheduleSummary(job);
+      },
+      onState: (connection: ConnectionState) => {
+        if (this.job !== job) return;
+        if (connection.state === 'live') this.flushSummary(job);
+        this.o.post({ type: 'connection', job: job.id, connection });
+      },
+    });
+    job.live = live;
+    live.start();
+  }
+
+  private progress(job: Job, bytesRead: number, bytesTotal: number | null): void {
+    job.progress = { bytesRead, bytesTotal, elapsedMs: performance.now() - job.started };
+    const now = performance.now();
+    if (now - this.lastProgressAt >= 100) {
+      this.lastProgressAt = now;
+      this.o.post({ type: 'progress', job: job.id, progress: { ...job.progress } });
+    }
+    this.scheduleSummary(job);
+  }
+
+  private scheduleSummary(job: Job): void {
+    if (this.summaryTimer !== null || this.job !== job) return;
+    this.summaryTimer = setTimeout(() => {
+      this.summaryTimer = null;
+      if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
+    }, this.o.summaryEveryMs ?? 250);
+  }
+
+  private flushSummary(job: Job): void {
+    this.clearSummaryTimer();
+    this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
+  }
+
+  private clearSummaryTimer(): void {
+    if (this.summaryTimer !== null) clearTimeout(this.summaryTimer);
+    this.summaryTimer = null;
+  }
+
+  private query(req: QueryRequest): void {
+    const job = this.job;
+    if (job === null || job.id !== req.job) {
+      this.o.post({ type: 'reply', job: req.job, req: req.req, ok: false, error: 'stale job' });
+      return;
+    }
+    try {
+      const { body, transfer } = this.answer(job, req);
+      this.o.post({ type: 'reply', job: req.job, req: req.req, ok: true, body }, transfer);
+    } catch (e) {
+      this.o.post({ type: 'reply', job: req.job, req: req.req, ok: false, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private answer(job: Job, req: QueryRequest): { body: unknown; transfer: Transferable[] } {
+    const q = req.query as { sessionId: string };
+    const store = job.stores.get(q.sessionId);
+    if (store === undefined) throw new Error(`no session ${JSON.stringify(q.sessionId)} in this source`);
+    switch (req.kind) {
+      case 'view': {
+        const view = shapeView(store, req.query as QueryRequest<'view'>['query']);
+        return { body: view, transfer: transferables(view) };
+      }
+      case 'findings': {
+        const index = findingsIndex(store);
+        return { body: index, transfer: transferables(index) };
+      }
+      case 'findingDetails': {
+        const { indices } = req.query as QueryRequest<'findingDetails'>['query'];
+        return { body: indices.filter((i) => i >= 0 && i < store.findingTurn.length).map((i) => findingDetail(store, i)), transfer: [] };
+      }
+      case 'turn': {
+        const { turn } = req.query as QueryRequest<'turn'>['query'];
+        return { body: turnDetail(store, turn), transfer: [] };
+      }
+      case 'span': {
+        const { turn, spanId } = req.query as QueryRequest<'span'>['query'];
+        const detail = spanDetail(store, turn, spanId, this.o.sha256);
+        return { body: detail, transfer: [] };
+      }
+    }
+    throw new Error(`unknown query ${String(req.kind)}`);
+  }
+}
+
+function describeReadError(e: unknown, job: Job): string {
+  const detail = e instanceof Error ? e.message : String(e);
+  const where = `after ${(job.progress.bytesRead / 1e6).toFixed(1)} MB`;
+  if (job.gzip || /gzip|decompress|incorrect header|invalid/i.test(detail)) {
+    return `the file stopped decompressing ${where} (${detail}); everything before that point was analysed`;
+  }
+  return `reading stopped ${where}: ${detail}; everything before that point was analysed`;
+}
+

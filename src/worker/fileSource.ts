@@ -1,0 +1,100 @@
+// A dropped file (or a sample fetched by URL) as a stream of byte chunks, with progress
+// counted on the bytes as stored (compressed bytes for .gz). Gzip is recognised by its
+// magic bytes, not the name, and unwrapped by the platform's DecompressionStream.
+import { isGzip } from '../ingest/transcript.ts';
+
+export interface ByteSource {
+  stream: ReadableStream<Uint8Array>;
+  bytesTotal: number | null;
+}
+
+export interface ReadCallbacks {
+  onChunk: (bytes: Uint8Array) => void;
+  onProgress: (bytesRead: number, bytesTotal: number | null) => void;
+  /** lets the Worker answer queries between chunks on a long read */
+  yieldEvery?: number;
+}
+
+export async function openFile(file: Blob): Promise<ByteSource> {
+  return { stream: file.stream(), bytesTotal: file.size };
+}
+
+export async function openUrl(url: string, signal: AbortSignal): Promise<ByteSource> {
+  const res = await fetch(url, { signal });
+  if (!res.ok || res.body === null) throw new Error(`could not fetch ${url}: HTTP ${res.status}`);
+  const len = Number(res.headers.get('content-length'));
+  // a server that gzips on the fly reports the compressed length; progress is then approximate
+  return { stream: res.body, bytesTotal: Number.isFinite(len) && len > 0 ? len : null };
+}
+
+/** Reads `source` to the end (or until `signal` aborts), unwrapping gzip. Returns whether it was gzip. */
+export async function readBytes(source: ByteSource, signal: AbortSignal, cb: ReadCallbacks): Promise<{ gzip: boolean; aborted: boolean }> {
+  let bytesRead = 0;
+  const counted = source.stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytesRead += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  const raw = counted.getReader();
+  const first = await raw.read();
+  if (first.done) return { gzip: false, aborted: signal.aborted };
+  const gzip = isGzip(first.value);
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  if (gzip) {
+    // put the first chunk back in front of the rest, then decompress
+    const rest = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(first.value);
+      },
+      async pull(controller) {
+        const r = await raw.read();
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel(reason) {
+        return raw.cancel(reason);
+      },
+    });
+    reader = rest.pipeThrough(new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>).getReader();
+  } else {
+    cb.onChunk(first.value);
+    cb.onProgress(bytesRead, source.bytesTotal);
+    reader = raw;
+  }
+  const onAbort = (): void => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const every = cb.yieldEvery ?? 50;
+  let lastYield = performance.now();
+  try {
+    for (;;) {
+      if (signal.aborted) return { gzip, aborted: true };
+      const r = await reader.read();
+      if (r.done) break;
+      cb.onChunk(r.value);
+      cb.onProgress(bytesRead, source.bytesTotal);
+      const now = performance.now();
+      if (now - lastYield > every) {
+        await macrotask();
+        lastYield = performance.now();
+      }
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  return { gzip, aborted: signal.aborted };
+}
+
+/** One trip through the event loop, so queued messages (cancel, queries) are handled. */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      ch.port1.close();
+      resolve();
+    };
+    ch.port2.postMessage(null);
+  });
+}

@@ -1,0 +1,370 @@
+// The typed messages between the dashboard (main thread) and the analysis Worker.
+// Requests carry the job id they were made for; every reply and event carries the job
+// it belongs to, and the client drops anything for a job that is no longer current
+// (STYLE habit 4). Bulk numbers travel as typed arrays in the transfer list.
+import type { InputError } from '../core/engine.ts';
+import type { Thresholds } from '../core/config.ts';
+import type { Action, Severity, Signal } from '../core/signals.ts';
+
+export type { InputError, Thresholds, Action, Severity, Signal };
+
+// ------------------------------------------------------------------ sources
+
+export type Source =
+  | { kind: 'file'; file: File; name: string }
+  | { kind: 'url'; url: string; name: string }
+  | { kind: 'live'; wsUrl: string; sessionId: string };
+
+// ------------------------------------------------------------------ requests
+
+export interface OpenRequest {
+  type: 'open';
+  job: number;
+  source: Source;
+  /** thresholds set by the user in the settings: they override each session header's config */
+  userThresholds: Partial<Thresholds>;
+}
+
+export interface CancelRequest {
+  type: 'cancel';
+  job: number;
+}
+
+export interface ViewQuery {
+  sessionId: string;
+  /** turn numbers, inclusive; null = the whole session */
+  window: { from: number; to: number } | null;
+  /** how many points each chart may draw (about one per 1–2 pixels) */
+  points: number;
+  /** pixel columns of the overview ribbon */
+  ribbon: number;
+}
+
+export interface TurnQuery {
+  sessionId: string;
+  turn: number;
+}
+
+export interface SpanQuery {
+  sessionId: string;
+  turn: number;
+  spanId: string;
+}
+
+export interface FindingDetailsQuery {
+  sessionId: string;
+  /** finding indices (FindingsIndex.rowRef of finding rows) */
+  indices: number[];
+}
+
+export interface QueryMap {
+  view: { query: ViewQuery; reply: SeriesView };
+  findings: { query: { sessionId: string }; reply: FindingsIndex };
+  findingDetails: { query: FindingDetailsQuery; reply: FindingDetail[] };
+  turn: { query: TurnQuery; reply: TurnDetail | null };
+  span: { query: SpanQuery; reply: SpanDetail | null };
+}
+export type QueryKind = keyof QueryMap;
+
+export interface QueryRequest<K extends QueryKind = QueryKind> {
+  type: 'query';
+  job: number;
+  req: number;
+  kind: K;
+  query: QueryMap[K]['query'];
+}
+
+export type Request = OpenRequest | CancelRequest | QueryRequest;
+
+// ------------------------------------------------------------------ events and replies
+
+export type LoadState = 'reading' | 'done' | 'cancelled' | 'failed';
+
+export interface LoadProgress {
+  bytesRead: number;
+  /** null when unknown (a download without Content-Length) */
+  bytesTotal: number | null;
+  elapsedMs: number;
+}
+
+export type ConnectionState =
+  | { state: 'connecting'; attempt: number }
+  | { state: 'catching-up'; since: number; lastSeq: number; received: number }
+  | { state: 'live'; lastSeq: number }
+  | { state: 'reconnecting'; attempt: number; inMs: number; reason: string; lastSeq: number }
+  | { state: 'closed'; reason: string };
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string | null;
+  /** number of analysed snapshots */
+  turns: number;
+  firstTurn: number | null;
+  lastTurn: number | null;
+  /** SPEC §6 signal-count: turns on which each signal fired */
+  signalCounts: Partial<Record<Signal, number>>;
+  findings: number;
+  incidents: number;
+  /** the thresholds in force, and where the header set some */
+  thresholds: Thresholds;
+  headerConfig: Partial<Thresholds>;
+  firstFault: { turn: number; signal: Signal } | null;
+  latest: { turn: number; action: Action; recompute: number; drop: number } | null;
+  /** some turn had a pinned span with a finite score */
+  hasCanary: boolean;
+  /** some turn was a rewrite turn (spans_modified > 0 or texts changed) */
+  hasRewrites: boolean;
+  /** turns before this one no longer have per-span rows in memory (bounded store) */
+  spansHeldFrom: number | null;
+}
+
+export interface JobSummary {
+  sessions: SessionSummary[];
+  inputErrorCount: number;
+  /** the first input errors (at most a few hundred), in line order */
+  inputErrors: InputError[];
+  linesRead: number;
+  format: 'jsonl' | 'json-array' | 'unknown' | 'live';
+  gzip: boolean;
+}
+
+export type WorkerEvent =
+  | { type: 'progress'; job: number; progress: LoadProgress }
+  | { type: 'summary'; job: number; summary: JobSummary }
+  | { type: 'done'; job: number; state: LoadState; message: string | null; progress: LoadProgress; summary: JobSummary }
+  | { type: 'connection'; job: number; connection: ConnectionState }
+  | { type: 'reply'; job: number; req: number; ok: true; body: unknown }
+  | { type: 'reply'; job: number; req: number; ok: false; error: string };
+
+// ------------------------------------------------------------------ shaped data
+
+/** Pairs [x1, x2, x1, x2, …] of turn ranges to shade. */
+export type Bands = Float64Array;
+
+export interface SpreadSeries {
+  x: Float64Array;
+  stdev: Float64Array;
+  p10: Float64Array;
+  p90: Float64Array;
+  median: Float64Array;
+  spreadFloor: number;
+  minScored: number;
+  /** turns where spread_collapse fired */
+  collapse: Bands;
+  /** turns where relevance_collapse fired (collapse + inversion) */
+  relevanceCollapse: Bands;
+}
+
+export interface CanaryLine {
+  spanId: string;
+  rank: Float64Array;
+  inversions: number;
+}
+
+export interface CanarySeries {
+  x: Float64Array;
+  /** rank of the median score, (n_scored + 1) / 2 */
+  medianRank: Float64Array;
+  nScored: Float64Array;
+  canaries: CanaryLine[];
+  /** pinned spans not drawn (only the worst few are) */
+  hiddenCanaries: number;
+  /** points where a canary sat below the median: x and rank */
+  inversionX: Float64Array;
+  inversionRank: Float64Array;
+  inversions: Bands;
+  noCanary: Bands;
+  hasCanary: boolean;
+}
+
+export interface DriftSeries {
+  x: Float64Array;
+  tokens: Float64Array;
+  mean: Float64Array;
+  /** previous turn's mean × (1 ± relevance_tolerance) */
+  bandLow: Float64Array;
+  bandHigh: Float64Array;
+  tolerance: number;
+  inflationX: Float64Array;
+  inflationMean: Float64Array;
+  driftX: Float64Array;
+  driftMean: Float64Array;
+  inflation: Bands;
+  drift: Bands;
+  hasRewrites: boolean;
+}
+
+export interface OrphanSeries {
+  x: Float64Array;
+  edges: Float64Array;
+  orphaned: Bands;
+}
+
+export interface SeriesView {
+  sessionId: string;
+  /** the window drawn, inclusive turn numbers */
+  from: number;
+  to: number;
+  /** the whole session */
+  firstTurn: number;
+  lastTurn: number;
+  turnCount: number;
+  /** turns in the window (before decimation) */
+  windowTurns: number;
+  /** every turn of the session, for keyboard stepping, and its worst severity (0 none, 1 info, 2 warning, 3 fault) */
+  turns: Float64Array;
+  severity: Uint8Array;
+  /** worst severity per pixel column over the whole session (the overview ribbon) */
+  ribbon: Uint8Array;
+  spread: SpreadSeries;
+  canary: CanarySeries;
+  drift: DriftSeries;
+  orphans: OrphanSeries;
+}
+
+export const ROW_INCIDENT = 0;
+export const ROW_FINDING = 1;
+
+/** The findings list: incident header rows, each followed by its findings, in turn order. */
+export interface FindingsIndex {
+  sessionId: string;
+  findings: number;
+  rowKind: Uint8Array;
+  /** incident index for an incident row, finding index for a finding row */
+  rowRef: Int32Array;
+  rowIncident: Int32Array;
+  rowTurn: Float64Array;
+  /** index into SIGNALS */
+  rowSignal: Uint8Array;
+  incidentSignal: Uint8Array;
+  incidentStart: Float64Array;
+  incidentEnd: Float64Array;
+  incidentCount: Int32Array;
+}
+
+export interface FindingDetail {
+  index: number;
+  turn: number;
+  signal: Signal;
+  severity: Severity;
+  message: string;
+  spanIds: string[];
+}
+
+export type BindingName = 'bound' | 'unscored' | 'unbound' | 'stale';
+
+export interface TurnMetricsView {
+  n_spans: number;
+  n_scored: number;
+  tokens_total: number;
+  tokens_estimated: boolean;
+  mean_score: number | null;
+  median_score: number | null;
+  stdev_score: number | null;
+  p10_score: number | null;
+  p90_score: number | null;
+  orphan_edges: number;
+  spans_modified: number;
+  scores_invalidated: number;
+  texts_changed: number;
+}
+
+export interface SpanRow {
+  spanId: string;
+  score: number | null;
+  binding: BindingName;
+  rewrites: number;
+  tokens: number;
+  pinned: boolean;
+  textChanged: boolean;
+}
+
+export interface GraphNode {
+  id: string;
+  kind: 'live' | 'citer' | 'ghost';
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  pinned: boolean;
+  binding: BindingName | null;
+  /** for ghosts: whether the missing parent was seen pruned at or before this turn */
+  prunedEarlier: boolean;
+}
+
+export interface GraphEdge {
+  source: string;
+  target: string;
+  missing: boolean;
+}
+
+export interface LineageGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  /** live spans with no derived_from edge at all, left out of the drawing */
+  isolated: number;
+  /** nodes left out to keep the drawing legible */
+  omitted: number;
+}
+
+export interface TurnDetail {
+  sessionId: string;
+  turn: number;
+  index: number;
+  prevTurn: number | null;
+  nextTurn: number | null;
+  metrics: TurnMetricsView;
+  action: Action;
+  prune_safe: boolean;
+  recompute: string[];
+  drop: string[];
+  findings: FindingDetail[];
+  /** null when this turn's per-span rows were evicted from the bounded store */
+  spans: SpanRow[] | null;
+  graph: LineageGraph | null;
+}
+
+export type DiffOp = { op: 'same' | 'add' | 'del'; text: string };
+
+export interface SpanVersion {
+  fromTurn: number;
+  toTurn: number;
+  sha256: string | null;
+}
+
+export interface SpanDetail {
+  sessionId: string;
+  spanId: string;
+  turn: number;
+  /** false when the span is not live at this turn (the fields then describe its nearest turn) */
+  live: boolean;
+  shownTurn: number;
+  text: string | null;
+  /** true when the text of that turn is no longer held (bounded memory) */
+  textEvicted: boolean;
+  score: number | null;
+  binding: BindingName;
+  claimedSha256: string | null;
+  computedSha256: string | null;
+  rewrites: number;
+  tokens: number;
+  pinned: boolean;
+  role: string | null;
+  derivedFrom: string[];
+  missingParents: string[];
+  children: string[];
+  firstSeen: number;
+  lastSeen: number;
+  prunedAt: number | null;
+  /** score per turn where the span was live, decimated */
+  historyX: Float64Array;
+  historyScore: Float64Array;
+  historyRewrites: Float64Array;
+  /** turns where the binding was not `bound`, as bands */
+  badBinding: Bands;
+  textVersions: SpanVersion[];
+  /** diff of this turn's text against the span's text at the previous turn it was live */
+  diffAgainst: number | null;
+  diff: DiffOp[] | null;
+  historyFrom: number | null;
+}

@@ -1,0 +1,497 @@
+// Everything the dashboard can ask about one session, kept compactly as the engine's
+// results arrive: per-turn metric columns, findings grouped into incidents, canary ranks,
+// verdict lists, and per-span rows for the inspector. Memory stays bounded on long runs:
+// per-span rows live in fixed-size chunks and the oldest chunks are dropped past a row
+// budget; span texts are interned per span (98% of texts repeat turn to turn) and old
+// versions are released past a character budget. Snapshots themselves are never kept.
+import { Binding, type TurnResult } from '../core/analyse.ts';
+import type { Thresholds } from '../core/config.ts';
+import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
+import type { Snapshot } from '../core/wire.ts';
+import { f64, i32, lowerBound, u32, u8 } from './columns.ts';
+import type { BindingName } from './protocol.ts';
+
+export const SIGNAL_INDEX: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s, i) => [s, i])) as Record<Signal, number>;
+/** 0 none, 1 info, 2 warning, 3 fault: the worst finding of a turn. */
+export const SEVERITY_LEVEL = { info: 1, warning: 2, fault: 3 } as const;
+export const ACTIONS: readonly Action[] = ['prune_ok', 'recompute', 'freeze'];
+const ACTION_CODE: Readonly<Record<Action, number>> = { prune_ok: 0, recompute: 1, freeze: 2 };
+const SIGNAL_LEVEL = SIGNALS.map((s) => SEVERITY_LEVEL[SEVERITY[s]]);
+
+export const bit = (signal: Signal): number => 1 << SIGNAL_INDEX[signal];
+
+export interface StoreLimits {
+  /** per-span rows kept (32 bytes each) */
+  maxSpanRows: number;
+  /** characters of superseded span texts kept */
+  maxTextChars: number;
+}
+
+export const DEFAULT_LIMITS: StoreLimits = { maxSpanRows: 2_000_000, maxTextChars: 48_000_000 };
+
+export interface TextVersion {
+  /** null once released by the character budget */
+  text: string | null;
+  firstTurnIndex: number;
+  /** sha256 of the text, once known */
+  digest: string | undefined;
+}
+
+export interface SpanInfo {
+  id: string;
+  texts: TextVersion[];
+  claims: string[];
+  parents: string[][];
+  role: string | null;
+  firstSeen: number;
+  lastSeen: number;
+  /** turn index of the latest turn whose `pruned` named this id, or -1 */
+  prunedAt: number;
+  /** turn indices at which this id was listed in `pruned`, in order */
+  prunedTurns: number[];
+}
+
+export const FLAG_PINNED = 1;
+export const FLAG_TEXT_CHANGED = 2;
+export const FLAG_ESTIMATED = 4;
+
+const CHUNK = 1 << 16;
+
+/** A fixed-size block of per-span rows (one row = one live span at one turn). */
+class RowChunk {
+  readonly span = new Int32Array(CHUNK);
+  readonly score = new Float64Array(CHUNK);
+  readonly binding = new Uint8Array(CHUNK);
+  readonly rewrites = new Uint16Array(CHUNK);
+  readonly textVer = new Int32Array(CHUNK);
+  readonly claimVer = new Int32Array(CHUNK);
+  readonly parentsVer = new Int32Array(CHUNK);
+  readonly tokens = new Int32Array(CHUNK);
+  readonly flags = new Uint8Array(CHUNK);
+}
+
+export interface SpanRowData {
+  span: number;
+  score: number;
+  binding: number;
+  rewrites: number;
+  textVer: number;
+  claimVer: number;
+  parentsVer: number;
+  tokens: number;
+  flags: number;
+}
+
+/** Per-span rows in chunks; the oldest chunks are released past the budget. */
+export class SpanRows {
+  private chunks: RowChunk[] = [];
+  /** global row number of chunks[0][0] */
+  private base = 0;
+  private total = 0;
+
+  constructor(private readonly maxRows: number) {}
+
+  get heldFrom(): number {
+    return this.base;
+  }
+
+  get length(): number {
+    return this.total;
+  }
+
+  push(r: SpanRowData): void {
+    const local = this.total - this.base;
+    const ci = Math.floor(local / CHUNK);
+    if (ci === this.chunks.length) this.chunks.push(new RowChunk());
+    const c = this.chunks[ci]!;
+    const o = local % CHUNK;
+    c.span[o] = r.span;
+    c.score[o] = r.score;
+    c.binding[o] = r.binding;
+    c.rewrites[o] = Math.min(r.rewrites, 0xffff);
+    c.textVer[o] = r.textVer;
+    c.claimVer[o] = r.claimVer;
+    c.parentsVer[o] = r.parentsVer;
+    c.tokens[o] = r.tokens;
+    c.flags[o] = r.flags;
+    this.total++;
+  }
+
+  /** Releases whole chunks from the front while more than maxRows are held (never the last chunk). */
+  trim(): void {
+    while (this.chunks.length > 1 && this.total - this.base - CHUNK >= this.maxRows) {
+      this.chunks.shift();
+      this.base += CHUNK;
+    }
+  }
+
+  has(row: number): boolean {
+    return row >= this.base && row < this.total;
+  }
+
+  spanAt(row: number): number {
+    const local = row - this.base;
+    return this.chunks[Math.floor(local / CHUNK)]!.span[local % CHUNK]!;
+  }
+
+  read(row: number): SpanRowData {
+    const local = row - this.base;
+    const c = this.chunks[Math.floor(local / CHUNK)]!;
+    const o = local % CHUNK;
+    return {
+      span: c.span[o]!,
+      score: c.score[o]!,
+      binding: c.binding[o]!,
+      rewrites: c.rewrites[o]!,
+      textVer: c.textVer[o]!,
+      claimVer: c.claimVer[o]!,
+      parentsVer: c.parentsVer[o]!,
+      tokens: c.tokens[o]!,
+      flags: c.flags[o]!,
+    };
+  }
+}
+
+export class SessionStore {
+  title: string | null = null;
+  headerConfig: Partial<Thresholds> = {};
+
+  // ---- per turn (index t = the t-th analysed snapshot of the session)
+  readonly turn = f64();
+  readonly nSpans = i32();
+  readonly nScored = i32();
+  readonly tokens = f64();
+  readonly tokensEstimated = u8();
+  readonly mean = f64();
+  readonly median = f64();
+  readonly stdev = f64();
+  readonly p10 = f64();
+  readonly p90 = f64();
+  readonly orphanEdges = i32();
+  readonly spansModified = i32();
+  readonly scoresInvalidated = i32();
+  readonly textsChanged = i32();
+  readonly action = u8();
+  /** bit SIGNAL_INDEX[s] set when signal s fired at the turn */
+  readonly signals = u32();
+  readonly severity = u8();
+  /** first row of the turn in `rows` (global numbering); rows of turn t end where t+1's start */
+  readonly rowStart = f64();
+  readonly recStart = i32();
+  readonly recIds = i32();
+  readonly dropStart = i32();
+  readonly dropIds = i32();
+
+  // ---- canaries: rows per turn
+  readonly canaryStart = i32();
+  readonly canarySpan = i32();
+  readonly canaryRank = i32();
+  readonly canaryBelow = u8();
+  /** span index → number of turns it was below the median */
+  readonly canaryInversions = new Map<number, number>();
+
+  // ---- findings, in turn order then SPEC §4 table order
+  readonly findingTurn = i32();
+  readonly findingSignal = u8();
+  readonly findingSpanStart = i32();
+  readonly findingSpanIds = i32();
+  readonly findingMessage: string[] = [];
+  /** per signal: finding indices, in turn order */
+  readonly bySignal = SIGNALS.map(() => i32(64));
+  readonly signalCounts = new Int32Array(SIGNALS.length);
+
+  // ---- incidents: runs of consecutive turns on which one signal fired
+  readonly incidentSignal = u8();
+  readonly incidentStart = i32();
+  readonly incidentEnd = i32();
+  /** position of the incident's first finding in bySignal[signal] */
+  readonly incidentFirst = i32();
+  readonly incidentCount = i32();
+  private readonly openIncident = new Int32Array(SIGNALS.length).fill(-1);
+  private readonly lastFired = new Int32Array(SIGNALS.length).fill(-2);
+
+  firstFault: { turnIndex: number; signal: Signal } | null = null;
+  hasCanary = false;
+  hasRewrites = false;
+
+  // ---- spans
+  readonly spanIndex = new Map<string, number>();
+  readonly spans: SpanInfo[] = [];
+  readonly rows: SpanRows;
+  private textChars = 0;
+  private readonly textQueue: { span: number; ver: number }[] = [];
+  private textQueueHead = 0;
+
+  constructor(
+    readonly sessionId: string,
+    public thresholds: Thresholds,
+    private readonly limits: StoreLimits = DEFAULT_LIMITS,
+  ) {
+    this.rows = new SpanRows(limits.maxSpanRows);
+  }
+
+  get turnCount(): number {
+    return this.turn.length;
+  }
+
+  /** Index of `turn` among the session's turns, or -1. */
+  indexOf(turn: number): number {
+    const i = lowerBound(this.turn.view(), turn);
+    return i < this.turn.length && this.turn.get(i) === turn ? i : -1;
+  }
+
+  /** First turn index whose per-span rows are still held. */
+  get spansHeldFromIndex(): number {
+    const from = this.rows.heldFrom;
+    if (from === 0) return 0;
+    return lowerBound(this.rowStart.view(), from);
+  }
+
+  rowsOf(t: number): { start: number; end: number } | null {
+    const start = this.rowStart.get(t);
+    const end = t + 1 < this.rowStart.length ? this.rowStart.get(t + 1) : this.rows.length;
+    return this.rows.has(start) || start === end ? { start, end } : null;
+  }
+
+  intern(id: string): number {
+    let idx = this.spanIndex.get(id);
+    if (idx === undefined) {
+      idx = this.spans.length;
+      this.spanIndex.set(id, idx);
+      this.spans.push({ id, texts: [], claims: [], parents: [], role: null, firstSeen: -1, lastSeen: -1, prunedAt: -1, prunedTurns: [] });
+    }
+    return idx;
+  }
+
+  record(result: TurnResult, snap: Snapshot): void {
+    const t = this.turn.length;
+    const m = result.metrics;
+    this.turn.push(result.turn);
+    this.nSpans.push(m.n_spans);
+    this.nScored.push(m.n_scored);
+    this.tokens.push(m.tokens_total);
+    this.tokensEstimated.push(m.tokens_estimated ? 1 : 0);
+    this.mean.push(m.mean_score ?? Number.NaN);
+    this.median.push(m.median_score ?? Number.NaN);
+    this.stdev.push(m.stdev_score ?? Number.NaN);
+    this.p10.push(m.p10_score ?? Number.NaN);
+    this.p90.push(m.p90_score ?? Number.NaN);
+    this.orphanEdges.push(m.orphan_edges);
+    this.spansModified.push(m.spans_modified);
+    this.scoresInvalidated.push(m.scores_invalidated);
+    this.textsChanged.push(m.texts_changed);
+    if (m.spans_modified > 0 || m.texts_changed > 0) this.hasRewrites = true;
+
+    const v = result.verdict;
+    this.action.push(ACTION_CODE[v.action]);
+    this.recStart.push(this.recIds.length);
+    for (const id of v.recompute) this.recIds.push(this.intern(id));
+    this.dropStart.push(this.dropIds.length);
+    for (const id of v.drop) this.dropIds.push(this.intern(id));
+
+    this.canaryStart.push(this.canarySpan.length);
+    for (const c of m.canaries) {
+      const idx = this.intern(c.span_id);
+      this.canarySpan.push(idx);
+      this.canaryRank.push(c.rank);
+      this.canaryBelow.push(c.below_median ? 1 : 0);
+      this.canaryInversions.set(idx, (this.canaryInversions.get(idx) ?? 0) + (c.below_median ? 1 : 0));
+    }
+    if (m.canaries.length > 0) this.hasCanary = true;
+
+    let mask = 0;
+    let level = 0;
+    for (const f of result.findings) {
+      const s = SIGNAL_INDEX[f.signal];
+      const fi = this.findingTurn.length;
+      this.findingTurn.push(t);
+      this.findingSignal.push(s);
+      this.findingSpanStart.push(this.findingSpanIds.length);
+      for (const id of f.span_ids) this.findingSpanIds.push(this.intern(id));
+      this.findingMessage.push(f.message);
+      const pos = this.bySignal[s]!.length;
+      this.bySignal[s]!.push(fi);
+      this.signalCounts[s]!++;
+      mask |= 1 << s;
+      level = Math.max(level, SIGNAL_LEVEL[s]!);
+      if (f.severity === 'fault' && this.firstFault === null) this.firstFault = { turnIndex: t, signal: f.signal };
+      // SPEC-free presentation rule: an incident is a run of consecutive snapshots with the signal
+      if (this.lastFired[s] === t - 1 && this.openIncident[s]! >= 0) {
+        const k = this.openIncident[s]!;
+        this.incidentEnd.set(k, t);
+        this.incidentCount.set(k, this.incidentCount.get(k) + 1);
+      } else {
+        this.openIncident[s] = this.incidentSignal.length;
+        this.incidentSignal.push(s);
+        this.incidentStart.push(t);
+        this.incidentEnd.push(t);
+        this.incidentFirst.push(pos);
+        this.incidentCount.push(1);
+      }
+      this.lastFired[s] = t;
+    }
+    this.signals.push(mask);
+    this.severity.push(level);
+
+    this.recordSpans(t, result, snap);
+    for (const id of snap.pruned ?? []) {
+      const info = this.spans[this.intern(id)]!;
+      info.prunedAt = t;
+      info.prunedTurns.push(t);
+    }
+  }
+
+  private recordSpans(t: number, result: TurnResult, snap: Snapshot): void {
+    this.rowStart.push(this.rows.length);
+    const spans = snap.spans;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      const check = result.checks[i]!;
+      const idx = this.intern(span.span_id);
+      const info = this.spans[idx]!;
+
+      let ver = info.texts.length - 1;
+      const last = info.texts[ver];
+      const same = last !== undefined && ((info.lastSeen === t - 1 && !check.textChanged) || last.text === span.text);
+      if (!same) {
+        info.texts.push({ text: span.text, firstTurnIndex: t, digest: check.digest });
+        ver = info.texts.length - 1;
+        this.holdText(idx, ver, span.text.length);
+      } else if (last.digest === undefined && check.digest !== undefined) {
+        last.digest = check.digest;
+      }
+
+      let claimVer = -1;
+      const claimed = span.text_sha256;
+      if (claimed !== null && claimed !== '') {
+        claimVer = info.claims.length - 1;
+        if (claimVer < 0 || info.claims[claimVer] !== claimed) {
+          info.claims.push(claimed);
+          claimVer = info.claims.length - 1;
+        }
+      }
+
+      let parentsVer = -1;
+      const df = span.derived_from;
+      if (df !== undefined && df.length > 0) {
+        parentsVer = info.parents.length - 1;
+        if (parentsVer < 0 || !sameStrings(info.parents[parentsVer]!, df)) {
+          info.parents.push(df.slice());
+          parentsVer = info.parents.length - 1;
+        }
+      }
+
+      if (span.role !== undefined) info.role = span.role;
+      if (info.firstSeen < 0) info.firstSeen = t;
+      info.lastSeen = t;
+
+      const estimated = span.tokens === undefined;
+      this.rows.push({
+        span: idx,
+        score: span.score ?? Number.NaN,
+        binding: check.binding,
+        rewrites: span.rewrite_count ?? 0,
+        textVer: ver,
+        claimVer,
+        parentsVer,
+        tokens: span.tokens ?? estimateTokens(span.text),
+        flags: (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0) | (estimated ? FLAG_ESTIMATED : 0),
+      });
+    }
+    this.rows.trim();
+  }
+
+  private holdText(span: number, ver: number, chars: number): void {
+    this.textQueue.push({ span, ver });
+    this.textChars += chars;
+    // at most one pass over the queue: a span's current text is always kept (the latest
+    // snapshot shows it), so it goes back to the end of the queue
+    let pass = this.textQueue.length - this.textQueueHead;
+    while (this.textChars > this.limits.maxTextChars && pass-- > 0) {
+      const old = this.textQueue[this.textQueueHead++]!;
+      const info = this.spans[old.span]!;
+      if (old.ver === info.texts.length - 1) {
+        this.textQueue.push(old);
+        continue;
+      }
+      const v = info.texts[old.ver]!;
+      if (v.text !== null) {
+        this.textChars -= v.text.length;
+        v.text = null;
+      }
+    }
+    if (this.textQueueHead > 4096 && this.textQueueHead * 2 > this.textQueue.length) {
+      this.textQueue.splice(0, this.textQueueHead);
+      this.textQueueHead = 0;
+    }
+  }
+
+  /** Finding indices of turn index t: [from, to). */
+  findingsAt(t: number): [number, number] {
+    const view = this.findingTurn.view();
+    return [lowerBound(view, t), lowerBound(view, t + 1)];
+  }
+
+  findingSpans(fi: number): number[] {
+    const from = this.findingSpanStart.get(fi);
+    const to = fi + 1 < this.findingSpanStart.length ? this.findingSpanStart.get(fi + 1) : this.findingSpanIds.length;
+    const out: number[] = [];
+    for (let k = from; k < to; k++) out.push(this.findingSpanIds.get(k));
+    return out;
+  }
+
+  verdictLists(t: number): { recompute: number[]; drop: number[] } {
+    const slice = (start: ReturnType<typeof i32>, ids: ReturnType<typeof i32>): number[] => {
+      const from = start.get(t);
+      const to = t + 1 < start.length ? start.get(t + 1) : ids.length;
+      const out: number[] = [];
+      for (let k = from; k < to; k++) out.push(ids.get(k));
+      return out;
+    };
+    return { recompute: slice(this.recStart, this.recIds), drop: slice(this.dropStart, this.dropIds) };
+  }
+
+  canariesAt(t: number): [number, number] {
+    const from = this.canaryStart.get(t);
+    const to = t + 1 < this.canaryStart.length ? this.canaryStart.get(t + 1) : this.canarySpan.length;
+    return [from, to];
+  }
+
+  /** The row of span `idx` at turn index t, or -1 (not live, or rows released). */
+  rowOf(t: number, idx: number, hint = -1): number {
+    const r = this.rowsOf(t);
+    if (r === null) return -1;
+    if (hint >= 0 && r.start + hint < r.end && this.rows.spanAt(r.start + hint) === idx) return r.start + hint;
+    for (let row = r.start; row < r.end; row++) if (this.rows.spanAt(row) === idx) return row;
+    return -1;
+  }
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function bindingName(b: number): BindingName {
+  switch (b) {
+    case Binding.Unscored:
+      return 'unscored';
+    case Binding.Unbound:
+      return 'unbound';
+    case Binding.Stale:
+      return 'stale';
+    default:
+      return 'bound';
+  }
+}
+
+/** SPEC §2: absent tokens → ceil(code points / 4). */
+function estimateTokens(text: string): number {
+  let codePoints = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) codePoints--;
+  }
+  return Math.ceil(codePoints / 4);
+}

@@ -1,0 +1,19 @@
+// The Worker entry: hash-wasm's sha256 set up once, then every message to the Controller.
+import { createSHA256 } from 'hash-wasm';
+import { Controller } from './controller.ts';
+import type { Request, WorkerEvent } from './protocol.ts';
+
+const scope = self as unknown as {
+  onmessage: ((ev: MessageEvent<Request>) => void) | null;
+  postMessage: (message: WorkerEvent, options?: { transfer?: Transferable[] }) => void;
+};
+
+// Listening starts before the hasher is ready (messages are not lost); handling waits for it.
+const ready = createSHA256().then((hasher) => {
+  const sha256 = (text: string): string => hasher.init().update(text).digest('hex');
+  return new Controller({ sha256, post: (event, transfer) => scope.postMessage(event, { transfer: transfer ?? [] }) });
+});
+
+scope.onmessage = (ev) => {
+  void ready.then((controller) => controller.handle(ev.data));
+};
