@@ -77,7 +77,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const boundToLoopback = isLoopbackHost(options.host);
 
   const ingestSockets = new Set<WebSocket>();
-  const wssIngest = new WebSocketServer({ noServer: true, maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20), perMessageDeflate: false });
+  // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
+  const wssIngest = new WebSocketServer({ noServer: true, maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20), perMessageDeflate: false, skipUTF8Validation: true });
   const wssSubscribe = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
 
   const authorized = (req: IncomingMessage, url: URL): boolean => {

@@ -35,7 +35,10 @@ describe('replay', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/replay: 120 turns sent, 121 messages acknowledged · [\d.]+ of [\d.]+ MB \(100%\)/);
     expect(r.stdout).toMatch(/as session "sim": 121 messages stored \(120 turns, 1–120\), 0 already there, 0 rejected/);
-    expect(await transcriptLines(relay.url, 'sim')).toEqual(lines);
+    // stored as the harness client sends it: the same JSON, non-ASCII escaped
+    const stored = await transcriptLines(relay.url, 'sim');
+    expect(stored.map((l) => JSON.parse(l) as unknown)).toEqual(lines.map((l) => JSON.parse(l) as unknown));
+    expect(stored.every((l) => /^[\x20-\x7e]*$/.test(l))).toBe(true);
     await viewer.untilSeq(121);
     expect(viewer.seqs).toHaveLength(121);
     await viewer.close();

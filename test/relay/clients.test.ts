@@ -109,7 +109,8 @@ describe('TypeScript client', () => {
     expect(proxy.drops).toBeGreaterThan(2);
     expect(acks.map((a) => a.seq)).toEqual(lines.map((_, i) => i + 1));
     expect(acks.some((a) => a.duplicate)).toBe(true); // stored before the drop, resent, recognised
-    expect(await transcriptLines(relay.url, 'ts-run')).toEqual(lines);
+    const stored = await transcriptLines(relay.url, 'ts-run');
+    expect(stored.map((l) => JSON.parse(l) as unknown)).toEqual(lines.map((l) => JSON.parse(l) as unknown));
   });
 
   it('rejects what the relay would reject before sending it, and a relay rejection does not stop the stream', async () => {
@@ -164,7 +165,7 @@ describe('Python client', () => {
     expect(summary.seqs).toEqual(lines.map((_, i) => i + 1));
     expect(summary.retries).toBeGreaterThan(0);
     expect(summary.duplicates).toBeGreaterThan(0);
-    // the relay stores the Python client's compact form; as JSON it is the same session
+    // the relay stores the Python client's compact, ASCII-escaped form; as JSON it is the same session
     const stored = await transcriptLines(relay.url, 'py-run');
     expect(stored.map((l) => JSON.parse(l) as unknown)).toEqual(lines.map((l) => JSON.parse(l) as unknown));
   });

@@ -1,0 +1,243 @@
+// Relay benchmark on loopback (issue: live sessions): N harness WebSocket connections each
+// sending M snapshots/s of 200 spans, fanned out to K dashboard subscribers; prints the
+// sustained snapshots/s the relay acknowledged and p50/p99 delivery latency (harness send
+// → subscriber receive) for (10 sessions, 5 viewers) and (100 sessions, 10 viewers).
+// Goal: 100 sessions × 10 snapshots/s to 10 viewers, p99 < 100 ms, on a 2-core machine.
+//
+// The relay is the real `context-health serve` in its own process (one core); the harnesses
+// and viewers share this process (the other core), so the latencies are on one clock. Each
+// viewer watches one session, as a dashboard does (viewer i → session i mod N).
+//
+//   node --import tsx bench/relay.ts [--seconds S] [--text-chars C]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { asciiJson } from '../src/client/harness.ts';
+import { nodeSha256 } from '../src/node/platform.ts';
+import { simulateSession } from '../src/sim/scenario.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+interface Config {
+  sessions: number;
+  viewers: number;
+  ratePerSession: number;
+  spans: number;
+  textChars: number;
+  seconds: number;
+}
+
+interface Result {
+  config: Config;
+  offered: number;
+  sustained: number;
+  delivered: number;
+  p50: number;
+  p99: number;
+  max: number;
+  mbPerSecond: number;
+  relayRssMiB: number;
+  relayCpu: number;
+  clientCpu: number;
+  errors: number;
+}
+
+/** The spans of one realistic 200-span snapshot from the scenario generator, as JSON. */
+function spansJson(spans: number, textChars: number): string {
+  // the generator's buffer fills up over its first turns: take the first full one
+  for (const m of simulateSession({ seed: 7, sessionId: 'bench', turns: 1000, spans, textChars, nonAscii: true }, nodeSha256)) {
+    if (m.type === 'snapshot' && m.spans.length >= spans) return JSON.stringify(m.spans.slice(0, spans));
+  }
+  throw new Error(`the generator never reached ${spans} spans`);
+}
+
+async function startRelay(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--data', dataDir, '--no-static', '--max-sessions', '10000'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+\/)/.exec(out);
+      if (m !== null) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function open(url: string): Promise<WebSocket> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+/** CPU seconds used so far by a process (Linux /proc; 0 elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+const CLOSE_BRACE = Buffer.from('}');
+
+async function runOne(config: Config, spans: Buffer): Promise<Result> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-relay-'));
+  const relay = await startRelay(dataDir);
+  const base = relay.url.replace(/^http/, 'ws');
+  const warmupMs = 2000;
+  const latencies: number[] = [];
+  let delivered = 0;
+  let acked = 0;
+  let errors = 0;
+  let bytesSent = 0;
+  let measuring = false;
+  let sent = 0;
+
+  const viewers: WebSocket[] = [];
+  for (let v = 0; v < config.viewers; v++) {
+    const ws = await open(`${base}api/sessions/bench-${v % config.sessions}/subscribe?since=0`);
+    ws.on('message', (data: Buffer) => {
+      const now = performance.now();
+      // {"type":"msg","seq":N,"data":{"type":"snapshot","session_id":"…","turn":T,"bench_sent":X,…
+      const head = data.toString('latin1', 0, 160);
+      const at = head.indexOf('"bench_sent":');
+      if (at === -1 || !measuring) return;
+      latencies.push(now - Number.parseFloat(head.slice(at + 13, head.indexOf(',', at))));
+      delivered++;
+    });
+    viewers.push(ws);
+  }
+  const harnesses: WebSocket[] = [];
+  for (let s = 0; s < config.sessions; s++) {
+    const ws = await open(`${base}api/ingest`);
+    ws.on('message', (data: Buffer) => {
+      if (data.includes('"type":"ack"')) {
+        if (measuring) acked++;
+      } else errors++;
+    });
+    harnesses.push(ws);
+  }
+
+  const periodMs = 1000 / config.ratePerSession;
+  const turns = new Array<number>(config.sessions).fill(0);
+  const timers: NodeJS.Timeout[] = [];
+  const started = performance.now();
+  for (let s = 0; s < config.sessions; s++) {
+    const ws = harnesses[s]!;
+    const sid = `bench-${s}`;
+    // staggered, and paced against the start so timer lateness does not lower the rate
+    const offset = (s / config.sessions) * periodMs;
+    let k = 0;
+    const tick = (): void => {
+      const t = ++turns[s]!;
+      // the spans are encoded once; each message is its own small head around them
+      const head = Buffer.from(`{"type":"snapshot","session_id":"${sid}","turn":${t},"bench_sent":${performance.now()},"spans":`);
+      const line = Buffer.concat([head, spans, CLOSE_BRACE]);
+      ws.send(line, { binary: false });
+      if (measuring) {
+        sent++;
+        bytesSent += line.length;
+      }
+      k++;
+      timers[s] = setTimeout(tick, Math.max(0, started + offset + k * periodMs - performance.now()));
+    };
+    timers[s] = setTimeout(tick, offset);
+  }
+  await new Promise((r) => setTimeout(r, warmupMs));
+  measuring = true;
+  const cpu0 = cpuSeconds(relay.pid);
+  const own0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, config.seconds * 1000));
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = cpuSeconds(relay.pid);
+  const own = process.cpuUsage(own0);
+  measuring = false;
+  for (const t of timers) clearTimeout(t);
+  const health = (await (await fetch(`${relay.url}api/health`)).json()) as { memory: { rss: number } };
+  for (const ws of [...harnesses, ...viewers]) ws.terminate();
+  await relay.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    config,
+    offered: sent / elapsed,
+    sustained: acked / elapsed,
+    delivered: delivered / elapsed,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1]!,
+    mbPerSecond: bytesSent / elapsed / 1e6,
+    relayRssMiB: health.memory.rss / 2 ** 20,
+    relayCpu: (cpu1 - cpu0) / elapsed,
+    clientCpu: (own.user + own.system) / 1e6 / elapsed,
+    errors,
+  };
+}
+
+function line(r: Result): string {
+  const c = r.config;
+  const f = (n: number, d = 0): string => n.toFixed(d);
+  return (
+    `  ${String(c.sessions).padStart(3)} sessions × ${c.ratePerSession}/s → ${String(c.viewers).padStart(2)} viewers: ` +
+    `sustained ${f(r.sustained)} snapshots/s (offered ${f(r.offered)}, ${f(r.mbPerSecond, 1)} MB/s in), ` +
+    `delivered ${f(r.delivered)}/s, latency p50 ${f(r.p50, 1)} ms p99 ${f(r.p99, 1)} ms max ${f(r.max, 1)} ms; ` +
+    `relay CPU ${f(r.relayCpu * 100)}% RSS ${f(r.relayRssMiB)} MiB, load generator CPU ${f(r.clientCpu * 100)}%${r.errors > 0 ? `; ${r.errors} ERRORS` : ''}`
+  );
+}
+
+export async function benchRelay(options: { seconds?: number; textChars?: number } = {}): Promise<void> {
+  const seconds = options.seconds ?? 8;
+  const textChars = options.textChars ?? 400;
+  const spanCount = 200;
+  // as the TypeScript and Python harness clients send it: non-ASCII escaped
+  const spans = Buffer.from(asciiJson(spansJson(spanCount, textChars)));
+  const snapshotKB = (spans.length + 100) / 1024;
+  console.log(`relay: loopback, ${spanCount} spans of ~${textChars} chars per snapshot (${snapshotKB.toFixed(0)} KB), ${seconds} s measured after 2 s warm-up`);
+  const results: Result[] = [];
+  for (const [sessions, viewers] of [
+    [10, 5],
+    [100, 10],
+  ] as const) {
+    const r = await runOne({ sessions, viewers, ratePerSession: 10, spans: spanCount, textChars, seconds }, spans);
+    results.push(r);
+    console.log(line(r));
+  }
+  const goal = results[1]!;
+  const met = goal.sustained >= 0.97 * 1000 && goal.p99 < 100 && goal.errors === 0;
+  console.log(`  goal (100 sessions × 10/s to 10 viewers, p99 < 100 ms): ${met ? 'met' : 'NOT met'}`);
+}
+
+if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('bench/relay.ts')) {
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' } } });
+  await benchRelay({
+    ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
+    ...(values['text-chars'] === undefined ? {} : { textChars: Number(values['text-chars']) }),
+  });
+}
