@@ -8,7 +8,7 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
 /** A span id as a button that opens the inspector. The id is untrusted text: rendered as text. */
 export function SpanChip({ id, tone }: { id: string; tone?: 'bad' | 'drop' | 'plain' }) {
   return (
-    <button type="button" className={`chip ${tone ?? 'plain'}`} onClick={() => selectSpan(id)} title={`Inspect span ${id}`}>
+    <button type="button" className={`chip ${tone ?? 'plain'}`} onClick={() => selectSpan(id)} title={`Inspect span ${id}`} aria-label={`Inspect span ${id}`}>
       {id}
     </button>
   );

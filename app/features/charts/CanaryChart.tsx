@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis, ZAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
 import { C, CANARY_COLORS } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
@@ -57,6 +57,7 @@ export function CanaryChart() {
             {inv.map((r, i) => (
               <ReferenceArea key={`i${i}`} x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.18} strokeOpacity={0} ifOverflow="hidden" />
             ))}
+            <ZAxis range={[22, 22]} />
             <Line dataKey="median" stroke={C.median} strokeDasharray="5 4" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} name="median rank" />
             {(s?.canaries ?? []).map((c, k) => (
               <Line key={c.spanId} dataKey={`c${k}`} stroke={CANARY_COLORS[k % CANARY_COLORS.length]} strokeWidth={2} dot={false} isAnimationActive={false} connectNulls={false} name={`pinned ${c.spanId}`} />

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis, ZAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
@@ -52,6 +52,7 @@ export function DriftChart() {
           {driftBands.map((r, i) => (
             <ReferenceArea key={`d${i}`} yAxisId="mean" x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.3} strokeOpacity={0} ifOverflow="hidden" />
           ))}
+          <ZAxis range={[36, 36]} />
           <Area yAxisId="mean" dataKey="band" stroke="none" fill={C.tolBand} fillOpacity={0.8} isAnimationActive={false} connectNulls={false} name="previous mean ± tolerance" />
           <Line yAxisId="tokens" dataKey="tokens" stroke={C.tokens} strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} name="tokens_total" />
           <Line yAxisId="mean" dataKey="mean" stroke={C.mean} strokeWidth={2} dot={false} isAnimationActive={false} connectNulls={false} name="mean relevance" />

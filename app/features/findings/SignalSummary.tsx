@@ -14,7 +14,10 @@ export function SignalSummary() {
     <section className="panel summary" aria-label="Signals that fired">
       <header className="panel-head">
         <h2>
-          Signals <span className="muted">turns on which each fired, of {s.turns.toLocaleString('en-US')}</span>
+          Signals{' '}
+          <span className="muted" data-testid="session-turns" data-turns={s.turns}>
+            turns on which each fired, of {s.turns.toLocaleString('en-US')}
+          </span>
         </h2>
       </header>
       {fired.length === 0 ? (

@@ -7,7 +7,7 @@ import { ConnectionStatus } from './ConnectionStatus.tsx';
 
 export const ACCEPT = '.jsonl,.json,.gz,.ndjson,application/json,application/gzip,application/x-ndjson';
 
-export function FileButton({ className, label }: { className?: string; label?: string }) {
+export function FileButton({ className, label, testId }: { className?: string; label?: string; testId?: string }) {
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
@@ -19,7 +19,7 @@ export function FileButton({ className, label }: { className?: string; label?: s
         type="file"
         accept={ACCEPT}
         hidden
-        data-testid="file-input"
+        data-testid={testId ?? 'file-input'}
         aria-label="Open a transcript file"
         onChange={(e) => {
           const f = e.target.files?.[0];

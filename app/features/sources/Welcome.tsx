@@ -27,7 +27,7 @@ export function Welcome() {
           <section>
             <h2>Drop a transcript</h2>
             <p>Drag a <code>.jsonl</code>, <code>.jsonl.gz</code> or <code>.json</code> file anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.</p>
-            <FileButton className="btn primary" label="Choose a file…" />
+            <FileButton className="btn primary" label="Choose a file…" testId="welcome-file-input" />
           </section>
           <section>
             <h2>Follow a live session</h2>

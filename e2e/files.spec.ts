@@ -1,0 +1,69 @@
+// Dropped and picked files: load-status, findings against `check --json`, bad lines by
+// line number, gzip and JSON-array transcripts, and every chart drawn with data.
+import { expect, test } from '@playwright/test';
+import { collectFindings, dropFile, fixture, gotoApp, pickFile, signalCounts, waitLoaded } from './helpers/app.ts';
+import { checkJson, countsBySignal } from './helpers/relay.ts';
+
+test('a dropped file loads with the right load-status and the same findings as check --json', async ({ page }) => {
+  const file = fixture('all-faults.jsonl');
+  const oracle = checkJson(file);
+  const session = oracle.sessions[0]!;
+  await gotoApp(page);
+  await dropFile(page, file);
+  const status = await waitLoaded(page);
+  expect(status.state).toBe('done');
+  expect(status.turns).toBe(session.turns);
+  expect(status.errors).toBe(oracle.input_errors.length);
+  expect(status.text).toContain(`${session.turns} turns loaded`);
+  expect(status.text).toContain(`${oracle.input_errors.length} input errors`);
+
+  expect(await signalCounts(page)).toEqual(countsBySignal(session.findings));
+  const shown = await collectFindings(page);
+  const key = (f: { signal: string; turn: number }): string => `${f.turn}:${f.signal}`;
+  expect(shown.map(key).sort()).toEqual(session.findings.map(key).sort());
+  for (const f of shown) expect(f.severity).toBe(session.findings.find((g) => key(g) === key(f))!.severity);
+});
+
+test('a picked file loads too, and every chart draws its data', async ({ page }) => {
+  const file = fixture('collapse.jsonl');
+  const oracle = checkJson(file);
+  await gotoApp(page);
+  await pickFile(page, file);
+  const status = await waitLoaded(page);
+  expect(status.turns).toBe(oracle.sessions[0]!.turns);
+  for (const id of ['chart-spread', 'chart-canary', 'chart-drift', 'chart-orphans']) {
+    const chart = page.getByTestId(id);
+    await expect(chart).toHaveAttribute('data-state', 'ready');
+    expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(10);
+    // a drawn line or area: an SVG path with real geometry
+    const d = await chart.locator('path.recharts-curve, path.recharts-line-curve, path.recharts-area-area').first().getAttribute('d');
+    expect(d?.length ?? 0).toBeGreaterThan(50);
+  }
+  expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
+});
+
+test('bad lines are listed by line number and never stop the load', async ({ page }) => {
+  const file = fixture('with-bad-lines.jsonl');
+  const oracle = checkJson(file);
+  expect(oracle.input_errors.length).toBeGreaterThan(0);
+  await gotoApp(page);
+  await dropFile(page, file);
+  const status = await waitLoaded(page);
+  expect(status.errors).toBe(oracle.input_errors.length);
+  expect(status.turns).toBe(oracle.sessions.reduce((n, s) => n + s.turns, 0));
+  await page.getByRole('button', { name: /Show the \d+ input error/ }).click();
+  const lines = await page.getByTestId('input-errors').locator('li[data-line]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-line'))));
+  expect(lines).toEqual(oracle.input_errors.map((e) => e.line));
+});
+
+for (const name of ['all-faults.jsonl.gz', 'all-faults.json']) {
+  test(`${name} loads like the JSON Lines file`, async ({ page }) => {
+    const oracle = checkJson(fixture(name));
+    await gotoApp(page);
+    await dropFile(page, fixture(name));
+    const status = await waitLoaded(page);
+    expect(status.turns).toBe(oracle.sessions[0]!.turns);
+    expect(status.errors).toBe(oracle.input_errors.length);
+    expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
+  });
+}

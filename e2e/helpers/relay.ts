@@ -1,0 +1,111 @@
+// The real relay and CLI, as child processes: `serve` on an ephemeral (or given) port with
+// its own data directory, `replay` to stream a transcript into it, `check --json` as the
+// oracle the dashboard must agree with.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const BIN = path.join(ROOT, 'bin', 'context-health.mjs');
+
+export interface RelayHandle {
+  url: string;
+  port: number;
+  dataDir: string;
+  process: ChildProcess;
+  /** SIGKILL: a crash, nothing flushed beyond what the relay acknowledged */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRelay(opts: { port?: number; dataDir?: string } = {}): Promise<RelayHandle> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
+  const dist = path.join(ROOT, 'dist');
+  if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is not built: run `npx vite build` (npm run test:e2e does)');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not start in 20 s:\n${out}`)), 20_000);
+    const onData = (b: Buffer): void => {
+      out += b.toString();
+      const m = /listening on (http:\/\/[^\s/]+)\/?/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited with ${code}:\n${out}`));
+    });
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dataDir,
+    process: child,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export function replay(file: string, url: string, opts: { session?: string; speed?: string } = {}): ChildProcess & { done: Promise<number> } {
+  const args = [BIN, 'replay', file, '--url', url, '--speed', opts.speed ?? 'max'];
+  if (opts.session !== undefined) args.push('--session', opts.session);
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { done: Promise<number> };
+  let err = '';
+  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  child.stdout!.resume();
+  child.done = new Promise((resolve) =>
+    child.once('exit', (code) => {
+      if (code !== 0 && process.env.E2E_VERBOSE) process.stderr.write(`replay exited ${code}: ${err}\n`);
+      resolve(code ?? -1);
+    }),
+  );
+  return child;
+}
+
+export interface CheckJson {
+  sessions: { session_id: string; turns: number; findings: { turn: number; signal: string; severity: string }[] }[];
+  input_errors: { line: number; message: string }[];
+}
+
+export function checkJson(file: string, sets: Record<string, number> = {}): CheckJson {
+  const args = [BIN, 'check', '--json', '--fail-on', 'never', file];
+  for (const [k, v] of Object.entries(sets)) args.push('--set', `${k}=${v}`);
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0 && r.status !== 2) throw new Error(`check failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as CheckJson;
+}
+
+/** SPEC §6 signal-count: turns on which each signal fired. */
+export function countsBySignal(findings: readonly { signal: string }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const f of findings) out[f.signal] = (out[f.signal] ?? 0) + 1;
+  return out;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
