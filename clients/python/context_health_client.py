@@ -212,8 +212,9 @@ class Session(object):
     def snapshot(self, spans, rewrite=None, pruned=None, ts=None, turn=None, **extra):
         if turn is None:
             turn = self.turn
+        ack = self.client.snapshot(self.session_id, turn, spans, rewrite=rewrite, pruned=pruned, ts=ts, **extra)
         self.turn = turn + 1
-        return self.client.snapshot(self.session_id, turn, spans, rewrite=rewrite, pruned=pruned, ts=ts, **extra)
+        return ack
 
 
 def _encode(message):

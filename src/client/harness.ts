@@ -248,6 +248,15 @@ export class HarnessClient {
       this.ws = null;
       this.open = false;
       if (this.closed || this.fatal !== null) return;
+      if (code === 1009) {
+        // the relay refuses a frame this large by closing: resending it would loop forever
+        const tooBig = this.pending.find((p) => p.frame !== 0);
+        if (tooBig !== undefined) {
+          this.pending.splice(this.pending.indexOf(tooBig), 1);
+          tooBig.reject(new RelayRejected(`the message (${Buffer.byteLength(tooBig.text)} bytes) is larger than the relay accepts (--max-message-bytes)`));
+          if (this.pending.length === 0) for (const done of this.idle.splice(0)) done();
+        }
+      }
       this.scheduleReconnect(`connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`);
     });
   }

@@ -127,6 +127,25 @@ describe('TypeScript client', () => {
     await client.close();
   });
 
+  it('fails a message too large for the relay instead of resending it forever, and goes on', async () => {
+    const relay = await testRelay({ limits: { maxMessageBytes: 4096 } });
+    relays.push(relay);
+    const client = new HarnessClient({ url: relay.url, initialBackoffMs: 10 });
+    const huge = { span_id: 'a', text: 'x'.repeat(3 << 20), score: null, text_sha256: null };
+    const small = { span_id: 'a', text: 'x'.repeat(5000), score: null, text_sha256: null };
+    const results = await Promise.allSettled([
+      client.snapshot({ session_id: 'big', turn: 1, spans: [] }),
+      client.snapshot({ session_id: 'big', turn: 2, spans: [small] }),
+      client.snapshot({ session_id: 'big', turn: 3, spans: [huge] }),
+      client.snapshot({ session_id: 'big', turn: 4, spans: [] }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/at most 4096 bytes per message/);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/larger than the relay accepts/);
+    expect((results[3] as PromiseFulfilledResult<Ack>).value).toMatchObject({ seq: 2, turn: 4 });
+    await client.close();
+  });
+
   it('gives up with a clear error when the token is wrong (no retry can fix that)', async () => {
     const relay = await testRelay({ token: 'right' });
     relays.push(relay);
