@@ -110,6 +110,8 @@ describe('SPEC §2 input errors: line number and a plain sentence, and the next 
     ['a lone low surrogate in a text (\\udc00 escape)', valid.replace('"text":"the text of span a"', '"text":"\\udc00"'), /surrogate|Unicode/i],
     ['a lone surrogate in a span_id', valid.replace('"span_id":"b"', '"span_id":"b\\ud83c"'), /surrogate|Unicode/i],
     ['a lone surrogate in the session_id', valid.replace('"session_id":"s"', '"session_id":"s\\udfff"'), /surrogate|Unicode/i],
+    ['a lone surrogate written in upper-case hex (\\uDBFF)', valid.replace('"text":"the text of span a"', '"text":"\\uDBFF!"'), /surrogate|Unicode/i],
+    ['a lone surrogate in a text of a line that also holds a raw non-ASCII text', line(snap(5, [span('a', { text: 'café 🌍' }), span('b')])).replace('"text":"the text of span b"', '"text":"\\ud800"'), /surrogate|Unicode/i],
     ['a header config out of range', line({ type: 'session', session_id: 'h', config: { drift_turns: 0 } }), /drift_turns/],
     ['a header config of the wrong type', line({ type: 'session', session_id: 'h', config: { spread_floor: '0.1' } }), /spread_floor/],
     ['a header title that is not a string', line({ type: 'session', session_id: 'h', title: 3 }), /title/],
@@ -121,6 +123,11 @@ describe('SPEC §2 input errors: line number and a plain sentence, and the next 
   it('a well-formed surrogate pair (escaped or raw) is fine', () => {
     const outcomes = feed([valid.replace('"text":"the text of span a"', '"text":"\\ud83c\\udf0d"'), line(snap(6, [span('a', { text: '🌍' })]))]);
     expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn']);
+  });
+
+  it('an escaped backslash before "ud800" is not a surrogate escape', () => {
+    const outcomes = feed([valid.replace('"text":"the text of span a"', '"text":"C:\\\\ud800"')]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['turn']);
   });
 
   it('the error names the session when the message names one', () => {

@@ -3,7 +3,7 @@
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
 import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
-import { validateMessage } from './validate.ts';
+import { mayHoldLoneSurrogate, validateMessage } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
 export interface InputError {
@@ -65,7 +65,7 @@ export class Engine {
     } catch (e) {
       return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
     }
-    return this.ingestValue(value, line);
+    return this.ingestParsedLine(value, line, !mayHoldLoneSurrogate(text));
   }
 
   /**
@@ -73,7 +73,16 @@ export class Engine {
    * the parsed value (SPEC §2); the parameter stays for callers that pass it.
    */
   ingestValue(value: unknown, line: number, _raw?: string): Outcome {
-    const checked = validateMessage(value);
+    return this.ingestParsedLine(value, line, false);
+  }
+
+  /**
+   * A message the caller parsed itself. `noSurrogateEscape`: the caller knows the JSON text
+   * had no `\uD800`–`\uDFFF` escape (`mayHoldLoneSurrogate` is false), so no string of the
+   * value can be a lone surrogate and the per-string check is skipped.
+   */
+  ingestParsedLine(value: unknown, line: number, noSurrogateEscape: boolean): Outcome {
+    const checked = validateMessage(value, noSurrogateEscape);
     if (!checked.ok) {
       const sid = sessionIdOf(value);
       return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
