@@ -2,6 +2,7 @@
 import { Engine } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { NodeLineParser } from '../node/lineParser.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
 
@@ -23,9 +24,11 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
     path,
     (text, line) => {
       if (typeof text === 'string') report.add(engine.ingestLine(text, line));
+      else if ('parsed' in text) report.add(engine.ingestParsedLine(text.parsed, line, true));
       else report.addError({ line, message: text.error });
     },
     (line, message) => report.addError({ line, message }),
+    new NodeLineParser().decode,
     options.onProgress,
   );
   return { report: report.build(), titles: report.titles };

@@ -6,7 +6,7 @@ import { copyOf, type DecodeFailure, type LineDecoder, type LineSink } from './l
 const enum_ = { BeforeArray: 0, BeforeElement: 1, InElement: 2, AfterElement: 3, Done: 4 } as const;
 type State = (typeof enum_)[keyof typeof enum_];
 
-export class JsonArraySplitter {
+export class JsonArraySplitter<T = string> {
   private state: State = enum_.BeforeArray;
   private depth = 0;
   private inString = false;
@@ -18,8 +18,8 @@ export class JsonArraySplitter {
   private structureError: { line: number; message: string } | null = null;
 
   constructor(
-    private readonly sink: LineSink,
-    private readonly decode: LineDecoder,
+    private readonly sink: LineSink<T>,
+    private readonly decode: LineDecoder<T>,
     private readonly onStructureError: (line: number, message: string) => void,
   ) {}
 
@@ -123,7 +123,7 @@ export class JsonArraySplitter {
       this.parts = [];
       to = total;
     }
-    let text: string | DecodeFailure;
+    let text: T | DecodeFailure;
     try {
       text = this.decode(bytes, from, to);
     } catch {

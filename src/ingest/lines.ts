@@ -2,10 +2,13 @@
 // bytes are all ≥ 0x80), so a chunk boundary can fall anywhere, including mid-character,
 // and the output is the same. Each line is decoded once, whole, by the injected decoder.
 
-/** Decodes bytes[start, end) as UTF-8; throws when they are not valid UTF-8. */
-export type LineDecoder = (bytes: Uint8Array, start: number, end: number) => string;
+/**
+ * Decodes bytes[start, end) as UTF-8; throws when they are not valid UTF-8. A decoder may
+ * give more than the text (T): Node's CLI decoder parses the line too (src/node/lineParser.ts).
+ */
+export type LineDecoder<T = string> = (bytes: Uint8Array, start: number, end: number) => T;
 
-export type LineSink = (text: string | DecodeFailure, lineNo: number) => void;
+export type LineSink<T = string> = (text: T | DecodeFailure, lineNo: number) => void;
 
 export interface DecodeFailure {
   error: string;
@@ -16,14 +19,14 @@ const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 export const webDecoder: LineDecoder = (bytes, start, end) => strictDecoder.decode(bytes.subarray(start, end));
 
-export class LineSplitter {
+export class LineSplitter<T = string> {
   private carry: Uint8Array[] = [];
   private carryBytes = 0;
   private lineNo = 0;
 
   constructor(
-    private readonly sink: LineSink,
-    private readonly decode: LineDecoder = webDecoder,
+    private readonly sink: LineSink<T>,
+    private readonly decode: LineDecoder<T>,
   ) {}
 
   /** Lines emitted so far. */
@@ -77,7 +80,7 @@ export class LineSplitter {
     // line where a second file was appended (`cat a.jsonl b.jsonl`). Skipped here, not by
     // the decoder, so that every decoder reads the same line alike.
     if (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf) start += 3;
-    let text: string | DecodeFailure;
+    let text: T | DecodeFailure;
     try {
       text = this.decode(bytes, start, end);
     } catch {

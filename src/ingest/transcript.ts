@@ -10,14 +10,15 @@ export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-export class TranscriptReader {
-  private inner: LineSplitter | JsonArraySplitter | null = null;
+/** Splits a transcript's bytes into messages (JSONL lines or array elements), each handed to `decode`. */
+export class TranscriptSplitter<T> {
+  private inner: LineSplitter<T> | JsonArraySplitter<T> | null = null;
   private pending: Uint8Array[] = [];
 
   constructor(
-    private readonly sink: LineSink,
+    private readonly sink: LineSink<T>,
     private readonly onStructureError: StructureErrorSink,
-    private readonly decode: LineDecoder = webDecoder,
+    private readonly decode: LineDecoder<T>,
   ) {}
 
   get format(): 'jsonl' | 'json-array' | 'unknown' {
@@ -58,4 +59,11 @@ function firstSignificantByte(chunks: Uint8Array[]): number | undefined {
     }
   }
   return undefined;
+}
+
+/** A transcript's messages as UTF-8 text, decoded by the Web decoder unless told otherwise. */
+export class TranscriptReader extends TranscriptSplitter<string> {
+  constructor(sink: LineSink, onStructureError: StructureErrorSink, decode: LineDecoder = webDecoder) {
+    super(sink, onStructureError, decode);
+  }
 }

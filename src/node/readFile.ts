@@ -3,26 +3,27 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { LineSink } from '../ingest/lines.ts';
-import { isGzip, TranscriptReader, type StructureErrorSink } from '../ingest/transcript.ts';
-import { nodeDecoder } from './platform.ts';
+import type { LineDecoder, LineSink } from '../ingest/lines.ts';
+import { isGzip, TranscriptSplitter, type StructureErrorSink } from '../ingest/transcript.ts';
 
 export interface ReadProgress {
   bytesRead: number;
   bytesTotal: number | null;
 }
 
-export async function readTranscript(
+/** Each message (line or array element) is handed to `decode`, then to `sink`. */
+export async function readTranscript<T>(
   path: string,
-  sink: LineSink,
+  sink: LineSink<T>,
   onStructureError: StructureErrorSink,
+  decode: LineDecoder<T>,
   onProgress?: (p: ReadProgress) => void,
 ): Promise<{ format: string; gzip: boolean }> {
   const fromStdin = path === '-';
   const bytesTotal = fromStdin ? null : (await fs.promises.stat(path)).size;
-  if (!fromStdin && !(await startsWithGzip(path))) return readPlainFileSync(path, bytesTotal ?? 0, sink, onStructureError, onProgress);
+  if (!fromStdin && !(await startsWithGzip(path))) return readPlainFileSync(path, bytesTotal ?? 0, new TranscriptSplitter(sink, onStructureError, decode), onProgress);
   const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
-  const reader = new TranscriptReader(sink, onStructureError, nodeDecoder);
+  const reader = new TranscriptSplitter(sink, onStructureError, decode);
   let bytesRead = 0;
   let gzip = false;
   let source: AsyncIterable<Buffer> = raw;
@@ -88,14 +89,12 @@ async function startsWithGzip(path: string): Promise<boolean> {
  * copies what it keeps, and a sync read skips the thread-pool round trip per chunk that
  * left a quarter of an async run idle (measured, bench/check.ts).
  */
-function readPlainFileSync(
+function readPlainFileSync<T>(
   path: string,
   bytesTotal: number,
-  sink: LineSink,
-  onStructureError: StructureErrorSink,
+  reader: TranscriptSplitter<T>,
   onProgress?: (p: ReadProgress) => void,
 ): { format: string; gzip: boolean } {
-  const reader = new TranscriptReader(sink, onStructureError, nodeDecoder);
   const fd = fs.openSync(path, 'r');
   const buf = Buffer.allocUnsafe(CHUNK);
   let bytesRead = 0;
