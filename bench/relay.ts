@@ -56,7 +56,7 @@ function spansJson(spans: number, textChars: number): string {
 
 async function startRelay(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--data', dataDir, '--no-static', '--max-sessions', '10000'], {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--data', dataDir, '--no-static', '--max-sessions', '10000', ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== '')], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -19,7 +19,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_LIMITS.maxMessageBytes}; K/M/G suffixes)
   --max-spans N            most spans per snapshot (default ${DEFAULT_LIMITS.maxSpansPerSnapshot})
   --max-sessions N         most sessions held (default ${DEFAULT_LIMITS.maxSessions})
-  --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})`;
+  --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
+  --validator-threads N    worker threads parsing and validating large messages (default: cores - 1, at most 4; 0 = none)`;
 
 export async function runServe(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -39,6 +40,7 @@ export async function runServe(args: string[]): Promise<number> {
       'max-spans': { type: 'string' },
       'max-sessions': { type: 'string' },
       'subscriber-buffer': { type: 'string' },
+      'validator-threads': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -49,6 +51,7 @@ export async function runServe(args: string[]): Promise<number> {
   let port: number, demoInterval: number;
   const limits: Record<string, number> = {};
   let subscriberBuffer: number | undefined;
+  let validatorThreads: number | undefined;
   try {
     if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
     port = count(values.port, '--port', 0);
@@ -58,6 +61,7 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
     if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
+    if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
   } catch (e) {
     process.stderr.write(`context-health serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
     return 2;
@@ -77,6 +81,7 @@ export async function runServe(args: string[]): Promise<number> {
       fsync: values.fsync,
       limits,
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
+      ...(validatorThreads === undefined ? {} : { validatorThreads }),
     });
   } catch (e) {
     if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {

@@ -249,8 +249,11 @@ export class HarnessClient {
       this.open = false;
       if (this.closed || this.fatal !== null) return;
       if (code === 1009) {
-        // the relay refuses a frame this large by closing: resending it would loop forever
-        const tooBig = this.pending.find((p) => p.frame !== 0);
+        // The relay refuses a frame over its hard cap by closing at once (the acks of the
+        // frames before it may be lost with the connection). The largest message in flight
+        // is over the cap too, whichever frame tripped it: fail that one, resend the rest.
+        let tooBig: Pending | undefined;
+        for (const p of this.pending) if (p.frame !== 0 && (tooBig === undefined || p.text.length > tooBig.text.length)) tooBig = p;
         if (tooBig !== undefined) {
           this.pending.splice(this.pending.indexOf(tooBig), 1);
           tooBig.reject(new RelayRejected(`the message (${Buffer.byteLength(tooBig.text)} bytes) is larger than the relay accepts (--max-message-bytes)`));

@@ -67,26 +67,28 @@ export function startDemo(ingest: Ingest, store: SessionStore, options: DemoOpti
     }
     const started = Date.now();
     let emitted = 0;
-    const tick = (): void => {
+    const tick = async (): Promise<void> => {
       timer = null;
-      if (stopped) return;
-      const m = next();
-      if (m === null) {
-        log(`the demo session ran its full schedule (${DEMO_SCHEDULE_TURNS} turns) and stopped; delete it (DELETE /api/sessions/demo) to run it again`);
-        return;
+      for (;;) {
+        if (stopped) return;
+        const m = next();
+        if (m === null) {
+          log(`the demo session ran its full schedule (${DEMO_SCHEDULE_TURNS} turns) and stopped; delete it (DELETE /api/sessions/demo) to run it again`);
+          return;
+        }
+        if (existing !== undefined && m.type === 'session') continue; // already stored
+        const r = await ingest.message(Buffer.from(JSON.stringify(m)));
+        if (r.ok === false) {
+          log(`stopped: the relay refused a demo message (${r.message}); is another harness writing to session "demo"?`);
+          return;
+        }
+        if (m.type === 'snapshot') break; // the header goes out with the first snapshot
       }
-      if (existing !== undefined && m.type === 'session') return tick(); // already stored
-      const r = ingest.message(Buffer.from(JSON.stringify(m)));
-      if (r.ok === false) {
-        log(`stopped: the relay refused a demo message (${r.message}); is another harness writing to session "demo"?`);
-        return;
-      }
-      if (m.type === 'session') return tick(); // the header and the first snapshot together
       emitted++;
       // paced against the start, so the rate does not drift with timer lateness
-      timer = setTimeout(tick, Math.max(0, started + emitted * options.intervalMs - Date.now()));
+      timer = setTimeout(() => void tick(), Math.max(0, started + emitted * options.intervalMs - Date.now()));
     };
-    tick();
+    await tick();
   })();
 
   return {

@@ -1,9 +1,12 @@
 // The one path every message takes into the relay (harness WebSocket, NDJSON POST, the
-// built-in demo): judge, append to the session's log, then fan out. Synchronous from
-// the first byte to the seq, so messages are ordered exactly as they arrived.
-import { judge, type Limits } from './sessionGate.ts';
+// built-in demo): inspect (decode, parse, validate: on a worker thread for large
+// messages), then, strictly in arrival order, apply the session's ordering rules, append
+// to its log, and fan out. Results resolve in arrival order, so a connection's acks go
+// back in frame order.
 import type { Fanout } from './fanout.ts';
+import { order, type Inspection, type Limits } from './sessionGate.ts';
 import type { SessionStore } from './store.ts';
+import type { Validator } from './validator.ts';
 
 export type IngestResult =
   | { ok: true; sessionId: string; seq: number; turn: number | null; duplicate: boolean }
@@ -15,19 +18,74 @@ export interface IngestCounters {
   duplicates: number;
   rejected: number;
   bytes: number;
+  /** messages received and not yet answered */
+  waiting: number;
+}
+
+interface Arrival {
+  raw: Buffer;
+  inspection: Inspection | null;
+  resolve: (r: IngestResult) => void;
 }
 
 export class Ingest {
-  readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0 };
+  readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0 };
+  private queue: Arrival[] = [];
+  private head = 0;
 
   constructor(
     private readonly store: SessionStore,
     private readonly fanout: Fanout,
     private readonly limits: Limits,
+    private readonly validator: Validator,
   ) {}
 
-  message(raw: Buffer): IngestResult {
-    const d = judge(raw, this.store, this.limits);
+  message(raw: Buffer): Promise<IngestResult> {
+    return new Promise((resolve) => {
+      const arrival: Arrival = { raw, inspection: null, resolve };
+      this.queue.push(arrival);
+      this.counters.waiting++;
+      const ins = this.validator.inspect(raw);
+      if (ins instanceof Promise) {
+        void ins.then((i) => {
+          arrival.inspection = i;
+          this.drain();
+        });
+      } else {
+        arrival.inspection = ins;
+        this.drain();
+      }
+    });
+  }
+
+  /** Applies every inspected message at the head of the queue, in arrival order. */
+  private drain(): void {
+    while (this.head < this.queue.length) {
+      const a = this.queue[this.head]!;
+      if (a.inspection === null) break;
+      this.head++;
+      this.counters.waiting--;
+      let result: IngestResult;
+      try {
+        result = this.apply(a.raw, a.inspection);
+      } catch (e) {
+        // e.g. the log could not be read back to compare a retry: refuse, keep going
+        this.counters.rejected++;
+        result = { ok: false, message: `the relay could not process the message: ${(e as Error).message}` };
+      }
+      a.resolve(result);
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > 1024) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  private apply(raw: Buffer, inspection: Inspection): IngestResult {
+    const d = order(inspection, raw, this.store, this.limits);
     switch (d.kind) {
       case 'blank':
         return { ok: 'blank' };

@@ -10,6 +10,7 @@ import zlib from 'node:zlib';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { Ingest, type IngestResult } from './ingest.ts';
+import { Validator } from './validator.ts';
 import { DEFAULT_LIMITS, type Limits } from './sessionGate.ts';
 import { serveStatic } from './static.ts';
 import { readChunks, SessionStore } from './store.ts';
@@ -25,6 +26,8 @@ export interface RelayOptions {
   fsync?: boolean;
   limits?: Partial<Limits>;
   fanout?: Partial<FanoutOptions>;
+  /** worker threads that parse and validate large messages (default: cores − 1, at most 4) */
+  validatorThreads?: number;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -45,6 +48,8 @@ const INGEST_PATH = '/api/ingest';
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 /** ack frames waiting to be sent before an ingest socket stops being read */
 const ACK_HIGH_WATER = 1 << 20;
+/** frames of one connection received and not yet answered before it stops being read */
+const MAX_WAITING_FRAMES = 256;
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.toLowerCase();
@@ -72,7 +77,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     throw e;
   }
   const fanout = new Fanout(store, fanoutOptions);
-  const ingest = new Ingest(store, fanout, limits);
+  const validator = new Validator(limits, options.validatorThreads, log);
+  const ingest = new Ingest(store, fanout, limits, validator);
   const startedAt = Date.now();
   const boundToLoopback = isLoopbackHost(options.host);
 
@@ -174,24 +180,40 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     let body: Readable = req;
     if (encoding === 'gzip') body = req.pipe(zlib.createGunzip());
     else if (encoding !== 'identity') return json(res, 415, { error: `Content-Encoding ${encoding} is not supported (use gzip or none)` });
-    const accepted: { line: number; session_id: string; seq: number; turn: number | null; duplicate: boolean }[] = [];
-    const errors: { line: number; message: string; session_id?: string }[] = [];
+    const results: { line: number; result: IngestResult | Promise<IngestResult> }[] = [];
     const lines = new LineCutter(limits.maxMessageBytes, (raw, line, tooLong) => {
-      const r: IngestResult = tooLong
-        ? { ok: false, message: `the line is longer than ${limits.maxMessageBytes} bytes, the most this relay accepts per message (--max-message-bytes)` }
-        : ingest.message(raw);
-      if (r.ok === 'blank') return;
-      if (r.ok) accepted.push({ line, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
-      else errors.push({ line, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: r.sessionId }) });
+      results.push({
+        line,
+        result: tooLong
+          ? { ok: false, message: `the line is longer than ${limits.maxMessageBytes} bytes, the most this relay accepts per message (--max-message-bytes)` }
+          : ingest.message(raw),
+      });
     });
+    let readError: string | null = null;
+    let settled = 0;
     try {
-      for await (const chunk of body) lines.push(chunk as Buffer);
+      for await (const chunk of body) {
+        lines.push(chunk as Buffer);
+        // a long body is read no faster than it is stored
+        if (results.length - settled > 64) {
+          await results[results.length - 1]!.result;
+          settled = results.length;
+        }
+      }
+      lines.end();
     } catch (e) {
       // what was read is stored; the harness resends and gets `duplicate: true` for it
-      errors.push({ line: lines.lineNo + 1, message: `the request body could not be read: ${(e as Error).message}` });
-      return json(res, 400, { accepted, errors });
+      readError = `the request body could not be read: ${(e as Error).message}`;
     }
-    lines.end();
+    const accepted: { line: number; session_id: string; seq: number; turn: number | null; duplicate: boolean }[] = [];
+    const errors: { line: number; message: string; session_id?: string }[] = [];
+    for (const { line, result } of results) {
+      const r = await result;
+      if (r.ok === 'blank') continue;
+      if (r.ok) accepted.push({ line, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
+      else errors.push({ line, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: r.sessionId }) });
+    }
+    if (readError !== null) errors.push({ line: lines.lineNo + 1, message: readError });
     json(res, errors.length === 0 ? 200 : 400, { accepted, errors });
   }
 
@@ -236,29 +258,37 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   function onIngestSocket(ws: WebSocket): void {
     ingestSockets.add(ws);
     let frame = 0;
+    let waiting = 0;
     let paused = false;
+    // replies leave in frame order: each waits for the one before
+    let previous: Promise<void> = Promise.resolve();
     ws.on('error', () => ws.terminate());
     ws.on('close', () => ingestSockets.delete(ws));
+    const flowControl = (): void => {
+      // a harness far ahead of the relay, or not reading its acks, is not read from until it catches up
+      const behind = waiting > MAX_WAITING_FRAMES || ws.bufferedAmount > ACK_HIGH_WATER;
+      if (behind && !paused) ws.pause();
+      else if (!behind && paused) ws.resume();
+      paused = behind;
+    };
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      frame++;
-      const r: IngestResult = isBinary
+      const f = ++frame;
+      const result: IngestResult | Promise<IngestResult> = isBinary
         ? { ok: false, message: 'a binary frame is not a message: send each message as a text frame' }
         : ingest.message(toBuffer(data));
-      let reply: string;
-      if (r.ok === 'blank') reply = JSON.stringify({ type: 'error', frame, message: 'an empty frame is not a message' });
-      else if (r.ok) reply = JSON.stringify({ type: 'ack', frame, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
-      else reply = JSON.stringify({ type: 'error', frame, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: r.sessionId }) });
-      // a harness that does not read its acks is not read from until it does
-      if (!paused && ws.bufferedAmount > ACK_HIGH_WATER) {
-        paused = true;
-        ws.pause();
-        ws.send(reply, () => {
-          paused = false;
-          ws.resume();
-        });
-      } else {
-        ws.send(reply);
-      }
+      waiting++;
+      flowControl();
+      previous = previous.then(async () => {
+        const r = await result;
+        waiting--;
+        let reply: string;
+        if (r.ok === 'blank') reply = JSON.stringify({ type: 'error', frame: f, message: 'an empty frame is not a message' });
+        else if (r.ok) reply = JSON.stringify({ type: 'ack', frame: f, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
+        else reply = JSON.stringify({ type: 'error', frame: f, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: r.sessionId }) });
+        if (ws.readyState !== ws.OPEN) return;
+        ws.send(reply, () => flowControl());
+        flowControl();
+      }).catch((e: unknown) => log(`ingest connection: ${(e as Error).message}`));
     });
   }
 
@@ -266,6 +296,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const onError = (e: NodeJS.ErrnoException): void => {
       unlock();
       store.close();
+      void validator.close();
       if (e.code === 'EADDRINUSE') reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));
       else if (e.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${options.host}: no such address on this machine`));
       else reject(e);
@@ -299,6 +330,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         }, 500);
         await closed;
         clearTimeout(timer);
+        await validator.close();
         store.close();
         unlock();
       })();

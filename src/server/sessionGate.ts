@@ -5,7 +5,7 @@
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
 import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
-import type { Message, SessionHeader } from '../core/wire.ts';
+import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { turnOf, type SessionLog, type SessionStore } from './store.ts';
 
@@ -25,13 +25,29 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 /** A session id becomes a file name; this keeps it under the usual 255-byte limit. */
 const MAX_FILE_NAME_BYTES = 240;
 
+/**
+ * What a message is, decided from its bytes alone: the costly, stateless part (decoding,
+ * JSON.parse, the engine's validation), which may run on a worker thread.
+ */
+export type Inspection =
+  | { kind: 'blank' }
+  | { kind: 'error'; message: string; sessionId?: string }
+  | {
+      kind: 'valid';
+      sessionId: string;
+      turn: number | null;
+      header: SessionHeader | null;
+      /** the compact form, when the message held a line break (a pretty-printed frame) */
+      compact: string | null;
+    };
+
 export type Decision =
   | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decision {
+export function inspect(raw: Uint8Array, limits: Limits): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return { kind: 'error', message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)` };
   }
@@ -62,9 +78,21 @@ export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decisio
       message: `the snapshot has ${message.spans.length} spans; this relay accepts at most ${limits.maxSpansPerSnapshot} per snapshot (--max-spans)`,
     };
   }
-  // A line break inside the message (pretty-printed JSON in a WebSocket frame) would
-  // split it across two log lines: store the compact form instead.
-  const bytes = raw.includes(0x0a) || raw.includes(0x0d) ? Buffer.from(JSON.stringify(value)) : raw;
+  return {
+    kind: 'valid',
+    sessionId: sid,
+    turn: message.type === 'snapshot' ? message.turn : null,
+    header: message.type === 'session' ? message : null,
+    // a line break inside the message would split it across two log lines
+    compact: raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null,
+  };
+}
+
+/** The stateful part, in arrival order: session limits, headers, turn order, retries. */
+export function order(ins: Inspection, raw: Buffer, store: SessionStore, limits: Limits): Decision {
+  if (ins.kind !== 'valid') return ins;
+  const sid = ins.sessionId;
+  const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
   const session = store.get(sid);
   if (session === undefined) {
     if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
@@ -77,20 +105,15 @@ export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decisio
         message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
       };
     }
-    return accept(sid, undefined, message, bytes);
+    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes };
   }
-  return message.type === 'session' ? judgeHeader(session, message, bytes) : judgeSnapshot(session, message, raw, bytes, store);
+  if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
+  return judgeSnapshot(session, ins.turn!, raw, bytes, store);
 }
 
-function accept(sid: string, session: SessionLog | undefined, message: Message, bytes: Buffer): Decision {
-  return {
-    kind: 'accept',
-    sessionId: sid,
-    session,
-    turn: message.type === 'snapshot' ? message.turn : null,
-    header: message.type === 'session' ? message : null,
-    bytes,
-  };
+/** Both parts at once, on this thread. */
+export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decision {
+  return order(inspect(raw, limits), raw, store, limits);
 }
 
 function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
@@ -98,7 +121,7 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   if (session.header !== null && jsonEqual(session.header, header)) {
     return { kind: 'duplicate', sessionId: sid, seq: session.headerSeq, turn: null };
   }
-  if (session.header === null && session.lastTurn === null) return accept(sid, session, header, bytes);
+  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes };
   const why =
     session.header === null
       ? `a session header for ${JSON.stringify(sid)} must come before its first snapshot`
@@ -106,10 +129,9 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, message: Message & { type: 'snapshot' }, raw: Buffer, bytes: Buffer, store: SessionStore): Decision {
+function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionStore): Decision {
   const sid = session.id;
-  const turn = message.turn;
-  if (session.lastTurn === null || turn > session.lastTurn) return accept(sid, session, message, bytes);
+  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
   // A turn that does not increase is either a retry of a stored message or an error.
   const oldest = session.oldestRecent();
   for (let seq = session.lastSeq; seq >= oldest; seq--) {
@@ -125,12 +147,12 @@ function judgeSnapshot(session: SessionLog, message: Message & { type: 'snapshot
     if (Number.isNaN(storedTurn) || storedTurn > turn) continue;
     if (storedTurn < turn) break;
     stored ??= store.readRecentLine(session, seq);
-    if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), message)) {
+    if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), parse(bytes))) {
       return { kind: 'duplicate', sessionId: sid, seq, turn };
     }
     break;
   }
-  const remembered = session.lastSeq - oldest + 1 < session.lastSeq ? ` (retries are recognised among the last ${session.lastSeq - oldest + 1} messages)` : '';
+  const remembered = oldest > 1 ? ` (retries are recognised among the last ${session.lastSeq - oldest + 1} messages)` : '';
   return {
     kind: 'error',
     sessionId: sid,
@@ -146,7 +168,7 @@ function parse(bytes: Buffer): unknown {
   }
 }
 
-function isBlank(bytes: Buffer): boolean {
+function isBlank(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;

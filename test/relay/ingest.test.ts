@@ -136,6 +136,24 @@ describe('WebSocket /api/ingest', () => {
   });
 });
 
+describe('ordering', () => {
+  it('keeps arrival order when large messages are validated on a worker thread and small ones inline', async () => {
+    const r = await relay({ validatorThreads: 2 });
+    // alternate ~40 KB snapshots (worker) with tiny ones (inline), in one body and on one socket
+    const lines: string[] = [];
+    for (let t = 1; t <= 60; t++) lines.push(JSON.stringify(snapshot('mix', t, t % 2 === 0 ? 40 : 1, t % 2 === 0 ? 1000 : 10)));
+    const bad = '{"type":"snapshot","session_id":"mix","turn":1000,"spans":[{"span_id":"a","text":"' + 'x'.repeat(40_000) + '","score":"high","text_sha256":null}]}';
+    const { json } = await postNdjson(r.url, [...lines.slice(0, 30), bad, ...lines.slice(30, 40)].join('\n'));
+    expect(json.accepted.map((a) => a.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(json.errors).toEqual([{ line: 31, session_id: 'mix', message: expect.stringMatching(/span 0 \("a"\) score must be a finite number/) }]);
+    const { ws, send } = await ingestSocket(r.url);
+    const replies = await Promise.all(lines.slice(40).map((l) => send(l)));
+    expect(replies.map((x) => [x.frame, x.seq])).toEqual(lines.slice(40).map((_, i) => [i + 1, 41 + i]));
+    ws.close();
+    expect((await transcriptLines(r.url, 'mix')).map((l) => (JSON.parse(l) as { turn: number }).turn)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+  });
+});
+
 describe('limits', () => {
   it('refuses an oversized message, too many spans, and one session too many, each with a clear error, and goes on', async () => {
     const r = await relay({ limits: { maxMessageBytes: 4096, maxSpansPerSnapshot: 10, maxSessions: 2 } });
