@@ -212,8 +212,9 @@ function line(r: Result): string {
   );
 }
 
-export async function benchRelay(options: { seconds?: number; textChars?: number } = {}): Promise<void> {
+export async function benchRelay(options: { seconds?: number; textChars?: number; rate?: number } = {}): Promise<void> {
   const seconds = options.seconds ?? 8;
+  const rate = options.rate ?? 10;
   const textChars = options.textChars ?? 400;
   const spanCount = 200;
   // as the TypeScript and Python harness clients send it: non-ASCII escaped
@@ -225,7 +226,7 @@ export async function benchRelay(options: { seconds?: number; textChars?: number
     [10, 5],
     [100, 10],
   ] as const) {
-    const r = await runOne({ sessions, viewers, ratePerSession: 10, spans: spanCount, textChars, seconds }, spans);
+    const r = await runOne({ sessions, viewers, ratePerSession: rate, spans: spanCount, textChars, seconds }, spans);
     results.push(r);
     console.log(line(r));
   }
@@ -235,8 +236,9 @@ export async function benchRelay(options: { seconds?: number; textChars?: number
 }
 
 if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('bench/relay.ts')) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' }, rate: { type: 'string' } } });
   await benchRelay({
+    ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
     ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
     ...(values['text-chars'] === undefined ? {} : { textChars: Number(values['text-chars']) }),
   });

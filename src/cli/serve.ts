@@ -20,7 +20,7 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --max-spans N            most spans per snapshot (default ${DEFAULT_LIMITS.maxSpansPerSnapshot})
   --max-sessions N         most sessions held (default ${DEFAULT_LIMITS.maxSessions})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
-  --validator-threads N    worker threads parsing and validating large messages (default: cores - 1, at most 4; 0 = none)`;
+  --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)`;
 
 export async function runServe(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({

@@ -18,9 +18,13 @@ export interface IngestCounters {
   duplicates: number;
   rejected: number;
   bytes: number;
-  /** messages received and not yet answered */
+  /** messages received and not yet answered, and their bytes */
   waiting: number;
+  waitingBytes: number;
 }
+
+/** bytes of messages received and not yet answered before harness sockets stop being read */
+export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 
 interface Arrival {
   raw: Buffer;
@@ -29,7 +33,14 @@ interface Arrival {
 }
 
 export class Ingest {
-  readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0 };
+  /** too much received and not yet stored: harness sockets should stop being read */
+  get saturated(): boolean {
+    return this.counters.waitingBytes > MAX_WAITING_BYTES;
+  }
+
+  readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
+  /** called when the bytes waiting fall back below half of MAX_WAITING_BYTES */
+  onRelieved: (() => void) | null = null;
   private queue: Arrival[] = [];
   private head = 0;
 
@@ -45,6 +56,7 @@ export class Ingest {
       const arrival: Arrival = { raw, inspection: null, resolve };
       this.queue.push(arrival);
       this.counters.waiting++;
+      this.counters.waitingBytes += raw.length;
       const ins = this.validator.inspect(raw);
       if (ins instanceof Promise) {
         void ins.then((i) => {
@@ -65,6 +77,9 @@ export class Ingest {
       if (a.inspection === null) break;
       this.head++;
       this.counters.waiting--;
+      const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
+      this.counters.waitingBytes -= a.raw.length;
+      if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) this.onRelieved?.();
       let result: IngestResult;
       try {
         result = this.apply(a.raw, a.inspection);

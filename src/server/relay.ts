@@ -26,7 +26,7 @@ export interface RelayOptions {
   fsync?: boolean;
   limits?: Partial<Limits>;
   fanout?: Partial<FanoutOptions>;
-  /** worker threads that parse and validate large messages (default: cores − 1, at most 4) */
+  /** worker threads that parse and validate large messages (default: validator.ts defaultThreads) */
   validatorThreads?: number;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
@@ -83,6 +83,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const boundToLoopback = isLoopbackHost(options.host);
 
   const ingestSockets = new Set<WebSocket>();
+  const pausedSockets = new Set<() => void>();
+  let reliefWaiters: (() => void)[] = [];
+  ingest.onRelieved = () => {
+    for (const check of [...pausedSockets]) check();
+    const waiters = reliefWaiters;
+    reliefWaiters = [];
+    for (const w of waiters) w();
+  };
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
   const wssIngest = new WebSocketServer({ noServer: true, maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20), perMessageDeflate: false, skipUTF8Validation: true });
   const wssSubscribe = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
@@ -199,6 +207,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           await results[results.length - 1]!.result;
           settled = results.length;
         }
+        while (ingest.saturated) await new Promise<void>((r) => reliefWaiters.push(r));
       }
       lines.end();
     } catch (e) {
@@ -265,12 +274,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     ws.on('error', () => ws.terminate());
     ws.on('close', () => ingestSockets.delete(ws));
     const flowControl = (): void => {
-      // a harness far ahead of the relay, or not reading its acks, is not read from until it catches up
-      const behind = waiting > MAX_WAITING_FRAMES || ws.bufferedAmount > ACK_HIGH_WATER;
+      // a harness far ahead of the relay, or not reading its acks, or a relay with too much
+      // received and not yet stored: the socket is not read from until that clears
+      const behind = waiting > MAX_WAITING_FRAMES || ws.bufferedAmount > ACK_HIGH_WATER || ingest.saturated;
       if (behind && !paused) ws.pause();
       else if (!behind && paused) ws.resume();
       paused = behind;
+      if (paused) pausedSockets.add(flowControl);
+      else pausedSockets.delete(flowControl);
     };
+    ws.on('close', () => pausedSockets.delete(flowControl));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       const f = ++frame;
       const result: IngestResult | Promise<IngestResult> = isBinary

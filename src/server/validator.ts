@@ -78,15 +78,24 @@ class ValidatorThread {
   }
 }
 
+export function defaultThreads(): number {
+  const cores = os.availableParallelism();
+  return cores <= 2 ? 0 : Math.min(4, cores - 1);
+}
+
 export class Validator {
   private readonly threads: ValidatorThread[] = [];
   private next = 0;
   private id = 0;
 
-  /** `threads` = 0: everything inline (the default where only one core is available). */
+  /**
+   * `threads` = 0: everything inline. The default leaves two cores to the relay: on a
+   * 2-core machine the copies and wake-ups of a worker cost more than they save (measured
+   * with bench/relay.ts), so only larger machines use worker threads.
+   */
   constructor(
     private readonly limits: Limits,
-    threads = Math.min(4, os.availableParallelism() - 1),
+    threads = defaultThreads(),
     log: (line: string) => void = () => {},
   ) {
     for (let i = 0; i < threads; i++) this.threads.push(new ValidatorThread(limits, log));
