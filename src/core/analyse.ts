@@ -65,19 +65,26 @@ export interface TurnResult {
   verdict: Verdict;
   /** Per span, in snapshot order. */
   checks: SpanCheck[];
+  /**
+   * Per span, in snapshot order: the index in the session's previous snapshot of the span
+   * with the same id and the same text, or −1 (new, or its text changed). The engine's
+   * replay fingerprint reuses that span's text hash.
+   */
+  sameTextAt: Int32Array;
 }
 
-interface PrevSpan {
-  text: string;
-  digest: string | undefined;
-  binding: Binding;
-  /** the SPEC §2 estimate of `text`, when the span had no `tokens` (never a harness's count) */
-  estimate: number | undefined;
-}
-
+/**
+ * What the next turn needs of this one. The spans and checks arrays are this turn's own
+ * (no copy, no object per span): the engine keeps the snapshot as its last one anyway.
+ */
 interface PrevTurn {
   turn: number;
-  spans: Map<string, PrevSpan>;
+  spans: readonly Span[];
+  checks: readonly SpanCheck[];
+  /** span id → index in `spans` */
+  index: ReadonlyMap<string, number>;
+  /** per index, the SPEC §2 estimate of the text when the span had no `tokens` (NaN otherwise); null when none had */
+  estimates: Float64Array | null;
   tokensTotal: number;
   mean: number | null;
   action: Action;
@@ -104,16 +111,22 @@ export class SessionAnalysis {
     return this.prev === null ? null : this.prev.turn;
   }
 
-  analyse(snap: Snapshot): TurnResult {
+  /**
+   * `spanIndex`: span id → index in `snap.spans`, when the caller has built it (validation
+   * does, to find duplicate ids); built here otherwise. One map per turn serves validation,
+   * the lookups of the next turn, orphans and the recompute list.
+   */
+  analyse(snap: Snapshot, spanIndex?: ReadonlyMap<string, number>): TurnResult {
     const th = this.thresholds;
     const turn = snap.turn;
     const spans = snap.spans;
     const n = spans.length;
     const prev = this.prev;
-    const prevSpans = prev?.spans;
+    const index = spanIndex ?? indexById(spans);
 
-    const live = new Map<string, PrevSpan>();
     const checks: SpanCheck[] = new Array(n);
+    const sameTextAt = new Int32Array(n);
+    let estimates: Float64Array | null = null;
     const scores = new Float64Array(n);
     let nScored = 0;
     let tokensTotal = 0;
@@ -127,24 +140,39 @@ export class SessionAnalysis {
     const repeat: string[] = [];
     const poisoned: string[] = [];
     const pinnedScored: Span[] = [];
+    // SPEC §4 orphaned_parent: distinct (citing span, missing parent) pairs
+    const orphanCiters: string[] = [];
+    const missingParents = new Set<string>();
+    let orphanEdges = 0;
 
+    const prevSpans = prev?.spans;
+    const prevChecks = prev?.checks;
+    // where the previous snapshot's span of the next id is expected: the same order, shifted by what was pruned
+    let cursor = 0;
     for (let i = 0; i < n; i++) {
       const span = spans[i]!;
       const id = span.span_id;
       const text = span.text;
-      const before = prevSpans?.get(id);
-      const sameText = before !== undefined && before.text === text;
-      if (before !== undefined && !sameText) {
+      let j = -1;
+      if (prev !== null) {
+        j = cursor < prevSpans!.length && prevSpans![cursor]!.span_id === id ? cursor : (prev.index.get(id) ?? -1);
+        if (j >= 0) cursor = j + 1;
+      }
+      const sameText = j >= 0 && prevSpans![j]!.text === text;
+      const textChanged = j >= 0 && !sameText;
+      if (textChanged) {
         textsChanged++;
         changed.push(id);
       }
+      sameTextAt[i] = sameText ? j : -1;
 
       let tokens = span.tokens;
-      let estimate: number | undefined;
       if (tokens === undefined) {
         // SPEC §2: absent → ceil(code points / 4); an unchanged text reuses its estimate, not a count the harness sent last turn
-        estimate = sameText && before.estimate !== undefined ? before.estimate : estimateTokens(text);
-        tokens = estimate;
+        const before = sameText && prev!.estimates !== null ? prev!.estimates[j]! : Number.NaN;
+        tokens = Number.isNaN(before) ? estimateTokens(text) : before;
+        estimates ??= new Float64Array(n).fill(Number.NaN);
+        estimates[i] = tokens;
         tokensEstimated = true;
       }
       tokensTotal += tokens;
@@ -155,7 +183,8 @@ export class SessionAnalysis {
       let digest: string | undefined;
       if (claimed !== null && claimed !== '') {
         // Do not rehash a text already hashed last turn: most spans of most turns are unchanged.
-        digest = sameText && before.digest !== undefined ? before.digest : this.sha256(text);
+        digest = sameText ? prevChecks![j]!.digest : undefined;
+        digest ??= this.sha256(text);
         binding = digest === claimed ? (score === null ? Binding.Unscored : Binding.Bound) : Binding.Stale;
       } else {
         binding = score === null ? Binding.Unscored : Binding.Unbound;
@@ -172,8 +201,22 @@ export class SessionAnalysis {
       if (rewrites === th.max_rewrites) repeat.push(id);
       else if (rewrites > th.max_rewrites) poisoned.push(id);
 
-      checks[i] = { binding, digest, textChanged: before !== undefined && !sameText };
-      live.set(id, { text, digest, binding, estimate });
+      checks[i] = { binding, digest, textChanged };
+
+      const parents = span.derived_from;
+      if (parents !== undefined && parents.length > 0) {
+        let missingHere: Set<string> | null = null;
+        for (const parent of parents) {
+          if (parent === id || index.has(parent)) continue;
+          missingHere ??= new Set();
+          missingHere.add(parent);
+        }
+        if (missingHere !== null) {
+          orphanEdges += missingHere.size;
+          orphanCiters.push(id);
+          for (const p of missingHere) missingParents.add(p);
+        }
+      }
     }
 
     // SPEC §3 statistics over finite scores
@@ -189,27 +232,6 @@ export class SessionAnalysis {
       const below = median !== null && s < median;
       canaries.push({ span_id: span.span_id, score: s, rank: rankOf(s, sorted), below_median: below });
       if (below) inverted.push(span.span_id);
-    }
-
-    // SPEC §4 orphaned_parent: distinct (citing span, missing parent) pairs
-    const orphanCiters: string[] = [];
-    const missingParents = new Set<string>();
-    let orphanEdges = 0;
-    for (let i = 0; i < n; i++) {
-      const span = spans[i]!;
-      const parents = span.derived_from;
-      if (parents === undefined || parents.length === 0) continue;
-      let missingHere: Set<string> | null = null;
-      for (const parent of parents) {
-        if (parent === span.span_id || live.has(parent)) continue;
-        missingHere ??= new Set();
-        missingHere.add(parent);
-      }
-      if (missingHere !== null) {
-        orphanEdges += missingHere.size;
-        orphanCiters.push(span.span_id);
-        for (const p of missingHere) missingParents.add(p);
-      }
     }
 
     const rewrite = snap.rewrite;
@@ -289,7 +311,8 @@ export class SessionAnalysis {
     // SPEC §4 pruning signals, judged against the previous snapshot
     if (prev !== null && pruned.length > 0) {
       const onStale = pruned.filter((id) => {
-        const b = prevSpans!.get(id)?.binding;
+        const j = prev.index.get(id);
+        const b = j === undefined ? undefined : prevChecks![j]!.binding;
         return b === Binding.Unscored || b === Binding.Unbound || b === Binding.Stale;
       });
       if (onStale.length > 0) {
@@ -310,9 +333,9 @@ export class SessionAnalysis {
       const seeds = new Set<string>([...unscored, ...unbound, ...stale]);
       if (shortfall || unreported) {
         for (const id of changed) seeds.add(id);
-        for (const id of rewrite?.modified_span_ids ?? []) if (live.has(id)) seeds.add(id);
+        for (const id of rewrite?.modified_span_ids ?? []) if (index.has(id)) seeds.add(id);
       }
-      recompute = recomputeSet(spans, seeds);
+      recompute = recomputeSet(spans, seeds, index);
     }
     const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: poisoned };
 
@@ -334,9 +357,16 @@ export class SessionAnalysis {
       texts_changed: textsChanged,
     };
 
-    this.prev = { turn, spans: live, tokensTotal, mean, action };
-    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks };
+    this.prev = { turn, spans, checks, index, estimates, tokensTotal, mean, action };
+    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt };
   }
+}
+
+/** span id → index; with duplicate ids (which validation refuses) the last one. */
+export function indexById(spans: readonly Span[]): Map<string, number> {
+  const index = new Map<string, number>();
+  for (let i = 0; i < spans.length; i++) index.set(spans[i]!.span_id, i);
+  return index;
 }
 
 /** SPEC §2: absent tokens → ceil(code points / 4). */

@@ -31,7 +31,7 @@ interface SessionSlot {
   last: Snapshot | null;
   /** turn → fingerprint of the accepted snapshot, to recognise an older snapshot replayed */
   digests: Map<number, number>;
-  /** the span texts of the last accepted snapshot, hashed (snapshotFingerprint) */
+  /** the span texts of the last accepted snapshot, hashed, by index (snapshotFingerprint) */
   textHashes: TextHashes;
 }
 
@@ -115,12 +115,12 @@ export class Engine {
         error: { line, session_id: sid, message: `turn ${message.turn} of session ${JSON.stringify(sid)} does not increase (the previous snapshot was turn ${last.turn})` },
       };
     }
-    const result = slot.analysis.analyse(message);
+    const result = slot.analysis.analyse(message, checked.spanIndex);
     slot.last = message;
     // the analysis has compared every text with last turn's and checked every text_sha256
-    const checks = result.checks;
+    const { checks, sameTextAt } = result;
     const fingerprint = snapshotFingerprint(message, slot.textHashes, {
-      sameText: (i) => !checks[i]!.textChanged,
+      sameTextAt: (i) => sameTextAt[i]!,
       claimMatches: (i) => checks[i]!.binding !== Binding.Stale,
     });
     slot.digests.set(message.turn, fingerprint.hash);
@@ -132,7 +132,7 @@ export class Engine {
   private fingerprintUnseen(message: Snapshot): number {
     const spans = message.spans;
     return snapshotFingerprint(message, NO_TEXT_HASHES, {
-      sameText: () => false,
+      sameTextAt: () => -1,
       claimMatches: (i) => this.options.sha256(spans[i]!.text) === spans[i]!.text_sha256,
     }).hash;
   }

@@ -19,18 +19,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The previous fingerprinted snapshot's span ids and the hashes of their texts. */
-export interface TextHashes {
-  ids: readonly string[];
-  hashes: readonly number[];
-}
+/** The hashes of the previous fingerprinted snapshot's span texts, by span index. */
+export type TextHashes = Int32Array;
 
-export const NO_TEXT_HASHES: TextHashes = { ids: [], hashes: [] };
+export const NO_TEXT_HASHES: TextHashes = new Int32Array(0);
 
 /** What the caller already knows of span i, so that an unchanged span costs no string work. */
 export interface SpanFacts {
-  /** its text is the one the previous snapshot had for its id (false when unknown) */
-  sameText(i: number): boolean;
+  /** the index in the previous fingerprinted snapshot of a span with this very text, or −1 (none, or not known) */
+  sameTextAt(i: number): number;
   /** its text_sha256, when set, equals sha256 of its text */
   claimMatches(i: number): boolean;
 }
@@ -56,31 +53,19 @@ interface SpanLike {
  * (one changed score, anywhere in a long line) is not mistaken for one.
  *
  * Span texts and their sha256 are the bulk of a line, and the analysis has already
- * compared them: an unchanged text reuses its hash from `memo` (the previous snapshot's;
- * the returned one replaces it), and a text_sha256 that matches its text counts as
- * "matches" (it is then a function of the text), so only changed spans are hashed.
+ * compared them: an unchanged text reuses its hash from `memo` (the previous snapshot's,
+ * by index; the returned one replaces it), and a text_sha256 that matches its text counts
+ * as "matches" (it is then a function of the text), so only changed spans are hashed.
  */
 export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
   const spans = snap.spans;
   const n = spans.length;
-  const ids = new Array<string>(n);
-  const hashes = new Array<number>(n);
-  let byId: Map<string, number> | null = null;
+  const hashes = new Int32Array(n);
   let spansHash = 0x5bd1e995 ^ n;
   for (let i = 0; i < n; i++) {
     const span = spans[i]!;
-    let textHash: number | undefined;
-    if (facts.sameText(i)) {
-      // the previous snapshot's span of this id: usually at the same index
-      let j: number | undefined = i;
-      if (memo.ids[i] !== span.span_id) {
-        byId ??= new Map(memo.ids.map((id, k) => [id, k]));
-        j = byId.get(span.span_id);
-      }
-      if (j !== undefined) textHash = memo.hashes[j];
-    }
-    textHash ??= valueHash(span.text);
-    ids[i] = span.span_id;
+    const j = facts.sameTextAt(i);
+    const textHash = j >= 0 && j < memo.length ? memo[j]! : valueHash(span.text);
     hashes[i] = textHash;
     const claim = span.text_sha256;
     const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : valueHash(claim);
@@ -93,7 +78,7 @@ export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: 
     sum = (sum + entryHash(key, key === 'spans' ? fmix(spansHash) : valueHash(v))) | 0;
     keys++;
   }
-  return { hash: fmix(sum ^ Math.imul(keys, 0x27d4eb2f)) >>> 0, memo: { ids, hashes } };
+  return { hash: fmix(sum ^ Math.imul(keys, 0x27d4eb2f)) >>> 0, memo: hashes };
 }
 
 const CLAIM_MATCHES_TEXT = 0x61c88647;

@@ -8,7 +8,8 @@
 import type { z } from 'zod';
 import { messageSchema, type Message, type Span } from './wire.ts';
 
-export type Validated = { ok: true; message: Message } | { ok: false; error: string };
+/** `spanIndex` (snapshots): span id → index, built to find duplicate ids and handed on to the analysis. */
+export type Validated = { ok: true; message: Message; spanIndex?: Map<string, number> } | { ok: false; error: string };
 
 /**
  * `stringsWellFormed`: the caller knows no string of the value can hold a lone surrogate,
@@ -17,16 +18,12 @@ export type Validated = { ok: true; message: Message } | { ok: false; error: str
  * engine's time per snapshot (PERF: two-byte texts are scanned char by char).
  */
 export function validateMessage(value: unknown, stringsWellFormed = false): Validated {
-  if (fastAccepts(value)) {
-    const extra = extraRuleViolation(value as Message, stringsWellFormed);
-    return extra === null ? { ok: true, message: value as Message } : { ok: false, error: extra };
-  }
+  if (fastAccepts(value)) return checkExtraRules(value as Message, stringsWellFormed);
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
   // somewhere. Trust the schema (it is the contract) and keep the caller's object.
-  const extra = extraRuleViolation(value as Message, stringsWellFormed);
-  return extra === null ? { ok: true, message: value as Message } : { ok: false, error: extra };
+  return checkExtraRules(value as Message, stringsWellFormed);
 }
 
 /**
@@ -40,20 +37,21 @@ export function mayHoldLoneSurrogate(json: string): boolean {
 }
 
 /** Rules a JSON Schema cannot say: unique span ids, well-formed UTF-16 strings. */
-function extraRuleViolation(message: Message, stringsWellFormed: boolean): string | null {
-  if (!stringsWellFormed && !message.session_id.isWellFormed()) return 'session_id contains a lone surrogate (not valid Unicode)';
-  if (message.type !== 'snapshot') return null;
+function checkExtraRules(message: Message, stringsWellFormed: boolean): Validated {
+  if (!stringsWellFormed && !message.session_id.isWellFormed()) return { ok: false, error: 'session_id contains a lone surrogate (not valid Unicode)' };
+  if (message.type !== 'snapshot') return { ok: true, message };
   const spans = message.spans;
-  const seen = new Set<string>();
+  const spanIndex = new Map<string, number>();
   for (let i = 0; i < spans.length; i++) {
     const span = spans[i]!;
-    if (seen.has(span.span_id)) return `span ${i} repeats span_id ${JSON.stringify(span.span_id)}: span ids must be unique within a snapshot`;
-    seen.add(span.span_id);
+    const id = span.span_id;
+    if (spanIndex.has(id)) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
+    spanIndex.set(id, i);
     if (stringsWellFormed) continue;
-    if (!span.span_id.isWellFormed()) return `span ${i} has a span_id with a lone surrogate (not valid Unicode)`;
-    if (!span.text.isWellFormed()) return `span ${i} (${JSON.stringify(span.span_id)}) has text with a lone surrogate (not valid Unicode)`;
+    if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
+    if (!span.text.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
-  return null;
+  return { ok: true, message, spanIndex };
 }
 
 function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): string {

@@ -6,13 +6,11 @@ import type { Span } from './wire.ts';
  * unreported rewrite, the changed and reported-modified spans). When no span is
  * identified at all, every live span is to be recomputed. One hop = the spans right
  * before and after in snapshot order, and live `derived_from` parents and children.
- * Returned in snapshot order.
+ * Returned in snapshot order. `index`: span id → index in `spans`.
  */
-export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>): string[] {
+export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>, index: ReadonlyMap<string, number>): string[] {
   if (seeds.size === 0) return spans.map((s) => s.span_id);
   const n = spans.length;
-  const index = new Map<string, number>();
-  for (let i = 0; i < n; i++) index.set(spans[i]!.span_id, i);
   const marked = new Uint8Array(n);
   const seedAt = new Uint8Array(n);
   for (const id of seeds) {
