@@ -58,8 +58,15 @@ async function startRelay(dataDir: string): Promise<{ url: string; pid: number; 
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--data', dataDir, '--no-static', '--max-sessions', '10000', ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== '')], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // BENCH_RELAY_LOG=file keeps the relay's output (with BENCH_RELAY_NODE_ARGS=--trace-gc, say)
+  const logTo = process.env.BENCH_RELAY_LOG;
+  if (logTo !== undefined) {
+    const sink = fs.createWriteStream(logTo, { flags: 'a' });
+    child.stdout.pipe(sink);
+    child.stderr.pipe(sink);
+  } else child.stderr.resume();
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {

@@ -81,6 +81,8 @@ export interface HarnessClientOptions {
   maxBackoffMs?: number;
   /** give up (reject what is pending with RelayUnavailable) after this long without a connection (default 5 min) */
   giveUpAfterMs?: number;
+  /** with messages in flight and nothing heard from the relay for this long, reconnect (default 60 s) */
+  silenceTimeoutMs?: number;
   /** connection changes, for a harness's log */
   onStatus?: (status: 'open' | 'retrying' | 'closed', detail: string) => void;
 }
@@ -115,6 +117,9 @@ export class HarnessClient {
   private closed = false;
   private fatal: Error | null = null;
   private idle: (() => void)[] = [];
+  private readonly silenceTimeoutMs: number;
+  private lastHeard = 0;
+  private watchdog: NodeJS.Timeout | null = null;
 
   constructor(options: HarnessClientOptions) {
     const base = new URL(options.url);
@@ -127,6 +132,7 @@ export class HarnessClient {
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.giveUpAfterMs = options.giveUpAfterMs ?? 5 * 60_000;
     this.onStatus = options.onStatus;
+    this.silenceTimeoutMs = options.silenceTimeoutMs ?? 60_000;
   }
 
   /** Messages given and not yet acknowledged or rejected. */
@@ -184,6 +190,7 @@ export class HarnessClient {
     }
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.watchdog !== null) clearInterval(this.watchdog);
     this.failAll(new RelayUnavailable('the client was closed before the relay acknowledged this message'));
     const ws = this.ws;
     this.ws = null;
@@ -225,10 +232,17 @@ export class HarnessClient {
       this.attempt = 0;
       this.downSince = null;
       for (const p of this.pending) p.frame = 0;
+      this.lastHeard = Date.now();
       this.onStatus?.('open', this.wsUrl);
       this.pump();
+      this.watch(ws);
     });
-    ws.on('message', (data) => this.onReply(String(data)));
+    ws.on('message', (data) => {
+      this.lastHeard = Date.now();
+      this.onReply(String(data));
+    });
+    // the relay pings every socket: a relay that is busy but alive is not given up on
+    ws.on('ping', () => (this.lastHeard = Date.now()));
     ws.on('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       let body = '';
@@ -262,6 +276,20 @@ export class HarnessClient {
       }
       this.scheduleReconnect(`connection closed (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`);
     });
+  }
+
+  /** A connection that went silent with messages in flight (a vanished peer) is dropped and retried. */
+  private watch(ws: WebSocket): void {
+    if (this.watchdog !== null) clearInterval(this.watchdog);
+    this.watchdog = setInterval(() => {
+      if (this.ws !== ws) {
+        clearInterval(this.watchdog!);
+        this.watchdog = null;
+        return;
+      }
+      if (this.nextToSend > 0 && Date.now() - this.lastHeard > this.silenceTimeoutMs) ws.terminate();
+    }, Math.min(5000, this.silenceTimeoutMs / 2));
+    this.watchdog.unref();
   }
 
   private scheduleReconnect(why: string): void {

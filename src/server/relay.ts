@@ -28,6 +28,8 @@ export interface RelayOptions {
   fanout?: Partial<FanoutOptions>;
   /** worker threads that parse and validate large messages (default: validator.ts defaultThreads) */
   validatorThreads?: number;
+  /** how often every WebSocket is pinged; one that misses a ping is dropped (default 30 s) */
+  heartbeatMs?: number;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -94,6 +96,26 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
   const wssIngest = new WebSocketServer({ noServer: true, maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20), perMessageDeflate: false, skipUTF8Validation: true });
   const wssSubscribe = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+
+  // A peer that vanished without closing (a laptop asleep, a dropped network) leaves a
+  // half-open socket: ping every socket each interval and drop one that did not answer
+  // the previous ping, so a relay left running for days holds no dead connections.
+  const answered = new WeakSet<WebSocket>();
+  const heartbeat = setInterval(() => {
+    for (const ws of [...wssIngest.clients, ...wssSubscribe.clients]) {
+      if (!answered.has(ws)) {
+        ws.terminate();
+        continue;
+      }
+      answered.delete(ws);
+      ws.ping();
+    }
+  }, options.heartbeatMs ?? 30_000);
+  heartbeat.unref();
+  const watch = (ws: WebSocket): void => {
+    answered.add(ws);
+    ws.on('pong', () => answered.add(ws));
+  };
 
   const authorized = (req: IncomingMessage, url: URL): boolean => {
     if (token === null) return true;
@@ -249,7 +271,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     if (refused !== null) return rejectUpgrade(socket, 403, refused);
     if (url.pathname === INGEST_PATH) {
       if (!authorized(req, url)) return rejectUpgrade(socket, 401, 'ingest requires Authorization: Bearer <token> (or ?token=)');
-      wssIngest.handleUpgrade(req, socket, head, (ws) => onIngestSocket(ws));
+      wssIngest.handleUpgrade(req, socket, head, (ws) => {
+        watch(ws);
+        onIngestSocket(ws);
+      });
       return;
     }
     const route = sessionRoute(url.pathname);
@@ -258,6 +283,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const since = /^\d{1,15}$/.test(sinceText) ? Number(sinceText) : Number.NaN;
     if (!Number.isSafeInteger(since)) return rejectUpgrade(socket, 400, `since must be a whole number ≥ 0, got ${JSON.stringify(sinceText)}`);
     wssSubscribe.handleUpgrade(req, socket, head, (ws) => {
+      watch(ws);
       ws.on('error', () => ws.terminate());
       // subscribers only listen; anything they send is ignored
       fanout.subscribe(ws, route.id, since);
@@ -332,6 +358,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     ingest,
     close() {
       closing ??= (async () => {
+        clearInterval(heartbeat);
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
         for (const ws of ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
         const closed = new Promise<void>((r) => server.close(() => r()));

@@ -146,6 +146,27 @@ describe('TypeScript client', () => {
     await client.close();
   });
 
+  it('reconnects and resends when the relay goes silent with messages in flight', async () => {
+    const { WebSocketServer } = await import('ws');
+    // first connection: a relay that hangs (reads, never answers); then one that answers
+    let connections = 0;
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    wss.on('connection', (ws) => {
+      connections++;
+      if (connections === 1) return;
+      let frame = 0;
+      ws.on('message', () => ws.send(JSON.stringify({ type: 'ack', frame: ++frame, session_id: 'q', seq: 1, turn: 1, duplicate: connections > 1 })));
+    });
+    await new Promise((res) => wss.once('listening', res));
+    const port = (wss.address() as net.AddressInfo).port;
+    const client = new HarnessClient({ url: `http://127.0.0.1:${port}`, silenceTimeoutMs: 200, initialBackoffMs: 10 });
+    const ack = await client.snapshot({ session_id: 'q', turn: 1, spans: [] });
+    expect(connections).toBe(2);
+    expect(ack).toMatchObject({ seq: 1, duplicate: true });
+    await client.close();
+    wss.close();
+  });
+
   it('gives up with a clear error when the token is wrong (no retry can fix that)', async () => {
     const relay = await testRelay({ token: 'right' });
     relays.push(relay);

@@ -159,6 +159,21 @@ describe('subscribe', () => {
     expect(again.seqs).toEqual(range(slow.lastSeq + 1, t));
   });
 
+  it('drops a subscriber that stopped answering pings (a vanished peer)', async () => {
+    const r = await relay({ heartbeatMs: 100 });
+    const alive = record(r.url, 'hb');
+    const gone = record(r.url, 'hb');
+    await Promise.all([alive, gone].map((x) => x.until(() => x.frames.some((f) => f.type === 'caught_up'))));
+    gone.ws.pause(); // reads nothing, so answers no ping
+    await new Promise((res) => setTimeout(res, 500));
+    expect(r.fanout.count()).toBe(1);
+    await postNdjson(r.url, generatedSession('hb', 1).join('\n'));
+    await alive.untilSeq(2);
+    gone.ws.resume();
+    await gone.untilClosed();
+    expect(gone.closeCode).toBe(1006); // terminated, not closed politely: it was not listening
+  });
+
   it('tells subscribers of a deleted session why they were closed', async () => {
     const r = await relay();
     await postNdjson(r.url, generatedSession('gone', 2).join('\n'));
