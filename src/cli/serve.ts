@@ -91,6 +91,7 @@ export async function runServe(args: string[]): Promise<number> {
     throw e;
   }
 
+  const sessionsAtStart = relay.store.count();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {
     const { startDemo } = await import('../server/demo.ts');
@@ -100,7 +101,7 @@ export async function runServe(args: string[]): Promise<number> {
   const wsUrl = relay.url.replace(/^http/, 'ws');
   process.stdout.write(
     `context-health: listening on ${relay.url} — open it in a browser\n` +
-      `  data: ${dataDir} (${relay.store.count()} session${relay.store.count() === 1 ? '' : 's'})` +
+      `  data: ${dataDir} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
       `${values.demo ? ' · demo session "demo"' : ''}\n` +
       `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
       `  stop with Ctrl-C\n`,
