@@ -133,24 +133,33 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
   const sid = session.id;
   if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
   // A turn that does not increase is either a retry of a stored message or an error.
+  // Turns increase with seq, so the stored copy, if any, is found by bisecting the recent
+  // ring: a few lines read back at most, however many turns a confused harness resends.
   const oldest = session.oldestRecent();
-  for (let seq = session.lastSeq; seq >= oldest; seq--) {
-    let stored: Buffer | null = null;
-    let storedTurn = session.recentTurnOf(seq);
-    if (Number.isNaN(storedTurn) && seq !== session.headerSeq) {
+  const turnAt = (seq: number): number => {
+    if (seq === session.headerSeq) return Number.NEGATIVE_INFINITY;
+    let t = session.recentTurnOf(seq);
+    if (Number.isNaN(t)) {
       // not known since a restart: read it back
-      stored = store.readRecentLine(session, seq);
-      const t = turnOf(parse(stored));
-      if (t !== null) session.setRecentTurn(seq, t);
-      storedTurn = t ?? Number.NaN;
+      t = turnOf(parse(store.readRecentLine(session, seq))) ?? Number.NEGATIVE_INFINITY;
+      session.setRecentTurn(seq, t);
     }
-    if (Number.isNaN(storedTurn) || storedTurn > turn) continue;
-    if (storedTurn < turn) break;
-    stored ??= store.readRecentLine(session, seq);
-    if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), parse(bytes))) {
-      return { kind: 'duplicate', sessionId: sid, seq, turn };
+    return t;
+  };
+  let lo = oldest;
+  let hi = session.lastSeq;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = turnAt(mid);
+    if (t < turn) lo = mid + 1;
+    else if (t > turn) hi = mid - 1;
+    else {
+      const stored = store.readRecentLine(session, mid);
+      if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), parse(bytes))) {
+        return { kind: 'duplicate', sessionId: sid, seq: mid, turn };
+      }
+      break;
     }
-    break;
   }
   const remembered = oldest > 1 ? ` (retries are recognised among the last ${session.lastSeq - oldest + 1} messages)` : '';
   return {

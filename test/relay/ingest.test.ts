@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startRelay, type Relay } from '../../src/server/relay.ts';
-import { generatedSession, postNdjson, snapshot, tempDir, testRelay, transcriptLines } from './helpers.ts';
+import { generatedSession, postNdjson, snapshot, tempDir, testRelay, transcriptLines, type IngestReply } from './helpers.ts';
 
 const relays: Relay[] = [];
 async function relay(options: Parameters<typeof testRelay>[0] = {}): Promise<Awaited<ReturnType<typeof testRelay>>> {
@@ -133,6 +133,25 @@ describe('WebSocket /api/ingest', () => {
     expect(ws.readyState).toBe(WebSocket.OPEN);
     ws.close();
     expect(await transcriptLines(r.url, 'w')).toEqual([lines[0], lines[1], lines[2], JSON.stringify(JSON.parse(lines[4]!))]);
+  });
+});
+
+describe('retries', () => {
+  it('recognises a resent turn among the last 1024 messages, also after a restart, and names the window beyond it', async () => {
+    const dataDir = tempDir();
+    const lines = generatedSession('long', 1500, 1, 20);
+    const first = await startRelay({ port: 0, host: '127.0.0.1', dataDir, distDir: null, log: () => {} });
+    expect((await postNdjson(first.url, lines.join('\n'))).status).toBe(200);
+    const resend = async (url: string, turn: number): Promise<IngestReply> => (await postNdjson(url, lines[turn]!)).json;
+    expect((await resend(first.url, 1400)).accepted[0]).toMatchObject({ seq: 1401, duplicate: true });
+    await first.close();
+    const second = await relay({ dataDir });
+    for (const turn of [1500, 1499, 1000, 477]) expect((await resend(second.url, turn)).accepted[0]).toMatchObject({ seq: turn + 1, turn, duplicate: true });
+    const old = await resend(second.url, 100);
+    expect(old.errors[0]!.message).toMatch(/turn 100 of session "long" does not increase \(the last stored snapshot is turn 1500\), and it is not a copy of a stored snapshot \(retries are recognised among the last 1024 messages\)/);
+    const changed = JSON.stringify({ ...(JSON.parse(lines[1490]!) as object), pruned: ['x'] });
+    expect((await postNdjson(second.url, changed)).json.errors[0]!.message).toMatch(/turn 1490 .* does not increase/);
+    expect(await transcriptLines(second.url, 'long')).toHaveLength(1501);
   });
 });
 
