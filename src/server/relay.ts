@@ -196,8 +196,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       });
       if (req.method === 'HEAD') return void res.end();
       for await (const chunk of readChunks(session.file, 0, end)) {
-        if (!res.write(chunk)) await new Promise<void>((r) => res.once('drain', () => r()));
-        if (res.destroyed) return;
+        if (res.destroyed) return; // the download was abandoned: stop reading (closes the file)
+        if (!res.write(chunk)) await drainedOrClosed(res);
       }
       res.end();
       return;
@@ -428,6 +428,18 @@ class LineCutter {
     this.tooLong = false;
     this.onLine(raw, this.lineNo, tooLong);
   }
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function toBuffer(data: RawData): Buffer {
