@@ -280,7 +280,7 @@ export class SessionStore {
     s.size = lineStart;
     s.updatedAt = stat.mtimeMs;
     if (lineStart < stat.size) {
-      // SPEC-independent crash rule: a line without its newline was being written when the
+      // A line without its newline was being written when the
       // process died, so it was never acknowledged; drop it so the next append starts clean.
       await fs.promises.truncate(file, lineStart);
       this.log(`session ${JSON.stringify(id)}: removed an incomplete last line (${stat.size - lineStart} bytes) left by a crash; it had not been acknowledged`);
