@@ -19,14 +19,17 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** The hashes of the previous fingerprinted snapshot's span texts, by span index. */
+/**
+ * Per span of the previous fingerprinted snapshot, by index: the hash of its id and text
+ * (`spanHead`), so that a span with the same id and text costs no string work.
+ */
 export type TextHashes = Int32Array;
 
 export const NO_TEXT_HASHES: TextHashes = new Int32Array(0);
 
 /** What the caller already knows of span i, so that an unchanged span costs no string work. */
 export interface SpanFacts {
-  /** the index in the previous fingerprinted snapshot of a span with this very text, or −1 (none, or not known) */
+  /** the index in the previous fingerprinted snapshot of the span with this id and this very text, or −1 (none, or not known) */
   sameTextAt(i: number): number;
   /** its text_sha256, when set, equals sha256 of its text */
   claimMatches(i: number): boolean;
@@ -53,9 +56,10 @@ interface SpanLike {
  * (one changed score, anywhere in a long line) is not mistaken for one.
  *
  * Span texts and their sha256 are the bulk of a line, and the analysis has already
- * compared them: an unchanged text reuses its hash from `memo` (the previous snapshot's,
- * by index; the returned one replaces it), and a text_sha256 that matches its text counts
- * as "matches" (it is then a function of the text), so only changed spans are hashed.
+ * compared them: a span whose id and text are unchanged reuses their hash from `memo` (the
+ * previous snapshot's, by index; the returned one replaces it), and a text_sha256 that
+ * matches its text counts as "matches" (it is then a function of the text), so only
+ * changed spans are hashed.
  */
 export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
   const spans = snap.spans;
@@ -65,11 +69,11 @@ export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: 
   for (let i = 0; i < n; i++) {
     const span = spans[i]!;
     const j = facts.sameTextAt(i);
-    const textHash = j >= 0 && j < memo.length ? memo[j]! : valueHash(span.text);
-    hashes[i] = textHash;
+    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(span.span_id, valueHash(span.text));
+    hashes[i] = head;
     const claim = span.text_sha256;
     const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : valueHash(claim);
-    spansHash = Math.imul(spansHash ^ spanHash(span, textHash, claimHash), 0x01000193);
+    spansHash = Math.imul(spansHash ^ spanHash(span, head, claimHash), 0x01000193);
   }
   let sum = 0;
   let keys = 0;
@@ -140,14 +144,17 @@ function objectHash(o: object): number {
 
 const ABSENT = 0x2f0f5d1b;
 
+/** The start of a span's hash: its id and its text's hash. */
+function spanHead(id: string, textHash: number): number {
+  return Math.imul(Math.imul(0x9747b28c ^ fmix(stringHash(id)), 0x01000193) ^ textHash, 0x01000193);
+}
+
 /**
  * A validated span: the wire format's fields read by name (so their order does not
- * matter) with the text's and text_sha256's hashes given, then any unknown fields.
+ * matter), from its `spanHead` and its text_sha256's hash, then any unknown fields.
  */
-function spanHash(span: SpanLike, textHash: number, claimHash: number): number {
-  let h = Math.imul(0x9747b28c ^ fmix(stringHash(span.span_id)), 0x01000193);
-  h = Math.imul(h ^ textHash, 0x01000193);
-  h = Math.imul(h ^ (span.score === null ? ABSENT ^ 1 : numberHash(span.score)), 0x01000193);
+function spanHash(span: SpanLike, head: number, claimHash: number): number {
+  let h = Math.imul(head ^ (span.score === null ? ABSENT ^ 1 : numberHash(span.score)), 0x01000193);
   h = Math.imul(h ^ claimHash, 0x01000193);
   h = Math.imul(h ^ (span.tokens === undefined ? ABSENT : numberHash(span.tokens)), 0x01000193);
   h = Math.imul(h ^ (span.rewrite_count === undefined ? ABSENT : numberHash(span.rewrite_count)), 0x01000193);
