@@ -227,7 +227,10 @@ export async function benchRelay(options: { seconds?: number; textChars?: number
   // as the TypeScript and Python harness clients send it: non-ASCII escaped
   const spans = Buffer.from(asciiJson(spansJson(spanCount, textChars)));
   const snapshotKB = (spans.length + 100) / 1024;
-  console.log(`relay: loopback, ${spanCount} spans of ~${textChars} chars per snapshot (${snapshotKB.toFixed(0)} KB), ${seconds} s measured after 2 s warm-up`);
+  console.log(
+    `relay: loopback, ${spanCount} spans of ~${textChars} chars per snapshot (${snapshotKB.toFixed(0)} KB), ${seconds} s measured after 2 s warm-up; ` +
+      `${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} before (latency needs the relay to have a core to itself)`,
+  );
   const results: Result[] = [];
   for (const [sessions, viewers] of [
     [10, 5],
