@@ -33,9 +33,7 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
     for (const signal of SIGNALS) {
       const list = turnsBySignal.get(signal);
       if (list === undefined) continue;
-      const runs = runsOf(list, order);
-      const shown = runs.slice(0, 4).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
-      out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${shown}${runs.length > 4 ? ` (+${runs.length - 4} more runs)` : ''}`);
+      out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${runList(runsOf(list, order))}`);
     }
   }
   const notOk = s.verdicts.filter((v) => v.action !== 'prune_ok');
@@ -43,15 +41,25 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
   if (notOk.length === 0 && dropTurns.length === 0) out.push('  verdict: prune_ok on every turn');
   else {
     out.push(`  verdicts other than prune_ok: ${notOk.length} of ${s.turns} turns`);
-    for (const v of notOk.slice(0, 8)) {
-      const what = v.action === 'recompute' ? `recompute ${v.recompute.length} span${v.recompute.length === 1 ? '' : 's'} (${v.recompute.slice(0, 6).join(', ')}${v.recompute.length > 6 ? ', …' : ''})` : 'freeze pruning, carry the full context forward';
-      out.push(`    turn ${v.turn}: ${what}${v.drop.length > 0 ? `; drop ${v.drop.join(', ')}` : ''}`);
+    const recompute = notOk.filter((v) => v.action === 'recompute');
+    if (recompute.length > 0) {
+      const first = recompute[0]!;
+      out.push(`    recompute  turns ${runList(runsOf(recompute.map((v) => v.turn), order))}`);
+      out.push(`               first at turn ${first.turn}: ${first.recompute.length} span${first.recompute.length === 1 ? '' : 's'} (${first.recompute.slice(0, 6).join(', ')}${first.recompute.length > 6 ? ', …' : ''})`);
     }
-    if (notOk.length > 8) out.push(`    … and ${notOk.length - 8} more (see --json)`);
-    const dropOnly = dropTurns.filter((v) => v.action === 'prune_ok');
-    for (const v of dropOnly.slice(0, 4)) out.push(`    turn ${v.turn}: drop ${v.drop.join(', ')} (poisoned)`);
+    const freeze = notOk.filter((v) => v.action === 'freeze');
+    if (freeze.length > 0) out.push(`    freeze     turns ${runList(runsOf(freeze.map((v) => v.turn), order))}: halt pruning, carry the full context forward`);
+    if (dropTurns.length > 0) {
+      const ids = [...new Set(dropTurns.flatMap((v) => v.drop))];
+      out.push(`    drop       turns ${runList(runsOf(dropTurns.map((v) => v.turn), order))}: ${ids.slice(0, 6).join(', ')}${ids.length > 6 ? ', …' : ''} (poisoned: drop, do not rescore)`);
+    }
   }
   return out;
+}
+
+function runList(runs: [number, number][], most = 4): string {
+  const shown = runs.slice(0, most).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+  return runs.length > most ? `${shown} (+${runs.length - most} more runs)` : shown;
 }
 
 /** Runs of consecutive snapshots (in session order) on which a signal fired. */
