@@ -1,5 +1,6 @@
 // The incremental engine every door runs (Worker, CLI, relay): one message at a time,
 // any number of interleaved sessions, per-session state only what the detectors need.
+import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
 import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
@@ -151,18 +152,4 @@ function isBlank(text: string): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
   }
   return true;
-}
-
-function sessionIdOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const sid = (value as { session_id?: unknown }).session_id;
-  return typeof sid === 'string' && sid.length > 0 ? sid : undefined;
-}
-
-function notJsonMessage(text: string, e: unknown): string {
-  if (/(?:^|[^"\w])(?:-?Infinity|NaN)(?:[^"\w]|$)/.test(text)) {
-    return 'not valid JSON: NaN and Infinity are not JSON numbers (send null for an absent score)';
-  }
-  const detail = e instanceof Error ? e.message : String(e);
-  return `not valid JSON: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
 }

@@ -3,6 +3,7 @@
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
+import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
@@ -183,19 +184,4 @@ function isBlank(bytes: Uint8Array): boolean {
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;
   }
   return true;
-}
-
-function sessionIdOf(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const sid = (value as { session_id?: unknown }).session_id;
-  return typeof sid === 'string' && sid.length > 0 ? sid : undefined;
-}
-
-/** The engine's wording (src/core/engine.ts), so the CLI, the dashboard and the relay agree. */
-function notJsonMessage(text: string, e: unknown): string {
-  if (/(?:^|[^"\w])(?:-?Infinity|NaN)(?:[^"\w]|$)/.test(text)) {
-    return 'not valid JSON: NaN and Infinity are not JSON numbers (send null for an absent score)';
-  }
-  const detail = e instanceof Error ? e.message : String(e);
-  return `not valid JSON: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
 }
