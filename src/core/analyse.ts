@@ -5,8 +5,9 @@
 import type { Thresholds } from './config.ts';
 import { SEVERITY, type Action, type Finding, type Signal, type Verdict } from './signals.ts';
 import { rankOf, scoreStats } from './stats.ts';
+import { SpanTable } from './spanTable.ts';
 import { recomputeSet } from './verdict.ts';
-import type { Snapshot, Span } from './wire.ts';
+import type { Snapshot } from './wire.ts';
 
 /** sha256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits. Handed in: node:crypto or a browser hash. */
 export type Sha256Hex = (text: string) => string;
@@ -74,15 +75,13 @@ export interface TurnResult {
 }
 
 /**
- * What the next turn needs of this one. The spans and checks arrays are this turn's own
- * (no copy, no object per span): the engine keeps the snapshot as its last one anyway.
+ * What the next turn needs of this one. The span columns and checks are this turn's own (no
+ * copy, no object per span).
  */
 interface PrevTurn {
   turn: number;
-  spans: readonly Span[];
+  spans: SpanTable;
   checks: readonly SpanCheck[];
-  /** span id → index in `spans` */
-  index: ReadonlyMap<string, number>;
   /** per index, the SPEC §2 estimate of the text when the span had no `tokens` (NaN otherwise); null when none had */
   estimates: Float64Array | null;
   tokensTotal: number;
@@ -112,18 +111,17 @@ export class SessionAnalysis {
   }
 
   /**
-   * `spanIndex`: span id → index in `snap.spans`, when the caller has built it (validation
-   * does, to find duplicate ids); built here otherwise. One map per turn serves validation,
-   * the lookups of the next turn, orphans and the recompute list.
+   * `table`: the snapshot's spans column by column, as validation wrote them (with the id →
+   * index map it built to find duplicate ids); built here when not given. One map per turn
+   * serves validation, the lookups of the next turn, orphans and the recompute list.
    */
-  analyse(snap: Snapshot, spanIndex?: ReadonlyMap<string, number>): TurnResult {
+  analyse(snap: Snapshot, table: SpanTable = SpanTable.of(snap.spans)): TurnResult {
     const th = this.thresholds;
     const turn = snap.turn;
-    const spans = snap.spans;
-    const n = spans.length;
+    const n = table.length;
     const prev = this.prev;
-    const index = spanIndex ?? indexById(spans);
-    const scan = scanSpans(spans, index, prev, this.sha256, th.max_rewrites);
+    const index = table.index;
+    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites);
     const { checks, estimates, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, repeat, poisoned, pinnedScored, orphanCiters, missingParents } = scan;
 
     // SPEC §3 statistics over finite scores
@@ -134,11 +132,12 @@ export class SessionAnalysis {
 
     const canaries: CanaryMetric[] = [];
     const inverted: string[] = [];
-    for (const span of pinnedScored) {
-      const s = span.score as number;
+    for (const k of pinnedScored) {
+      const id = table.ids[k]!;
+      const s = table.scores[k]!;
       const below = median !== null && s < median;
-      canaries.push({ span_id: span.span_id, score: s, rank: rankOf(s, sorted), below_median: below });
-      if (below) inverted.push(span.span_id);
+      canaries.push({ span_id: id, score: s, rank: rankOf(s, sorted), below_median: below });
+      if (below) inverted.push(id);
     }
 
     const rewrite = snap.rewrite;
@@ -218,7 +217,7 @@ export class SessionAnalysis {
     // SPEC §4 pruning signals, judged against the previous snapshot
     if (prev !== null && pruned.length > 0) {
       const onStale = pruned.filter((id) => {
-        const j = prev.index.get(id);
+        const j = prev.spans.index.get(id);
         const b = j === undefined ? undefined : prev.checks[j]!.binding;
         return b === Binding.Unscored || b === Binding.Unbound || b === Binding.Stale;
       });
@@ -242,7 +241,7 @@ export class SessionAnalysis {
         for (const id of changed) seeds.add(id);
         for (const id of rewrite?.modified_span_ids ?? []) if (index.has(id)) seeds.add(id);
       }
-      recompute = recomputeSet(spans, seeds, index);
+      recompute = recomputeSet(table, seeds);
     }
     const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: poisoned };
 
@@ -264,7 +263,7 @@ export class SessionAnalysis {
       texts_changed: textsChanged,
     };
 
-    this.prev = { turn, spans, checks, index, estimates, tokensTotal, mean, action };
+    this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
     return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt };
   }
 }
@@ -286,7 +285,8 @@ interface SpanScan {
   changed: string[];
   repeat: string[];
   poisoned: string[];
-  pinnedScored: Span[];
+  /** indices of the pinned spans with a finite score */
+  pinnedScored: number[];
   /** SPEC §4 orphaned_parent: the citing spans, their missing parents, and the distinct (citing span, missing parent) pairs */
   orphanCiters: string[];
   missingParents: Set<string>;
@@ -301,8 +301,9 @@ interface SpanScan {
  * transcript used a third less CPU in all (fewer recompilations) and ~10% less on the
  * main thread.
  */
-function scanSpans(spans: readonly Span[], index: ReadonlyMap<string, number>, prev: PrevTurn | null, sha256: Sha256Hex, maxRewrites: number): SpanScan {
-  const n = spans.length;
+function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, maxRewrites: number): SpanScan {
+  const { ids, texts, index } = table;
+  const n = ids.length;
   const checks: SpanCheck[] = new Array(n);
   const sameTextAt = new Int32Array(n);
   let estimates: Float64Array | null = null;
@@ -317,25 +318,25 @@ function scanSpans(spans: readonly Span[], index: ReadonlyMap<string, number>, p
   const changed: string[] = [];
   const repeat: string[] = [];
   const poisoned: string[] = [];
-  const pinnedScored: Span[] = [];
+  const pinnedScored: number[] = [];
   const orphanCiters: string[] = [];
   const missingParents = new Set<string>();
   let orphanEdges = 0;
 
-  const prevSpans = prev?.spans;
+  const prevIds = prev?.spans.ids;
+  const prevTexts = prev?.spans.texts;
   const prevChecks = prev?.checks;
   // where the previous snapshot's span of the next id is expected: the same order, shifted by what was pruned
   let cursor = 0;
   for (let i = 0; i < n; i++) {
-    const span = spans[i]!;
-    const id = span.span_id;
-    const text = span.text;
+    const id = ids[i]!;
+    const text = texts[i]!;
     let j = -1;
     if (prev !== null) {
-      j = cursor < prevSpans!.length && prevSpans![cursor]!.span_id === id ? cursor : (prev.index.get(id) ?? -1);
+      j = cursor < prevIds!.length && prevIds![cursor] === id ? cursor : (prev.spans.index.get(id) ?? -1);
       if (j >= 0) cursor = j + 1;
     }
-    const sameText = j >= 0 && prevSpans![j]!.text === text;
+    const sameText = j >= 0 && prevTexts![j] === text;
     const textChanged = j >= 0 && !sameText;
     if (textChanged) {
       textsChanged++;
@@ -343,8 +344,8 @@ function scanSpans(spans: readonly Span[], index: ReadonlyMap<string, number>, p
     }
     sameTextAt[i] = sameText ? j : -1;
 
-    let tokens = span.tokens;
-    if (tokens === undefined) {
+    let tokens = table.tokens[i]!;
+    if (Number.isNaN(tokens)) {
       // SPEC §2: absent → ceil(code points / 4); an unchanged text reuses its estimate, not a count the harness sent last turn
       const before = sameText && prev!.estimates !== null ? prev!.estimates[j]! : Number.NaN;
       tokens = Number.isNaN(before) ? estimateTokens(text) : before;
@@ -353,33 +354,34 @@ function scanSpans(spans: readonly Span[], index: ReadonlyMap<string, number>, p
     }
     tokensTotal += tokens;
 
-    const score = span.score;
-    const claimed = span.text_sha256;
+    const score = table.scores[i]!;
+    const scoreIsNull = Number.isNaN(score);
+    const claimed = table.claims[i]!;
     let binding: Binding;
     let digest: string | undefined;
     if (claimed !== null && claimed !== '') {
       // Do not rehash a text already hashed last turn: most spans of most turns are unchanged.
       digest = sameText ? prevChecks![j]!.digest : undefined;
       digest ??= sha256(text);
-      binding = digest === claimed ? (score === null ? Binding.Unscored : Binding.Bound) : Binding.Stale;
+      binding = digest === claimed ? (scoreIsNull ? Binding.Unscored : Binding.Bound) : Binding.Stale;
     } else {
-      binding = score === null ? Binding.Unscored : Binding.Unbound;
+      binding = scoreIsNull ? Binding.Unscored : Binding.Unbound;
     }
     if (binding === Binding.Stale) stale.push(id);
     else if (binding === Binding.Unbound) unbound.push(id);
-    if (score === null) unscored.push(id);
+    if (scoreIsNull) unscored.push(id);
     else {
       scores[nScored++] = score;
-      if (span.pinned === true) pinnedScored.push(span);
+      if (table.pinned[i] === 1) pinnedScored.push(i);
     }
 
-    const rewrites = span.rewrite_count ?? 0;
+    const rewrites = table.rewrites[i]! || 0; // NaN (absent) → 0
     if (rewrites === maxRewrites) repeat.push(id);
     else if (rewrites > maxRewrites) poisoned.push(id);
 
     checks[i] = { binding, digest, textChanged };
 
-    const parents = span.derived_from;
+    const parents = table.parents[i];
     if (parents !== undefined && parents.length > 0) {
       let missingHere: Set<string> | null = null;
       for (const parent of parents) {
@@ -395,13 +397,6 @@ function scanSpans(spans: readonly Span[], index: ReadonlyMap<string, number>, p
     }
   }
   return { checks, sameTextAt, estimates, scores, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, repeat, poisoned, pinnedScored, orphanCiters, missingParents, orphanEdges };
-}
-
-/** span id → index; with duplicate ids (which validation refuses) the last one. */
-export function indexById(spans: readonly Span[]): Map<string, number> {
-  const index = new Map<string, number>();
-  for (let i = 0; i < spans.length; i++) index.set(spans[i]!.span_id, i);
-  return index;
 }
 
 /** SPEC §2: absent tokens → ceil(code points / 4). */

@@ -4,6 +4,7 @@ import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
 import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
+import { SpanTable } from './spanTable.ts';
 import { mayHoldLoneSurrogate, validateMessage } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
@@ -108,7 +109,7 @@ export class Engine {
     const last = slot.last;
     if (last !== null && message.turn <= last.turn) {
       // SPEC §2: a snapshot equal (as parsed JSON) to one already received is a replayed frame, ignored.
-      if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === this.fingerprintUnseen(message)) {
+      if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === this.fingerprintUnseen(message, checked.spans)) {
         return { kind: 'ignored', reason: 'replayed' };
       }
       return {
@@ -116,11 +117,12 @@ export class Engine {
         error: { line, session_id: sid, message: `turn ${message.turn} of session ${JSON.stringify(sid)} does not increase (the previous snapshot was turn ${last.turn})` },
       };
     }
-    const result = slot.analysis.analyse(message, checked.spanIndex);
+    const table = checked.spans ?? SpanTable.of(message.spans);
+    const result = slot.analysis.analyse(message, table);
     slot.last = message;
     // the analysis has compared every text with last turn's and checked every text_sha256
     const { checks, sameTextAt } = result;
-    const fingerprint = snapshotFingerprint(message, slot.textHashes, {
+    const fingerprint = snapshotFingerprint(message, table, slot.textHashes, {
       sameTextAt: (i) => sameTextAt[i]!,
       claimMatches: (i) => checks[i]!.binding !== Binding.Stale,
     });
@@ -130,11 +132,11 @@ export class Engine {
   }
 
   /** The fingerprint of a snapshot that was not analysed (a possible replay): nothing is known, all is hashed. */
-  private fingerprintUnseen(message: Snapshot): number {
-    const spans = message.spans;
-    return snapshotFingerprint(message, NO_TEXT_HASHES, {
+  private fingerprintUnseen(message: Snapshot, table: SpanTable | undefined): number {
+    const t = table ?? SpanTable.of(message.spans);
+    return snapshotFingerprint(message, t, NO_TEXT_HASHES, {
       sameTextAt: () => -1,
-      claimMatches: (i) => this.options.sha256(spans[i]!.text) === spans[i]!.text_sha256,
+      claimMatches: (i) => this.options.sha256(t.texts[i]!) === t.claims[i],
     }).hash;
   }
 

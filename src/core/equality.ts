@@ -1,4 +1,5 @@
 // SPEC §2 replayed frames: "a snapshot equal (as parsed JSON) to one already received".
+import type { SpanTable } from './spanTable.ts';
 
 /** Deep equality of two parsed JSON values (object key order does not matter). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
@@ -35,18 +36,6 @@ export interface SpanFacts {
   claimMatches(i: number): boolean;
 }
 
-interface SpanLike {
-  span_id: string;
-  text: string;
-  score: number | null;
-  text_sha256: string | null;
-  tokens?: number;
-  rewrite_count?: number;
-  derived_from?: string[];
-  pinned?: boolean;
-  role?: string;
-}
-
 /**
  * SPEC §2: "a snapshot equal (as parsed JSON) to one already received" is a replay. The
  * previous snapshot is compared exactly with jsonEqual; for older ones the engine keeps
@@ -59,21 +48,22 @@ interface SpanLike {
  * compared them: a span whose id and text are unchanged reuses their hash from `memo` (the
  * previous snapshot's, by index; the returned one replaces it), and a text_sha256 that
  * matches its text counts as "matches" (it is then a function of the text), so only
- * changed spans are hashed.
+ * changed spans are hashed. The wire format's span fields are read from `table` (validation
+ * wrote them there; see spanTable.ts); the span objects are only enumerated, for fields the
+ * wire format does not name.
  */
-export function snapshotFingerprint(snap: { spans: readonly SpanLike[] }, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
+export function snapshotFingerprint(snap: { spans: readonly object[] }, table: SpanTable, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
   const spans = snap.spans;
   const n = spans.length;
   const hashes = new Int32Array(n);
   let spansHash = 0x5bd1e995 ^ n;
   for (let i = 0; i < n; i++) {
-    const span = spans[i]!;
     const j = facts.sameTextAt(i);
-    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(span.span_id, valueHash(span.text));
+    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(table.ids[i]!, valueHash(table.texts[i]!));
     hashes[i] = head;
-    const claim = span.text_sha256;
+    const claim = table.claims[i]!;
     const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : valueHash(claim);
-    spansHash = Math.imul(spansHash ^ spanHash(span, head, claimHash), 0x01000193);
+    spansHash = Math.imul(spansHash ^ spanHash(spans[i]!, table, i, head, claimHash), 0x01000193);
   }
   let sum = 0;
   let keys = 0;
@@ -150,27 +140,32 @@ function spanHead(id: string, textHash: number): number {
 }
 
 /**
- * A validated span: the wire format's fields read by name (so their order does not
- * matter), from its `spanHead` and its text_sha256's hash, then any unknown fields.
+ * Span i, validated: the wire format's fields by name (so their order does not matter),
+ * from its `spanHead` and its text_sha256's hash, then any unknown fields of the object.
  */
-function spanHash(span: SpanLike, head: number, claimHash: number): number {
-  let h = Math.imul(head ^ (span.score === null ? ABSENT ^ 1 : numberHash(span.score)), 0x01000193);
+function spanHash(span: object, t: SpanTable, i: number, head: number, claimHash: number): number {
+  const score = t.scores[i]!;
+  let h = Math.imul(head ^ (Number.isNaN(score) ? ABSENT ^ 1 : numberHash(score)), 0x01000193);
   h = Math.imul(h ^ claimHash, 0x01000193);
-  h = Math.imul(h ^ (span.tokens === undefined ? ABSENT : numberHash(span.tokens)), 0x01000193);
-  h = Math.imul(h ^ (span.rewrite_count === undefined ? ABSENT : numberHash(span.rewrite_count)), 0x01000193);
-  const parents = span.derived_from;
+  const tokens = t.tokens[i]!;
+  h = Math.imul(h ^ (Number.isNaN(tokens) ? ABSENT : numberHash(tokens)), 0x01000193);
+  const rewrites = t.rewrites[i]!;
+  h = Math.imul(h ^ (Number.isNaN(rewrites) ? ABSENT : numberHash(rewrites)), 0x01000193);
+  const parents = t.parents[i];
   if (parents === undefined) h = Math.imul(h ^ ABSENT, 0x01000193);
   else {
     h = Math.imul(h ^ 0x7feb352d ^ parents.length, 0x01000193);
-    for (let i = 0; i < parents.length; i++) h = Math.imul(h ^ fmix(stringHash(parents[i]!)), 0x01000193);
+    for (let k = 0; k < parents.length; k++) h = Math.imul(h ^ fmix(stringHash(parents[k]!)), 0x01000193);
   }
-  h = Math.imul(h ^ (span.pinned === undefined ? ABSENT : span.pinned ? 0x2545f491 : 0x4f1bbcdd), 0x01000193);
-  h = Math.imul(h ^ (span.role === undefined ? ABSENT : fmix(stringHash(span.role))), 0x01000193);
+  const pinned = t.pinned[i]!;
+  h = Math.imul(h ^ (pinned === -1 ? ABSENT : pinned === 1 ? 0x2545f491 : 0x4f1bbcdd), 0x01000193);
+  const role = t.roles[i];
+  h = Math.imul(h ^ (role === undefined ? ABSENT : fmix(stringHash(role))), 0x01000193);
   let unknown = 0;
   let keys = 0;
   for (const key in span) {
     keys++;
-    if (!isSpanKey(key)) unknown = (unknown + entryHash(key, valueHash((span as unknown as Record<string, unknown>)[key]))) | 0;
+    if (!isSpanKey(key)) unknown = (unknown + entryHash(key, valueHash((span as Record<string, unknown>)[key]))) | 0;
   }
   return fmix(h ^ unknown ^ Math.imul(keys, 0x165667b1));
 }

@@ -6,10 +6,14 @@
 // rejects goes through zod to get the precise reason. A property test
 // (validate.property.test.ts) holds the two to the same verdict on random input.
 import type { z } from 'zod';
+import { SpanTable } from './spanTable.ts';
 import { messageSchema, type Message, type Span } from './wire.ts';
 
-/** `spanIndex` (snapshots): span id → index, built to find duplicate ids and handed on to the analysis. */
-export type Validated = { ok: true; message: Message; spanIndex?: Map<string, number> } | { ok: false; error: string };
+/**
+ * `spans` (snapshots): the spans column by column, read once here and handed on to the
+ * analysis and the replay fingerprint, with the id → index map built to find duplicate ids.
+ */
+export type Validated = { ok: true; message: Message; spans?: SpanTable } | { ok: false; error: string };
 
 /**
  * `stringsWellFormed`: the caller knows no string of the value can hold a lone surrogate,
@@ -18,12 +22,14 @@ export type Validated = { ok: true; message: Message; spanIndex?: Map<string, nu
  * engine's time per snapshot (PERF: two-byte texts are scanned char by char).
  */
 export function validateMessage(value: unknown, stringsWellFormed = false): Validated {
-  if (fastAccepts(value)) return checkExtraRules(value as Message, stringsWellFormed);
+  const out: { table: SpanTable | null } = { table: null };
+  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed);
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
   // somewhere. Trust the schema (it is the contract) and keep the caller's object.
-  return checkExtraRules(value as Message, stringsWellFormed);
+  const message = value as Message;
+  return checkExtraRules(message, message.type === 'snapshot' ? SpanTable.of(message.spans) : null, stringsWellFormed);
 }
 
 /**
@@ -37,21 +43,20 @@ export function mayHoldLoneSurrogate(json: string): boolean {
 }
 
 /** Rules a JSON Schema cannot say: unique span ids, well-formed UTF-16 strings. */
-function checkExtraRules(message: Message, stringsWellFormed: boolean): Validated {
+function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean): Validated {
   if (!stringsWellFormed && !message.session_id.isWellFormed()) return { ok: false, error: 'session_id contains a lone surrogate (not valid Unicode)' };
-  if (message.type !== 'snapshot') return { ok: true, message };
-  const spans = message.spans;
-  const spanIndex = new Map<string, number>();
-  for (let i = 0; i < spans.length; i++) {
-    const span = spans[i]!;
-    const id = span.span_id;
-    if (spanIndex.has(id)) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
-    spanIndex.set(id, i);
+  if (message.type !== 'snapshot' || table === null) return { ok: true, message };
+  const { ids, texts, index } = table;
+  index.clear(); // SpanTable.of (the zod path) has filled it, keeping the last of duplicate ids
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (index.has(id)) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
+    index.set(id, i);
     if (stringsWellFormed) continue;
     if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
-    if (!span.text.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
+    if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
-  return { ok: true, message, spanIndex };
+  return { ok: true, message, spans: table };
 }
 
 function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): string {
@@ -140,9 +145,14 @@ const isStringArray = (v: unknown): boolean => {
 const isFiniteNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
 export function fastAccepts(value: unknown): boolean {
+  return fastCheck(value, null);
+}
+
+/** fastAccepts; given `out`, a snapshot's spans are written into `out.table` as they are checked. */
+function fastCheck(value: unknown, out: { table: SpanTable | null } | null): boolean {
   if (!isObj(value)) return false;
   if (typeof value.session_id !== 'string' || value.session_id.length === 0) return false;
-  if (value.type === 'snapshot') return fastSnapshot(value);
+  if (value.type === 'snapshot') return fastSnapshot(value, out);
   if (value.type === 'session') return fastHeader(value);
   return false;
 }
@@ -165,7 +175,7 @@ function fastHeader(h: Record<string, unknown>): boolean {
   );
 }
 
-function fastSnapshot(s: Record<string, unknown>): boolean {
+function fastSnapshot(s: Record<string, unknown>, out: { table: SpanTable | null } | null): boolean {
   if (typeof s.turn !== 'number' || !Number.isSafeInteger(s.turn)) return false;
   if (!optional(s.ts, (v) => typeof v === 'string')) return false;
   if (!optional(s.pruned, isStringArray)) return false;
@@ -176,21 +186,32 @@ function fastSnapshot(s: Record<string, unknown>): boolean {
   }
   const spans = s.spans;
   if (!Array.isArray(spans)) return false;
-  for (let i = 0; i < spans.length; i++) if (!fastSpan(spans[i])) return false;
+  const table = out === null ? null : (out.table = new SpanTable(spans.length));
+  for (let i = 0; i < spans.length; i++) if (!fastSpan(spans[i], table, i)) return false;
   return true;
 }
 
-function fastSpan(v: unknown): boolean {
+/** Each field is read once, into a local: a span object's property reads are the costly part (see spanTable.ts). */
+function fastSpan(v: unknown, table: SpanTable | null, i: number): boolean {
   if (!isObj(v)) return false;
   const sp = v as Partial<Record<keyof Span, unknown>>;
-  if (typeof sp.span_id !== 'string' || typeof sp.text !== 'string') return false;
-  if (sp.score !== null && !isFiniteNum(sp.score)) return false;
-  if (sp.text_sha256 !== null && typeof sp.text_sha256 !== 'string') return false;
-  if (sp.tokens !== undefined && !isNatural(sp.tokens)) return false;
-  if (sp.rewrite_count !== undefined && !isNatural(sp.rewrite_count)) return false;
-  if (sp.derived_from !== undefined && !isStringArray(sp.derived_from)) return false;
-  if (sp.pinned !== undefined && typeof sp.pinned !== 'boolean') return false;
-  if (sp.role !== undefined && typeof sp.role !== 'string') return false;
+  const id = sp.span_id;
+  const text = sp.text;
+  if (typeof id !== 'string' || typeof text !== 'string') return false;
+  const score = sp.score;
+  if (score !== null && !isFiniteNum(score)) return false;
+  const claim = sp.text_sha256;
+  if (claim !== null && typeof claim !== 'string') return false;
+  const tokens = sp.tokens;
+  if (tokens !== undefined && !isNatural(tokens)) return false;
+  const rewrites = sp.rewrite_count;
+  if (rewrites !== undefined && !isNatural(rewrites)) return false;
+  const parents = sp.derived_from;
+  if (parents !== undefined && !isStringArray(parents)) return false;
+  const pinned = sp.pinned;
+  if (pinned !== undefined && typeof pinned !== 'boolean') return false;
+  const role = sp.role;
+  if (role !== undefined && typeof role !== 'string') return false;
+  table?.set(i, id, text, score as number | null, claim as string | null, tokens as number | undefined, rewrites as number | undefined, parents as string[] | undefined, pinned as boolean | undefined, role as string | undefined);
   return true;
 }
-

@@ -1,16 +1,17 @@
 // SPEC §5 recompute list: the stale spans and every span one hop from them.
-import type { Span } from './wire.ts';
+import type { SpanTable } from './spanTable.ts';
 
 /**
  * `seeds` are the spans whose scores are null, unbound or stale (plus, on a shortfall or
  * unreported rewrite, the changed and reported-modified spans). When no span is
  * identified at all, every live span is to be recomputed. One hop = the spans right
  * before and after in snapshot order, and live `derived_from` parents and children.
- * Returned in snapshot order. `index`: span id → index in `spans`.
+ * Returned in snapshot order.
  */
-export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>, index: ReadonlyMap<string, number>): string[] {
-  if (seeds.size === 0) return spans.map((s) => s.span_id);
-  const n = spans.length;
+export function recomputeSet(spans: SpanTable, seeds: ReadonlySet<string>): string[] {
+  const { ids, index } = spans;
+  if (seeds.size === 0) return [...ids];
+  const n = ids.length;
   const marked = new Uint8Array(n);
   const seedAt = new Uint8Array(n);
   for (const id of seeds) {
@@ -18,8 +19,7 @@ export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>,
     if (i !== undefined) seedAt[i] = 1;
   }
   for (let i = 0; i < n; i++) {
-    const span = spans[i]!;
-    const parents = span.derived_from ?? [];
+    const parents = spans.parents[i] ?? [];
     if (seedAt[i] === 1) {
       marked[i] = 1;
       if (i > 0) marked[i - 1] = 1;
@@ -36,6 +36,6 @@ export function recomputeSet(spans: readonly Span[], seeds: ReadonlySet<string>,
     }
   }
   const out: string[] = [];
-  for (let i = 0; i < n; i++) if (marked[i] === 1) out.push(spans[i]!.span_id);
+  for (let i = 0; i < n; i++) if (marked[i] === 1) out.push(ids[i]!);
   return out;
 }
