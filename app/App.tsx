@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { openFromHash } from './analysis.ts';
+import { openFromHash, warmUp } from './analysis.ts';
 import { Charts } from './features/charts/Charts.tsx';
 import { FindingsList } from './features/findings/FindingsList.tsx';
 import { SignalSummary } from './features/findings/SignalSummary.tsx';
@@ -19,7 +19,10 @@ export function App() {
   useKeyboard();
   const dragging = useFileDrop();
   const source = useAnalysis((s) => s.source);
-  useEffect(() => openFromHash(), []);
+  useEffect(() => {
+    warmUp();
+    openFromHash();
+  }, []);
   return (
     <div className="app">
       <TopBar />

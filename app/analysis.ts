@@ -3,6 +3,7 @@
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
 import { AnalysisClient, StaleReply, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
 
@@ -20,6 +21,11 @@ function worker(): AnalysisClient {
 }
 
 const set = (patch: Partial<AnalysisState>): void => useAnalysis.setState(patch);
+
+/** Starts the Worker (and its sha256) before the first file arrives. */
+export function warmUp(): void {
+  worker();
+}
 
 // ------------------------------------------------------------------ opening sources
 
@@ -40,8 +46,10 @@ export function openLive(sessionId: string): void {
 }
 
 function start(source: Source, info: AnalysisState['source']): void {
+  performance.mark('context-health:open');
   lastSource = source;
   findingsFetchedFor = -1;
+  resetFindingDetails();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
   worker().open(source, useUi.getState().userThresholds);
@@ -51,6 +59,7 @@ function start(source: Source, info: AnalysisState['source']): void {
 export function reanalyse(): void {
   if (lastSource === null) return;
   findingsFetchedFor = -1;
+  resetFindingDetails();
   const keep = useAnalysis.getState();
   set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
   worker().open(lastSource, useUi.getState().userThresholds);
@@ -62,6 +71,7 @@ export function cancelLoad(): void {
 
 export function showSession(sessionId: string): void {
   findingsFetchedFor = -1;
+  resetFindingDetails();
   set({ sessionId, view: null, findings: null, turn: null, span: null });
   setUi({ selectedTurn: null, zoom: null, selectedSpan: null, collapsed: new Set() });
   pickDefaultTurn();
@@ -82,6 +92,7 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
       receiveSummary(event.summary, false);
       return;
     case 'done':
+      performance.mark('context-health:done');
       set({ load: { state: event.state, progress: event.progress, message: event.message } });
       receiveSummary(event.summary, true);
       return;
@@ -112,10 +123,18 @@ function applySummary(summary: JobSummary, final: boolean): void {
   const ui = useUi.getState();
   if (isLive()) {
     // following: the cursor and a zoom window ride the newest turn
-    if (ui.follow) setUi({ selectedTurn: s.lastTurn, zoom: followWindow(ui.zoom, s.lastTurn) });
-    else if (ui.selectedTurn === null) setUi({ selectedTurn: s.lastTurn });
+    // following: the cursor, a zoom window, the charts and the findings move together once a second
+    if (ui.follow) {
+      followTick();
+      return;
+    }
+    if (ui.selectedTurn === null) setUi({ selectedTurn: s.lastTurn });
   } else if (final && ui.selectedTurn === null) {
     pickDefaultTurn();
+  }
+  if (final) {
+    refreshView();
+    refreshFindings();
   }
   refreshAll();
 }
@@ -161,6 +180,21 @@ function coalesced(run: () => Promise<void>): () => void {
   return trigger;
 }
 
+/** At most one call per `ms`; the last call in a burst always runs. */
+function throttled(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let last = 0;
+  return () => {
+    if (timer !== null) return;
+    const wait = Math.max(0, last + ms - performance.now());
+    timer = setTimeout(() => {
+      timer = null;
+      last = performance.now();
+      fn();
+    }, wait);
+  };
+}
+
 export const refreshView = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
   if (sessionId === null) return;
@@ -184,7 +218,8 @@ export const refreshTurn = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
   const turn = useUi.getState().selectedTurn;
   if (sessionId === null || turn === null) return;
-  const detail = await worker().query('turn', { sessionId, turn });
+  const graph = !(isLive() && useUi.getState().follow);
+  const detail = await worker().query('turn', { sessionId, turn, graph });
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
 });
 
@@ -206,20 +241,46 @@ export function fetchFindingDetails(indices: number[]): Promise<import('../src/w
   return worker().query('findingDetails', { sessionId, indices });
 }
 
-function refreshAll(): void {
+// New data (a summary while loading or following) redraws the charts at most once a
+// second: each redraw costs the main thread tens of milliseconds, and on a 2-core machine
+// that time comes out of the Worker's. What the person asks for (zoom, resize) is immediate.
+const refreshViewForData = throttled(() => refreshView(), 1000);
+
+const followTick = throttled(() => {
+  const st = useAnalysis.getState();
+  const s = st.summary?.sessions.find((x) => x.sessionId === st.sessionId);
+  const ui = useUi.getState();
+  if (s === undefined || s.lastTurn === null || !ui.follow || !isLive()) return;
+  setUi({ selectedTurn: s.lastTurn, zoom: followWindow(ui.zoom, s.lastTurn) });
   refreshView();
+  refreshFindings();
+}, 1000);
+
+function refreshAll(): void {
+  refreshViewForData();
   refreshFindings();
   refreshTurn();
   if (useUi.getState().selectedSpan !== null) refreshSpan();
 }
 
+// Following a live session moves the cursor every update; the turn's details (spans,
+// lineage graph) then refresh once a second, which is as fast as anyone reads them.
+const followTurn = throttled(() => {
+  refreshTurn();
+  refreshSpan();
+}, 1000);
+
 function wireSubscriptions(): void {
   useUi.subscribe((s, prev) => {
     if (s.zoom !== prev.zoom || s.chartWidth !== prev.chartWidth) refreshView();
+    if (s.follow !== prev.follow && !s.follow && isLive()) refreshTurn(); // paused: now the lineage graph is drawn
     if (s.selectedTurn !== prev.selectedTurn) {
-      refreshTurn();
-      refreshSpan();
-      writeHash({ turn: s.selectedTurn === null ? null : String(s.selectedTurn) });
+      if (isLive() && s.follow) followTurn();
+      else {
+        refreshTurn();
+        refreshSpan();
+        writeHash({ turn: s.selectedTurn === null ? null : String(s.selectedTurn) });
+      }
     } else if (s.selectedSpan !== prev.selectedSpan) refreshSpan();
   });
 }

@@ -36,7 +36,7 @@ test('a picked file loads too, and every chart draws its data', async ({ page })
     await expect(chart).toHaveAttribute('data-state', 'ready');
     expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThan(10);
     // a drawn line or area: an SVG path with real geometry
-    const d = await chart.locator('path.recharts-curve, path.recharts-line-curve, path.recharts-area-area').first().getAttribute('d');
+    const d = await chart.locator('path.series-line, path.series-area').first().getAttribute('d');
     expect(d?.length ?? 0).toBeGreaterThan(50);
   }
   expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));

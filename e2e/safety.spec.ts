@@ -49,7 +49,8 @@ test('a span whose text is <img src=x onerror=…> executes nothing', async ({ p
   // the span with a hostile id and a <script> text
   await page.getByRole('button', { name: `Inspect span ${EVIL_ID}` }).first().click();
   await expect(page.getByTestId('span-inspector').getByTestId('span-text')).toHaveText(SCRIPT);
-  // the lineage graph draws the hostile id as a label
+  // the lineage graph (drawn once scrolled into view) shows the hostile id as a label
+  await page.getByRole('region', { name: 'Derivation graph of the selected turn' }).scrollIntoViewIfNeeded();
   await expect(page.locator('.span-node-id', { hasText: EVIL_ID })).toHaveCount(1);
   // PNG export clones the DOM: still nothing runs
   const download = page.waitForEvent('download');

@@ -7,7 +7,7 @@ export async function saveElementAsPng(el: HTMLElement, fileName: string): Promi
     backgroundColor: '#ffffff',
     pixelRatio: 2,
     cacheBust: true,
-    filter: (node) => !(node instanceof HTMLElement && node.dataset.noExport !== undefined),
+    filter: (node) => !(node instanceof Element && node.hasAttribute('data-no-export')),
   });
   const a = document.createElement('a');
   a.href = url;

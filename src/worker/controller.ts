@@ -7,9 +7,8 @@ import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/conf
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
-import { TranscriptReader } from '../ingest/transcript.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
-import { openFile, openUrl, readBytes, type ByteSource } from './fileSource.ts';
+import { feedHere, type FeedSource, type LineSink } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
 import { ACTIONS, DEFAULT_LIMITS, SessionStore, type StoreLimits } from './sessionStore.ts';
@@ -53,11 +52,25 @@ class Job {
     this.engine = new Engine({ sha256, userThresholds });
   }
 
+  engineMs = 0;
+  storeMs = 0;
+  decodeMs = 0;
+
+  /** One JSONL line through the engine, timed. */
+  line(text: string, line: number): void {
+    const t0 = performance.now();
+    const outcome = this.engine.ingestLine(text, line);
+    this.engineMs += performance.now() - t0;
+    this.take(outcome);
+  }
+
   take(outcome: Outcome): void {
     switch (outcome.kind) {
       case 'turn': {
         const r = outcome.result;
+        const t0 = performance.now();
         this.store(r.sessionId).record(r, outcome.snapshot);
+        this.storeMs += performance.now() - t0;
         return;
       }
       case 'header': {
@@ -179,40 +192,32 @@ export class Controller {
     if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
     let state: LoadState = 'done';
     let message: string | null = null;
-    const reader = new TranscriptReader(
-      (text, line) => {
-        job.lines = line;
-        if (typeof text === 'string') job.take(job.engine.ingestLine(text, line));
-        else job.addError({ line, message: text.error });
+    const source: FeedSource = req.source.kind === 'file' ? { kind: 'file', file: req.source.file } : { kind: 'url', url: req.source.url };
+    const sink: LineSink = {
+      line: (text, lineNo) => {
+        job.lines = lineNo;
+        job.line(text, lineNo);
       },
-      (line, msg) => job.addError({ line, message: msg }),
-    );
+      error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
+      progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
+    };
     try {
-      const src: ByteSource = req.source.kind === 'file' ? await openFile(req.source.file) : await openUrl(req.source.url, job.abort.signal);
-      job.progress.bytesTotal = src.bytesTotal;
-      const res = await readBytes(src, job.abort.signal, {
-        onChunk: (bytes) => reader.push(bytes),
-        onProgress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
-      });
+      const res = await feedHere(source, job.abort.signal, sink);
       job.gzip = res.gzip;
+      job.format = res.format;
+      job.decodeMs = res.decodeMs;
       if (res.aborted) {
         state = 'cancelled';
         message = String(job.abort.signal.reason ?? 'cancelled');
-      } else {
-        reader.end();
       }
     } catch (e) {
-      if (job.abort.signal.aborted) {
-        state = 'cancelled';
-        message = String(job.abort.signal.reason ?? 'cancelled');
-      } else {
-        state = 'failed';
-        message = describeReadError(e, job);
-        reader.end();
-      }
+      state = 'failed';
+      message = describeReadError(e, job);
     }
-    job.format = reader.format;
     job.progress.elapsedMs = performance.now() - job.started;
+    job.progress.engineMs = Math.round(job.engineMs);
+    job.progress.storeMs = Math.round(job.storeMs);
+    job.progress.decodeMs = Math.round(job.decodeMs);
     job.finished = true;
     if (this.job !== job) return;
     this.clearSummaryTimer();
@@ -247,7 +252,7 @@ export class Controller {
   private progress(job: Job, bytesRead: number, bytesTotal: number | null): void {
     job.progress = { bytesRead, bytesTotal, elapsedMs: performance.now() - job.started };
     const now = performance.now();
-    if (now - this.lastProgressAt >= 100) {
+    if (now - this.lastProgressAt >= 250) {
       this.lastProgressAt = now;
       this.o.post({ type: 'progress', job: job.id, progress: { ...job.progress } });
     }
@@ -259,7 +264,7 @@ export class Controller {
     this.summaryTimer = setTimeout(() => {
       this.summaryTimer = null;
       if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
-    }, this.o.summaryEveryMs ?? 250);
+    }, this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 250 : 1000));
   }
 
   private flushSummary(job: Job): void {
@@ -304,8 +309,8 @@ export class Controller {
         return { body: indices.filter((i) => i >= 0 && i < store.findingTurn.length).map((i) => findingDetail(store, i)), transfer: [] };
       }
       case 'turn': {
-        const { turn } = req.query as QueryRequest<'turn'>['query'];
-        return { body: turnDetail(store, turn), transfer: [] };
+        const { turn, graph } = req.query as QueryRequest<'turn'>['query'];
+        return { body: turnDetail(store, turn, graph), transfer: [] };
       }
       case 'span': {
         const { turn, spanId } = req.query as QueryRequest<'span'>['query'];

@@ -24,7 +24,7 @@ export function findingDetail(store: SessionStore, fi: number): FindingDetail {
   };
 }
 
-export function turnDetail(store: SessionStore, turn: number): TurnDetail | null {
+export function turnDetail(store: SessionStore, turn: number, withGraph = true): TurnDetail | null {
   const t = store.indexOf(turn);
   if (t < 0) return null;
   const ids = (list: number[]): string[] => list.map((s) => store.spans[s]!.id);
@@ -60,7 +60,7 @@ export function turnDetail(store: SessionStore, turn: number): TurnDetail | null
     drop: ids(lists.drop),
     findings,
     spans: spanRows(store, t),
-    graph: lineageGraph(store, t),
+    graph: withGraph ? lineageGraph(store, t) : null,
   };
 }
 

@@ -16,6 +16,7 @@ export interface ReadCallbacks {
 }
 
 export async function openFile(file: Blob): Promise<ByteSource> {
+  // file.stream() measured faster end to end here than 4 MB slice().arrayBuffer() reads with prefetch
   return { stream: file.stream(), bytesTotal: file.size };
 }
 
@@ -30,29 +31,28 @@ export async function openUrl(url: string, signal: AbortSignal): Promise<ByteSou
 /** Reads `source` to the end (or until `signal` aborts), unwrapping gzip. Returns whether it was gzip. */
 export async function readBytes(source: ByteSource, signal: AbortSignal, cb: ReadCallbacks): Promise<{ gzip: boolean; aborted: boolean }> {
   let bytesRead = 0;
-  const counted = source.stream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytesRead += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-  const raw = counted.getReader();
+  const raw = source.stream.getReader();
   const first = await raw.read();
   if (first.done) return { gzip: false, aborted: signal.aborted };
+  bytesRead += first.value.byteLength;
   const gzip = isGzip(first.value);
   let reader: ReadableStreamDefaultReader<Uint8Array>;
   if (gzip) {
-    // put the first chunk back in front of the rest, then decompress
+    // put the first chunk back in front of the rest, counting the compressed bytes, then decompress
+    let sentFirst = false;
     const rest = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(first.value);
-      },
       async pull(controller) {
+        if (!sentFirst) {
+          sentFirst = true;
+          controller.enqueue(first.value);
+          return;
+        }
         const r = await raw.read();
         if (r.done) controller.close();
-        else controller.enqueue(r.value);
+        else {
+          bytesRead += r.value.byteLength;
+          controller.enqueue(r.value);
+        }
       },
       cancel(reason) {
         return raw.cancel(reason);
@@ -73,6 +73,7 @@ export async function readBytes(source: ByteSource, signal: AbortSignal, cb: Rea
       if (signal.aborted) return { gzip, aborted: true };
       const r = await reader.read();
       if (r.done) break;
+      if (!gzip) bytesRead += r.value.byteLength;
       cb.onChunk(r.value);
       cb.onProgress(bytesRead, source.bytesTotal);
       const now = performance.now();

@@ -43,6 +43,8 @@ export interface ViewQuery {
 export interface TurnQuery {
   sessionId: string;
   turn: number;
+  /** lay out the lineage graph (skipped while a live session is followed: it is not drawn then) */
+  graph: boolean;
 }
 
 export interface SpanQuery {
@@ -81,6 +83,10 @@ export type Request = OpenRequest | CancelRequest | QueryRequest;
 export type LoadState = 'reading' | 'done' | 'cancelled' | 'failed';
 
 export interface LoadProgress {
+  /** where the Worker's time went (ms): parse + engine, and recording results into the store */
+  engineMs?: number;
+  storeMs?: number;
+  decodeMs?: number;
   bytesRead: number;
   /** null when unknown (a download without Content-Length) */
   bytesTotal: number | null;

@@ -1,16 +1,26 @@
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
+import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi } from '../../stores/ui.ts';
-import { CanaryChart } from './CanaryChart.tsx';
-import { DriftChart } from './DriftChart.tsx';
-import { OrphansChart } from './OrphansChart.tsx';
-import { Overview } from './Overview.tsx';
-import { SpreadChart } from './SpreadChart.tsx';
+import { CanaryChart as CanaryChartImpl } from './CanaryChart.tsx';
+import { DriftChart as DriftChartImpl } from './DriftChart.tsx';
+import { OrphansChart as OrphansChartImpl } from './OrphansChart.tsx';
+import { Overview as OverviewImpl } from './Overview.tsx';
+import { SpreadChart as SpreadChartImpl } from './SpreadChart.tsx';
+
+// memo: the container re-renders when the turn count changes; the charts take their
+// data themselves, each in its own task (useChartView)
+const Overview = memo(OverviewImpl);
+const SpreadChart = memo(SpreadChartImpl);
+const CanaryChart = memo(CanaryChartImpl);
+const DriftChart = memo(DriftChartImpl);
+const OrphansChart = memo(OrphansChartImpl);
 
 /** Axes and margins take about this many pixels of a chart's width. */
 const AXES_PX = 124;
 
 export function Charts() {
   const ref = useRef<HTMLDivElement>(null);
+  const turns = useAnalysis((s) => s.view?.turnCount ?? 0);
   useEffect(() => {
     const el = ref.current;
     if (el === null) return;
@@ -27,7 +37,7 @@ export function Charts() {
     };
   }, []);
   return (
-    <div className="charts" ref={ref}>
+    <div className="charts" ref={ref} data-testid="charts" data-view-turns={turns}>
       <Overview />
       <SpreadChart />
       <CanaryChart />

@@ -2,12 +2,12 @@
 // the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
 // rendered as text.
 import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
-import { memo, useMemo } from 'react';
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
-import { useUi } from '../../stores/ui.ts';
+import { setUi, useUi } from '../../stores/ui.ts';
 
 type SpanNodeData = { node: GraphNode; selected: boolean };
 type SpanNode = Node<SpanNodeData, 'span'>;
@@ -26,10 +26,29 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
 
 const nodeTypes = { span: SpanNodeView };
 
+/** True once the element has come near the viewport: the graph is not drawn while nobody can see it. */
+function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (el === null || seen) return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) setSeen(true);
+    }, { rootMargin: '200px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [ref, seen]);
+  return seen;
+}
+
 export function LineageGraph() {
+  const box = useRef<HTMLElement>(null);
+  const seen = useSeen(box);
   const turn = useAnalysis((s) => s.turn);
   const selectedTurn = useUi((s) => s.selectedTurn);
   const selectedSpan = useUi((s) => s.selectedSpan);
+  const follow = useUi((s) => s.follow);
+  const live = useAnalysis((s) => s.source?.kind === 'live');
   const graph = turn?.graph ?? null;
   const { nodes, edges } = useMemo(() => {
     if (graph === null) return { nodes: [] as SpanNode[], edges: [] as Edge[] };
@@ -55,14 +74,25 @@ export function LineageGraph() {
     return { nodes, edges };
   }, [graph, selectedSpan]);
 
-  let note: string | null = null;
-  if (selectedTurn === null) note = 'Select a turn to see its derivation graph.';
-  else if (turn === null || turn.turn !== selectedTurn) note = 'Loading…';
+  let note: ReactNode = null;
+  if (live && follow)
+    note = (
+      <>
+        The graph of a turn is drawn when you stop on it: a live session changes it several times a second.{' '}
+        <button type="button" className="link" onClick={() => setUi({ follow: false })}>
+          Pause to explore the lineage
+        </button>{' '}
+        (or select a turn).
+        {turn !== null && turn.metrics.orphan_edges > 0 ? ` Turn ${turn.turn} has ${turn.metrics.orphan_edges} orphan edge(s).` : ''}
+      </>
+    );
+  else if (selectedTurn === null) note = 'Select a turn to see its derivation graph.';
+  else if (turn === null) note = 'Loading…';
   else if (graph === null) note = `The per-span rows of turn ${turn.turn} are no longer held in memory (long run); recent turns have them.`;
   else if (graph.nodes.length === 0) note = `No derived_from edges among the ${turn.metrics.n_spans} live spans of turn ${turn.turn}: nothing can be orphaned here.`;
 
   return (
-    <section className="lineage" aria-label="Derivation graph of the selected turn">
+    <section className="lineage" aria-label="Derivation graph of the selected turn" ref={box}>
       <header className="lineage-head">
         <strong>Lineage at turn {selectedTurn ?? '—'}</strong>
         {graph !== null && graph.nodes.length > 0 && (
@@ -75,6 +105,8 @@ export function LineageGraph() {
       </header>
       {note !== null ? (
         <p className="lineage-empty">{note}</p>
+      ) : !seen ? (
+        <div className="lineage-canvas" />
       ) : (
         <div className="lineage-canvas">
           <ReactFlow

@@ -1,21 +1,28 @@
 import { useMemo } from 'react';
-import { Area, CartesianGrid, ComposedChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceArea, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
-import { AXIS_TICK, CHART_MARGIN, fmtInt, turnAxisLabel } from './common.tsx';
+import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
-import { bandRanges, minBandWidth, orphanRows, xDomain } from './rows.ts';
-import { TurnOverlay } from './TurnOverlay.tsx';
+import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
+import { axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
+import { SeriesStepArea } from './Series.tsx';
+import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function OrphansChart() {
-  const view = useAnalysis((s) => s.view);
+  const view = useChartView(3);
   const width = useUi((s) => s.chartWidth);
   const s = view?.orphans;
-  const rows = useMemo(() => (s ? orphanRows(s) : []), [s]);
-  const minW = view ? minBandWidth(view.from, view.to, width) : 1;
-  const bands = useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]);
+  const from = view?.from ?? 0;
+  const to = view?.to ?? 1;
+  const following = useFollowing(view);
+  const xd = useStableDomain(shownDomain(from, to, following));
+  const minW = minBandWidth(xd[0], xd[1], width);
+  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const yEdges = useStableDomain(useMemo(() => s ? edgesDomain(s) : [0, 2] as [number, number], [s]));
+  const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));
+  const hover: Readout | undefined = s ? (t) => readout(s.x, t, [{ label: 'orphan edges', y: s.edges, color: C.fault, digits: 0 }]) : undefined;
   return (
     <ChartFrame
       testId="chart-orphans"
@@ -26,8 +33,8 @@ export function OrphansChart() {
           missing parents are dashed ghost nodes.
         </>
       }
-      state={view === null ? 'loading' : rows.length > 0 ? 'ready' : 'empty'}
-      points={rows.length}
+      state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
+      points={s?.x.length ?? 0}
       legend={[
         { label: 'orphan edges', color: C.fault, kind: 'area' },
         { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' },
@@ -35,16 +42,15 @@ export function OrphansChart() {
       footer={<LineageGraph />}
     >
       <ResponsiveContainer width="100%" height={150}>
-        <ComposedChart data={rows} margin={CHART_MARGIN}>
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" domain={view ? xDomain(view.from, view.to) : [0, 1]} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis allowDecimals={false} domain={[0, (max: number) => Math.max(2, max)]} tick={AXIS_TICK} width={56} label={{ value: 'edges (count)', angle: -90, position: 'insideLeft', offset: 8, style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' } }} />
+          <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
           {bands.map((r, i) => (
             <ReferenceArea key={i} x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.25} strokeOpacity={0} ifOverflow="hidden" />
           ))}
-          <Area dataKey="edges" type="stepAfter" stroke={C.fault} fill={C.fault} fillOpacity={0.25} strokeWidth={1.5} isAnimationActive={false} name="orphan edges" />
-          <Tooltip formatter={(v) => fmtInt(v)} labelFormatter={(l) => `turn ${String(l)}`} isAnimationActive={false} />
-          <TurnOverlay />
+          {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
+          <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>
     </ChartFrame>

@@ -1,22 +1,38 @@
 import { useMemo } from 'react';
-import { Area, CartesianGrid, ComposedChart, Line, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
-import { bandRanges, minBandWidth, spreadRows, stdevDomainMax, xDomain } from './rows.ts';
-import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, fmtScore, turnAxisLabel } from './common.tsx';
-import { TurnOverlay } from './TurnOverlay.tsx';
+import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
+import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
+import { axisAnchor, shownDomain, bandRanges, minBandWidth, readout, scoreDomain, stdevDomain } from './rows.ts';
+import { SeriesBand, SeriesLine } from './Series.tsx';
+import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function SpreadChart() {
-  const view = useAnalysis((s) => s.view);
+  const view = useChartView(0);
   const width = useUi((s) => s.chartWidth);
   const s = view?.spread;
-  const rows = useMemo(() => (s ? spreadRows(s) : []), [s]);
-  const minW = view ? minBandWidth(view.from, view.to, width) : 1;
-  const collapse = useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]);
-  const relCollapse = useMemo(() => (s ? bandRanges(s.relevanceCollapse, minW) : []), [s, minW]);
+  const from = view?.from ?? 0;
+  const to = view?.to ?? 1;
+  const following = useFollowing(view);
+  const xd = useStableDomain(shownDomain(from, to, following));
+  const minW = minBandWidth(xd[0], xd[1], width);
+  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const yStdev = useStableDomain(useMemo(() => s ? stdevDomain(s) : [0, 1] as [number, number], [s]));
+  const yScore = useStableDomain(useMemo(() => s ? scoreDomain(s) : [0, 1] as [number, number], [s]));
+  const collapse = useStableRanges(useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]));
+  const relCollapse = useStableRanges(useMemo(() => (s ? bandRanges(s.relevanceCollapse, minW) : []), [s, minW]));
   const floor = s?.spreadFloor ?? 0.08;
+  const hover: Readout | undefined = s
+    ? (t) =>
+        readout(s.x, t, [
+          { label: 'stdev', y: s.stdev, color: C.primary },
+          { label: 'p90', y: s.p90, color: C.band },
+          { label: 'median', y: s.median, color: C.median },
+          { label: 'p10', y: s.p10, color: C.band },
+        ])
+    : undefined;
   return (
     <ChartFrame
       testId="chart-spread"
@@ -27,8 +43,8 @@ export function SpreadChart() {
           the floor for several snapshots) and darker where it became a <code>relevance_collapse</code>.
         </>
       }
-      state={view === null ? 'loading' : rows.length > 0 ? 'ready' : 'empty'}
-      points={rows.length}
+      state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
+      points={s?.x.length ?? 0}
       legend={[
         { label: 'stdev of scores (left axis)', color: C.primary, kind: 'line' },
         { label: `spread_floor ${floor}`, color: C.fault, kind: 'dash' },
@@ -39,23 +55,22 @@ export function SpreadChart() {
       ]}
     >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
-        <ComposedChart data={rows} margin={CHART_MARGIN}>
-          <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" domain={view ? xDomain(view.from, view.to) : [0, 1]} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis yAxisId="stdev" domain={[0, s ? stdevDomainMax(s) : 1]} allowDataOverflow tick={AXIS_TICK} width={56} label={{ value: 'stdev (score units)', angle: -90, position: 'insideLeft', offset: 8, style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' } }} />
-          <YAxis yAxisId="score" orientation="right" domain={['auto', 'auto']} tick={AXIS_TICK} width={52} label={{ value: 'score', angle: 90, position: 'insideRight', offset: 8, style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' } }} />
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
+          <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis interval={0} yAxisId="stdev" type="number" domain={yStdev} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('stdev (score units)', 'left')} />
+          <YAxis interval={0} yAxisId="score" type="number" orientation="right" domain={yScore} allowDataOverflow tick={AXIS_TICK} width={52} label={yLabel('score', 'right')} />
           {collapse.map((r, i) => (
             <ReferenceArea key={`c${i}`} yAxisId="stdev" x1={r.x1} x2={r.x2} fill={C.shadeWarn} fillOpacity={0.35} strokeOpacity={0} ifOverflow="hidden" />
           ))}
           {relCollapse.map((r, i) => (
             <ReferenceArea key={`r${i}`} yAxisId="stdev" x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.35} strokeOpacity={0} ifOverflow="hidden" />
           ))}
-          <Area yAxisId="score" dataKey="band" stroke="none" fill={C.band} fillOpacity={0.6} isAnimationActive={false} connectNulls={false} name="scores p10–p90" />
-          <Line yAxisId="score" dataKey="median" stroke={C.median} strokeDasharray="4 3" strokeWidth={1.2} dot={false} isAnimationActive={false} connectNulls={false} name="median score" />
-          <Line yAxisId="stdev" dataKey="stdev" stroke={C.primary} strokeWidth={2} dot={false} isAnimationActive={false} connectNulls={false} name="stdev" />
-          <ReferenceLine yAxisId="stdev" y={floor} stroke={C.fault} strokeDasharray="6 4" strokeWidth={1.5} ifOverflow="extendDomain" label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }} />
-          <Tooltip formatter={(v) => (Array.isArray(v) ? `${fmtScore(v[0])} – ${fmtScore(v[1])}` : fmtScore(v))} labelFormatter={(l) => `turn ${String(l)}`} isAnimationActive={false} />
-          <TurnOverlay />
+          {s && <SeriesBand x={s.x} lo={s.p10} hi={s.p90} yAxisId="score" fill={C.band} />}
+          {s && <SeriesLine x={s.x} y={s.median} yAxisId="score" stroke={C.median} width={1.2} dash="4 3" />}
+          {s && <SeriesLine x={s.x} y={s.stdev} yAxisId="stdev" stroke={C.primary} width={2} />}
+          <ReferenceLine yAxisId="stdev" y={floor} stroke={C.fault} strokeDasharray="6 4" strokeWidth={1.5} label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }} />
+          <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>
     </ChartFrame>

@@ -1,15 +1,84 @@
+import { useEffect, useState } from 'react';
+import type { SeriesView } from '../../../src/worker/client.ts';
+import { sameDomain, sameRanges, type Range } from './rows.ts';
 import { C } from '../../components/theme.ts';
+import { useAnalysis } from '../../stores/analysis.ts';
+import { useUi } from '../../stores/ui.ts';
+
+/** Following a live session over its whole length (no zoom): the axis may run ahead. */
+export function useFollowing(view: SeriesView | null): boolean {
+  const live = useAnalysis((s) => s.source?.kind === 'live');
+  const follow = useUi((s) => s.follow);
+  const zoom = useUi((s) => s.zoom);
+  return live && follow && zoom === null && view !== null;
+}
 
 export const CHART_HEIGHT = 210;
-export const CHART_MARGIN = { top: 8, right: 8, bottom: 18, left: 4 };
+export const CHART_MARGIN = { top: 8, right: 18, bottom: 18, left: 4 };
 export const AXIS_TICK = { fontSize: 11, fill: C.muted };
 export const turnAxisLabel = { value: 'turn', position: 'insideBottom' as const, offset: -10, style: { fontSize: 11, fill: C.muted } };
 
-export function fmtScore(v: unknown): string {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
-  return Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(3);
+const labels = new Map<string, ReturnType<typeof makeLabel>>();
+
+function makeLabel(value: string, side: 'left' | 'right') {
+  return { value, angle: side === 'left' ? -90 : 90, position: side === 'left' ? ('insideLeft' as const) : ('insideRight' as const), offset: 8, style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' as const } };
 }
 
-export function fmtInt(v: unknown): string {
-  return typeof v === 'number' && Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—';
+/** Axis labels are created once: a new object each render makes Recharts lay the axis out again. */
+export function yLabel(value: string, side: 'left' | 'right') {
+  const key = `${side}:${value}`;
+  let l = labels.get(key);
+  if (l === undefined) labels.set(key, (l = makeLabel(value, side)));
+  return l;
 }
+
+export const thousands = (v: number): string => (v >= 10000 ? `${Math.round(v / 1000)}k` : String(v));
+export const twoDecimals = (v: number): string => v.toFixed(2);
+
+/**
+ * The shaped view for one chart. Each chart takes a new view in its own task and frame
+ * (slot × 40 ms after it arrives; Recharts flushes its own store once per animation frame),
+ * so one update is four short main-thread tasks, not one long one.
+ */
+export function useChartView(slot: number): SeriesView | null {
+  const [view, setView] = useState<SeriesView | null>(() => useAnalysis.getState().view);
+  useEffect(() => {
+    let latest: SeriesView | null | undefined;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const take = (next: SeriesView | null): void => {
+      if (next === latest) return;
+      latest = next;
+      // a new source clears at once; data is staggered
+      timer ??= setTimeout(
+        () => {
+          timer = null;
+          setView(latest ?? null);
+        },
+        next === null ? 0 : slot * 40,
+      );
+    };
+    take(useAnalysis.getState().view);
+    const unsubscribe = useAnalysis.subscribe((s) => take(s.view));
+    return () => {
+      unsubscribe();
+      if (timer !== null) clearTimeout(timer);
+    };
+  }, [slot]);
+  return view;
+}
+
+/**
+ * A value computed from the data, kept identical while equal: Recharts re-lays out an axis
+ * or re-registers a reference area whenever it receives a new object, equal or not.
+ */
+export function useStable<T>(next: T, equal: (a: T, b: T) => boolean): T {
+  const [kept, setKept] = useState(next);
+  if (kept !== next && !equal(kept, next)) {
+    setKept(next);
+    return next;
+  }
+  return kept;
+}
+
+export const useStableDomain = (d: [number, number]): [number, number] => useStable(d, sameDomain);
+export const useStableRanges = (r: Range[]): Range[] => useStable(r, sameRanges);

@@ -1,9 +1,7 @@
-// What each chart receives: the Worker's typed-array series turned into the row objects
-// Recharts draws (NaN → null, so a missing value is a gap, never a zero), and band pairs
-// into ranges. Pure and tested; the chart components only draw.
+// What each chart receives beyond the Worker's typed arrays: axis domains, shaded ranges
+// and the values shown on hover. Pure and tested; the chart components only draw.
 import type { Bands, CanarySeries, DriftSeries, OrphanSeries, SpreadSeries } from '../../../src/worker/client.ts';
-
-const num = (v: number | undefined): number | null => (v === undefined || Number.isNaN(v) ? null : v);
+import { extent, nearestIndex } from './paths.ts';
 
 export interface Range {
   x1: number;
@@ -26,100 +24,103 @@ export function bandRanges(bands: Bands, minWidth: number): Range[] {
   return out;
 }
 
-/** Turns per pixel-ish: the narrowest band drawn (two pixels). */
+/** The narrowest band drawn, in turns: two pixels. */
 export function minBandWidth(from: number, to: number, plotWidth: number): number {
   return Math.max(0.5, ((to - from) / Math.max(1, plotWidth)) * 2);
-}
-
-export interface SpreadRow {
-  x: number;
-  stdev: number | null;
-  band: [number, number] | null;
-  median: number | null;
-}
-
-export function spreadRows(s: SpreadSeries): SpreadRow[] {
-  const rows: SpreadRow[] = new Array(s.x.length);
-  for (let i = 0; i < s.x.length; i++) {
-    const lo = num(s.p10[i]);
-    const hi = num(s.p90[i]);
-    rows[i] = { x: s.x[i]!, stdev: num(s.stdev[i]), band: lo === null || hi === null ? null : [lo, hi], median: num(s.median[i]) };
-  }
-  return rows;
-}
-
-/** Upper end of the stdev axis: the data, but always room to show the floor above it. */
-export function stdevDomainMax(s: SpreadSeries): number {
-  let max = 0;
-  for (const v of s.stdev) if (v > max) max = v;
-  return niceCeil(Math.max(max, s.spreadFloor * 1.5, 0.01));
-}
-
-export type CanaryRow = { x: number; median: number | null } & Record<string, number | null>;
-
-/** Canary keys are positional (`c0`, `c1`, …) because span ids may be any string. */
-export function canaryRows(s: CanarySeries): CanaryRow[] {
-  const rows: CanaryRow[] = new Array(s.x.length);
-  for (let i = 0; i < s.x.length; i++) {
-    const row: CanaryRow = { x: s.x[i]!, median: num(s.medianRank[i]) } as CanaryRow;
-    s.canaries.forEach((c, k) => {
-      row[`c${k}`] = num(c.rank[i]);
-    });
-    rows[i] = row;
-  }
-  return rows;
-}
-
-export function canaryPoints(s: CanarySeries): { x: number; rank: number }[] {
-  const out: { x: number; rank: number }[] = [];
-  for (let i = 0; i < s.inversionX.length; i++) out.push({ x: s.inversionX[i]!, rank: s.inversionRank[i]! });
-  return out;
-}
-
-export function maxRank(s: CanarySeries): number {
-  let max = 1;
-  for (const v of s.nScored) if (v > max) max = v;
-  for (const c of s.canaries) for (const v of c.rank) if (v > max) max = v;
-  return max;
-}
-
-export interface DriftRow {
-  x: number;
-  tokens: number | null;
-  mean: number | null;
-  band: [number, number] | null;
-}
-
-export function driftRows(s: DriftSeries): DriftRow[] {
-  const rows: DriftRow[] = new Array(s.x.length);
-  for (let i = 0; i < s.x.length; i++) {
-    const lo = num(s.bandLow[i]);
-    const hi = num(s.bandHigh[i]);
-    rows[i] = { x: s.x[i]!, tokens: num(s.tokens[i]), mean: num(s.mean[i]), band: lo === null || hi === null ? null : [lo, hi] };
-  }
-  return rows;
-}
-
-export function markerPoints(x: Float64Array, y: Float64Array): { x: number; y: number }[] {
-  const out: { x: number; y: number }[] = [];
-  for (let i = 0; i < x.length; i++) if (!Number.isNaN(y[i]!)) out.push({ x: x[i]!, y: y[i]! });
-  return out;
-}
-
-export interface OrphanRow {
-  x: number;
-  edges: number;
-}
-
-export function orphanRows(s: OrphanSeries): OrphanRow[] {
-  const rows: OrphanRow[] = new Array(s.x.length);
-  for (let i = 0; i < s.x.length; i++) rows[i] = { x: s.x[i]!, edges: s.edges[i]! };
-  return rows;
 }
 
 /** X domain of the window; a one-turn window is widened so the axis can draw. */
 export function xDomain(from: number, to: number): [number, number] {
   return from === to ? [from - 1, to + 1] : [from, to];
+}
+
+/**
+ * The turn axis shown. Following a live session without a zoom, the axis ends at a round
+ * turn ahead of the newest one and moves only when the session passes it: the axes and
+ * grid then stay put between updates and only the series are redrawn.
+ */
+export function shownDomain(from: number, to: number, following: boolean): [number, number] {
+  if (!following) return xDomain(from, to);
+  const span = Math.max(10, to - from);
+  const step = 10 ** Math.floor(Math.log10(span)) / 2;
+  return [from, Math.ceil((to + 1) / step) * step];
+}
+
+/** Two rows spanning the window: Recharts needs data to lay out axes; the series are drawn from typed arrays. */
+export function axisAnchor(from: number, to: number): { x: number }[] {
+  const [a, b] = xDomain(from, to);
+  return [{ x: a }, { x: b }];
+}
+
+/** Upper end of the stdev axis: the data, but always room to show the floor above it. */
+export function stdevDomain(s: SpreadSeries): [number, number] {
+  let max = 0;
+  for (const v of s.stdev) if (v > max) max = v;
+  return [0, niceCeil(Math.max(max * 1.05, s.spreadFloor * 1.5, 0.01))];
+}
+
+export function scoreDomain(s: SpreadSeries): [number, number] {
+  return rounded(extent([s.p10, s.p90, s.median]) ?? [0, 1]);
+}
+
+export function rankDomain(s: CanarySeries): [number, number] {
+  let max = 2;
+  for (const v of s.nScored) if (v > max) max = v;
+  for (const c of s.canaries) for (const v of c.rank) if (v > max) max = v;
+  return [1, Math.ceil(max)];
+}
+
+export function tokensDomain(s: DriftSeries): [number, number] {
+  let max = 0;
+  for (const v of s.tokens) if (v > max) max = v;
+  return [0, niceCeil(Math.max(1, max * 1.05))];
+}
+
+export function meanDomain(s: DriftSeries): [number, number] {
+  return rounded(extent([s.mean, s.bandLow, s.bandHigh], 0.08) ?? [0, 1]);
+}
+
+export function edgesDomain(s: OrphanSeries): [number, number] {
+  let max = 0;
+  for (const v of s.edges) if (v > max) max = v;
+  return [0, Math.max(2, Math.ceil(max * 1.1))];
+}
+
+export interface ReadoutLine {
+  label: string;
+  value: string;
+  color: string;
+}
+
+const fmt = (v: number | undefined, digits = 3): string => (v === undefined || Number.isNaN(v) ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(digits));
+
+/** The values under the pointer: the drawn point nearest to `turn`. */
+export function readout(x: Float64Array, turn: number, series: readonly { label: string; y: Float64Array; color: string; digits?: number }[]): { turn: number; lines: ReadoutLine[] } | null {
+  const i = nearestIndex(x, turn);
+  if (i < 0) return null;
+  return { turn: x[i]!, lines: series.map((s) => ({ label: s.label, value: fmt(s.y[i], s.digits), color: s.color })) };
+}
+
+/** Widened to whole steps of a round tick size, so small changes in the data keep the axis still. */
+export function rounded([a, b]: [number, number]): [number, number] {
+  const step = niceStep((b - a) / 4);
+  return [Math.floor(a / step) * step, Math.ceil(b / step) * step].map((v) => +v.toPrecision(6)) as [number, number];
+}
+
+function niceStep(raw: number): number {
+  const p = 10 ** Math.floor(Math.log10(Math.max(1e-9, raw)));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+export function sameDomain(a: readonly [number, number], b: readonly [number, number]): boolean {
+  return a[0] === b[0] && a[1] === b[1];
+}
+
+export function sameRanges(a: readonly Range[], b: readonly Range[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.x1 !== b[i]!.x1 || a[i]!.x2 !== b[i]!.x2) return false;
+  return true;
 }
 
 function niceCeil(v: number): number {

@@ -25,6 +25,8 @@ export function FindingsList() {
   const rows = useMemo(() => (ix === null ? new Int32Array(0) : visibleRows(ix, { severities, signal, collapsed })), [ix, severities, signal, collapsed]);
   const counts = useMemo(() => countBySeverity(ix), [ix]);
   const parent = useRef<HTMLDivElement>(null);
+  // TanStack Virtual re-renders through its own subscription; the compiler need not memoise this component
+  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => parent.current,

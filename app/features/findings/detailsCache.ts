@@ -1,48 +1,46 @@
 // Messages and span ids of findings, fetched from the Worker only for the rows on screen
-// (the list may hold hundreds of thousands). Keyed by source and session; a new source
-// starts a new cache.
-import { useEffect, useState } from 'react';
+// (the list may hold hundreds of thousands). Finding indices are stable for one source
+// and session, so the cache lives until the bridge resets it for a new one.
+import { useEffect } from 'react';
+import { create } from 'zustand';
 import type { FindingDetail } from '../../../src/worker/client.ts';
 import { fetchFindingDetails } from '../../analysis.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
 
-let key = '';
-let cache = new Map<number, FindingDetail>();
+const details = new Map<number, FindingDetail>();
 const asked = new Set<number>();
+let generation = 0;
 
-function currentKey(): string {
-  const s = useAnalysis.getState();
-  return `${JSON.stringify(s.source)}|${s.sessionId}|${s.findings === null ? '' : 'x'}`;
+/** Bumped when details arrive, so the list re-renders. */
+const useDetailsVersion = create<{ version: number }>(() => ({ version: 0 }));
+
+export function resetFindingDetails(): void {
+  generation++;
+  details.clear();
+  asked.clear();
+  useDetailsVersion.setState({ version: 0 });
+}
+
+function request(indices: readonly number[]): void {
+  const want = indices.filter((i) => !details.has(i) && !asked.has(i));
+  if (want.length === 0) return;
+  for (const i of want) asked.add(i);
+  const gen = generation;
+  fetchFindingDetails(want)
+    .then((got) => {
+      if (gen !== generation) return;
+      for (const d of got) details.set(d.index, d);
+      useDetailsVersion.setState((s) => ({ version: s.version + 1 }));
+    })
+    .catch(() => {
+      if (gen === generation) for (const i of want) asked.delete(i);
+    });
 }
 
 export function useFindingDetails(indices: readonly number[]): ReadonlyMap<number, FindingDetail> {
-  const [, bump] = useState(0);
-  const sessionKey = currentKey();
-  if (sessionKey !== key) {
-    key = sessionKey;
-    cache = new Map();
-    asked.clear();
-  }
-  const missing = indices.filter((i) => !cache.has(i) && !asked.has(i));
-  const missingKey = missing.join(',');
+  useDetailsVersion((s) => s.version);
+  const key = indices.join(',');
   useEffect(() => {
-    if (missingKey === '') return;
-    const want = missingKey.split(',').map(Number);
-    for (const i of want) asked.add(i);
-    const forKey = key;
-    let alive = true;
-    fetchFindingDetails(want)
-      .then((details) => {
-        if (forKey !== key) return;
-        for (const d of details) cache.set(d.index, d);
-        if (alive) bump((n) => n + 1);
-      })
-      .catch(() => {
-        for (const i of want) asked.delete(i);
-      });
-    return () => {
-      alive = false;
-    };
-  }, [missingKey]);
-  return cache;
+    if (key !== '') request(key.split(',').map(Number));
+  }, [key]);
+  return details;
 }

@@ -28,7 +28,13 @@ export function LoadBar() {
       )}
       {source.kind !== 'live' && load.state !== 'reading' && load.state !== 'idle' && (
         <div className={`load-status ${load.state === 'done' && errors === 0 ? 'ok' : load.state === 'done' ? 'warn' : 'bad'}`}>
-          <span data-testid="load-status" data-state={load.state} data-turns={summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0} data-errors={errors}>
+          <span
+            data-testid="load-status"
+            data-state={load.state}
+            data-turns={summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0}
+            data-errors={errors}
+            data-timing={p ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages` : undefined}
+          >
             {loadStatusText(source, load, summary)}
           </span>
           {p !== null && load.state === 'done' && <span className="muted"> · {progressText(p)}</span>}

@@ -104,7 +104,7 @@ export function TopBar() {
             onClick={() => (follow ? setUi({ follow: false }) : resumeFollow())}
             title="Follow the newest turn, or pause the view to inspect (F)"
           >
-            {follow ? '⏸ Pause' : `⏵ Follow live${newest > shown ? ` (+${newest - shown} new)` : ''}`}
+            {follow ? 'Pause' : `Follow live${newest > shown ? ` (+${(newest - shown).toLocaleString('en-US')} new)` : ''}`}
           </button>
         </div>
       )}

@@ -14,10 +14,11 @@ export function TurnPanel() {
   const turn = useAnalysis((s) => s.turn);
   const selected = useUi((s) => s.selectedTurn);
   if (selected === null) return <p className="empty">Select a turn (click a chart, a finding, or use ← →).</p>;
-  if (turn === null || turn.turn !== selected) return <p className="empty">Loading turn {selected}…</p>;
+  if (turn === null) return <p className="empty">Loading turn {selected}…</p>;
   const m = turn.metrics;
+  // while the next turn's detail is on its way the previous one stays, dimmed: no flicker
   return (
-    <div className="turn-panel">
+    <div className={`turn-panel${turn.turn !== selected ? ' stale' : ''}`} aria-busy={turn.turn !== selected}>
       <dl className="metrics">
         <Metric k="spans" v={`${m.n_spans} (${m.n_scored} scored)`} />
         <Metric k="tokens" v={`${fmtNum(m.tokens_total)}${m.tokens_estimated ? ' (some estimated)' : ''}`} />
@@ -65,6 +66,8 @@ function SpanTable({ spans, turn }: { spans: SpanRow[] | null; turn: number }) {
     return badFirst ? [...spans].sort((a, b) => BINDING_ORDER[a.binding] - BINDING_ORDER[b.binding] || b.rewrites - a.rewrites) : spans;
   }, [spans, badFirst]);
   const parent = useRef<HTMLDivElement>(null);
+  // TanStack Virtual re-renders through its own subscription; the compiler need not memoise this component
+  // eslint-disable-next-line react-hooks/incompatible-library
   const v = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: () => 26, overscan: 10 });
   if (spans === null) return <p className="empty">Per-span rows of turn {turn} are no longer held (the store keeps recent turns on long runs).</p>;
   return (
@@ -95,7 +98,7 @@ function SpanTable({ spans, turn }: { spans: SpanRow[] | null; turn: number }) {
                 onClick={() => selectSpan(s.spanId)}
               >
                 <span className="span-id" title={s.spanId}>
-                  {s.pinned ? '📌 ' : ''}
+                  {s.pinned && <span className="pin" title="pinned canary">pin</span>}
                   {s.spanId}
                 </span>
                 <span>{fmtNum(s.score)}</span>

@@ -36,7 +36,7 @@ export function VerdictBanner() {
   ) : (
     <span>No fault in {session.turns.toLocaleString('en-US')} turns.</span>
   );
-  if (turn === null || turn.turn !== selected) {
+  if (turn === null) {
     return (
       <section className="verdict pending" data-testid="verdict">
         <div className="verdict-headline">{headline}</div>
@@ -46,7 +46,7 @@ export function VerdictBanner() {
   const a = ACTION_TEXT[turn.action];
   const worst = [...turn.findings].sort((x, y) => SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity]);
   return (
-    <section className={`verdict ${a.tone}`} data-testid="verdict" data-action={turn.action} data-turn={turn.turn} aria-live="polite">
+    <section className={`verdict ${a.tone}${turn.turn !== selected ? ' stale' : ''}`} data-testid="verdict" data-action={turn.action} data-turn={turn.turn} aria-live="polite">
       <div className="verdict-headline">{headline}</div>
       <div className="verdict-main">
         <span className="verdict-turn">Turn {turn.turn}</span>

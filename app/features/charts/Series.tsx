@@ -1,0 +1,86 @@
+// Series drawn inside a Recharts chart from typed arrays (see paths.ts), using the chart's
+// own axis scales, clipped to the plot area.
+import { useId, useMemo, type ReactNode } from 'react';
+import { usePlotArea, useXAxisDomain, useXAxisScale, useYAxisDomain, useYAxisScale } from 'recharts';
+import { bandPath, linear, linePath, markerPath, stepAreaPath, type Linear, type MarkerShape } from './paths.ts';
+
+function useLinear(axis: 'x' | 'y', id: string | number | undefined): Linear | null {
+  const xs = useXAxisScale();
+  const xd = useXAxisDomain();
+  const ys = useYAxisScale(id);
+  const yd = useYAxisDomain(id);
+  const scale = axis === 'x' ? xs : ys;
+  const domain = axis === 'x' ? xd : yd;
+  return useMemo(() => {
+    if (scale === undefined || domain === undefined) return null;
+    const d0 = Number(domain[0]);
+    const d1 = Number(domain[domain.length - 1]);
+    const p0 = scale(d0);
+    const p1 = scale(d1);
+    if (!Number.isFinite(d0) || !Number.isFinite(d1) || p0 === undefined || p1 === undefined) return null;
+    return linear(d0, d1, p0, p1);
+  }, [scale, domain]);
+}
+
+function Clipped({ children }: { children: ReactNode }) {
+  const plot = usePlotArea();
+  const id = useId().replace(/:/g, '');
+  if (plot === undefined) return null;
+  return (
+    <g className="series">
+      <clipPath id={`clip${id}`}>
+        <rect x={plot.x} y={plot.y} width={plot.width} height={plot.height} />
+      </clipPath>
+      <g clipPath={`url(#clip${id})`}>{children}</g>
+    </g>
+  );
+}
+
+interface Common {
+  x: Float64Array;
+  yAxisId?: string;
+}
+
+export function SeriesLine({ x, y, yAxisId, stroke, width = 1.5, dash }: Common & { y: Float64Array; stroke: string; width?: number; dash?: string }) {
+  const sx = useLinear('x', undefined);
+  const sy = useLinear('y', yAxisId);
+  const d = useMemo(() => (sx && sy ? linePath(x, y, sx, sy) : ''), [x, y, sx, sy]);
+  return (
+    <Clipped>
+      <path className="series-line" d={d} fill="none" stroke={stroke} strokeWidth={width} strokeDasharray={dash} strokeLinejoin="round" strokeLinecap="round" />
+    </Clipped>
+  );
+}
+
+export function SeriesBand({ x, lo, hi, yAxisId, fill, opacity = 0.6 }: Common & { lo: Float64Array; hi: Float64Array; fill: string; opacity?: number }) {
+  const sx = useLinear('x', undefined);
+  const sy = useLinear('y', yAxisId);
+  const d = useMemo(() => (sx && sy ? bandPath(x, lo, hi, sx, sy) : ''), [x, lo, hi, sx, sy]);
+  return (
+    <Clipped>
+      <path className="series-band" d={d} fill={fill} fillOpacity={opacity} stroke="none" />
+    </Clipped>
+  );
+}
+
+export function SeriesStepArea({ x, y, yAxisId, color, xEnd }: Common & { y: Float64Array; color: string; xEnd: number }) {
+  const sx = useLinear('x', undefined);
+  const sy = useLinear('y', yAxisId);
+  const d = useMemo(() => (sx && sy ? stepAreaPath(x, y, sx, sy, 0, xEnd) : ''), [x, y, sx, sy, xEnd]);
+  return (
+    <Clipped>
+      <path className="series-area" d={d} fill={color} fillOpacity={0.25} stroke={color} strokeWidth={1.5} strokeLinejoin="round" />
+    </Clipped>
+  );
+}
+
+export function SeriesMarkers({ x, y, yAxisId, fill, shape, r = 3.5 }: Common & { y: Float64Array; fill: string; shape: MarkerShape; r?: number }) {
+  const sx = useLinear('x', undefined);
+  const sy = useLinear('y', yAxisId);
+  const d = useMemo(() => (sx && sy ? markerPath(x, y, sx, sy, shape, r) : ''), [x, y, sx, sy, shape, r]);
+  return (
+    <Clipped>
+      <path className="series-markers" d={d} fill={fill} stroke="#fff" strokeWidth={0.8} />
+    </Clipped>
+  );
+}

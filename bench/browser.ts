@@ -1,0 +1,311 @@
+// Browser figures, measured with Playwright in headless Chromium against the built app
+// served by the real relay:
+//   1. load: a ~240 MB transcript dropped on the dashboard, from the drop to every chart
+//      drawn with the whole file (seconds, MB/s, peak JS heap of page and Worker), against
+//      the floor: the same File read (stream, split on newline bytes, TextDecoder) and
+//      JSON.parsed line by line in a bare Worker, in the same run.
+//   2. live: while the relay streams 200 snapshots/s of 200 spans to the followed session,
+//      the main thread's long tasks over 50 ms (goal: none) and frame times.
+// Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser)
+import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WebSocket } from 'ws';
+import { nodeSha256 } from '../src/node/platform.ts';
+import { simulateSession } from '../src/sim/scenario.ts';
+import { dropFile } from '../e2e/helpers/app.ts';
+import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
+
+const OUT = path.join(ROOT, 'bench', 'out');
+const LOAD_TURNS = Number(process.env.BENCH_TURNS ?? 2000);
+const LIVE_RATE = 200;
+const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
+
+export async function benchBrowser(): Promise<void> {
+  const chromePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!fs.existsSync(chromePath)) {
+    console.log(`browser bench skipped: no Chromium at ${chromePath} (set CHROMIUM_PATH, or apt-get install chromium)`);
+    return;
+  }
+  fs.mkdirSync(OUT, { recursive: true });
+  if (process.env.BENCH_NO_BUILD === undefined) {
+    const b = spawnSync('npx', ['vite', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`vite build failed:\n${b.stderr}`);
+  }
+  const file = writeTranscript();
+  const relay = await startRelay();
+  const browser = await chromium.launch({ executablePath: chromePath, args: ['--enable-precise-memory-info'] });
+  try {
+    console.log('\nbrowser (headless Chromium, built app served by the relay)');
+    const only = process.env.BENCH_ONLY;
+    if (only === undefined || only === 'load') await benchLoad(browser, relay, file);
+    if (only === undefined || only === 'live') await benchLive(browser, relay);
+  } finally {
+    await browser.close();
+    await relay.stop();
+  }
+}
+
+// ---------------------------------------------------------------- 1. load
+
+function writeTranscript(): string {
+  const file = path.join(OUT, `browser-${LOAD_TURNS}x200.jsonl`);
+  if (fs.existsSync(file)) return file;
+  const fd = fs.openSync(file, 'w');
+  let batch: string[] = [];
+  for (const m of simulateSession({ seed: 240, sessionId: 'bench-load', turns: LOAD_TURNS, spans: 200, textChars: 440, faults: [] }, nodeSha256)) {
+    batch.push(JSON.stringify(m));
+    if (batch.length === 50) {
+      fs.writeSync(fd, batch.join('\n') + '\n');
+      batch = [];
+    }
+  }
+  if (batch.length > 0) fs.writeSync(fd, batch.join('\n') + '\n');
+  fs.closeSync(fd);
+  return file;
+}
+
+interface LoadRun {
+  seconds: number;
+  worker: string;
+  pageHeapMB: number;
+  workerHeapMB: number;
+}
+
+/** A bare Worker: read the File, split lines on bytes, decode, JSON.parse. Nothing else. */
+const FLOOR_WORKER = `
+onmessage = async (ev) => {
+  const file = ev.data;
+  const t0 = performance.now();
+  const dec = new TextDecoder('utf-8', { fatal: true });
+  const reader = file.stream().getReader();
+  let carry = null, n = 0;
+  const line = (b, s, e) => { if (e > s) { JSON.parse(dec.decode(b.subarray(s, e))); n++; } };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    let s = 0;
+    for (;;) {
+      const nl = value.indexOf(10, s);
+      if (nl < 0) break;
+      if (carry) { const j = new Uint8Array(carry.length + nl - s); j.set(carry); j.set(value.subarray(s, nl), carry.length); carry = null; line(j, 0, j.length); }
+      else line(value, s, nl);
+      s = nl + 1;
+    }
+    if (s < value.length) { const rest = value.subarray(s); if (carry) { const j = new Uint8Array(carry.length + rest.length); j.set(carry); j.set(rest, carry.length); carry = j; } else carry = rest.slice(); }
+  }
+  if (carry) line(carry, 0, carry.length);
+  postMessage({ ms: performance.now() - t0, n });
+};`;
+
+async function floorRun(page: Page, file: string): Promise<number> {
+  await page.evaluate(() => {
+    if (document.getElementById('bench-file') !== null) return;
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.id = 'bench-file';
+    input.style.display = 'none';
+    document.body.appendChild(input);
+  });
+  await page.locator('#bench-file').setInputFiles(file);
+  const r = await page.evaluate(async (src) => {
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+    const f = (document.getElementById('bench-file') as HTMLInputElement).files![0]!;
+    const res = await new Promise<{ ms: number; n: number }>((resolve) => {
+      w.onmessage = (e) => resolve(e.data as { ms: number; n: number });
+      w.postMessage(f);
+    });
+    w.terminate();
+    return res;
+  }, FLOOR_WORKER);
+  return r.ms / 1000;
+}
+
+/** Samples the page's and the analysis Worker's JS heap (CDP) until stopped; returns the peaks. */
+async function heapSampler(page: Page): Promise<() => Promise<{ page: number; worker: number }>> {
+  const cdp = await page.context().newCDPSession(page);
+  let peakPage = 0;
+  let peakWorker = 0;
+  let stop = false;
+  let worker: { send: (m: string) => Promise<{ usedSize: number }> } | null = null;
+  const loop = (async () => {
+    while (!stop && !page.isClosed()) {
+      const p = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+      peakPage = Math.max(peakPage, p.usedSize);
+      worker ??= await attachWorker(cdp);
+      if (worker !== null) peakWorker = Math.max(peakWorker, (await worker.send('Runtime.getHeapUsage')).usedSize);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })().catch((e: unknown) => {
+    if (!page.isClosed()) throw e;
+  });
+  return async () => {
+    stop = true;
+    await loop;
+    await cdp.detach().catch(() => undefined);
+    return { page: peakPage / 1e6, worker: peakWorker / 1e6 };
+  };
+}
+
+async function attachWorker(cdp: CDPSession): Promise<{ send: (m: string) => Promise<{ usedSize: number }> } | null> {
+  const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { type: string; targetId: string; url: string }[] };
+  const t = targetInfos.find((x) => x.type === 'worker' && /worker/.test(x.url));
+  if (t === undefined) return null;
+  const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: t.targetId, flatten: false })) as { sessionId: string };
+  let id = 0;
+  const pending = new Map<number, (v: { usedSize: number }) => void>();
+  cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => {
+    if (e.sessionId !== sessionId) return;
+    const m = JSON.parse(e.message) as { id?: number; result?: { usedSize: number } };
+    if (m.id !== undefined && pending.has(m.id)) {
+      pending.get(m.id)!(m.result ?? { usedSize: 0 });
+      pending.delete(m.id);
+    }
+  });
+  return {
+    send: (method) =>
+      new Promise((resolve) => {
+        const mid = ++id;
+        pending.set(mid, resolve);
+        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mid, method }) });
+      }),
+  };
+}
+
+async function appRun(page: Page, relay: RelayHandle, file: string): Promise<LoadRun> {
+  await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}`);
+  const stopHeap = await heapSampler(page);
+  // start the clock in the page, then drop; the page itself notices when every chart shows the whole file
+  await page.evaluate(() => {
+    (window as unknown as { __t0: number }).__t0 = performance.now();
+  });
+  await dropFile(page, file);
+  const seconds = (await page.evaluate(waitAllChartsScript(LOAD_TURNS))) as number;
+  const heap = await stopHeap();
+  // the Worker's own account of its time (kept on the load-status element for tests and this bench)
+  const marks = (await page.evaluate(`(() => {
+    const m = (n) => performance.getEntriesByName(n).pop()?.startTime ?? NaN;
+    const t0 = window.__dropAt ?? window.__t0;
+    return [m('context-health:open') - t0, m('context-health:done') - t0];
+  })()`)) as [number, number];
+  const worker = `drop → open ${marks[0].toFixed(0)} ms, → done ${marks[1].toFixed(0)} ms, → charts ${(seconds * 1000).toFixed(0)} ms; ${(await page.getByTestId('load-status').getAttribute('data-timing')) ?? ''}`;
+  return { seconds, worker, pageHeapMB: heap.page, workerHeapMB: heap.worker };
+}
+
+// Page-side scripts are strings: tsx would wrap inner functions in a helper the page lacks.
+function waitAllChartsScript(turns: number): string {
+  return `new Promise((resolve) => {
+    const t0 = window.__dropAt ?? window.__t0;
+    const check = () => {
+      const charts = document.querySelector('[data-testid="charts"]');
+      const ready = ['chart-spread', 'chart-canary', 'chart-drift', 'chart-orphans'].every((id) => {
+        const el = document.querySelector('[data-testid="' + id + '"]');
+        return el !== null && el.getAttribute('data-state') !== 'loading' && Number(el.getAttribute('data-points')) > 0;
+      });
+      const done = document.querySelector('[data-testid="load-status"]')?.getAttribute('data-state') === 'done';
+      if (done && ready && charts?.getAttribute('data-view-turns') === '${turns}') requestAnimationFrame(() => resolve((performance.now() - t0) / 1000));
+      else requestAnimationFrame(check);
+    };
+    check();
+  })`;
+}
+
+const MEASURE_MAIN_THREAD = `(() => {
+  window.__long = [];
+  window.__frames = [];
+  window.__stop = false;
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' });
+  let last = performance.now();
+  const frame = (now) => { window.__frames.push(now - last); last = now; if (!window.__stop) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+})()`;
+
+async function benchLoad(browser: Browser, relay: RelayHandle, file: string): Promise<void> {
+  const mb = fs.statSync(file).size / 1e6;
+  const floors: number[] = [];
+  const runs: LoadRun[] = [];
+  for (let i = 0; i < 3; i++) {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(`${relay.url}/`);
+    floors.push(await floorRun(page, file));
+    await page.close();
+    const app = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    runs.push(await appRun(app, relay, file));
+    await app.close();
+  }
+  const floor = median(floors);
+  const app = median(runs.map((r) => r.seconds));
+  console.log(`  load by drop, ${mb.toFixed(0)} MB, ${LOAD_TURNS} turns × 200 spans (median of ${runs.length}; runs ${runs.map((r) => r.seconds.toFixed(2)).join(' / ')} s)`);
+  console.log(`    bare Worker read + JSON.parse (floor)  ${floor.toFixed(2)} s   ${(mb / floor).toFixed(0)} MB/s`);
+  console.log(`    dashboard, drop → all charts drawn     ${app.toFixed(2)} s   ${(mb / app).toFixed(0)} MB/s   ×${(app / floor).toFixed(2)} the floor (goal ≤ ×2)`);
+  console.log(`    in the analysis Worker (last run): ${runs[runs.length - 1]!.worker}`);
+  console.log(`    peak JS heap: page ${Math.max(...runs.map((r) => r.pageHeapMB)).toFixed(0)} MB, analysis Worker ${Math.max(...runs.map((r) => r.workerHeapMB)).toFixed(0)} MB (typed-array stores are outside the JS heap)`);
+}
+
+// ---------------------------------------------------------------- 2. live
+
+async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
+  const total = LIVE_RATE * LIVE_SECONDS;
+  const sessionId = `bench-live-${Date.now()}`;
+  const lines: string[] = [];
+  for (const m of simulateSession({ seed: 200, sessionId, turns: total, spans: 200, textChars: 400, header: true }, nodeSha256)) lines.push(JSON.stringify(m));
+  const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/ingest`);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let acked = 0;
+  let rejected = 0;
+  ws.on('message', (d) => {
+    const m = JSON.parse(String(d)) as { type: string };
+    if (m.type === 'ack') acked++;
+    else rejected++;
+  });
+  // header and a first snapshot, so the session exists for the dashboard to follow
+  ws.send(lines[0]!);
+  ws.send(lines[1]!);
+  while (acked < 2) await new Promise((r) => setTimeout(r, 10));
+
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}#live=${encodeURIComponent(sessionId)}`);
+  await page.locator('[data-testid="connection-status"][data-state="live"]').waitFor({ timeout: 30_000 });
+  await page.evaluate(MEASURE_MAIN_THREAD);
+
+  // 200 snapshots a second, in 20 ms slices of 4
+  const t0 = performance.now();
+  let sent = 2;
+  while (sent < lines.length) {
+    const due = Math.min(lines.length, 2 + Math.floor(((performance.now() - t0) / 1000) * LIVE_RATE));
+    while (sent < due) ws.send(lines[sent++]!);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const sendSeconds = (performance.now() - t0) / 1000;
+  while (acked + rejected < lines.length && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
+  const ackSeconds = (performance.now() - t0) / 1000;
+  await page.locator(`[data-testid="session-turns"][data-turns="${total}"]`).waitFor({ timeout: 120_000 });
+  const shownSeconds = (performance.now() - t0) / 1000;
+  if (process.env.BENCH_SHOT !== undefined) await page.screenshot({ path: path.join(OUT, 'live.png') });
+  const m = await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __frames: number[]; __stop: boolean };
+    w.__stop = true;
+    return { long: w.__long, frames: w.__frames };
+  });
+  ws.close();
+  await page.close();
+  const frames = m.frames.slice(1).sort((a, b) => a - b);
+  const q = (p: number): number => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] ?? 0;
+  console.log(`  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following`);
+  console.log(`    all ${total} turns on screen ${shownSeconds.toFixed(1)} s after the first frame`);
+  console.log(`    main-thread long tasks > 50 ms: ${m.long.length}${m.long.length ? ` (max ${Math.max(...m.long).toFixed(0)} ms, total ${m.long.reduce((a, b) => a + b, 0).toFixed(0)} ms)` : ''} (goal: none)`);
+  console.log(`    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames`);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  await benchBrowser();
+}
