@@ -99,21 +99,22 @@ export class SpanRows {
     return this.total;
   }
 
-  push(r: SpanRowData): void {
+  /** Positional, not an object: a million rows must not mean a million allocations. */
+  push(span: number, score: number, binding: number, rewrites: number, textVer: number, claimVer: number, parentsVer: number, tokens: number, flags: number): void {
     const local = this.total - this.base;
-    const ci = Math.floor(local / CHUNK);
+    const ci = local >>> 16;
     if (ci === this.chunks.length) this.chunks.push(new RowChunk());
     const c = this.chunks[ci]!;
-    const o = local % CHUNK;
-    c.span[o] = r.span;
-    c.score[o] = r.score;
-    c.binding[o] = r.binding;
-    c.rewrites[o] = Math.min(r.rewrites, 0xffff);
-    c.textVer[o] = r.textVer;
-    c.claimVer[o] = r.claimVer;
-    c.parentsVer[o] = r.parentsVer;
-    c.tokens[o] = r.tokens;
-    c.flags[o] = r.flags;
+    const o = local & (CHUNK - 1);
+    c.span[o] = span;
+    c.score[o] = score;
+    c.binding[o] = binding;
+    c.rewrites[o] = rewrites > 0xffff ? 0xffff : rewrites;
+    c.textVer[o] = textVer;
+    c.claimVer[o] = claimVer;
+    c.parentsVer[o] = parentsVer;
+    c.tokens[o] = tokens;
+    c.flags[o] = flags;
     this.total++;
   }
 
@@ -219,6 +220,8 @@ export class SessionStore {
   readonly spans: SpanInfo[] = [];
   readonly rows: SpanRows;
   private textChars = 0;
+  private lastIds: string[] = [];
+  private lastIdx = new Int32Array(0);
   private readonly textQueue: { span: number; ver: number }[] = [];
   private textQueueHead = 0;
 
@@ -344,10 +347,25 @@ export class SessionStore {
   private recordSpans(t: number, result: TurnResult, snap: Snapshot): void {
     this.rowStart.push(this.rows.length);
     const spans = snap.spans;
+    // Spans mostly keep their order from turn to turn (some pruned, some appended): walking
+    // last turn's ids alongside finds most indices without a lookup in a map of every id.
+    const prevIds = this.lastIds;
+    const prevIdx = this.lastIdx;
+    const ids = new Array<string>(spans.length);
+    const idxs = new Int32Array(spans.length);
+    let j = 0;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
       const check = result.checks[i]!;
-      const idx = this.intern(span.span_id);
+      const id = span.span_id;
+      let idx: number;
+      if (j < prevIds.length && prevIds[j] === id) idx = prevIdx[j++]!;
+      else if (j + 1 < prevIds.length && prevIds[j + 1] === id) {
+        idx = prevIdx[j + 1]!;
+        j += 2;
+      } else idx = this.intern(id);
+      ids[i] = id;
+      idxs[i] = idx;
       const info = this.spans[idx]!;
 
       let ver = info.texts.length - 1;
@@ -386,18 +404,20 @@ export class SessionStore {
       info.lastSeen = t;
 
       const estimated = span.tokens === undefined;
-      this.rows.push({
-        span: idx,
-        score: span.score ?? Number.NaN,
-        binding: check.binding,
-        rewrites: span.rewrite_count ?? 0,
-        textVer: ver,
+      this.rows.push(
+        idx,
+        span.score ?? Number.NaN,
+        check.binding,
+        span.rewrite_count ?? 0,
+        ver,
         claimVer,
         parentsVer,
-        tokens: span.tokens ?? estimateTokens(span.text),
-        flags: (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0) | (estimated ? FLAG_ESTIMATED : 0),
-      });
+        span.tokens ?? estimateTokens(span.text),
+        (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0) | (estimated ? FLAG_ESTIMATED : 0),
+      );
     }
+    this.lastIds = ids;
+    this.lastIdx = idxs;
     this.rows.trim();
   }
 

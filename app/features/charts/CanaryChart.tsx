@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceArea, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
 import { C, CANARY_COLORS } from '../../components/theme.ts';
 import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { axisAnchor, shownDomain, bandRanges, minBandWidth, rankDomain, readout } from './rows.ts';
-import { SeriesLine, SeriesMarkers } from './Series.tsx';
+import { niceTicks, axisAnchor, shownDomain, bandRanges, minBandWidth, rankDomain, readout } from './rows.ts';
+import { SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
@@ -21,6 +21,7 @@ export function CanaryChart() {
   const xd = useStableDomain(shownDomain(from, to, following));
   const minW = minBandWidth(xd[0], xd[1], width);
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yRank = useStableDomain(useMemo(() => s ? rankDomain(s) : [1, 10] as [number, number], [s]));
   const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));
   const none = useStableRanges(useMemo(() => (s ? bandRanges(s.noCanary, minW) : []), [s, minW]));
@@ -66,14 +67,10 @@ export function CanaryChart() {
         <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
           <ComposedChart data={anchor} margin={CHART_MARGIN}>
             <CartesianGrid stroke={C.grid} vertical={false} />
-            <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+            <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
             <YAxis interval={0} type="number" reversed domain={yRank} allowDataOverflow allowDecimals={false} tick={AXIS_TICK} width={56} label={yLabel('rank (1 = top)', 'left')} />
-            {none.map((r, i) => (
-              <ReferenceArea key={`n${i}`} x1={r.x1} x2={r.x2} fill={C.shadeNone} fillOpacity={0.5} strokeOpacity={0} ifOverflow="hidden" />
-            ))}
-            {inv.map((r, i) => (
-              <ReferenceArea key={`i${i}`} x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.18} strokeOpacity={0} ifOverflow="hidden" />
-            ))}
+            <Shade ranges={none} fill={C.shadeNone} opacity={0.5} />
+            <Shade ranges={inv} fill={C.shadeFault} opacity={0.18} />
             {s && <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />}
             {s?.canaries.map((c, k) => <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />)}
             {s && s.inversionX.length > 0 && <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} />}

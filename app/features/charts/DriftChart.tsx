@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceArea, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
 import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDecimals, yLabel } from './common.tsx';
 import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { axisAnchor, shownDomain, bandRanges, meanDomain, minBandWidth, readout, tokensDomain } from './rows.ts';
-import { SeriesBand, SeriesLine, SeriesMarkers } from './Series.tsx';
+import { niceTicks, axisAnchor, shownDomain, bandRanges, meanDomain, minBandWidth, readout, tokensDomain } from './rows.ts';
+import { SeriesBand, SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function DriftChart() {
@@ -19,6 +19,7 @@ export function DriftChart() {
   const xd = useStableDomain(shownDomain(from, to, following));
   const minW = minBandWidth(xd[0], xd[1], width);
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yTokens = useStableDomain(useMemo(() => s ? tokensDomain(s) : [0, 1] as [number, number], [s]));
   const yMean = useStableDomain(useMemo(() => s ? meanDomain(s) : [0, 1] as [number, number], [s]));
   const inflBands = useStableRanges(useMemo(() => (s ? bandRanges(s.inflation, minW) : []), [s, minW]));
@@ -58,7 +59,7 @@ export function DriftChart() {
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
-          <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
           <YAxis interval={0}
             yAxisId="tokens"
             type="number"
@@ -70,12 +71,8 @@ export function DriftChart() {
             label={yLabel('tokens', 'left')}
           />
           <YAxis interval={0} yAxisId="mean" type="number" orientation="right" domain={yMean} allowDataOverflow tick={AXIS_TICK} width={52} tickFormatter={twoDecimals} label={yLabel('mean relevance', 'right')} />
-          {inflBands.map((r, i) => (
-            <ReferenceArea key={`i${i}`} yAxisId="mean" x1={r.x1} x2={r.x2} fill={C.shadeWarn} fillOpacity={0.3} strokeOpacity={0} ifOverflow="hidden" />
-          ))}
-          {driftBands.map((r, i) => (
-            <ReferenceArea key={`d${i}`} yAxisId="mean" x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.3} strokeOpacity={0} ifOverflow="hidden" />
-          ))}
+          <Shade ranges={inflBands} fill={C.shadeWarn} opacity={0.3} />
+          <Shade ranges={driftBands} fill={C.shadeFault} opacity={0.3} />
           {s && <SeriesBand x={s.x} lo={s.bandLow} hi={s.bandHigh} yAxisId="mean" fill={C.tolBand} opacity={0.85} />}
           {s && <SeriesLine x={s.x} y={s.tokens} yAxisId="tokens" stroke={C.tokens} width={1.5} />}
           {s && <SeriesLine x={s.x} y={s.mean} yAxisId="mean" stroke={C.mean} width={2} />}

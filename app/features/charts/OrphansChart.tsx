@@ -1,13 +1,13 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceArea, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
 import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
 import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
-import { SeriesStepArea } from './Series.tsx';
+import { niceTicks, axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
+import { SeriesStepArea, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function OrphansChart() {
@@ -20,6 +20,7 @@ export function OrphansChart() {
   const xd = useStableDomain(shownDomain(from, to, following));
   const minW = minBandWidth(xd[0], xd[1], width);
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yEdges = useStableDomain(useMemo(() => s ? edgesDomain(s) : [0, 2] as [number, number], [s]));
   const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));
   const hover: Readout | undefined = s ? (t) => readout(s.x, t, [{ label: 'orphan edges', y: s.edges, color: C.fault, digits: 0 }]) : undefined;
@@ -44,11 +45,9 @@ export function OrphansChart() {
       <ResponsiveContainer width="100%" height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
           <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
-          {bands.map((r, i) => (
-            <ReferenceArea key={i} x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.25} strokeOpacity={0} ifOverflow="hidden" />
-          ))}
+          <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
           {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
           <TurnOverlay readout={hover} />
         </ComposedChart>

@@ -2,7 +2,7 @@
 // own axis scales, clipped to the plot area.
 import { useId, useMemo, type ReactNode } from 'react';
 import { usePlotArea, useXAxisDomain, useXAxisScale, useYAxisDomain, useYAxisScale } from 'recharts';
-import { bandPath, linear, linePath, markerPath, stepAreaPath, type Linear, type MarkerShape } from './paths.ts';
+import { bandPath, linear, linePath, markerPath, shadePath, stepAreaPath, type Linear, type MarkerShape } from './paths.ts';
 
 function useLinear(axis: 'x' | 'y', id: string | number | undefined): Linear | null {
   const xs = useXAxisScale();
@@ -81,6 +81,22 @@ export function SeriesMarkers({ x, y, yAxisId, fill, shape, r = 3.5 }: Common & 
   return (
     <Clipped>
       <path className="series-markers" d={d} fill={fill} stroke="#fff" strokeWidth={0.8} />
+    </Clipped>
+  );
+}
+
+/**
+ * Shaded turn ranges (fault runs), as one path. Recharts' ReferenceArea registers each area
+ * in the chart's store, which costs seconds with thousands of incidents; this costs a string.
+ */
+export function Shade({ ranges, fill, opacity }: { ranges: readonly { x1: number; x2: number }[]; fill: string; opacity: number }) {
+  const sx = useLinear('x', undefined);
+  const plot = usePlotArea();
+  const d = useMemo(() => (sx && plot ? shadePath(ranges, sx, plot.y, plot.y + plot.height) : ''), [ranges, sx, plot]);
+  if (ranges.length === 0) return null;
+  return (
+    <Clipped>
+      <path className="series-shade" d={d} fill={fill} fillOpacity={opacity} stroke="none" />
     </Clipped>
   );
 }

@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
 import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { axisAnchor, shownDomain, bandRanges, minBandWidth, readout, scoreDomain, stdevDomain } from './rows.ts';
-import { SeriesBand, SeriesLine } from './Series.tsx';
+import { niceTicks, axisAnchor, shownDomain, bandRanges, minBandWidth, readout, scoreDomain, stdevDomain } from './rows.ts';
+import { SeriesBand, SeriesLine, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function SpreadChart() {
@@ -19,6 +19,7 @@ export function SpreadChart() {
   const xd = useStableDomain(shownDomain(from, to, following));
   const minW = minBandWidth(xd[0], xd[1], width);
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yStdev = useStableDomain(useMemo(() => s ? stdevDomain(s) : [0, 1] as [number, number], [s]));
   const yScore = useStableDomain(useMemo(() => s ? scoreDomain(s) : [0, 1] as [number, number], [s]));
   const collapse = useStableRanges(useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]));
@@ -57,15 +58,11 @@ export function SpreadChart() {
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
-          <XAxis dataKey="x" type="number" interval={0} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
           <YAxis interval={0} yAxisId="stdev" type="number" domain={yStdev} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('stdev (score units)', 'left')} />
           <YAxis interval={0} yAxisId="score" type="number" orientation="right" domain={yScore} allowDataOverflow tick={AXIS_TICK} width={52} label={yLabel('score', 'right')} />
-          {collapse.map((r, i) => (
-            <ReferenceArea key={`c${i}`} yAxisId="stdev" x1={r.x1} x2={r.x2} fill={C.shadeWarn} fillOpacity={0.35} strokeOpacity={0} ifOverflow="hidden" />
-          ))}
-          {relCollapse.map((r, i) => (
-            <ReferenceArea key={`r${i}`} yAxisId="stdev" x1={r.x1} x2={r.x2} fill={C.shadeFault} fillOpacity={0.35} strokeOpacity={0} ifOverflow="hidden" />
-          ))}
+          <Shade ranges={collapse} fill={C.shadeWarn} opacity={0.35} />
+          <Shade ranges={relCollapse} fill={C.shadeFault} opacity={0.35} />
           {s && <SeriesBand x={s.x} lo={s.p10} hi={s.p90} yAxisId="score" fill={C.band} />}
           {s && <SeriesLine x={s.x} y={s.median} yAxisId="score" stroke={C.median} width={1.2} dash="4 3" />}
           {s && <SeriesLine x={s.x} y={s.stdev} yAxisId="stdev" stroke={C.primary} width={2} />}

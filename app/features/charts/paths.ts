@@ -112,3 +112,16 @@ export function nearestIndex(x: ArrayLike<number>, value: number): number {
   if (lo > 0 && value - x[lo - 1]! <= x[lo]! - value) return lo - 1;
   return lo;
 }
+
+/** Shaded x ranges over the full plot height, as one path. */
+export function shadePath(ranges: readonly { x1: number; x2: number }[], sx: Linear, top: number, bottom: number): string {
+  let out = '';
+  const t = f(top);
+  const b = f(bottom);
+  for (const r of ranges) {
+    const a = sx.a + sx.b * r.x1;
+    const c = sx.a + sx.b * r.x2;
+    out += `M${f(Math.min(a, c))},${t}H${f(Math.max(a, c))}V${b}H${f(Math.min(a, c))}Z`;
+  }
+  return out;
+}

@@ -46,6 +46,15 @@ export function shownDomain(from: number, to: number, following: boolean): [numb
   return [from, Math.ceil((to + 1) / step) * step];
 }
 
+/** Round tick values inside [a, b] (Recharts would start its ticks at the domain's edge, e.g. 1, 25001, …). */
+export function niceTicks(a: number, b: number, count = 6): number[] {
+  if (!(b > a)) return [a];
+  const step = niceStep((b - a) / count);
+  const out: number[] = [];
+  for (let v = Math.ceil(a / step) * step; v <= b + 1e-9; v += step) out.push(+v.toPrecision(12));
+  return out;
+}
+
 /** Two rows spanning the window: Recharts needs data to lay out axes; the series are drawn from typed arrays. */
 export function axisAnchor(from: number, to: number): { x: number }[] {
   const [a, b] = xDomain(from, to);
@@ -60,14 +69,14 @@ export function stdevDomain(s: SpreadSeries): [number, number] {
 }
 
 export function scoreDomain(s: SpreadSeries): [number, number] {
-  return rounded(extent([s.p10, s.p90, s.median]) ?? [0, 1]);
+  return rounded(extent([s.p10, s.p90, s.median], 0.02) ?? [0, 1]);
 }
 
 export function rankDomain(s: CanarySeries): [number, number] {
   let max = 2;
   for (const v of s.nScored) if (v > max) max = v;
   for (const c of s.canaries) for (const v of c.rank) if (v > max) max = v;
-  return [1, Math.ceil(max)];
+  return [1, niceCeil(max)];
 }
 
 export function tokensDomain(s: DriftSeries): [number, number] {
@@ -103,7 +112,7 @@ export function readout(x: Float64Array, turn: number, series: readonly { label:
 
 /** Widened to whole steps of a round tick size, so small changes in the data keep the axis still. */
 export function rounded([a, b]: [number, number]): [number, number] {
-  const step = niceStep((b - a) / 4);
+  const step = niceStep((b - a) / 10);
   return [Math.floor(a / step) * step, Math.ceil(b / step) * step].map((v) => +v.toPrecision(6)) as [number, number];
 }
 

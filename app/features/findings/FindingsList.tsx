@@ -2,7 +2,7 @@
 // one signal fired), virtualised. Each finding row carries the SPEC §6 test hooks
 // data-signal / data-turn / data-severity.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { ROW_INCIDENT, SEVERITY, SIGNALS, type Severity, type Signal } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { SeverityBadge } from '../../components/bits.tsx';
@@ -17,7 +17,14 @@ const FINDING_H = 30;
 
 export function FindingsList() {
   const ix = useAnalysis((s) => s.findings);
-  const summary = useAnalysis(sessionOnScreen);
+  // the signals that fired, as a string: a new summary with the same signals does not re-render the list
+  const firedKey = useAnalysis((s) => {
+    const counts = sessionOnScreen(s)?.signalCounts ?? {};
+    return SIGNALS.filter((sig) => (counts[sig] ?? 0) > 0).join(',');
+  });
+  const live = useAnalysis((s) => s.source?.kind === 'live');
+  const follow = useUi((s) => s.follow);
+  const following = live && follow;
   const severities = useUi((s) => s.severities);
   const signal = useUi((s) => s.signalFilter);
   const collapsed = useUi((s) => s.collapsed);
@@ -25,26 +32,29 @@ export function FindingsList() {
   const rows = useMemo(() => (ix === null ? new Int32Array(0) : visibleRows(ix, { severities, signal, collapsed })), [ix, severities, signal, collapsed]);
   const counts = useMemo(() => countBySeverity(ix), [ix]);
   const parent = useRef<HTMLDivElement>(null);
+  const estimateSize = useCallback((k: number) => (ix !== null && ix.rowKind[rows[k]!] === ROW_INCIDENT ? INCIDENT_H : FINDING_H), [ix, rows]);
   // TanStack Virtual re-renders through its own subscription; the compiler need not memoise this component
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => parent.current,
-    estimateSize: (k) => (ix !== null && ix.rowKind[rows[k]!] === ROW_INCIDENT ? INCIDENT_H : FINDING_H),
+    // a stable function: a new one makes the virtualiser re-measure every row (100,000s)
+    estimateSize,
     overscan: 12,
   });
   const items = virtualizer.getVirtualItems();
   const findingIdx = ix === null ? [] : items.map((it) => rows[it.index]!).filter((r) => ix.rowKind[r] !== ROW_INCIDENT).map((r) => ix.rowRef[r]!);
   const details = useFindingDetails(findingIdx);
 
-  // keep the selected turn's findings in view when the cursor moves (keyboard stepping)
+  // keep the selected turn's findings in view when the cursor moves (keyboard stepping);
+  // not while following a live session: the list would jump under the reader every second
   useEffect(() => {
-    if (ix === null || selectedTurn === null) return;
+    if (ix === null || selectedTurn === null || following) return;
     const k = firstRowAtTurn(ix, rows, selectedTurn);
     if (k >= 0) virtualizer.scrollToIndex(k, { align: 'auto' });
-  }, [selectedTurn, ix, rows, virtualizer]);
+  }, [selectedTurn, ix, rows, virtualizer, following]);
 
-  const fired = SIGNALS.filter((s) => (summary?.signalCounts[s] ?? 0) > 0);
+  const fired = firedKey === '' ? [] : (firedKey.split(',') as Signal[]);
   const allCollapsed = ix !== null && collapsed.size >= ix.incidentSignal.length && ix.incidentSignal.length > 0;
 
   return (

@@ -8,6 +8,7 @@ import { fmtNum, SeverityBadge, SpanChips } from '../../components/bits.tsx';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 
+const rowHeight = (): number => 26;
 const BINDING_ORDER = { stale: 0, unbound: 1, unscored: 2, bound: 3 } as const;
 
 export function TurnPanel() {
@@ -68,7 +69,7 @@ function SpanTable({ spans, turn }: { spans: SpanRow[] | null; turn: number }) {
   const parent = useRef<HTMLDivElement>(null);
   // TanStack Virtual re-renders through its own subscription; the compiler need not memoise this component
   // eslint-disable-next-line react-hooks/incompatible-library
-  const v = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: () => 26, overscan: 10 });
+  const v = useVirtualizer({ count: rows.length, getScrollElement: () => parent.current, estimateSize: rowHeight, overscan: 10 });
   if (spans === null) return <p className="empty">Per-span rows of turn {turn} are no longer held (the store keeps recent turns on long runs).</p>;
   return (
     <div className="span-table">
