@@ -293,35 +293,42 @@ interface SpanScan {
   orphanEdges: number;
 }
 
+// What scanSpans notes of each span, one bit each; collectLists makes the lists from them.
+const STALE = 1;
+const UNBOUND = 2;
+const UNSCORED = 4;
+const CHANGED = 8;
+const REPEAT = 16;
+const POISONED = 32;
+/** a parent named in derived_from is not live */
+const ORPHAN = 64;
+const PINNED_SCORED = 128;
+// Binding's values as plain constants: `Binding.Stale` is a property read, which V8 wants to have seen run
+const BOUND: Binding = Binding.Bound;
+const NULL_SCORE: Binding = Binding.Unscored;
+const NO_HASH: Binding = Binding.Unbound;
+const STALE_HASH: Binding = Binding.Stale;
+
 /**
- * The per-span loop, kept apart from the turn-level findings: V8 throws away a function's
- * optimised code when a branch it has never run is first taken, and the turn-level code
- * has many such branches (a signal's first finding comes mid-run); as one function, each
- * sent this loop back to unoptimised code until recompiled. Apart, `check` of the bench
- * transcript used a third less CPU in all (fewer recompilations) and ~10% less on the
- * main thread.
+ * The per-span loop, kept apart from the turn-level findings, and with no branch that runs
+ * only on some spans of some turns: V8 throws away a function's optimised code when code
+ * it has never run is first run, and recompiles it. Together with the findings (a signal's
+ * first finding comes mid-run) and pushing to the lists itself (a first stale span, orphan
+ * or poisoned span mid-run), this loop went back to unoptimised code nine times in a
+ * 2,000-turn run and took ~230 ms of compiling (--trace-opt). It notes what it finds in
+ * `flags`, the same store on every span; collectLists, small, makes the lists.
  */
 function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, maxRewrites: number): SpanScan {
   const { ids, texts, index } = table;
   const n = ids.length;
   const checks: SpanCheck[] = new Array(n);
   const sameTextAt = new Int32Array(n);
+  const flags = new Uint8Array(n);
   let estimates: Float64Array | null = null;
   const scores = new Float64Array(n);
   let nScored = 0;
   let tokensTotal = 0;
   let textsChanged = 0;
-
-  const unbound: string[] = [];
-  const stale: string[] = [];
-  const unscored: string[] = [];
-  const changed: string[] = [];
-  const repeat: string[] = [];
-  const poisoned: string[] = [];
-  const pinnedScored: number[] = [];
-  const orphanCiters: string[] = [];
-  const missingParents = new Set<string>();
-  let orphanEdges = 0;
 
   const prevIds = prev?.spans.ids;
   const prevTexts = prev?.spans.texts;
@@ -338,10 +345,6 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
     }
     const sameText = j >= 0 && prevTexts![j] === text;
     const textChanged = j >= 0 && !sameText;
-    if (textChanged) {
-      textsChanged++;
-      changed.push(id);
-    }
     sameTextAt[i] = sameText ? j : -1;
 
     let tokens = table.tokens[i]!;
@@ -363,40 +366,79 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
       // Do not rehash a text already hashed last turn: most spans of most turns are unchanged.
       digest = sameText ? prevChecks![j]!.digest : undefined;
       digest ??= sha256(text);
-      binding = digest === claimed ? (scoreIsNull ? Binding.Unscored : Binding.Bound) : Binding.Stale;
+      binding = digest !== claimed ? STALE_HASH : scoreIsNull ? NULL_SCORE : BOUND;
     } else {
-      binding = scoreIsNull ? Binding.Unscored : Binding.Unbound;
+      binding = scoreIsNull ? NULL_SCORE : NO_HASH;
     }
-    if (binding === Binding.Stale) stale.push(id);
-    else if (binding === Binding.Unbound) unbound.push(id);
-    if (scoreIsNull) unscored.push(id);
-    else {
-      scores[nScored++] = score;
-      if (table.pinned[i] === 1) pinnedScored.push(i);
-    }
-
+    if (!scoreIsNull) scores[nScored++] = score;
     const rewrites = table.rewrites[i]! || 0; // NaN (absent) → 0
-    if (rewrites === maxRewrites) repeat.push(id);
-    else if (rewrites > maxRewrites) poisoned.push(id);
+    let orphan = false;
+    const parents = table.parents[i];
+    if (parents !== undefined) {
+      for (let k = 0; k < parents.length; k++) {
+        const parent = parents[k]!;
+        orphan ||= parent !== id && !index.has(parent);
+      }
+    }
+    flags[i] =
+      (binding === STALE_HASH ? STALE : binding === NO_HASH ? UNBOUND : 0) |
+      (textChanged ? CHANGED : 0) |
+      (scoreIsNull ? UNSCORED : table.pinned[i] === 1 ? PINNED_SCORED : 0) |
+      (rewrites === maxRewrites ? REPEAT : rewrites > maxRewrites ? POISONED : 0) |
+      (orphan ? ORPHAN : 0);
+    textsChanged += textChanged ? 1 : 0;
 
     checks[i] = { binding, digest, textChanged };
+  }
+  const lists = collectLists(table, flags);
+  return {
+    checks,
+    sameTextAt,
+    estimates,
+    scores,
+    nScored,
+    tokensTotal,
+    textsChanged,
+    unbound: lists.unbound,
+    stale: lists.stale,
+    unscored: lists.unscored,
+    changed: lists.changed,
+    repeat: lists.repeat,
+    poisoned: lists.poisoned,
+    pinnedScored: lists.pinnedScored,
+    orphanCiters: lists.orphanCiters,
+    missingParents: lists.missingParents,
+    orphanEdges: lists.orphanEdges,
+  };
+}
 
-    const parents = table.parents[i];
-    if (parents !== undefined && parents.length > 0) {
-      let missingHere: Set<string> | null = null;
-      for (const parent of parents) {
-        if (parent === id || index.has(parent)) continue;
-        missingHere ??= new Set();
-        missingHere.add(parent);
-      }
-      if (missingHere !== null) {
-        orphanEdges += missingHere.size;
-        orphanCiters.push(id);
-        for (const p of missingHere) missingParents.add(p);
-      }
+type SpanLists = Pick<SpanScan, 'unbound' | 'stale' | 'unscored' | 'changed' | 'repeat' | 'poisoned' | 'pinnedScored' | 'orphanCiters' | 'missingParents' | 'orphanEdges'>;
+
+/** scanSpans' lists, in snapshot order, from its flags. */
+function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
+  const { ids, index } = table;
+  const lists: SpanLists = { unbound: [], stale: [], unscored: [], changed: [], repeat: [], poisoned: [], pinnedScored: [], orphanCiters: [], missingParents: new Set(), orphanEdges: 0 };
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i]!;
+    if (f === 0) continue;
+    const id = ids[i]!;
+    if (f & STALE) lists.stale.push(id);
+    if (f & UNBOUND) lists.unbound.push(id);
+    if (f & UNSCORED) lists.unscored.push(id);
+    if (f & CHANGED) lists.changed.push(id);
+    if (f & REPEAT) lists.repeat.push(id);
+    if (f & POISONED) lists.poisoned.push(id);
+    if (f & PINNED_SCORED) lists.pinnedScored.push(i);
+    if (f & ORPHAN) {
+      // SPEC §4 orphaned_parent: distinct (citing span, missing parent) pairs
+      const missingHere = new Set<string>();
+      for (const parent of table.parents[i]!) if (parent !== id && !index.has(parent)) missingHere.add(parent);
+      lists.orphanEdges += missingHere.size;
+      lists.orphanCiters.push(id);
+      for (const p of missingHere) lists.missingParents.add(p);
     }
   }
-  return { checks, sameTextAt, estimates, scores, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, repeat, poisoned, pinnedScored, orphanCiters, missingParents, orphanEdges };
+  return lists;
 }
 
 /** SPEC §2: absent tokens → ceil(code points / 4). */
