@@ -94,6 +94,15 @@ export class LiveSubscription {
       if (this.socket !== socket) return;
       this.socket = null;
       const reason = this.byeReason ?? (ev.code === 4008 ? 'the relay closed a slow subscriber' : ev.reason || `connection closed (code ${ev.code})`);
+      // docs/relay-protocol.md: 4009 = `since` is past the relay's last seq (its data was
+      // reset), 4010 = the session was deleted. Retrying the same `since` can never work,
+      // and starting over from 0 would mix two histories in one analysis: stop and say so.
+      if (ev.code === 4009 || ev.code === 4010) {
+        this.stopped = true;
+        const what = ev.code === 4009 ? `the relay no longer has this session up to seq ${this.lastSeq} (was its data reset?)` : 'the session was deleted on the relay';
+        this.o.onState({ state: 'closed', reason: `${what}; open the session again to start over` });
+        return;
+      }
       this.scheduleReconnect(reason);
     };
   }
