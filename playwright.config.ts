@@ -3,8 +3,20 @@
 // the system's (Debian's `chromium`; CHROMIUM_PATH overrides): `npx playwright install`
 // is not needed.
 import { defineConfig } from '@playwright/test';
+import fs from 'node:fs';
 
-const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/** The same search as scripts/ensure-tools.mjs (which `npm run test:e2e` runs first, installing Debian's package when it can). */
+function chromium(): string {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) return fromEnv;
+  const found = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'].find((p) => fs.existsSync(p));
+  if (found === undefined) {
+    throw new Error('No Chromium found. On Debian/Ubuntu: apt-get install -y chromium. Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome.');
+  }
+  return found;
+}
+
+const executablePath = chromium();
 
 export default defineConfig({
   testDir: 'e2e',

@@ -50,8 +50,8 @@ export function LineageGraph() {
   const follow = useUi((s) => s.follow);
   const live = useAnalysis((s) => s.source?.kind === 'live');
   const graph = turn?.graph ?? null;
-  const { nodes, edges } = useMemo(() => {
-    if (graph === null) return { nodes: [] as SpanNode[], edges: [] as Edge[] };
+  const { nodes, edges, focus } = useMemo(() => {
+    if (graph === null) return { nodes: [] as SpanNode[], edges: [] as Edge[], focus: [] as { id: string }[] };
     const nodes: SpanNode[] = graph.nodes.map((n) => ({
       id: n.id,
       type: 'span',
@@ -71,7 +71,10 @@ export function LineageGraph() {
       markerEnd: { type: MarkerType.ArrowClosed, color: e.missing ? C.fault : C.axis, width: 14, height: 14 },
       focusable: false,
     }));
-    return { nodes, edges };
+    // open on the fault: the missing parents and the spans citing them, at a legible zoom
+    const faulty = new Set<string>();
+    for (const e of graph.edges) if (e.missing) faulty.add(e.source).add(e.target);
+    return { nodes, edges, focus: [...faulty].map((id) => ({ id })) };
   }, [graph, selectedSpan]);
 
   let note: ReactNode = null;
@@ -115,7 +118,7 @@ export function LineageGraph() {
             edges={edges}
             nodeTypes={nodeTypes}
             fitView
-            fitViewOptions={{ padding: 0.15, maxZoom: 1.2 }}
+            fitViewOptions={{ padding: 0.25, maxZoom: 1.2, minZoom: 0.5, ...(focus.length > 0 ? { nodes: focus } : {}) }}
             minZoom={0.05}
             nodesDraggable={false}
             nodesConnectable={false}

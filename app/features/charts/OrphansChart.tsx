@@ -6,7 +6,7 @@ import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
 import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { niceTicks, axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
+import { countTicks, niceTicks, axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
 import { SeriesStepArea, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
@@ -21,7 +21,8 @@ export function OrphansChart() {
   const minW = minBandWidth(xd[0], xd[1], width);
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
-  const yEdges = useStableDomain(useMemo(() => s ? edgesDomain(s) : [0, 2] as [number, number], [s]));
+  const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
+  const yTicks = useMemo(() => countTicks(yEdges[1]), [yEdges]);
   const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));
   const hover: Readout | undefined = s ? (t) => readout(s.x, t, [{ label: 'orphan edges', y: s.edges, color: C.fault, digits: 0 }]) : undefined;
   return (
@@ -46,7 +47,7 @@ export function OrphansChart() {
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
+          <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
           <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
           {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
           <TurnOverlay readout={hover} />

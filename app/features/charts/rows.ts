@@ -55,6 +55,14 @@ export function niceTicks(a: number, b: number, count = 6): number[] {
   return out;
 }
 
+/** Whole-number ticks from 0 to max (counts). */
+export function countTicks(max: number): number[] {
+  const step = Math.max(1, Math.ceil(niceStep(max / 4)));
+  const out: number[] = [];
+  for (let v = 0; v <= max; v += step) out.push(v);
+  return out;
+}
+
 /** Two rows spanning the window: Recharts needs data to lay out axes; the series are drawn from typed arrays. */
 export function axisAnchor(from: number, to: number): { x: number }[] {
   const [a, b] = xDomain(from, to);
@@ -92,7 +100,8 @@ export function meanDomain(s: DriftSeries): [number, number] {
 export function edgesDomain(s: OrphanSeries): [number, number] {
   let max = 0;
   for (const v of s.edges) if (v > max) max = v;
-  return [0, Math.max(2, Math.ceil(max * 1.1))];
+  const step = Math.max(1, Math.ceil(niceStep(Math.max(2, max) / 4)));
+  return [0, Math.max(2, Math.ceil((max + 0.5) / step) * step)];
 }
 
 export interface ReadoutLine {
