@@ -264,7 +264,7 @@ export class Controller {
     this.summaryTimer = setTimeout(() => {
       this.summaryTimer = null;
       if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
-    }, this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 250 : 1000));
+    }, this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000));
   }
 
   private flushSummary(job: Job): void {

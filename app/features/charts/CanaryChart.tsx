@@ -23,6 +23,7 @@ export function CanaryChart() {
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yRank = useStableDomain(useMemo(() => s ? rankDomain(s) : [1, 10] as [number, number], [s]));
+  const rankTicks = useMemo(() => [1, ...niceTicks(yRank[0], yRank[1], 5).filter((v) => v > 1)], [yRank]);
   const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));
   const none = useStableRanges(useMemo(() => (s ? bandRanges(s.noCanary, minW) : []), [s, minW]));
   const hasCanary = s?.hasCanary ?? false;
@@ -68,7 +69,7 @@ export function CanaryChart() {
           <ComposedChart data={anchor} margin={CHART_MARGIN}>
             <CartesianGrid stroke={C.grid} vertical={false} />
             <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-            <YAxis interval={0} type="number" reversed domain={yRank} allowDataOverflow allowDecimals={false} tick={AXIS_TICK} width={56} label={yLabel('rank (1 = top)', 'left')} />
+            <YAxis interval={0} type="number" reversed domain={yRank} ticks={rankTicks} allowDataOverflow allowDecimals={false} tick={AXIS_TICK} width={56} label={yLabel('rank (1 = top)', 'left')} />
             <Shade ranges={none} fill={C.shadeNone} opacity={0.5} />
             <Shade ranges={inv} fill={C.shadeFault} opacity={0.18} />
             {s && <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />}

@@ -21,7 +21,9 @@ export function DriftChart() {
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yTokens = useStableDomain(useMemo(() => s ? tokensDomain(s) : [0, 1] as [number, number], [s]));
+  const tokensTicks = useMemo(() => niceTicks(yTokens[0], yTokens[1], 5), [yTokens]);
   const yMean = useStableDomain(useMemo(() => s ? meanDomain(s) : [0, 1] as [number, number], [s]));
+  const meanTicks = useMemo(() => niceTicks(yMean[0], yMean[1], 5), [yMean]);
   const inflBands = useStableRanges(useMemo(() => (s ? bandRanges(s.inflation, minW) : []), [s, minW]));
   const driftBands = useStableRanges(useMemo(() => (s ? bandRanges(s.drift, minW) : []), [s, minW]));
   const tol = s?.tolerance ?? 0.05;
@@ -63,14 +65,14 @@ export function DriftChart() {
           <YAxis interval={0}
             yAxisId="tokens"
             type="number"
-            domain={yTokens}
+            domain={yTokens} ticks={tokensTicks}
             allowDataOverflow
             tick={AXIS_TICK}
             width={56}
             tickFormatter={thousands}
             label={yLabel('tokens', 'left')}
           />
-          <YAxis interval={0} yAxisId="mean" type="number" orientation="right" domain={yMean} allowDataOverflow tick={AXIS_TICK} width={52} tickFormatter={twoDecimals} label={yLabel('mean relevance', 'right')} />
+          <YAxis interval={0} yAxisId="mean" type="number" orientation="right" domain={yMean} ticks={meanTicks} allowDataOverflow tick={AXIS_TICK} width={52} tickFormatter={twoDecimals} label={yLabel('mean relevance', 'right')} />
           <Shade ranges={inflBands} fill={C.shadeWarn} opacity={0.3} />
           <Shade ranges={driftBands} fill={C.shadeFault} opacity={0.3} />
           {s && <SeriesBand x={s.x} lo={s.bandLow} hi={s.bandHigh} yAxisId="mean" fill={C.tolBand} opacity={0.85} />}

@@ -21,7 +21,9 @@ export function SpreadChart() {
   const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yStdev = useStableDomain(useMemo(() => s ? stdevDomain(s) : [0, 1] as [number, number], [s]));
+  const stdevTicks = useMemo(() => niceTicks(yStdev[0], yStdev[1], 5), [yStdev]);
   const yScore = useStableDomain(useMemo(() => s ? scoreDomain(s) : [0, 1] as [number, number], [s]));
+  const scoreTicks = useMemo(() => niceTicks(yScore[0], yScore[1], 5), [yScore]);
   const collapse = useStableRanges(useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]));
   const relCollapse = useStableRanges(useMemo(() => (s ? bandRanges(s.relevanceCollapse, minW) : []), [s, minW]));
   const floor = s?.spreadFloor ?? 0.08;
@@ -59,8 +61,8 @@ export function SpreadChart() {
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis interval={0} yAxisId="stdev" type="number" domain={yStdev} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('stdev (score units)', 'left')} />
-          <YAxis interval={0} yAxisId="score" type="number" orientation="right" domain={yScore} allowDataOverflow tick={AXIS_TICK} width={52} label={yLabel('score', 'right')} />
+          <YAxis interval={0} yAxisId="stdev" type="number" domain={yStdev} ticks={stdevTicks} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('stdev (score units)', 'left')} />
+          <YAxis interval={0} yAxisId="score" type="number" orientation="right" domain={yScore} ticks={scoreTicks} allowDataOverflow tick={AXIS_TICK} width={52} label={yLabel('score', 'right')} />
           <Shade ranges={collapse} fill={C.shadeWarn} opacity={0.35} />
           <Shade ranges={relCollapse} fill={C.shadeFault} opacity={0.35} />
           {s && <SeriesBand x={s.x} lo={s.p10} hi={s.p90} yAxisId="score" fill={C.band} />}
