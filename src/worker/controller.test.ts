@@ -57,7 +57,7 @@ class Harness {
 
 /** A Blob whose stream() yields chunks of a chosen size: a line split across chunks is the bug to catch. */
 function chunkedBlob(bytes: Uint8Array, size: number): Blob {
-  const blob = new Blob([bytes]);
+  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
   return Object.assign(blob, {
     stream: () =>
       new ReadableStream<Uint8Array>({

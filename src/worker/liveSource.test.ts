@@ -84,6 +84,23 @@ describe('LiveSubscription', () => {
     expect(timers.shift()!.ms).toBe(250);
   });
 
+  it('stops with a plain reason when since is past the relay log (4009) or the session is gone (4010)', () => {
+    for (const [code, words] of [
+      [4009, /no longer has this session up to seq 2/],
+      [4010, /deleted/],
+    ] as const) {
+      const { sub, sockets, timers, got, states } = setup();
+      sub.start();
+      sockets[0]!.send({ type: 'hello', session_id: 's', since: 0, last_seq: 2 });
+      for (const seq of [1, 2]) sockets[0]!.send(msg(seq));
+      sockets[0]!.drop(code);
+      expect(states.at(-1)).toMatchObject({ state: 'closed' });
+      expect((states.at(-1) as { reason: string }).reason).toMatch(words);
+      expect(timers).toHaveLength(0); // no retry that could never succeed
+      expect(got).toEqual([1, 2]);
+    }
+  });
+
   it('says why the relay closed it (bye, slow subscriber) and stops for good on stop()', () => {
     const { sub, sockets, timers, states } = setup();
     sub.start();
