@@ -442,7 +442,7 @@ function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
 }
 
 /** SPEC §2: absent tokens → ceil(code points / 4). */
-function estimateTokens(text: string): number {
+export function estimateTokens(text: string): number {
   let codePoints = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

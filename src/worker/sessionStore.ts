@@ -4,7 +4,7 @@
 // per-span rows live in fixed-size chunks and the oldest chunks are dropped past a row
 // budget; span texts are interned per span (98% of texts repeat turn to turn) and old
 // versions are released past a character budget. Snapshots themselves are never kept.
-import { Binding, type TurnResult } from '../core/analyse.ts';
+import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
@@ -506,12 +506,3 @@ export function bindingName(b: number): BindingName {
   }
 }
 
-/** SPEC §2: absent tokens → ceil(code points / 4). */
-function estimateTokens(text: string): number {
-  let codePoints = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) codePoints--;
-  }
-  return Math.ceil(codePoints / 4);
-}
