@@ -2,26 +2,17 @@ import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
 import { C, CANARY_COLORS } from '../../components/theme.ts';
-import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
-import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { niceTicks, axisAnchor, shownDomain, bandRanges, minBandWidth, rankDomain, readout } from './rows.ts';
+import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
+import { niceTicks, bandRanges, rankDomain, readout } from './rows.ts';
 import { SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
 
 export function CanaryChart() {
-  const view = useChartView(1);
-  const width = useUi((s) => s.chartWidth);
+  const { view, xd, minW, anchor, xTicks } = useTurnAxis(1);
   const s = view?.canary;
-  const from = view?.from ?? 0;
-  const to = view?.to ?? 1;
-  const following = useFollowing(view);
-  const xd = useStableDomain(shownDomain(from, to, following));
-  const minW = minBandWidth(xd[0], xd[1], width);
-  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
-  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yRank = useStableDomain(useMemo(() => s ? rankDomain(s) : [1, 10] as [number, number], [s]));
   const rankTicks = useMemo(() => [1, ...niceTicks(yRank[0], yRank[1], 5).filter((v) => v > 1)], [yRank]);
   const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));

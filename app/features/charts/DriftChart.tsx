@@ -2,24 +2,15 @@ import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
-import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDecimals, yLabel } from './common.tsx';
-import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { niceTicks, axisAnchor, shownDomain, bandRanges, meanDomain, minBandWidth, readout, tokensDomain } from './rows.ts';
+import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
+import { niceTicks, bandRanges, meanDomain, readout, tokensDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function DriftChart() {
-  const view = useChartView(2);
-  const width = useUi((s) => s.chartWidth);
+  const { view, xd, minW, anchor, xTicks } = useTurnAxis(2);
   const s = view?.drift;
-  const from = view?.from ?? 0;
-  const to = view?.to ?? 1;
-  const following = useFollowing(view);
-  const xd = useStableDomain(shownDomain(from, to, following));
-  const minW = minBandWidth(xd[0], xd[1], width);
-  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
-  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yTokens = useStableDomain(useMemo(() => s ? tokensDomain(s) : [0, 1] as [number, number], [s]));
   const tokensTicks = useMemo(() => niceTicks(yTokens[0], yTokens[1], 5), [yTokens]);
   const yMean = useStableDomain(useMemo(() => s ? meanDomain(s) : [0, 1] as [number, number], [s]));

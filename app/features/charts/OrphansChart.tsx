@@ -2,25 +2,16 @@ import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
-import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
-import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { countTicks, niceTicks, axisAnchor, shownDomain, bandRanges, edgesDomain, minBandWidth, readout } from './rows.ts';
+import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
+import { countTicks, bandRanges, edgesDomain, readout } from './rows.ts';
 import { SeriesStepArea, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function OrphansChart() {
-  const view = useChartView(3);
-  const width = useUi((s) => s.chartWidth);
+  const { view, xd, minW, anchor, xTicks } = useTurnAxis(3);
   const s = view?.orphans;
-  const from = view?.from ?? 0;
-  const to = view?.to ?? 1;
-  const following = useFollowing(view);
-  const xd = useStableDomain(shownDomain(from, to, following));
-  const minW = minBandWidth(xd[0], xd[1], width);
-  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
-  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
   const yTicks = useMemo(() => countTicks(yEdges[1]), [yEdges]);
   const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));

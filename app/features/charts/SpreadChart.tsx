@@ -2,24 +2,15 @@ import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { C } from '../../components/theme.ts';
-import { useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
-import { useChartView, useFollowing, useStableDomain, useStableRanges } from './common.tsx';
-import { niceTicks, axisAnchor, shownDomain, bandRanges, minBandWidth, readout, scoreDomain, stdevDomain } from './rows.ts';
+import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
+import { niceTicks, bandRanges, readout, scoreDomain, stdevDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 export function SpreadChart() {
-  const view = useChartView(0);
-  const width = useUi((s) => s.chartWidth);
+  const { view, xd, minW, anchor, xTicks } = useTurnAxis(0);
   const s = view?.spread;
-  const from = view?.from ?? 0;
-  const to = view?.to ?? 1;
-  const following = useFollowing(view);
-  const xd = useStableDomain(shownDomain(from, to, following));
-  const minW = minBandWidth(xd[0], xd[1], width);
-  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
-  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   const yStdev = useStableDomain(useMemo(() => s ? stdevDomain(s) : [0, 1] as [number, number], [s]));
   const stdevTicks = useMemo(() => niceTicks(yStdev[0], yStdev[1], 5), [yStdev]);
   const yScore = useStableDomain(useMemo(() => s ? scoreDomain(s) : [0, 1] as [number, number], [s]));

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { SeriesView } from '../../../src/worker/client.ts';
-import { sameDomain, sameRanges, type Range } from './rows.ts';
+import { axisAnchor, minBandWidth, niceTicks, sameDomain, sameRanges, shownDomain, type Range } from './rows.ts';
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
@@ -82,3 +82,19 @@ export function useStable<T>(next: T, equal: (a: T, b: T) => boolean): T {
 
 export const useStableDomain = (d: [number, number]): [number, number] => useStable(d, sameDomain);
 export const useStableRanges = (r: Range[]): Range[] => useStable(r, sameRanges);
+
+/**
+ * The turn axis every chart shares (one axis, one cursor, one zoom window): the chart's
+ * series view, its shown domain (held still while following live), the narrowest band
+ * worth drawing at this width, and the ticks.
+ */
+export function useTurnAxis(slot: number) {
+  const view = useChartView(slot);
+  const width = useUi((s) => s.chartWidth);
+  const following = useFollowing(view);
+  const xd = useStableDomain(shownDomain(view?.from ?? 0, view?.to ?? 1, following));
+  const minW = minBandWidth(xd[0], xd[1], width);
+  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
+  return { view, width, following, xd, minW, anchor, xTicks };
+}
