@@ -2,6 +2,7 @@
 // Requests carry the job id they were made for; every reply and event carries the job
 // it belongs to, and the client drops anything for a job that is no longer current
 // (STYLE habit 4). Bulk numbers travel as typed arrays in the transfer list.
+import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
@@ -259,21 +260,8 @@ export interface FindingDetail {
 
 export type BindingName = 'bound' | 'unscored' | 'unbound' | 'stale';
 
-export interface TurnMetricsView {
-  n_spans: number;
-  n_scored: number;
-  tokens_total: number;
-  tokens_estimated: boolean;
-  mean_score: number | null;
-  median_score: number | null;
-  stdev_score: number | null;
-  p10_score: number | null;
-  p90_score: number | null;
-  orphan_edges: number;
-  spans_modified: number;
-  scores_invalidated: number;
-  texts_changed: number;
-}
+/** The engine's per-turn metrics (SPEC §3) as the turn panel shows them. */
+export type TurnMetricsView = Omit<TurnMetrics, 'turn' | 'canaries'>;
 
 export interface SpanRow {
   spanId: string;
