@@ -13,10 +13,20 @@ import { allFaults, simulateSession } from '../../src/sim/scenario.ts';
 import { randomTranscript } from './randomTranscript.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const reference = path.resolve(root, '../shared/seeds/000_reference.py');
+/**
+ * The seed's Python reference is not part of this repository. CONTEXT_HEALTH_ORACLE names
+ * it; otherwise it is looked for where the project's own checkout keeps it (a `shared/`
+ * folder beside the clone). Without it the test is skipped, saying why; with
+ * CONTEXT_HEALTH_REQUIRE_ORACLE=1 (set by .ci/run) its absence is a failure instead.
+ */
+const reference = path.resolve(process.env.CONTEXT_HEALTH_ORACLE ?? path.join(root, '..', 'shared', 'seeds', '000_reference.py'));
+const oracleFound = fs.existsSync(reference);
+const oracleRequired = process.env.CONTEXT_HEALTH_REQUIRE_ORACLE === '1';
+const skipReason = `the seed's reference code is not at ${reference}; set CONTEXT_HEALTH_ORACLE=/path/to/000_reference.py to run it`;
+if (!oracleFound && !oracleRequired) console.warn(`differential test skipped: ${skipReason}`);
 
 function runOracle(snapshots: Snapshot[]): { prune_raises: boolean; integrity_raises: boolean }[] {
-  if (!fs.existsSync(reference)) throw new Error(`the seed's reference code is missing at ${reference} (the repo expects ../shared beside it)`);
+  if (!oracleFound) throw new Error(`CONTEXT_HEALTH_REQUIRE_ORACLE=1 but ${skipReason}`);
   const input = snapshots
     .map((s) =>
       JSON.stringify({
@@ -63,7 +73,8 @@ function compare(snapshots: Snapshot[]): { comparedPrune: number; pruneRaised: n
   return { comparedPrune, pruneRaised, integrityRaised };
 }
 
-describe('agreement with seeds/000_reference.py', () => {
+const suite = oracleFound || oracleRequired ? 'agreement with the seed\'s 000_reference.py' : `agreement with the seed's 000_reference.py (skipped: ${skipReason})`;
+describe.skipIf(!oracleFound && !oracleRequired)(suite, () => {
   for (const seed of [11, 12, 13]) {
     it(`simulated agent loop with every fault, seed ${seed}`, () => {
       const messages = [...simulateSession({ seed, sessionId: `sim-${seed}`, turns: 150, spans: 30, faults: allFaults(150) }, nodeSha256)];

@@ -1,4 +1,4 @@
-"""Runs the seed's reference code (../shared/seeds/000_reference.py) over turns read as
+"""Runs the seed's reference code (000_reference.py, found by differential.test.ts) over turns read as
 JSON Lines on stdin: {"spans":[{span_id,text,score,text_sha256,rewrite_count,derived_from}],
 "spans_modified":n,"scores_invalidated":m}. Writes one JSON line per turn:
 {"prune_raises":bool,"integrity_raises":bool}. The seed is loaded, never copied."""
