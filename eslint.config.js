@@ -2,12 +2,26 @@
 // executable: app → src/worker → src/ingest → src/core; src/cli → src/server → src/core.
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 
 const restrict = (patterns, message) => ['error', { patterns: [{ group: patterns, message }] }];
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'test-results', 'playwright-report', 'bench/out'] },
+  { ignores: ['node_modules', 'dist', 'test-results', 'playwright-report', 'bench/out', 'test/lint/cycle-fixture'] },
   ...tseslint.configs.recommended,
+  {
+    // Import cycles make module init order matter and hide layering mistakes: none allowed.
+    // (import-x: the maintained fork of eslint-plugin-import, flat-config native; dependency-cruiser needs Node 22.)
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs'] })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
