@@ -42,7 +42,8 @@ export async function readTranscript<T>(
     })();
     if (gzip) {
       const gunzip = zlib.createGunzip({ chunkSize: 1 << 20 });
-      (async () => {
+      // the pump reports its own failure by destroying gunzip, which the reader sees
+      void (async () => {
         try {
           for await (const c of rest) {
             bytesRead += c.length;
