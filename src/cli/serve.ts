@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { startRelay, StartupError, type Relay } from '../server/relay.ts';
-import { DEFAULT_LIMITS } from '../server/sessionGate.ts';
+import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
@@ -16,9 +16,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --static DIR             serve this built dashboard instead of the package's dist/
   --no-static              do not serve the dashboard, only /api
   --fsync                  flush every message to disk before acknowledging it (survives power loss; slower)
-  --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_LIMITS.maxMessageBytes}; K/M/G suffixes)
-  --max-spans N            most spans per snapshot (default ${DEFAULT_LIMITS.maxSpansPerSnapshot})
-  --max-sessions N         most sessions held (default ${DEFAULT_LIMITS.maxSessions})
+  --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_RELAY_LIMITS.maxMessageBytes}; K/M/G suffixes)
+  --max-spans N            most spans per snapshot (default ${DEFAULT_RELAY_LIMITS.maxSpansPerSnapshot})
+  --max-sessions N         most sessions held (default ${DEFAULT_RELAY_LIMITS.maxSessions})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)`;
 

@@ -8,16 +8,16 @@ import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
-import { turnOf, type SessionLog, type SessionStore } from './store.ts';
+import { turnOf, type SessionLog, type SessionLogStore } from './store.ts';
 
-export interface Limits {
+export interface RelayLimits {
   /** bytes of one message (a WebSocket frame or an NDJSON line) */
   maxMessageBytes: number;
   maxSpansPerSnapshot: number;
   maxSessions: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+export const DEFAULT_RELAY_LIMITS: Readonly<RelayLimits> = Object.freeze({
   maxMessageBytes: 16 * 1024 * 1024,
   maxSpansPerSnapshot: 10_000,
   maxSessions: 1000,
@@ -48,7 +48,7 @@ export type Decision =
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function inspect(raw: Uint8Array, limits: Limits): Inspection {
+export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return { kind: 'error', message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)` };
   }
@@ -90,7 +90,7 @@ export function inspect(raw: Uint8Array, limits: Limits): Inspection {
 }
 
 /** The stateful part, in arrival order: session limits, headers, turn order, retries. */
-export function order(ins: Inspection, raw: Buffer, store: SessionStore, limits: Limits): Decision {
+export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limits: RelayLimits): Decision {
   if (ins.kind !== 'valid') return ins;
   const sid = ins.sessionId;
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
@@ -113,7 +113,7 @@ export function order(ins: Inspection, raw: Buffer, store: SessionStore, limits:
 }
 
 /** Both parts at once, on this thread. */
-export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decision {
+export function judge(raw: Buffer, store: SessionLogStore, limits: RelayLimits): Decision {
   return order(inspect(raw, limits), raw, store, limits);
 }
 
@@ -130,7 +130,7 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionStore): Decision {
+function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore): Decision {
   const sid = session.id;
   if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
   // A turn that does not increase is either a retry of a stored message or an error.

@@ -8,6 +8,7 @@
 // per CHECKPOINT messages (to start a late subscriber's backlog without a full scan).
 import fs from 'node:fs';
 import path from 'node:path';
+import type { RelaySession } from '../client/relayApi.ts';
 import type { SessionHeader } from '../core/wire.ts';
 
 /** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
@@ -18,16 +19,6 @@ const NEWLINE = Buffer.from('\n');
 const READ_CHUNK = 1 << 18;
 /** Log files kept open for appending at once; others are reopened on demand. */
 const OPEN_FILES = 128;
-
-export interface SessionInfo {
-  session_id: string;
-  title: string | null;
-  messages: number;
-  last_seq: number;
-  last_turn: number | null;
-  created_at: string;
-  updated_at: string;
-}
 
 export class SessionLog {
   header: SessionHeader | null = null;
@@ -54,7 +45,7 @@ export class SessionLog {
     this.updatedAt = now;
   }
 
-  info(): SessionInfo {
+  info(): RelaySession {
     return {
       session_id: this.id,
       title: this.header?.title ?? null,
@@ -117,7 +108,7 @@ export interface StoreOptions {
   log?: (line: string) => void;
 }
 
-export class SessionStore {
+export class SessionLogStore {
   readonly sessionsDir: string;
   private appends = 0;
   private readonly sessions = new Map<string, SessionLog>();
@@ -149,7 +140,7 @@ export class SessionStore {
   }
 
   create(sessionId: string): SessionLog {
-    const s = new SessionLog(sessionId, path.join(this.sessionsDir, SessionStore.fileName(sessionId)), Date.now());
+    const s = new SessionLog(sessionId, path.join(this.sessionsDir, SessionLogStore.fileName(sessionId)), Date.now());
     this.sessions.set(sessionId, s);
     return s;
   }
@@ -243,7 +234,7 @@ export class SessionStore {
         this.log(`ignoring ${name}: not a session log name`);
         continue;
       }
-      if (SessionStore.fileName(id) !== name) {
+      if (SessionLogStore.fileName(id) !== name) {
         this.log(`ignoring ${name}: not a session log name`);
         continue;
       }
