@@ -11,6 +11,11 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --host H                 address to bind (default 127.0.0.1; anything else needs --token)
   --data DIR               where session logs live (default ./.data)
   --token T                require "Authorization: Bearer T" to ingest (or env CONTEXT_HEALTH_TOKEN)
+  --token-for-reads        require the token for reading too (session list, transcripts, subscriptions)
+  --allow-origin ORIGIN    let pages of this origin use the relay besides its own, e.g. the dev server:
+                           --allow-origin http://localhost:5173 (repeatable; default: only the relay's own)
+  --public-url URL         the URL the relay is reached at through a proxy: its host name and origin
+                           count as the relay's own (repeatable)
   --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
   --demo-interval MS       milliseconds between demo turns (default 1000)
   --static DIR             serve this built dashboard instead of the package's dist/
@@ -31,6 +36,9 @@ export async function runServe(args: string[]): Promise<number> {
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: '.data' },
       token: { type: 'string' },
+      'token-for-reads': { type: 'boolean', default: false },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      'public-url': { type: 'string', multiple: true, default: [] },
       demo: { type: 'boolean', default: false },
       'demo-interval': { type: 'string', default: '1000' },
       static: { type: 'string' },
@@ -77,6 +85,9 @@ export async function runServe(args: string[]): Promise<number> {
       host: values.host,
       dataDir,
       token,
+      tokenForReads: values['token-for-reads'],
+      allowOrigins: values['allow-origin'],
+      publicUrls: values['public-url'],
       distDir,
       fsync: values.fsync,
       limits,

@@ -29,6 +29,12 @@ export interface RelayOptions {
   dataDir: string;
   /** ingest (and deleting a session) requires `Authorization: Bearer <token>` */
   token?: string | null;
+  /** reads (session list, transcripts, subscriptions) require the token too */
+  tokenForReads?: boolean;
+  /** origins whose pages may use the relay besides its own (e.g. the Vite dev server's) */
+  allowOrigins?: readonly string[];
+  /** URLs the relay is reached at through a proxy: their host names and origins count as its own */
+  publicUrls?: readonly string[];
   /** the built dashboard; null = do not serve it */
   distDir: string | null;
   fsync?: boolean;
@@ -64,6 +70,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
   const fanoutOptions: FanoutOptions = { ...DEFAULT_FANOUT, ...options.fanout };
   await fs.promises.mkdir(options.dataDir, { recursive: true });
+  let boundPort = options.port;
+  const access = new AccessPolicy({
+    host: options.host,
+    port: () => boundPort,
+    token,
+    tokenForReads: options.tokenForReads ?? false,
+    allowOrigins: options.allowOrigins ?? [],
+    publicUrls: options.publicUrls ?? [],
+  });
   const unlock = lockDataDir(options.dataDir);
   const store = new SessionLogStore({ dataDir: options.dataDir, fsync: options.fsync ?? false, log });
   try {
@@ -75,7 +90,6 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const fanout = new Fanout(store, fanoutOptions);
   const validator = new Validator(limits, options.validatorThreads, log);
   const ingest = new Ingest(store, fanout, limits, validator);
-  const access = new AccessPolicy({ host: options.host, token });
   const startedAt = Date.now();
 
   const ingestSockets = new Set<WebSocket>();
@@ -117,23 +131,22 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     const url = new URL(req.url ?? '/', 'http://relay');
     const p = url.pathname;
     if (!p.startsWith('/api/') && p !== '/api') return serveStatic(options.distDir, req, res, p);
-    const refused = access.refusal(req);
-    if (refused !== null) return json(res, 403, { error: refused });
+    // a foreign page learns nothing, not even which routes exist
+    const foreign = access.check(req, url, 'open');
+    if (foreign !== null) return json(res, foreign.status, { error: foreign.message }, foreign.headers);
     const found = findRoute(routes, req.method ?? 'GET', p);
     if (!('route' in found)) return json(res, found.status, { error: found.error }, found.allow === undefined ? {} : { allow: found.allow });
-    if (found.route.access === 'write' && !access.authorized(req, url)) {
-      return json(res, 401, { error: 'this relay requires a token: send Authorization: Bearer <token>' }, { 'www-authenticate': 'Bearer' });
-    }
+    const refused = access.check(req, url, found.route.access);
+    if (refused !== null) return json(res, refused.status, { error: refused.message }, refused.headers);
     return found.route.handle({ req, res, url, sessionId: found.sessionId });
   }
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://relay');
-    const refused = access.refusal(req);
-    if (refused !== null) return rejectUpgrade(socket, 403, refused);
+    const refused = access.check(req, url, url.pathname === INGEST_PATH ? 'write' : 'read');
+    if (refused !== null) return rejectUpgrade(socket, refused.status, refused.message, refused.headers);
     if (url.pathname === INGEST_PATH) {
-      if (!access.authorized(req, url)) return rejectUpgrade(socket, 401, 'ingest requires Authorization: Bearer <token> (or ?token=)');
       wssIngest.handleUpgrade(req, socket, head, (ws) => {
         heartbeat.watch(ws);
         ingestSockets.add(ws);
@@ -176,7 +189,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const port = (boundPort = (server.address() as AddressInfo).port);
   const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
 
   let closing: Promise<void> | null = null;

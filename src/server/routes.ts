@@ -3,12 +3,11 @@
 // for). WebSocket upgrades are routed in relay.ts; docs/relay-protocol.md is the contract.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RelaySessionList } from '../client/relayApi.ts';
+import type { Access } from './accessPolicy.ts';
 import { CLOSE_GONE, type Fanout } from './fanout.ts';
 import { drainedOrClosed, json, shown } from './httpReply.ts';
 import type { SessionLog, SessionLogStore } from './store.ts';
 import { readChunks } from './store.ts';
-
-export type Access = 'read' | 'write' | 'open';
 
 export interface RouteContext {
   req: IncomingMessage;
