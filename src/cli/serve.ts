@@ -1,6 +1,7 @@
 // `context-health serve` (SPEC §6): the dashboard and the relay in one process.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { startRelay, StartupError, type Relay } from '../server/relay.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
@@ -24,6 +25,13 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_RELAY_LIMITS.maxMessageBytes}; K/M/G suffixes)
   --max-spans N            most spans per snapshot (default ${DEFAULT_RELAY_LIMITS.maxSpansPerSnapshot})
   --max-sessions N         most sessions held (default ${DEFAULT_RELAY_LIMITS.maxSessions})
+  --max-request-lines N    most lines (blank ones included) read from one POST body (default ${DEFAULT_CONNECTION_LIMITS.maxRequestLines})
+  --max-request-bytes N    most bytes read from one POST body once decompressed (default ${DEFAULT_CONNECTION_LIMITS.maxRequestBytes})
+  --max-unfinished-bytes N bytes of messages not yet fully received, all connections together (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytes})
+  --max-unfinished-bytes-per-address N
+                           the same for the connections of one remote address (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytesPerAddress})
+  --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
+  --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)`;
 
@@ -48,6 +56,12 @@ export async function runServe(args: string[]): Promise<number> {
       'max-spans': { type: 'string' },
       'max-sessions': { type: 'string' },
       'subscriber-buffer': { type: 'string' },
+      'max-request-lines': { type: 'string' },
+      'max-request-bytes': { type: 'string' },
+      'max-unfinished-bytes': { type: 'string' },
+      'max-unfinished-bytes-per-address': { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      'body-timeout': { type: 'string' },
       'validator-threads': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -58,6 +72,7 @@ export async function runServe(args: string[]): Promise<number> {
   }
   let port: number, demoInterval: number;
   const limits: Record<string, number> = {};
+  const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
   let validatorThreads: number | undefined;
   try {
@@ -68,6 +83,14 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
     if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
     if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
+    if (values['max-request-lines'] !== undefined) connection.maxRequestLines = count(values['max-request-lines'], '--max-request-lines', 1);
+    if (values['max-request-bytes'] !== undefined) connection.maxRequestBytes = bytes(values['max-request-bytes'], '--max-request-bytes');
+    if (values['max-unfinished-bytes'] !== undefined) connection.maxUnfinishedBytes = bytes(values['max-unfinished-bytes'], '--max-unfinished-bytes');
+    if (values['max-unfinished-bytes-per-address'] !== undefined) {
+      connection.maxUnfinishedBytesPerAddress = bytes(values['max-unfinished-bytes-per-address'], '--max-unfinished-bytes-per-address');
+    }
+    if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
+    if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
   } catch (e) {
@@ -91,6 +114,7 @@ export async function runServe(args: string[]): Promise<number> {
       distDir,
       fsync: values.fsync,
       limits,
+      connection,
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
     });
@@ -149,4 +173,10 @@ function bytes(text: string, flag: string): number {
   const n = Number(m[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1);
   if (n < 1024) throw new Error(`${flag} must be at least 1024 bytes, got ${n}`);
   return n;
+}
+
+function seconds(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new Error(`${flag} must be a number of seconds > 0, got ${JSON.stringify(text)}`);
+  return Math.round(n * 1000);
 }

@@ -2,8 +2,7 @@
 // and that one capped: a line longer than the limit is reported as too long, not kept.
 export class LineCutter {
   lineNo = 0;
-  /** bytes of the line not yet finished: what this body holds in memory */
-  bytes = 0;
+  private bytes = 0;
   private parts: Buffer[] = [];
   private tooLong = false;
 
@@ -11,6 +10,11 @@ export class LineCutter {
     private readonly max: number,
     private readonly onLine: (raw: Buffer, line: number, tooLong: boolean) => void,
   ) {}
+
+  /** bytes of the unfinished line held in memory (none once it is known to be too long) */
+  get held(): number {
+    return this.tooLong ? 0 : this.bytes;
+  }
 
   push(chunk: Buffer): void {
     let start = 0;

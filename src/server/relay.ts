@@ -10,15 +10,17 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
-import { serveIngestSocket } from './ingestConnection.ts';
+import { CLOSE_TOO_SLOW, closeOnPurpose, serveIngestSocket } from './ingestConnection.ts';
 import { postIngest } from './postIngest.ts';
 import { findRoute, INGEST_PATH, routeTable, SUBSCRIBE } from './routes.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './sessionGate.ts';
 import { serveStatic } from './static.ts';
 import { SessionLogStore } from './store.ts';
+import { UnfinishedBudget, type UnfinishedHolder } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
 
 export { isLoopbackHost, StartupError };
@@ -39,6 +41,8 @@ export interface RelayOptions {
   distDir: string | null;
   fsync?: boolean;
   limits?: Partial<RelayLimits>;
+  /** what one connection may cost: request size, unfinished messages, timeouts */
+  connection?: Partial<ConnectionLimits>;
   fanout?: Partial<FanoutOptions>;
   /** worker threads that parse and validate large messages (default: validator.ts defaultThreads) */
   validatorThreads?: number;
@@ -68,6 +72,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${line}\n`));
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
+  const connection: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connection };
+  const unfinished = new UnfinishedBudget(connection);
   const fanoutOptions: FanoutOptions = { ...DEFAULT_FANOUT, ...options.fanout };
   await fs.promises.mkdir(options.dataDir, { recursive: true });
   let boundPort = options.port;
@@ -109,16 +115,19 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         ingest_connections: ingestSockets.size,
         subscribers: fanout.stats(),
         ingest: ingest.counters,
-        limits,
+        limits: { ...limits, ...connection },
+        unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };
   };
-  const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, ingest, limits) });
+  const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
 
-  const server = http.createServer((req, res) => {
+  // Node checks its request timeouts on this interval; short timeouts need a short interval
+  const server = http.createServer({ connectionsCheckingInterval: Math.max(50, Math.min(30_000, connection.bodyTimeoutMs / 4)) }, (req, res) => {
+    req.socket.setTimeout(0);
     void handleHttp(req, res).catch((e: unknown) => {
       log(`error serving ${req.method ?? ''} ${req.url ?? ''}: ${(e as Error).message}`);
       if (!res.headersSent) json(res, 500, { error: (e as Error).message });
@@ -126,6 +135,23 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     });
   });
   server.keepAliveTimeout = 65_000;
+  // a slow body (or slow headers) is cut off with 408 once the whole request took longer than this
+  server.requestTimeout = connection.bodyTimeoutMs;
+  server.headersTimeout = Math.min(60_000, connection.bodyTimeoutMs);
+  // a connection that never sends a request is closed; a request (or an upgrade) lifts this
+  server.on('connection', (socket: Duplex & { setTimeout: (ms: number) => void }) => {
+    socket.setTimeout(connection.idleTimeoutMs);
+    socket.once('timeout', () => socket.destroy());
+  });
+  // a WebSocket message unfinished for longer than the body timeout is cut off too
+  const unfinishedOf = new Map<UnfinishedHolder, WebSocket>();
+  const slowSweep = setInterval(() => {
+    for (const h of unfinished.stale(Date.now(), connection.bodyTimeoutMs)) {
+      const ws = unfinishedOf.get(h);
+      if (ws !== undefined) closeOnPurpose(ws, CLOSE_TOO_SLOW, `a message took longer than ${connection.bodyTimeoutMs} ms to arrive (--body-timeout)`);
+    }
+  }, Math.max(25, Math.min(5000, connection.bodyTimeoutMs / 4)));
+  slowSweep.unref();
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://relay');
@@ -141,7 +167,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     return found.route.handle({ req, res, url, sessionId: found.sessionId });
   }
 
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex & { setTimeout: (ms: number) => void }, head: Buffer) => {
+    socket.setTimeout(0);
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://relay');
     const refused = access.check(req, url, url.pathname === INGEST_PATH ? 'write' : 'read');
@@ -150,8 +177,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       wssIngest.handleUpgrade(req, socket, head, (ws) => {
         heartbeat.watch(ws);
         ingestSockets.add(ws);
-        ws.on('close', () => ingestSockets.delete(ws));
-        serveIngestSocket(ws, ingest, log);
+        const holder = unfinished.holder(req.socket.remoteAddress ?? '');
+        unfinishedOf.set(holder, ws);
+        ws.on('close', () => {
+          ingestSockets.delete(ws);
+          unfinishedOf.delete(holder);
+        });
+        serveIngestSocket(ws, socket, holder, ingest, log);
       });
       return;
     }
@@ -202,6 +234,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     close() {
       closing ??= (async () => {
         heartbeat.stop();
+        clearInterval(slowSweep);
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
         for (const ws of ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
         const closed = new Promise<void>((r) => server.close(() => r()));

@@ -178,7 +178,7 @@ function parse(bytes: Buffer): unknown {
   }
 }
 
-function isBlank(bytes: Uint8Array): boolean {
+export function isBlank(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;

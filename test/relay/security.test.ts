@@ -107,3 +107,112 @@ describe('token', () => {
     expect((await request(`${r.url}api/health`)).status).toBe(200);
   });
 });
+
+describe('bounded POST bodies', () => {
+  it('answers a gzip body of nothing but newlines with a bounded reply instead of a result per line', async () => {
+    const r = await relay({ connection: { maxRequestLines: 1000 } });
+    const zlib = await import('node:zlib');
+    // 2 MB of newlines compress to a few KB: the issue's 97 KB → 100 MB, scaled down
+    const body = zlib.gzipSync(Buffer.alloc(2 * 1024 * 1024, 0x0a));
+    const res = await request(`${r.url}api/ingest`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body });
+    expect(res.status).toBe(413);
+    const reply = JSON.parse(res.body) as { accepted: unknown[]; errors: { line: number; message: string }[]; blank_lines: number };
+    expect(reply.accepted).toEqual([]);
+    expect(reply.blank_lines).toBe(1000);
+    expect(reply.errors).toEqual([{ line: 1001, message: expect.stringMatching(/more than 1000 lines.*--max-request-lines/) }]);
+    expect(res.body.length).toBeLessThan(1000);
+  });
+
+  it('stops reading a body past --max-request-bytes once decompressed, keeping what it stored', async () => {
+    const r = await relay({ connection: { maxRequestBytes: 64 * 1024 } });
+    const zlib = await import('node:zlib');
+    const good = Array.from({ length: 3 }, (_, i) => line('big', i + 1)).join('\n') + '\n';
+    const body = zlib.gzipSync(Buffer.concat([Buffer.from(good), Buffer.alloc(1024 * 1024, 0x20)]));
+    const res = await request(`${r.url}api/ingest`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body });
+    expect(res.status).toBe(413);
+    const reply = JSON.parse(res.body) as { accepted: { seq: number }[]; errors: { message: string }[] };
+    expect(reply.accepted.map((a) => a.seq)).toEqual([1, 2, 3]);
+    expect(reply.errors[0]!.message).toMatch(/longer than 65536 bytes \(decompressed\).*--max-request-bytes/);
+  });
+
+  it('lists at most a thousand errors and echoes a long session id only in part', async () => {
+    const r = await relay();
+    const longId = 'x'.repeat(100_000);
+    // each line is refused (the id is too long to name a file) and would echo 100 KB
+    const body = Array.from({ length: 1500 }, (_, i) => line(longId, i + 1)).join('\n');
+    const res = await request(`${r.url}api/ingest`, { method: 'POST', body });
+    expect(res.status).toBe(400);
+    const reply = JSON.parse(res.body) as { errors: { session_id: string; message: string }[]; errors_not_listed: number };
+    expect(reply.errors).toHaveLength(1000);
+    expect(reply.errors_not_listed).toBe(500);
+    expect(reply.errors[0]!.session_id.length).toBeLessThanOrEqual(201);
+    expect(reply.errors[0]!.message.length).toBeLessThan(1000);
+    expect(res.body.length).toBeLessThan(1_000_000);
+  });
+});
+
+describe('unfinished messages and idle sockets', () => {
+  /** An ingest WebSocket that has sent `bytes` of a message it never finishes; resolves with how it closed. */
+  async function unfinishedFrame(url: string, bytes: number): Promise<{ ws: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}api/ingest`);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    ws.on('error', () => {});
+    await new Promise<void>((resolve) => ws.once('open', () => resolve()));
+    ws.send(Buffer.alloc(bytes, 0x20), { fin: false, binary: false });
+    return { ws, closed };
+  }
+
+  it('closes WebSockets past the relay-wide budget for unfinished messages, with the reason', async () => {
+    const r = await relay({ connection: { maxUnfinishedBytes: 1024 * 1024, maxUnfinishedBytesPerAddress: 64 * 1024 * 1024 } });
+    const first = await unfinishedFrame(r.url, 600 * 1024);
+    const second = await unfinishedFrame(r.url, 600 * 1024);
+    const { code, reason } = await second.closed;
+    expect(code).toBe(1013);
+    expect(reason).toMatch(/--max-unfinished-bytes/);
+    // the first one, within the budget, is still open and its bytes are still counted
+    expect(first.ws.readyState).toBe(WebSocket.OPEN);
+    const health = JSON.parse((await request(`${r.url}api/health`)).body) as { unfinished: { bytes: number; refused: number } };
+    expect(health.unfinished.refused).toBe(1);
+    expect(health.unfinished.bytes).toBeGreaterThanOrEqual(600 * 1024);
+    first.ws.terminate();
+  });
+
+  it('refuses a POST whose unfinished line takes one address past its budget', async () => {
+    const r = await relay({ connection: { maxUnfinishedBytesPerAddress: 1024 * 1024 } });
+    const held = await unfinishedFrame(r.url, 700 * 1024);
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${r.url}api/ingest`, { method: 'POST' }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      // a line without its newline, never finished
+      req.write(Buffer.alloc(700 * 1024, 0x20));
+    });
+    expect(res.status).toBe(429);
+    expect(JSON.parse(res.body).errors[0].message).toMatch(/one address would exceed 1048576 bytes \(--max-unfinished-bytes-per-address\)/);
+    held.ws.terminate();
+  });
+
+  it('closes a connection that never sends a byte, a slow body, and a WebSocket message that never finishes', async () => {
+    const r = await relay({ connection: { idleTimeoutMs: 200, bodyTimeoutMs: 400 } });
+    const net = await import('node:net');
+    const silent = net.connect(r.port, '127.0.0.1');
+    silent.on('error', () => {});
+    await new Promise<void>((resolve) => silent.once('close', () => resolve()));
+
+    const slow = net.connect(r.port, '127.0.0.1');
+    let answer = '';
+    slow.on('data', (c: Buffer) => (answer += c.toString()));
+    slow.on('error', () => {});
+    slow.write('POST /api/ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n{"type":');
+    await new Promise<void>((resolve) => slow.once('close', () => resolve()));
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+
+    const stalled = await unfinishedFrame(r.url, 10);
+    const { code, reason } = await stalled.closed;
+    expect(code).toBe(1008);
+    expect(reason).toMatch(/--body-timeout/);
+  });
+});
