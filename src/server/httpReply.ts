@@ -1,15 +1,6 @@
-// How the relay answers over HTTP: JSON bodies, refused WebSocket upgrades, and the
-// bound on what an answer echoes back of the request (an id can be megabytes long).
+// How the relay answers over HTTP: JSON bodies and refused WebSocket upgrades.
 import http, { type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-
-/** Characters of a client-chosen string (a session id) an answer or an error repeats. */
-const SHOWN_CHARS = 200;
-
-/** A client-chosen string as an answer quotes it: JSON-quoted and cut to a bounded length. */
-export function shown(text: string): string {
-  return text.length <= SHOWN_CHARS ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, SHOWN_CHARS))}… (${text.length} characters)`;
-}
 
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);

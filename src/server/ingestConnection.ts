@@ -5,6 +5,7 @@
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import type { Ingest, IngestResult } from './ingest.ts';
+import { echoedId } from './quoted.ts';
 import { overdraftReason, type UnfinishedHolder } from './unfinishedBudget.ts';
 
 /** ack frames waiting to be sent before an ingest socket stops being read */
@@ -84,7 +85,7 @@ export function closeOnPurpose(ws: WebSocket, code: number, reason: string): voi
 function replyFrame(frame: number, r: IngestResult): string {
   if (r.ok === 'blank') return JSON.stringify({ type: 'error', frame, message: 'an empty frame is not a message' });
   if (r.ok) return JSON.stringify({ type: 'ack', frame, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
-  return JSON.stringify({ type: 'error', frame, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: r.sessionId }) });
+  return JSON.stringify({ type: 'error', frame, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: echoedId(r.sessionId) }) });
 }
 
 function toBuffer(data: RawData): Buffer {

@@ -11,13 +11,12 @@ import type { ConnectionLimits } from './connectionLimits.ts';
 import type { Ingest, IngestResult } from './ingest.ts';
 import { json } from './httpReply.ts';
 import { LineCutter } from './lineCutter.ts';
+import { echoedId } from './quoted.ts';
 import { isBlank, type RelayLimits } from './sessionGate.ts';
 import { overdraftMessage, type UnfinishedBudget } from './unfinishedBudget.ts';
 
 /** Errors listed in one answer; the rest are counted (`errors_not_listed`). */
 export const LISTED_ERRORS = 1000;
-/** Characters of a session id an answer repeats. */
-const ECHOED_ID_CHARS = 200;
 /** Lines read ahead of the ones stored before the body stops being read. */
 const READ_AHEAD_LINES = 64;
 
@@ -130,8 +129,4 @@ export async function postIngest(
     return json(res, stopped.status, report.body(), { connection: 'close' });
   }
   json(res, report.failed ? 400 : 200, report.body());
-}
-
-function echoedId(id: string): string {
-  return id.length <= ECHOED_ID_CHARS ? id : `${id.slice(0, ECHOED_ID_CHARS)}…`;
 }

@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RelaySessionList } from '../client/relayApi.ts';
 import type { Access } from './accessPolicy.ts';
 import { CLOSE_GONE, type Fanout } from './fanout.ts';
-import { drainedOrClosed, json, shown } from './httpReply.ts';
+import { drainedOrClosed, json } from './httpReply.ts';
+import { quoted } from './quoted.ts';
 import type { SessionLog, SessionLogStore } from './store.ts';
 import { readChunks } from './store.ts';
 
@@ -41,7 +42,7 @@ export function routeTable(deps: RouteDeps): Route[] {
   const { store, fanout } = deps;
   const withSession = (handle: (ctx: RouteContext, session: SessionLog) => Promise<void> | void) => (ctx: RouteContext) => {
     const session = store.get(ctx.sessionId);
-    if (session === undefined) return json(ctx.res, 404, { error: `no session ${shown(ctx.sessionId)}` });
+    if (session === undefined) return json(ctx.res, 404, { error: `no session ${quoted(ctx.sessionId)}` });
     return handle(ctx, session);
   };
   return [
@@ -69,7 +70,7 @@ export function routeTable(deps: RouteDeps): Route[] {
       handle: withSession(({ res, sessionId }) => {
         fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
         store.delete(sessionId);
-        deps.log(`deleted session ${shown(sessionId)}`);
+        deps.log(`deleted session ${quoted(sessionId)}`);
         json(res, 200, { deleted: sessionId });
       }),
     },
@@ -80,7 +81,7 @@ export function routeTable(deps: RouteDeps): Route[] {
 /** Finds the route for a request: the route, or the status and error to answer with. */
 export function findRoute(table: Route[], method: string, pathname: string): { route: Route; sessionId: string } | { status: number; error: string; allow?: string } {
   const byPath = table.filter((r) => r.path.test(pathname));
-  if (byPath.length === 0) return { status: 404, error: `no route ${shown(pathname)}` };
+  if (byPath.length === 0) return { status: 404, error: `no route ${quoted(pathname)}` };
   const m = method === 'HEAD' ? 'GET' : method;
   const route = byPath.find((r) => r.method === m);
   const allow = byPath.map((r) => r.method).join(', ');

@@ -8,6 +8,7 @@ import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
+import { quoted } from './quoted.ts';
 import { turnOf, type SessionLog, type SessionLogStore } from './store.ts';
 
 export interface RelayLimits {
@@ -96,6 +97,10 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
   const session = store.get(sid);
   if (session === undefined) {
+    if (sid === '.' || sid === '..') {
+      // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
+      return { kind: 'error', sessionId: sid, message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id` };
+    }
     if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
       return { kind: 'error', sessionId: sid, message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)` };
     }
@@ -125,8 +130,8 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes };
   const why =
     session.header === null
-      ? `a session header for ${JSON.stringify(sid)} must come before its first snapshot`
-      : `a second, different session header for ${JSON.stringify(sid)}: a session has one header`;
+      ? `a session header for ${quoted(sid)} must come before its first snapshot`
+      : `a second, different session header for ${quoted(sid)}: a session has one header`;
   return { kind: 'error', sessionId: sid, message: why };
 }
 
@@ -166,7 +171,7 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
   return {
     kind: 'error',
     sessionId: sid,
-    message: `turn ${turn} of session ${JSON.stringify(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
+    message: `turn ${turn} of session ${quoted(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
   };
 }
 

@@ -234,7 +234,7 @@ export class SessionLogStore {
         this.log(`ignoring ${name}: not a session log name`);
         continue;
       }
-      if (SessionLogStore.fileName(id) !== name) {
+      if (SessionLogStore.fileName(id) !== name || id === '.' || id === '..') {
         this.log(`ignoring ${name}: not a session log name`);
         continue;
       }

@@ -216,3 +216,28 @@ describe('unfinished messages and idle sockets', () => {
     expect(reason).toMatch(/--body-timeout/);
   });
 });
+
+describe('session ids', () => {
+  it('refuses the ids . and .., which no URL can reach, and goes on with the rest of the body', async () => {
+    const r = await relay();
+    const res = await request(`${r.url}api/ingest`, { method: 'POST', body: [line('.'), line('..'), line('fine')].join('\n') });
+    expect(res.status).toBe(400);
+    const reply = JSON.parse(res.body) as { accepted: { line: number }[]; errors: { line: number; message: string }[] };
+    expect(reply.errors.map((e) => e.line)).toEqual([1, 2]);
+    expect(reply.errors[0]!.message).toMatch(/session_id "\." cannot be used/);
+    expect(reply.accepted.map((a) => a.line)).toEqual([3]);
+    expect(r.store.count()).toBe(1);
+  });
+
+  it('echoes a long session id only in part in a WebSocket error frame', async () => {
+    const r = await relay();
+    const ws = new WebSocket(`${r.url.replace(/^http/, 'ws')}api/ingest`);
+    await new Promise<void>((resolve) => ws.once('open', () => resolve()));
+    const reply = new Promise<Record<string, string>>((resolve) => ws.once('message', (d) => resolve(JSON.parse(String(d)) as Record<string, string>)));
+    ws.send(line('y'.repeat(50_000)));
+    const frame = await reply;
+    expect(frame.type).toBe('error');
+    expect(frame.session_id!.length).toBeLessThanOrEqual(201);
+    ws.close();
+  });
+});
