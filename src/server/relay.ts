@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
-import { lockDataDir, StartupError } from './dataLock.ts';
+import { lockDataDir, lockFile, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
@@ -46,6 +46,8 @@ export interface RelayOptions {
   fanout?: Partial<FanoutOptions>;
   /** worker threads that parse and validate large messages (default: validator.ts defaultThreads) */
   validatorThreads?: number;
+  /** how often the data directory and its lock are checked to be still there (default 1 s) */
+  dataCheckMs?: number;
   /** how often every WebSocket is pinged; one that misses a ping is dropped (default 30 s) */
   heartbeatMs?: number;
   /** diagnostics (recovered logs, refused requests); default: stderr */
@@ -93,6 +95,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     unlock();
     throw e;
   }
+  const dataCheck = watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
   const fanout = new Fanout(store, fanoutOptions);
   const validator = new Validator(limits, options.validatorThreads, log);
   const ingest = new Ingest(store, fanout, limits, validator);
@@ -107,9 +110,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const health = (): { status: number; body: unknown } => {
     const mem = process.memoryUsage();
     return {
-      status: 200,
+      status: store.lost === null ? 200 : 503,
       body: {
-        ok: true,
+        ok: store.lost === null,
+        ...(store.lost === null ? {} : { problem: store.lost }),
         uptime_s: Math.round((Date.now() - startedAt) / 1000),
         sessions: store.count(),
         ingest_connections: ingestSockets.size,
@@ -208,6 +212,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
+      clearInterval(dataCheck);
       unlock();
       store.close();
       void validator.close();
@@ -234,6 +239,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     close() {
       closing ??= (async () => {
         heartbeat.stop();
+        clearInterval(dataCheck);
         clearInterval(slowSweep);
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
         for (const ws of ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
@@ -253,6 +259,26 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return closing;
     },
   };
+}
+
+/**
+ * The data directory (or its lock) removed under a running relay: logs still open take
+ * writes that vanish, new ones cannot be created. Checked now and then, so that the
+ * relay stops acknowledging and says why even before a write to an open log notices.
+ */
+function watchDataDir(dataDir: string, store: SessionLogStore, everyMs: number): NodeJS.Timeout {
+  const lock = lockFile(dataDir);
+  const timer = setInterval(() => {
+    if (store.lost !== null) return;
+    try {
+      fs.statSync(store.sessionsDir);
+      if (fs.readFileSync(lock, 'utf8') !== String(process.pid)) store.markLost(`the lock ${lock} now names another process`);
+    } catch (e) {
+      store.markLost(`the data directory ${dataDir} (or its lock) is gone (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }, everyMs);
+  timer.unref();
+  return timer;
 }
 
 /**

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RelaySession } from '../client/relayApi.ts';
 import type { SessionHeader } from '../core/wire.ts';
+import { quoted } from './quoted.ts';
 
 /** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
 export const RECENT = 1024;
@@ -111,6 +112,7 @@ export interface StoreOptions {
 export class SessionLogStore {
   readonly sessionsDir: string;
   private appends = 0;
+  private lostReason: string | null = null;
   private readonly sessions = new Map<string, SessionLog>();
   /** open append descriptors, least recently used first */
   private readonly fds = new Map<string, number>();
@@ -121,6 +123,21 @@ export class SessionLogStore {
     this.sessionsDir = path.join(options.dataDir, 'sessions');
     this.fsync = options.fsync ?? false;
     this.log = options.log ?? (() => {});
+  }
+
+  /**
+   * Why nothing more can be stored (the data directory, or a log, vanished under the
+   * relay), or null. Once set, every append is refused: acknowledging a message that
+   * will be gone after a restart would break the relay's one promise.
+   */
+  get lost(): string | null {
+    return this.lostReason;
+  }
+
+  markLost(why: string): void {
+    if (this.lostReason !== null) return;
+    this.lostReason = `${why}; nothing more is acknowledged: restore the data directory and restart the relay`;
+    this.log(this.lostReason);
   }
 
   static fileName(sessionId: string): string {
@@ -151,10 +168,18 @@ export class SessionLogStore {
    * acknowledged.
    */
   append(session: SessionLog, bytes: Buffer, turn: number | null): number {
+    if (this.lost !== null) throw new Error(this.lost);
     const fd = this.fdFor(session);
     try {
       writeFully(fd, bytes);
       if (this.fsync) fs.fdatasyncSync(fd);
+      // A log deleted while open (rm -rf of the data directory) still takes writes, which
+      // vanish with the last descriptor: its link count is 0. One fstat per message is
+      // cheap next to the write (bench/relay.ts measures it); acknowledging is not.
+      if (fs.fstatSync(fd).nlink === 0) {
+        this.markLost(`the log of session ${quoted(session.id)} (${session.file}) was deleted while the relay ran`);
+        throw new Error(this.lost!);
+      }
     } catch (e) {
       try {
         fs.ftruncateSync(fd, session.size);

@@ -241,3 +241,33 @@ describe('session ids', () => {
     ws.close();
   });
 });
+
+describe('a vanished data directory', () => {
+  it('stops acknowledging when the data directory is removed under a session with an open log, and health says why', async () => {
+    const fs = await import('node:fs');
+    // the periodic check is slowed right down: the write itself must notice
+    const r = await relay({ dataCheckMs: 60_000 });
+    expect((await request(`${r.url}api/ingest`, { method: 'POST', body: line('open', 1) })).status).toBe(200);
+    fs.rmSync(r.dataDir, { recursive: true, force: true });
+    const after = await request(`${r.url}api/ingest`, { method: 'POST', body: line('open', 2) });
+    expect(after.status).toBe(400);
+    expect(JSON.parse(after.body).errors[0].message).toMatch(/could not store the message: the log of session "open" .* was deleted while the relay ran; nothing more is acknowledged/);
+    const health = await request(`${r.url}api/health`);
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body)).toMatchObject({ ok: false, problem: expect.stringMatching(/deleted while the relay ran/) });
+    // nothing else is acknowledged either
+    expect((await request(`${r.url}api/ingest`, { method: 'POST', body: line('other', 1) })).status).toBe(400);
+  });
+
+  it('notices a removed data directory on its own, before any write', async () => {
+    const fs = await import('node:fs');
+    let noticed: () => void = () => {};
+    const lost = new Promise<void>((resolve) => (noticed = resolve));
+    const r = await relay({ dataCheckMs: 20, log: (l) => /nothing more is acknowledged/.test(l) && noticed() });
+    fs.rmSync(r.dataDir, { recursive: true, force: true });
+    await lost;
+    const health = await request(`${r.url}api/health`);
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body).problem).toMatch(/data directory .* is gone/);
+  });
+});
