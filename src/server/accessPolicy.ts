@@ -60,10 +60,6 @@ export class AccessPolicy {
     this.extraOrigins = new Set([...publicUrls.map((u) => u.origin), ...(options.allowOrigins ?? []).map((o) => parseOrigin(o, '--allow-origin', true).origin)]);
   }
 
-  get tokenRequired(): boolean {
-    return this.token !== null;
-  }
-
   /** Why this request may not have `access`, or null when it may. */
   check(req: IncomingMessage, url: URL, access: Access): Refusal | null {
     const forbidden = this.foreignPage(req);

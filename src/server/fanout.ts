@@ -63,11 +63,6 @@ export class Fanout {
     private readonly options: FanoutOptions,
   ) {}
 
-  hasSubscribers(sessionId: string): boolean {
-    const set = this.subs.get(sessionId);
-    return set !== undefined && set.size > 0;
-  }
-
   count(): number {
     let n = 0;
     for (const set of this.subs.values()) n += set.size;

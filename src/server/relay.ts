@@ -23,7 +23,7 @@ import { SessionLogStore } from './store.ts';
 import { UnfinishedBudget, type UnfinishedHolder } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
 
-export { isLoopbackHost, StartupError };
+export { StartupError };
 
 export interface RelayOptions {
   port: number;

@@ -117,11 +117,6 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   return judgeSnapshot(session, ins.turn!, raw, bytes, store);
 }
 
-/** Both parts at once, on this thread. */
-export function judge(raw: Buffer, store: SessionLogStore, limits: RelayLimits): Decision {
-  return order(inspect(raw, limits), raw, store, limits);
-}
-
 function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
   const sid = session.id;
   if (session.header !== null && jsonEqual(session.header, header)) {

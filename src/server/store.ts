@@ -152,10 +152,6 @@ export class SessionLogStore {
     return this.sessions.size;
   }
 
-  all(): IterableIterator<SessionLog> {
-    return this.sessions.values();
-  }
-
   create(sessionId: string): SessionLog {
     const s = new SessionLog(sessionId, path.join(this.sessionsDir, SessionLogStore.fileName(sessionId)), Date.now());
     this.sessions.set(sessionId, s);
