@@ -85,6 +85,17 @@ describe('origin and host policy', () => {
   });
 });
 
+describe('access options', () => {
+  it('refuses to start with an --allow-origin that is not an origin, or --token-for-reads without a token', async () => {
+    const { startRelay } = await import('../../src/server/relay.ts');
+    const { tempDir } = await import('./helpers.ts');
+    const base = { port: 0, host: '127.0.0.1', dataDir: tempDir(), distDir: null, log: () => {} };
+    await expect(startRelay({ ...base, allowOrigins: ['http://localhost:5173/app'] })).rejects.toThrow(/--allow-origin takes an origin/);
+    await expect(startRelay({ ...base, allowOrigins: ['localhost:5173'] })).rejects.toThrow(/--allow-origin must be/);
+    await expect(startRelay({ ...base, tokenForReads: true })).rejects.toThrow(/--token-for-reads needs a token/);
+  });
+});
+
 describe('token', () => {
   it('matches the Authorization scheme case-insensitively (RFC 7235)', async () => {
     const r = await relay({ token: 'T' });
