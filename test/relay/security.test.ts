@@ -134,6 +134,17 @@ describe('bounded POST bodies', () => {
     expect(res.body.length).toBeLessThan(1000);
   });
 
+  it('counts blank lines without keeping anything per line, however many there are', async () => {
+    const r = await relay({ connection: { maxRequestLines: 10_000_000 } });
+    const zlib = await import('node:zlib');
+    const body = zlib.gzipSync(Buffer.concat([Buffer.alloc(1024 * 1024, 0x0a), Buffer.from(line('after-blanks'))]));
+    const res = await request(`${r.url}api/ingest`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body });
+    expect(res.status).toBe(200);
+    const reply = JSON.parse(res.body) as { accepted: { line: number }[]; blank_lines: number };
+    expect(reply.blank_lines).toBe(1024 * 1024);
+    expect(reply.accepted.map((a) => a.line)).toEqual([1024 * 1024 + 1]);
+  });
+
   it('stops reading a body past --max-request-bytes once decompressed, keeping what it stored', async () => {
     const r = await relay({ connection: { maxRequestBytes: 64 * 1024 } });
     const zlib = await import('node:zlib');
