@@ -9,18 +9,21 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
-import { lockDataDir, lockFile, StartupError } from './dataLock.ts';
+import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
+import { watchDataDir } from './dataDirWatch.ts';
+import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
-import { CLOSE_TOO_SLOW, closeOnPurpose, serveIngestSocket } from './ingestConnection.ts';
+import { startHeartbeat } from './heartbeat.ts';
+import { serveIngestSocket } from './ingestConnection.ts';
 import { postIngest } from './postIngest.ts';
 import { findRoute, INGEST_PATH, routeTable, SUBSCRIBE } from './routes.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './sessionGate.ts';
 import { serveStatic } from './static.ts';
 import { SessionLogStore } from './store.ts';
-import { UnfinishedBudget, type UnfinishedHolder } from './unfinishedBudget.ts';
+import { UnfinishedBudget } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
 
 export { StartupError };
@@ -95,7 +98,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     unlock();
     throw e;
   }
-  const dataCheck = watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
+  const stopDataCheck = watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
   const fanout = new Fanout(store, fanoutOptions);
   const validator = new Validator(limits, options.validatorThreads, log);
   const ingest = new Ingest(store, fanout, limits, validator);
@@ -129,9 +132,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   };
   const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
 
-  // Node checks its request timeouts on this interval; short timeouts need a short interval
-  const server = http.createServer({ connectionsCheckingInterval: Math.max(50, Math.min(30_000, connection.bodyTimeoutMs / 4)) }, (req, res) => {
-    req.socket.setTimeout(0);
+  const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
     void handleHttp(req, res).catch((e: unknown) => {
       log(`error serving ${req.method ?? ''} ${req.url ?? ''}: ${(e as Error).message}`);
       if (!res.headersSent) json(res, 500, { error: (e as Error).message });
@@ -139,23 +140,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     });
   });
   server.keepAliveTimeout = 65_000;
-  // a slow body (or slow headers) is cut off with 408 once the whole request took longer than this
-  server.requestTimeout = connection.bodyTimeoutMs;
-  server.headersTimeout = Math.min(60_000, connection.bodyTimeoutMs);
-  // a connection that never sends a request is closed; a request (or an upgrade) lifts this
-  server.on('connection', (socket: Duplex & { setTimeout: (ms: number) => void }) => {
-    socket.setTimeout(connection.idleTimeoutMs);
-    socket.once('timeout', () => socket.destroy());
-  });
-  // a WebSocket message unfinished for longer than the body timeout is cut off too
-  const unfinishedOf = new Map<UnfinishedHolder, WebSocket>();
-  const slowSweep = setInterval(() => {
-    for (const h of unfinished.stale(Date.now(), connection.bodyTimeoutMs)) {
-      const ws = unfinishedOf.get(h);
-      if (ws !== undefined) closeOnPurpose(ws, CLOSE_TOO_SLOW, `a message took longer than ${connection.bodyTimeoutMs} ms to arrive (--body-timeout)`);
-    }
-  }, Math.max(25, Math.min(5000, connection.bodyTimeoutMs / 4)));
-  slowSweep.unref();
+  const guards = guardConnections(server, connection, unfinished);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://relay');
@@ -171,8 +156,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     return found.route.handle({ req, res, url, sessionId: found.sessionId });
   }
 
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex & { setTimeout: (ms: number) => void }, head: Buffer) => {
-    socket.setTimeout(0);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://relay');
     const refused = access.check(req, url, url.pathname === INGEST_PATH ? 'write' : 'read');
@@ -182,11 +166,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         heartbeat.watch(ws);
         ingestSockets.add(ws);
         const holder = unfinished.holder(req.socket.remoteAddress ?? '');
-        unfinishedOf.set(holder, ws);
-        ws.on('close', () => {
-          ingestSockets.delete(ws);
-          unfinishedOf.delete(holder);
-        });
+        guards.watchMessages(holder, ws);
+        ws.on('close', () => ingestSockets.delete(ws));
         serveIngestSocket(ws, socket, holder, ingest, log);
       });
       return;
@@ -212,7 +193,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
-      clearInterval(dataCheck);
+      stopDataCheck();
+      guards.stop();
       unlock();
       store.close();
       void validator.close();
@@ -239,8 +221,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     close() {
       closing ??= (async () => {
         heartbeat.stop();
-        clearInterval(dataCheck);
-        clearInterval(slowSweep);
+        stopDataCheck();
+        guards.stop();
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
         for (const ws of ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
         const closed = new Promise<void>((r) => server.close(() => r()));
@@ -258,52 +240,5 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       })();
       return closing;
     },
-  };
-}
-
-/**
- * The data directory (or its lock) removed under a running relay: logs still open take
- * writes that vanish, new ones cannot be created. Checked now and then, so that the
- * relay stops acknowledging and says why even before a write to an open log notices.
- */
-function watchDataDir(dataDir: string, store: SessionLogStore, everyMs: number): NodeJS.Timeout {
-  const lock = lockFile(dataDir);
-  const timer = setInterval(() => {
-    if (store.lost !== null) return;
-    try {
-      fs.statSync(store.sessionsDir);
-      if (fs.readFileSync(lock, 'utf8') !== String(process.pid)) store.markLost(`the lock ${lock} now names another process`);
-    } catch (e) {
-      store.markLost(`the data directory ${dataDir} (or its lock) is gone (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-    }
-  }, everyMs);
-  timer.unref();
-  return timer;
-}
-
-/**
- * A peer that vanished without closing (a laptop asleep, a dropped network) leaves a
- * half-open socket: ping every socket each interval and drop one that did not answer
- * the previous ping, so a relay left running for days holds no dead connections.
- */
-function startHeartbeat(sockets: () => WebSocket[], intervalMs: number): { watch: (ws: WebSocket) => void; stop: () => void } {
-  const answered = new WeakSet<WebSocket>();
-  const timer = setInterval(() => {
-    for (const ws of sockets()) {
-      if (!answered.has(ws)) {
-        ws.terminate();
-        continue;
-      }
-      answered.delete(ws);
-      ws.ping();
-    }
-  }, intervalMs);
-  timer.unref();
-  return {
-    watch(ws) {
-      answered.add(ws);
-      ws.on('pong', () => answered.add(ws));
-    },
-    stop: () => clearInterval(timer),
   };
 }
