@@ -67,13 +67,20 @@ export default tseslint.config(
     },
   },
   {
+    // the relay's HTTP types, shared by the relay and the dashboard: types only, importing nothing
+    files: ['src/client/relayApi.ts'],
+    rules: {
+      'no-restricted-imports': restrict(['*'], 'relayApi.ts holds only the types of the relay\'s HTTP answers; both the relay and the app import it.'),
+    },
+  },
+  {
     files: ['app/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: {
       ...reactHooks.configs.recommended.rules,
       'no-restricted-imports': restrict(
-        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', 'node:*'],
-        'the UI talks to the engine only through the Worker client (src/worker/client.ts); type-only imports use `import type`.',
+        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', '**/src/client/harness*', 'node:*'],
+        'the UI talks to the engine only through the Worker client (src/worker/client.ts), and to the relay through its HTTP types (src/client/relayApi.ts); type-only imports use `import type`.',
       ),
     },
   },

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { asciiJson } from '../src/client/harness.ts';
 import { nodeSha256 } from '../src/node/platform.ts';
+import { SessionLogStore } from '../src/server/store.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -243,11 +244,52 @@ export async function benchRelay(options: { seconds?: number; textChars?: number
   const goal = results[1]!;
   const met = goal.sustained >= 0.97 * 1000 && goal.p99 < 100 && goal.errors === 0;
   console.log(`  goal (100 sessions × 10/s to 10 viewers, p99 < 100 ms): ${met ? 'met' : 'NOT met'}`);
+  benchLinkCheck(spans);
+}
+
+/**
+ * What the store's check that a log was not deleted under it (one fstat per append,
+ * docs/security.md) costs: the relay's append path (SessionLogStore.append, check
+ * included) against the bare write it starts with (writev of the same line), in
+ * alternating rounds so that other load on the machine hits both alike.
+ */
+function benchLinkCheck(spans: Buffer, rounds = 5, perRound = 2000): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-append-'));
+  const line = Buffer.concat([Buffer.from('{"type":"snapshot","session_id":"b","turn":1,"spans":'), spans, Buffer.from('}')]);
+  const store = new SessionLogStore({ dataDir: dir });
+  fs.mkdirSync(store.sessionsDir, { recursive: true });
+  const session = store.create('b');
+  const bareFd = fs.openSync(path.join(dir, 'bare.jsonl'), 'a');
+  const newline = Buffer.from('\n');
+  let storeNs = 0n;
+  let bareNs = 0n;
+  let fstatNs = 0n;
+  for (let r = 0; r < rounds; r++) {
+    let t = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) store.append(session, line, null);
+    storeNs += process.hrtime.bigint() - t;
+    t = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) fs.writevSync(bareFd, [line, newline]);
+    bareNs += process.hrtime.bigint() - t;
+    t = process.hrtime.bigint();
+    for (let i = 0; i < perRound; i++) fs.fstatSync(bareFd);
+    fstatNs += process.hrtime.bigint() - t;
+  }
+  store.close();
+  fs.closeSync(bareFd);
+  fs.rmSync(dir, { recursive: true, force: true });
+  const n = rounds * perRound;
+  const us = (ns: bigint): string => (Number(ns) / n / 1000).toFixed(2);
+  console.log(
+    `  append of a ${(line.length / 1024).toFixed(0)} KB line: store (with the deleted-log check) ${us(storeNs)} µs, bare writev ${us(bareNs)} µs ` +
+      `(ratio ${(Number(storeNs) / Number(bareNs)).toFixed(2)}); the check alone (fstat) ${us(fstatNs)} µs = ${((100 * Number(fstatNs)) / Number(storeNs)).toFixed(1)}% of an append`,
+  );
 }
 
 if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('bench/relay.ts')) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' }, rate: { type: 'string' } } });
-  await benchRelay({
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' }, rate: { type: 'string' }, 'append-only': { type: 'boolean', default: false } } });
+  if (values['append-only']) benchLinkCheck(Buffer.from(asciiJson(spansJson(200, 400))));
+  else await benchRelay({
     ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
     ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
     ...(values['text-chars'] === undefined ? {} : { textChars: Number(values['text-chars']) }),

@@ -1,22 +1,13 @@
 // The relay's session list (server data: TanStack Query, never copied into a store).
 import { useQuery } from '@tanstack/react-query';
-
-export interface RelaySession {
-  session_id: string;
-  title: string | null;
-  messages: number;
-  last_seq: number;
-  last_turn: number | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { RelaySession, RelaySessionList } from '../../src/client/relayApi.ts';
 
 export async function fetchSessions(signal?: AbortSignal): Promise<RelaySession[]> {
   const res = await fetch('/api/sessions', { signal, headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`the relay answered HTTP ${res.status}`);
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('json')) throw new Error('no relay here (this page is not served by context-health serve)');
-  const body = (await res.json()) as { sessions?: RelaySession[] };
+  const body = (await res.json()) as Partial<RelaySessionList>;
   return body.sessions ?? [];
 }
 

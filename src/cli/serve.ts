@@ -1,9 +1,10 @@
 // `context-health serve` (SPEC §6): the dashboard and the relay in one process.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { startRelay, StartupError, type Relay } from '../server/relay.ts';
-import { DEFAULT_LIMITS } from '../server/sessionGate.ts';
+import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
@@ -11,14 +12,26 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --host H                 address to bind (default 127.0.0.1; anything else needs --token)
   --data DIR               where session logs live (default ./.data)
   --token T                require "Authorization: Bearer T" to ingest (or env CONTEXT_HEALTH_TOKEN)
+  --token-for-reads        require the token for reading too (session list, transcripts, subscriptions)
+  --allow-origin ORIGIN    let pages of this origin use the relay besides its own, e.g. the dev server:
+                           --allow-origin http://localhost:5173 (repeatable; default: only the relay's own)
+  --public-url URL         the URL the relay is reached at through a proxy: its host name and origin
+                           count as the relay's own (repeatable)
   --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
   --demo-interval MS       milliseconds between demo turns (default 1000)
   --static DIR             serve this built dashboard instead of the package's dist/
   --no-static              do not serve the dashboard, only /api
   --fsync                  flush every message to disk before acknowledging it (survives power loss; slower)
-  --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_LIMITS.maxMessageBytes}; K/M/G suffixes)
-  --max-spans N            most spans per snapshot (default ${DEFAULT_LIMITS.maxSpansPerSnapshot})
-  --max-sessions N         most sessions held (default ${DEFAULT_LIMITS.maxSessions})
+  --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_RELAY_LIMITS.maxMessageBytes}; K/M/G suffixes)
+  --max-spans N            most spans per snapshot (default ${DEFAULT_RELAY_LIMITS.maxSpansPerSnapshot})
+  --max-sessions N         most sessions held (default ${DEFAULT_RELAY_LIMITS.maxSessions})
+  --max-request-lines N    most lines (blank ones included) read from one POST body (default ${DEFAULT_CONNECTION_LIMITS.maxRequestLines})
+  --max-request-bytes N    most bytes read from one POST body once decompressed (default ${DEFAULT_CONNECTION_LIMITS.maxRequestBytes})
+  --max-unfinished-bytes N bytes of messages not yet fully received, all connections together (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytes})
+  --max-unfinished-bytes-per-address N
+                           the same for the connections of one remote address (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytesPerAddress})
+  --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
+  --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)`;
 
@@ -31,6 +44,9 @@ export async function runServe(args: string[]): Promise<number> {
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: '.data' },
       token: { type: 'string' },
+      'token-for-reads': { type: 'boolean', default: false },
+      'allow-origin': { type: 'string', multiple: true, default: [] },
+      'public-url': { type: 'string', multiple: true, default: [] },
       demo: { type: 'boolean', default: false },
       'demo-interval': { type: 'string', default: '1000' },
       static: { type: 'string' },
@@ -40,6 +56,12 @@ export async function runServe(args: string[]): Promise<number> {
       'max-spans': { type: 'string' },
       'max-sessions': { type: 'string' },
       'subscriber-buffer': { type: 'string' },
+      'max-request-lines': { type: 'string' },
+      'max-request-bytes': { type: 'string' },
+      'max-unfinished-bytes': { type: 'string' },
+      'max-unfinished-bytes-per-address': { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      'body-timeout': { type: 'string' },
       'validator-threads': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -50,6 +72,7 @@ export async function runServe(args: string[]): Promise<number> {
   }
   let port: number, demoInterval: number;
   const limits: Record<string, number> = {};
+  const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
   let validatorThreads: number | undefined;
   try {
@@ -60,6 +83,14 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
     if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
     if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
+    if (values['max-request-lines'] !== undefined) connection.maxRequestLines = count(values['max-request-lines'], '--max-request-lines', 1);
+    if (values['max-request-bytes'] !== undefined) connection.maxRequestBytes = bytes(values['max-request-bytes'], '--max-request-bytes');
+    if (values['max-unfinished-bytes'] !== undefined) connection.maxUnfinishedBytes = bytes(values['max-unfinished-bytes'], '--max-unfinished-bytes');
+    if (values['max-unfinished-bytes-per-address'] !== undefined) {
+      connection.maxUnfinishedBytesPerAddress = bytes(values['max-unfinished-bytes-per-address'], '--max-unfinished-bytes-per-address');
+    }
+    if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
+    if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
   } catch (e) {
@@ -77,9 +108,13 @@ export async function runServe(args: string[]): Promise<number> {
       host: values.host,
       dataDir,
       token,
+      tokenForReads: values['token-for-reads'],
+      allowOrigins: values['allow-origin'],
+      publicUrls: values['public-url'],
       distDir,
       fsync: values.fsync,
       limits,
+      connection,
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
     });
@@ -138,4 +173,10 @@ function bytes(text: string, flag: string): number {
   const n = Number(m[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1);
   if (n < 1024) throw new Error(`${flag} must be at least 1024 bytes, got ${n}`);
   return n;
+}
+
+function seconds(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new Error(`${flag} must be a number of seconds > 0, got ${JSON.stringify(text)}`);
+  return Math.round(n * 1000);
 }

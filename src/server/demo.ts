@@ -11,7 +11,7 @@ import { demoFaultCycle, DEMO_SCHEDULE_TURNS, simulateSession, type ScenarioOpti
 import type { Message } from '../core/wire.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import type { Ingest } from './ingest.ts';
-import type { SessionStore } from './store.ts';
+import type { SessionLogStore } from './store.ts';
 
 export const DEMO_SESSION = 'demo';
 export const DEMO_TITLE = 'Live demo: a simulated self-editing agent';
@@ -38,7 +38,7 @@ export interface DemoOptions {
   log?: (line: string) => void;
 }
 
-export function startDemo(ingest: Ingest, store: SessionStore, options: DemoOptions): { stop: () => void; ready: Promise<void> } {
+export function startDemo(ingest: Ingest, store: SessionLogStore, options: DemoOptions): { stop: () => void; ready: Promise<void> } {
   const log = options.log ?? ((line: string) => process.stderr.write(`context-health demo: ${line}\n`));
   const existing = store.get(DEMO_SESSION);
   const lastTurn = existing?.lastTurn ?? null;

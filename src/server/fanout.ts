@@ -7,7 +7,7 @@
 // the socket has drained below a high-water mark; a live subscriber whose unsent bytes
 // exceed its limit is told why (`bye`) and closed with code 4008, never buffered for.
 import type { WebSocket } from 'ws';
-import { readChunks, type SessionStore } from './store.ts';
+import { readChunks, type SessionLogStore } from './store.ts';
 
 export const CLOSE_SLOW = 4008;
 export const CLOSE_BAD_SINCE = 4009;
@@ -59,14 +59,9 @@ export class Fanout {
   private cutSlow = 0;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SessionLogStore,
     private readonly options: FanoutOptions,
   ) {}
-
-  hasSubscribers(sessionId: string): boolean {
-    const set = this.subs.get(sessionId);
-    return set !== undefined && set.size > 0;
-  }
 
   count(): number {
     let n = 0;

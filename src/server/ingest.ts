@@ -4,8 +4,8 @@
 // to its log, and fan out. Results resolve in arrival order, so a connection's acks go
 // back in frame order.
 import type { Fanout } from './fanout.ts';
-import { order, type Inspection, type Limits } from './sessionGate.ts';
-import type { SessionStore } from './store.ts';
+import { order, type Inspection, type RelayLimits } from './sessionGate.ts';
+import type { SessionLogStore } from './store.ts';
 import type { Validator } from './validator.ts';
 
 export type IngestResult =
@@ -40,16 +40,34 @@ export class Ingest {
 
   readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
   /** called when the bytes waiting fall back below half of MAX_WAITING_BYTES */
-  onRelieved: (() => void) | null = null;
+  private readonly reliefListeners = new Set<() => void>();
   private queue: Arrival[] = [];
   private head = 0;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: SessionLogStore,
     private readonly fanout: Fanout,
-    private readonly limits: Limits,
+    private readonly limits: RelayLimits,
     private readonly validator: Validator,
   ) {}
+
+  /** Calls `listener` each time the relay stops being saturated, until the returned function is called. */
+  onRelieved(listener: () => void): () => void {
+    this.reliefListeners.add(listener);
+    return () => this.reliefListeners.delete(listener);
+  }
+
+  /** Resolves once the relay is not saturated. */
+  async relieved(): Promise<void> {
+    while (this.saturated) {
+      await new Promise<void>((resolve) => {
+        const off = this.onRelieved(() => {
+          off();
+          resolve();
+        });
+      });
+    }
+  }
 
   message(raw: Buffer): Promise<IngestResult> {
     return new Promise((resolve) => {
@@ -79,7 +97,7 @@ export class Ingest {
       this.counters.waiting--;
       const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
       this.counters.waitingBytes -= a.raw.length;
-      if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) this.onRelieved?.();
+      if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) for (const l of [...this.reliefListeners]) l();
       let result: IngestResult;
       try {
         result = this.apply(a.raw, a.inspection);

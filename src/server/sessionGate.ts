@@ -8,16 +8,17 @@ import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
-import { turnOf, type SessionLog, type SessionStore } from './store.ts';
+import { quoted } from './quoted.ts';
+import { turnOf, type SessionLog, type SessionLogStore } from './store.ts';
 
-export interface Limits {
+export interface RelayLimits {
   /** bytes of one message (a WebSocket frame or an NDJSON line) */
   maxMessageBytes: number;
   maxSpansPerSnapshot: number;
   maxSessions: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+export const DEFAULT_RELAY_LIMITS: Readonly<RelayLimits> = Object.freeze({
   maxMessageBytes: 16 * 1024 * 1024,
   maxSpansPerSnapshot: 10_000,
   maxSessions: 1000,
@@ -48,7 +49,7 @@ export type Decision =
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function inspect(raw: Uint8Array, limits: Limits): Inspection {
+export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return { kind: 'error', message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)` };
   }
@@ -90,12 +91,16 @@ export function inspect(raw: Uint8Array, limits: Limits): Inspection {
 }
 
 /** The stateful part, in arrival order: session limits, headers, turn order, retries. */
-export function order(ins: Inspection, raw: Buffer, store: SessionStore, limits: Limits): Decision {
+export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limits: RelayLimits): Decision {
   if (ins.kind !== 'valid') return ins;
   const sid = ins.sessionId;
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
   const session = store.get(sid);
   if (session === undefined) {
+    if (sid === '.' || sid === '..') {
+      // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
+      return { kind: 'error', sessionId: sid, message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id` };
+    }
     if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
       return { kind: 'error', sessionId: sid, message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)` };
     }
@@ -112,11 +117,6 @@ export function order(ins: Inspection, raw: Buffer, store: SessionStore, limits:
   return judgeSnapshot(session, ins.turn!, raw, bytes, store);
 }
 
-/** Both parts at once, on this thread. */
-export function judge(raw: Buffer, store: SessionStore, limits: Limits): Decision {
-  return order(inspect(raw, limits), raw, store, limits);
-}
-
 function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
   const sid = session.id;
   if (session.header !== null && jsonEqual(session.header, header)) {
@@ -125,12 +125,12 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes };
   const why =
     session.header === null
-      ? `a session header for ${JSON.stringify(sid)} must come before its first snapshot`
-      : `a second, different session header for ${JSON.stringify(sid)}: a session has one header`;
+      ? `a session header for ${quoted(sid)} must come before its first snapshot`
+      : `a second, different session header for ${quoted(sid)}: a session has one header`;
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionStore): Decision {
+function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore): Decision {
   const sid = session.id;
   if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
   // A turn that does not increase is either a retry of a stored message or an error.
@@ -166,7 +166,7 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
   return {
     kind: 'error',
     sessionId: sid,
-    message: `turn ${turn} of session ${JSON.stringify(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
+    message: `turn ${turn} of session ${quoted(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
   };
 }
 
@@ -178,7 +178,7 @@ function parse(bytes: Buffer): unknown {
   }
 }
 
-function isBlank(bytes: Uint8Array): boolean {
+export function isBlank(bytes: Uint8Array): boolean {
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return false;

@@ -5,7 +5,7 @@
 // back in any order; the caller (ingest.ts) applies them in arrival order.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { inspect, type Inspection, type Limits } from './sessionGate.ts';
+import { inspect, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { InspectRequest } from './validatorWorker.ts';
 
 /** below this a message is inspected on the main thread */
@@ -23,7 +23,7 @@ class ValidatorThread {
   private scheduled = false;
 
   constructor(
-    private readonly limits: Limits,
+    private readonly limits: RelayLimits,
     private readonly log: (line: string) => void,
   ) {
     this.worker = this.spawn();
@@ -94,7 +94,7 @@ export class Validator {
    * with bench/relay.ts), so only larger machines use worker threads.
    */
   constructor(
-    private readonly limits: Limits,
+    private readonly limits: RelayLimits,
     threads = defaultThreads(),
     log: (line: string) => void = () => {},
   ) {

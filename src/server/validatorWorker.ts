@@ -1,12 +1,12 @@
 // Runs the stateless half of the relay's gate (decode, JSON.parse, the engine's
 // validation) off the main thread: requests `{id, bytes, limits}`, replies `{id, inspection}`.
 import { parentPort } from 'node:worker_threads';
-import { inspect, type Limits } from './sessionGate.ts';
+import { inspect, type RelayLimits } from './sessionGate.ts';
 
 export interface InspectRequest {
   id: number;
   bytes: Uint8Array;
-  limits: Limits;
+  limits: RelayLimits;
 }
 
 const port = parentPort;

@@ -1,0 +1,118 @@
+// The relay's HTTP routes under /api, as a table: each route names its path, the methods
+// it answers and whether it reads or writes (which decides what the access policy asks
+// for). WebSocket upgrades are routed in relay.ts; docs/relay-protocol.md is the contract.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RelaySessionList } from '../client/relayApi.ts';
+import type { Access } from './accessPolicy.ts';
+import { CLOSE_GONE, type Fanout } from './fanout.ts';
+import { drainedOrClosed, json } from './httpReply.ts';
+import { quoted } from './quoted.ts';
+import type { SessionLog, SessionLogStore } from './store.ts';
+import { readChunks } from './store.ts';
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** the decoded session id of a /api/sessions/<id> route */
+  sessionId: string;
+}
+
+interface Route {
+  path: RegExp;
+  method: string;
+  access: Access;
+  handle: (ctx: RouteContext) => Promise<void> | void;
+}
+
+export interface RouteDeps {
+  store: SessionLogStore;
+  fanout: Fanout;
+  health: () => { status: number; body: unknown };
+  postIngest: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  log: (line: string) => void;
+}
+
+export const INGEST_PATH = '/api/ingest';
+const SESSION = /^\/api\/sessions\/([^/]+)\/?$/;
+const TRANSCRIPT = /^\/api\/sessions\/([^/]+)\/transcript\/?$/;
+export const SUBSCRIBE = /^\/api\/sessions\/([^/]+)\/subscribe\/?$/;
+
+export function routeTable(deps: RouteDeps): Route[] {
+  const { store, fanout } = deps;
+  const withSession = (handle: (ctx: RouteContext, session: SessionLog) => Promise<void> | void) => (ctx: RouteContext) => {
+    const session = store.get(ctx.sessionId);
+    if (session === undefined) return json(ctx.res, 404, { error: `no session ${quoted(ctx.sessionId)}` });
+    return handle(ctx, session);
+  };
+  return [
+    { path: /^\/api\/ingest$/, method: 'POST', access: 'write', handle: ({ req, res }) => deps.postIngest(req, res) },
+    {
+      path: /^\/api\/health$/,
+      method: 'GET',
+      access: 'open',
+      handle: ({ res }) => {
+        const { status, body } = deps.health();
+        json(res, status, body);
+      },
+    },
+    {
+      path: /^\/api\/sessions\/?$/,
+      method: 'GET',
+      access: 'read',
+      handle: ({ res }) => json(res, 200, { sessions: store.byRecency().map((s) => s.info()) } satisfies RelaySessionList),
+    },
+    { path: SESSION, method: 'GET', access: 'read', handle: withSession(({ res }, session) => json(res, 200, session.info())) },
+    {
+      path: SESSION,
+      method: 'DELETE',
+      access: 'write',
+      handle: withSession(({ res, sessionId }) => {
+        fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
+        store.delete(sessionId);
+        deps.log(`deleted session ${quoted(sessionId)}`);
+        json(res, 200, { deleted: sessionId });
+      }),
+    },
+    { path: TRANSCRIPT, method: 'GET', access: 'read', handle: withSession(sendTranscript) },
+  ];
+}
+
+/** Finds the route for a request: the route, or the status and error to answer with. */
+export function findRoute(table: Route[], method: string, pathname: string): { route: Route; sessionId: string } | { status: number; error: string; allow?: string } {
+  const byPath = table.filter((r) => r.path.test(pathname));
+  if (byPath.length === 0) return { status: 404, error: `no route ${quoted(pathname)}` };
+  const m = method === 'HEAD' ? 'GET' : method;
+  const route = byPath.find((r) => r.method === m);
+  const allow = byPath.map((r) => r.method).join(', ');
+  if (route === undefined) return { status: 405, error: `${method} is not answered here; use ${allow}`, allow };
+  const encoded = route.path.exec(pathname)![1];
+  if (encoded === undefined) return { route, sessionId: '' };
+  try {
+    return { route, sessionId: decodeURIComponent(encoded) };
+  } catch {
+    return { status: 400, error: 'the session id in the path is not valid percent-encoding' };
+  }
+}
+
+/** A snapshot of the log as it is now: exactly last_seq complete lines. */
+async function sendTranscript({ req, res, sessionId }: RouteContext, session: SessionLog): Promise<void> {
+  const end = session.size;
+  res.writeHead(200, {
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'content-length': end,
+    'content-disposition': `attachment; filename="${asciiFileName(sessionId)}.jsonl"; filename*=UTF-8''${encodeURIComponent(sessionId)}.jsonl`,
+    'x-last-seq': String(session.lastSeq),
+    'cache-control': 'no-store',
+  });
+  if (req.method === 'HEAD') return void res.end();
+  for await (const chunk of readChunks(session.file, 0, end)) {
+    if (res.destroyed) return; // the download was abandoned: stop reading (closes the file)
+    if (!res.write(chunk)) await drainedOrClosed(res);
+  }
+  res.end();
+}
+
+function asciiFileName(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'session';
+}
