@@ -2,18 +2,20 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { AnalysisClient, StaleReply, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { StaleReply, type AnalysisClient, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
 
-let client: AnalysisClient | null = null;
+let wired = false;
 let lastSource: Source | null = null;
 let findingsFetchedFor = -1;
 
 function worker(): AnalysisClient {
-  if (client === null) {
-    client = new AnalysisClient();
+  const client = analysisClient();
+  if (!wired) {
+    wired = true;
     client.subscribe(onEvent);
     wireSubscriptions();
   }
@@ -234,12 +236,6 @@ export const refreshSpan = coalesced(async () => {
   const ui = useUi.getState();
   if (ui.selectedSpan === spanId && ui.selectedTurn === turn) set({ span: detail });
 });
-
-export function fetchFindingDetails(indices: number[]): Promise<import('../src/worker/client.ts').FindingDetail[]> {
-  const { sessionId } = useAnalysis.getState();
-  if (sessionId === null) return Promise.resolve([]);
-  return worker().query('findingDetails', { sessionId, indices });
-}
 
 // New data (a summary while loading or following) redraws the charts at most once a
 // second: each redraw costs the main thread tens of milliseconds, and on a 2-core machine
