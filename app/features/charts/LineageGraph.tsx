@@ -1,6 +1,8 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
 // the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
 // rendered as text.
+// with the graph, not in main.tsx: React Flow's CSS stays out of the first load too
+import '@xyflow/react/dist/style.css';
 import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { GraphNode } from '../../../src/worker/client.ts';
