@@ -18,6 +18,10 @@ export function App() {
   useEffect(() => {
     warmUp();
     openFromHash();
+    // our own hash updates use replaceState, which fires no hashchange: this is a link
+    // pasted or edited in the address bar, or Back/Forward
+    window.addEventListener('hashchange', openFromHash);
+    return () => window.removeEventListener('hashchange', openFromHash);
   }, []);
   useEffect(() => prefetchWorkspaceWhenIdle(), []);
   return (
