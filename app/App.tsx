@@ -1,19 +1,15 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { openFromHash, warmUp } from './analysis.ts';
-import { Charts } from './features/charts/Charts.tsx';
-import { FindingsList } from './features/findings/FindingsList.tsx';
-import { SignalSummary } from './features/findings/SignalSummary.tsx';
-import { SpanInspector } from './features/inspector/SpanInspector.tsx';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
 import { TopBar } from './features/sources/TopBar.tsx';
 import { useFileDrop } from './features/sources/useFileDrop.ts';
 import { Welcome } from './features/sources/Welcome.tsx';
-import { TurnPanel } from './features/turn/TurnPanel.tsx';
-import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
+import { loadWorkspace, prefetchWorkspaceWhenIdle } from './prefetch.ts';
 import { useAnalysis } from './stores/analysis.ts';
-import { useUi } from './stores/ui.ts';
 import { useKeyboard } from './useKeyboard.ts';
+
+const Workspace = lazy(() => loadWorkspace().then((m) => ({ default: m.Workspace })));
 
 export function App() {
   useKeyboard();
@@ -22,12 +18,23 @@ export function App() {
   useEffect(() => {
     warmUp();
     openFromHash();
+    // our own hash updates use replaceState, which fires no hashchange: this is a link
+    // pasted or edited in the address bar, or Back/Forward
+    window.addEventListener('hashchange', openFromHash);
+    return () => window.removeEventListener('hashchange', openFromHash);
   }, []);
+  useEffect(() => prefetchWorkspaceWhenIdle(), []);
   return (
     <div className="app">
       <TopBar />
       <LoadBar />
-      {source === null ? <Welcome /> : <Workspace />}
+      {source === null ? (
+        <Welcome />
+      ) : (
+        <Suspense fallback={<main className="workspace-loading" aria-busy="true">Loading the session view…</main>}>
+          <Workspace />
+        </Suspense>
+      )}
       <SettingsDialog />
       <HelpDialog />
       {dragging && (
@@ -39,32 +46,5 @@ export function App() {
         ← → turn · Shift+← → fault · Home/End · +/− zoom · ? keys
       </footer>
     </div>
-  );
-}
-
-function Workspace() {
-  const selectedSpan = useUi((s) => s.selectedSpan);
-  const turn = useUi((s) => s.selectedTurn);
-  return (
-    <main className="workspace">
-      <section className="main-col" aria-label="Charts">
-        <VerdictBanner />
-        <Charts />
-      </section>
-      <aside className="side-col" aria-label="Findings and details">
-        <SignalSummary />
-        <FindingsList />
-        {selectedSpan !== null ? (
-          <SpanInspector />
-        ) : (
-          <section className="panel turn" aria-label="Selected turn">
-            <header className="panel-head">
-              <h2>Turn {turn ?? '—'}</h2>
-            </header>
-            <TurnPanel />
-          </section>
-        )}
-      </aside>
-    </main>
   );
 }

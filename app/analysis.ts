@@ -2,18 +2,20 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { AnalysisClient, StaleReply, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { StaleReply, type AnalysisClient, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
 
-let client: AnalysisClient | null = null;
+let wired = false;
 let lastSource: Source | null = null;
 let findingsFetchedFor = -1;
 
 function worker(): AnalysisClient {
-  if (client === null) {
-    client = new AnalysisClient();
+  const client = analysisClient();
+  if (!wired) {
+    wired = true;
     client.subscribe(onEvent);
     wireSubscriptions();
   }
@@ -122,7 +124,6 @@ function applySummary(summary: JobSummary, final: boolean): void {
   if (s === undefined || s.lastTurn === null) return;
   const ui = useUi.getState();
   if (isLive()) {
-    // following: the cursor and a zoom window ride the newest turn
     // following: the cursor, a zoom window, the charts and the findings move together once a second
     if (ui.follow) {
       followTick();
@@ -235,16 +236,12 @@ export const refreshSpan = coalesced(async () => {
   if (ui.selectedSpan === spanId && ui.selectedTurn === turn) set({ span: detail });
 });
 
-export function fetchFindingDetails(indices: number[]): Promise<import('../src/worker/client.ts').FindingDetail[]> {
-  const { sessionId } = useAnalysis.getState();
-  if (sessionId === null) return Promise.resolve([]);
-  return worker().query('findingDetails', { sessionId, indices });
-}
-
-// New data (a summary while loading or following) redraws the charts at most once a
-// second: each redraw costs the main thread tens of milliseconds, and on a 2-core machine
-// that time comes out of the Worker's. What the person asks for (zoom, resize) is immediate.
-const refreshViewForData = throttled(() => refreshView(), 1000);
+// New data while a file loads redraws the charts at most every 5 s, and once at the end
+// (applySummary): each redraw costs the main thread tens of milliseconds, and on a 2-core
+// machine that time comes out of the Worker's, which is reading the file. A followed live
+// session redraws once a second instead (followTick): there the newest turns are the point.
+// What the person asks for (zoom, resize) is immediate.
+const refreshViewForData = throttled(() => refreshView(), 5000);
 
 const followTick = throttled(() => {
   const st = useAnalysis.getState();
@@ -306,14 +303,26 @@ function writeHash(patch: Record<string, string | null>): void {
   history.replaceState(null, '', hash === '' ? location.pathname + location.search : `#${hash}`);
 }
 
-/** Opens what the URL names (a live session or a sample), for shared links. */
+/**
+ * Opens what the URL names (a live session or a sample), for shared links: at start, and
+ * when a link is pasted into a tab already open (hashchange). A link to the view already
+ * on screen only moves its turn; it does not load the source again.
+ */
 export function openFromHash(): void {
   const h = readHash();
   const turn = h.turn === undefined ? null : Number(h.turn);
+  const wanted = turn !== null && Number.isFinite(turn) ? turn : null;
+  const source = useAnalysis.getState().source;
+  const onScreen =
+    h.live !== undefined ? source?.kind === 'live' && source.sessionId === h.live : h.sample !== undefined && source?.kind === 'url' && source.name === h.sample;
+  if (onScreen) {
+    if (wanted !== null) selectTurn(wanted);
+    return;
+  }
   if (h.live !== undefined) openLive(h.live);
   else if (h.sample !== undefined && /^[\w.-]+$/.test(h.sample)) openSample(`${import.meta.env.BASE_URL}samples/${h.sample}`, h.sample);
   else return;
-  if (turn !== null && Number.isFinite(turn)) setUi({ selectedTurn: turn, follow: h.live === undefined });
+  if (wanted !== null) setUi({ selectedTurn: wanted, follow: h.live === undefined });
 }
 
 /** A span chosen in the graph, a finding, a verdict list or the spans table: opens the inspector. */

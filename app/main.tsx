@@ -1,6 +1,5 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import '@xyflow/react/dist/style.css';
 import './styles.css';
 import { App } from './App.tsx';
 import { Providers } from './providers.tsx';

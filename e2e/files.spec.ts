@@ -1,6 +1,6 @@
 // Dropped and picked files: load-status, findings against `check --json`, bad lines by
 // line number, gzip and JSON-array transcripts, and every chart drawn with data.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './helpers/test.ts';
 import { collectFindings, dropFile, fixture, gotoApp, pickFile, signalCounts, waitLoaded } from './helpers/app.ts';
 import { checkJson, countsBySignal } from './helpers/relay.ts';
 

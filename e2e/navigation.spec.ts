@@ -1,5 +1,5 @@
 // Keyboard stepping, the findings ↔ cursor link, and thresholds applied by re-analysis.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './helpers/test.ts';
 import { dropFile, fixture, gotoApp, signalCounts, waitLoaded } from './helpers/app.ts';
 import { checkJson, countsBySignal } from './helpers/relay.ts';
 

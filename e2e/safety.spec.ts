@@ -1,6 +1,6 @@
 // Untrusted span text and ids: rendered as text everywhere (inspector, tables, graph,
 // findings, PNG export); nothing in them executes.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './helpers/test.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

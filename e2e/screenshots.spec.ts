@@ -1,6 +1,6 @@
 // Screenshots of the main states, for a person to look at (test-results/screens/), and
 // the PNG a "Save PNG" button produces.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './helpers/test.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,14 +1,9 @@
-// One palette for charts, badges and PNG exports (light theme; colour is never the only cue:
-// every severity also has its word, every marker its legend entry).
+// One palette for the charts and their PNG exports, light theme (badges take their colours
+// from styles.css). Colour is never the only cue: every severity also has its word, every
+// marker its legend entry.
 export const C = {
   fault: '#c62828',
-  faultBg: '#fdecea',
   warning: '#b45309',
-  warningBg: '#fff4e0',
-  info: '#1d5fa8',
-  infoBg: '#e8f1fb',
-  ok: '#2e7d32',
-  okBg: '#e8f5e9',
   ink: '#1f2933',
   muted: '#5f6b7a',
   grid: '#e4e8ee',
@@ -27,6 +22,3 @@ export const C = {
 
 /** Distinct, print-safe colours for canary lines. */
 export const CANARY_COLORS = ['#1d4e89', '#7b2cbf', '#00838f', '#ad1457', '#5d4037', '#33691e'] as const;
-
-export const SEVERITY_COLOR = { fault: C.fault, warning: C.warning, info: C.info } as const;
-export const SEVERITY_BG = { fault: C.faultBg, warning: C.warningBg, info: C.infoBg } as const;

@@ -4,9 +4,8 @@
 import { expect, type Page } from '@playwright/test';
 import fs from 'node:fs';
 
+/** Page errors and console errors fail the test through the fixture of ./test.ts. */
 export async function gotoApp(page: Page, hash = ''): Promise<void> {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`/${hash}`);
   await expect(page.locator('.topbar')).toBeVisible();
 }

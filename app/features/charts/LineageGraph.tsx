@@ -1,7 +1,9 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
 // the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
 // rendered as text.
-import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+// with the graph, not in main.tsx: React Flow's CSS stays out of the first load too
+import '@xyflow/react/dist/style.css';
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, useNodesInitialized, useReactFlow, useStore, type Edge, type FitViewOptions, type Node, type NodeProps } from '@xyflow/react';
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
@@ -41,6 +43,34 @@ function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {
   return seen;
 }
 
+/**
+ * Fits the view to each new graph once React Flow can: it has measured its pane (non-zero
+ * size), made its zoom handler and taken the nodes. The `fitView` prop alone fits once, at
+ * mount, and when the pane is not ready then it does nothing at all: the graph was drawn
+ * off-screen, an empty box with "4 edges" in its caption, until someone zoomed or panned.
+ * A pane that is resized fits again.
+ */
+function FitWhenReady({ graph, options, onFitted }: { graph: object; options: FitViewOptions; onFitted: (graph: object) => void }) {
+  const { fitView } = useReactFlow();
+  const width = useStore((s) => s.width);
+  const height = useStore((s) => s.height);
+  const hasZoom = useStore((s) => s.panZoom !== null);
+  // includeHiddenNodes: the store's plain flag is only refreshed when new nodes are set, so
+  // it stays false after React Flow measures them; this form reads the measured nodes
+  const initialized = useNodesInitialized({ includeHiddenNodes: true });
+  useEffect(() => {
+    if (!hasZoom || !initialized || width === 0 || height === 0) return;
+    let current = true;
+    void fitView(options).then((done) => {
+      if (done && current) onFitted(graph);
+    });
+    return () => {
+      current = false;
+    };
+  }, [graph, options, onFitted, fitView, hasZoom, initialized, width, height]);
+  return null;
+}
+
 export function LineageGraph() {
   const box = useRef<HTMLElement>(null);
   const seen = useSeen(box);
@@ -76,6 +106,14 @@ export function LineageGraph() {
     for (const e of graph.edges) if (e.missing) faulty.add(e.source).add(e.target);
     return { nodes, edges, focus: [...faulty].map((id) => ({ id })) };
   }, [graph, selectedSpan]);
+  // keyed by the ids, not the array: selecting a span makes new nodes but must not re-fit the view
+  const focusKey = focus.map((f) => f.id).join('\u0000');
+  const fitOptions = useMemo<FitViewOptions>(
+    () => ({ padding: 0.25, maxZoom: 1.2, minZoom: 0.5, ...(focusKey !== '' ? { nodes: focusKey.split('\u0000').map((id) => ({ id })) } : {}) }),
+    [focusKey],
+  );
+  // the graph the view was last fitted to: `data-fitted` tells tests (and anyone) the drawing is in view
+  const [fitted, setFitted] = useState<object | null>(null);
 
   let note: ReactNode = null;
   if (live && follow)
@@ -111,14 +149,12 @@ export function LineageGraph() {
       ) : !seen ? (
         <div className="lineage-canvas" />
       ) : (
-        <div className="lineage-canvas">
+        <div className="lineage-canvas" data-fitted={graph !== null && fitted === graph}>
           <ReactFlow
             key={`${turn?.sessionId}:${turn?.turn}`}
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}
-            fitView
-            fitViewOptions={{ padding: 0.25, maxZoom: 1.2, minZoom: 0.5, ...(focus.length > 0 ? { nodes: focus } : {}) }}
             minZoom={0.05}
             nodesDraggable={false}
             nodesConnectable={false}
@@ -127,7 +163,8 @@ export function LineageGraph() {
             proOptions={{ hideAttribution: true }}
           >
             <Background gap={18} color="#eef1f5" />
-            <Controls showInteractive={false} position="bottom-right" />
+            <Controls showInteractive={false} position="bottom-right" fitViewOptions={fitOptions} />
+            {graph !== null && <FitWhenReady graph={graph} options={fitOptions} onFitted={setFitted} />}
           </ReactFlow>
         </div>
       )}

@@ -4,7 +4,8 @@
 import { useEffect } from 'react';
 import { create } from 'zustand';
 import type { FindingDetail } from '../../../src/worker/client.ts';
-import { fetchFindingDetails } from '../../analysis.ts';
+import { analysisClient } from '../../analysisClient.ts';
+import { useAnalysis } from '../../stores/analysis.ts';
 
 const details = new Map<number, FindingDetail>();
 const asked = new Set<number>();
@@ -18,6 +19,12 @@ export function resetFindingDetails(): void {
   details.clear();
   asked.clear();
   useDetailsVersion.setState({ version: 0 });
+}
+
+function fetchFindingDetails(indices: number[]): Promise<FindingDetail[]> {
+  const { sessionId } = useAnalysis.getState();
+  if (sessionId === null) return Promise.resolve([]);
+  return analysisClient().query('findingDetails', { sessionId, indices });
 }
 
 function request(indices: readonly number[]): void {

@@ -1,0 +1,37 @@
+// The view of an open session: charts, findings, the turn panel and the span inspector.
+// App loads this module lazily: it carries Recharts, React Flow and the PNG exporter,
+// which the welcome screen does not need (docs/dashboard.md, "What loads when").
+import { Charts } from './features/charts/Charts.tsx';
+import { FindingsList } from './features/findings/FindingsList.tsx';
+import { SignalSummary } from './features/findings/SignalSummary.tsx';
+import { SpanInspector } from './features/inspector/SpanInspector.tsx';
+import { TurnPanel } from './features/turn/TurnPanel.tsx';
+import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
+import { useUi } from './stores/ui.ts';
+
+export function Workspace() {
+  const selectedSpan = useUi((s) => s.selectedSpan);
+  const turn = useUi((s) => s.selectedTurn);
+  return (
+    <main className="workspace">
+      <section className="main-col" aria-label="Charts">
+        <VerdictBanner />
+        <Charts />
+      </section>
+      <aside className="side-col" aria-label="Findings and details">
+        <SignalSummary />
+        <FindingsList />
+        {selectedSpan !== null ? (
+          <SpanInspector />
+        ) : (
+          <section className="panel turn" aria-label="Selected turn">
+            <header className="panel-head">
+              <h2>Turn {turn ?? '—'}</h2>
+            </header>
+            <TurnPanel />
+          </section>
+        )}
+      </aside>
+    </main>
+  );
+}
