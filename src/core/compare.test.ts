@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignedPoints, compareSessions, newIncidents, outlineOfReport, relativePosition } from './compare.ts';
+import { alignedPoints, compareSessions, counterpartIndex, newIncidents, outlineOfReport, relativePosition } from './compare.ts';
 import { incidentsOf, runsOf } from './incidents.ts';
 import type { SessionReport } from './report.ts';
 import { SEVERITY, SIGNALS, type Action, type Finding, type Signal } from './signals.ts';
@@ -185,5 +185,15 @@ describe('incidents', () => {
       [2, 9],
       [12, 12],
     ]);
+  });
+});
+
+describe('counterpartIndex', () => {
+  it('by turn: the same turn number or none; by position: the same share of the run', () => {
+    expect(counterpartIndex([1, 2, 3], [2, 3, 4], 0, 'turn')).toBe(-1);
+    expect(counterpartIndex([1, 2, 3], [2, 3, 4], 2, 'turn')).toBe(1);
+    expect(counterpartIndex(range(1, 10), range(1, 20), 6, 'relative')).toBe(13);
+    expect(counterpartIndex(range(1, 20), range(1, 10), 13, 'relative')).toBe(6);
+    expect(counterpartIndex(range(1, 10), [], 3, 'relative')).toBe(-1);
   });
 });

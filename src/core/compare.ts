@@ -239,3 +239,22 @@ export function newIncidents(c: Comparison, level: Severity): Incident[] {
   const min = SEVERITY_RANK[level];
   return c.onlyB.filter((x) => SEVERITY_RANK[SEVERITY[x.signal]] >= min);
 }
+
+/**
+ * The snapshot of B shown beside snapshot `i` of A (the dashboard's one cursor): the same
+ * turn number, or by position the snapshot of B whose part of the run holds the middle of
+ * A's (as alignedPoints pairs them when A is the longer). -1 when B has none.
+ */
+export function counterpartIndex(aTurns: ArrayLike<number>, bTurns: ArrayLike<number>, i: number, align: Alignment): number {
+  if (i < 0 || i >= aTurns.length || bTurns.length === 0) return -1;
+  if (align === 'relative') return Math.min(bTurns.length - 1, Math.floor(((i + 0.5) * bTurns.length) / aTurns.length));
+  const turn = aTurns[i]!;
+  let lo = 0;
+  let hi = bTurns.length;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (bTurns[m]! < turn) lo = m + 1;
+    else hi = m;
+  }
+  return lo < bTurns.length && bTurns[lo] === turn ? lo : -1;
+}
