@@ -1,6 +1,9 @@
 import { useEffect } from 'react';
 import { openFromHash, warmUp } from './analysis.ts';
 import { Charts } from './features/charts/Charts.tsx';
+import { openCompareFromHash } from './features/compare/compare.ts';
+import { ComparePanel } from './features/compare/ComparePanel.tsx';
+import { CompareVerdicts } from './features/compare/CompareVerdicts.tsx';
 import { FindingsList } from './features/findings/FindingsList.tsx';
 import { SignalSummary } from './features/findings/SignalSummary.tsx';
 import { SpanInspector } from './features/inspector/SpanInspector.tsx';
@@ -22,6 +25,7 @@ export function App() {
   useEffect(() => {
     warmUp();
     openFromHash();
+    openCompareFromHash();
   }, []);
   return (
     <div className="app">
@@ -49,6 +53,8 @@ function Workspace() {
     <main className="workspace">
       <section className="main-col" aria-label="Charts">
         <VerdictBanner />
+        <CompareVerdicts />
+        <ComparePanel />
         <Charts />
       </section>
       <aside className="side-col" aria-label="Findings and details">
