@@ -4,7 +4,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { fixture, gotoApp, waitLoaded } from './helpers/app.ts';
+import { dropFile, fixture, gotoApp, waitLoaded } from './helpers/app.ts';
 import { replay, ROOT } from './helpers/relay.ts';
 
 interface DiffJson {
@@ -67,6 +67,18 @@ test('two samples side by side: the table is diff --json, the first divergence l
   await waitLoaded(fresh);
   await expectMatchesDiff(fresh, want);
   await expect(fresh.getByTestId('verdict')).toHaveAttribute('data-turn', String(d.a.turn));
+});
+
+test('two dropped files: one on the page is A, one on Compare with… is B', async ({ page }) => {
+  const want = diffJson(fixture('stale-scores.jsonl'), fixture('drift-and-orphans.jsonl'));
+  await gotoApp(page);
+  await dropFile(page, fixture('stale-scores.jsonl'));
+  await waitLoaded(page);
+  await dropFile(page, fixture('drift-and-orphans.jsonl'), '[data-testid="compare-drop"]');
+  await expect(page.getByTestId('compare-status')).toHaveAttribute('data-state', 'done');
+  // A is still the first file
+  await expect(page.getByTestId('load-status')).toContainText('stale-scores.jsonl');
+  await expectMatchesDiff(page, want);
 });
 
 test('aligned by relative position, two runs of different length compare as diff --align relative does', async ({ page }) => {

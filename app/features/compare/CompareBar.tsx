@@ -1,7 +1,7 @@
 // "Compare with…" in the session bar: B is a sample, a dropped or picked file, a live
 // session of the relay, or another session of the source on screen. Once B is open: its
 // name, its session, the alignment, and Close.
-import { useRef } from 'react';
+import { useRef, type DragEvent } from 'react';
 import { useRelaySessions } from '../../queries/sessions.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { closeCompare, openPartner, setAlign, showPartnerSession } from './compare.ts';
@@ -13,9 +13,23 @@ import './compare.css';
 const ACCEPT = '.jsonl,.json,.gz,.ndjson,application/json,application/gzip,application/x-ndjson';
 const SAMPLES = ['all-faults.jsonl', 'stale-scores.jsonl', 'collapse.jsonl', 'drift-and-orphans.jsonl', 'healthy.jsonl', 'with-bad-lines.jsonl', 'two-sessions-interleaved.jsonl'];
 
+/**
+ * The bar is also a drop zone: a file dropped on it opens as B (dropped anywhere else it
+ * replaces A, as always). Its drop handler runs before the page's, which then leaves it.
+ */
 export function CompareBar() {
   const partner = useCompare((s) => s.partner);
-  return partner === null ? <ComparePicker /> : <PartnerControls />;
+  const onDrop = (e: DragEvent<HTMLSpanElement>): void => {
+    const file = e.dataTransfer.files[0];
+    if (file === undefined) return;
+    e.preventDefault();
+    openPartner({ kind: 'file', name: file.name, file });
+  };
+  return (
+    <span className="compare-drop" data-testid="compare-drop" title="Drop a transcript here to compare with it" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+      {partner === null ? <ComparePicker /> : <PartnerControls />}
+    </span>
+  );
 }
 
 function ComparePicker() {
