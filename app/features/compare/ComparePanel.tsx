@@ -14,6 +14,8 @@ export function ComparePanel() {
   const comparison = useCompare((s) => s.comparison);
   const bSession = useCompare((s) => s.sessionId);
   const aSession = useAnalysis((s) => s.sessionId);
+  const load = useCompare((s) => s.load);
+  const requested = useCompare((s) => s.requested);
   if (partner === null) return null;
   return (
     <section className="panel compare-panel" aria-label="What differs between A and B" data-testid="compare-panel" data-ready={comparison !== null}>
@@ -25,7 +27,15 @@ export function ComparePanel() {
           </span>
         </h2>
       </header>
-      {comparison === null ? <p className="muted">Comparing… (both sessions are analysed, each in its own worker)</p> : <Differences c={comparison} />}
+      {comparison !== null ? (
+        <Differences c={comparison} />
+      ) : load === 'done' && bSession === null ? (
+        <p className="empty" role="alert">
+          B has no session{requested === null ? ' with a turn' : ` ${JSON.stringify(requested)}`}: nothing to compare.
+        </p>
+      ) : (
+        <p className="muted">Comparing… (both sessions are analysed, each in its own worker)</p>
+      )}
     </section>
   );
 }
