@@ -112,6 +112,17 @@ describe('context-health diff --json', () => {
     expect(missing.stderr).toMatch(/no session "nope"/);
   });
 
+  it('--set applies to both files, as check --set does', async () => {
+    const sets = ['--set', 'spread_floor=0.3', '--set', 'min_scored=1'];
+    const [fa, fb] = ['healthy.jsonl', 'stale-scores.jsonl'].map((f) => path.join(SAMPLES, f)) as [string, string];
+    const [ca, cb] = await Promise.all([fa, fb].map(async (f) => JSON.parse((await run(['check', '--json', ...sets, f])).stdout) as CheckReport));
+    const d = JSON.parse((await diffInProcess(['--json', ...sets, fa, fb])).stdout) as DiffJson;
+    const want = expectedFromChecks(ca!.sessions[0]!, cb!.sessions[0]!);
+    expect(d.signals).toEqual(want.signals);
+    // the thresholds matter: without them the counts differ
+    expect(d.signals).not.toEqual(expectedFromChecks(checks.get('healthy.jsonl')!.sessions[0]!, checks.get('stale-scores.jsonl')!.sessions[0]!).signals);
+  }, 120_000);
+
   it('--fail-on-new warning also fails on a new warning incident', async () => {
     // stale-scores vs collapse: collapse brings new warnings (spread_collapse) and faults
     const healthy = path.join(SAMPLES, 'healthy.jsonl');
