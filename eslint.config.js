@@ -74,6 +74,16 @@ export default tseslint.config(
     },
   },
   {
+    // every spec takes `test` from the helper whose fixture fails it on an unexpected page error
+    files: ['e2e/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@playwright/test', importNames: ['test', 'expect'], message: 'import test and expect from ./helpers/test.ts: its fixture fails a test on an unexpected page error.' }] },
+      ],
+    },
+  },
+  {
     files: ['app/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: {

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { openFromHash, warmUp } from './analysis.ts';
+import { openCompareFromHash } from './features/compare/compare.ts';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
 import { TopBar } from './features/sources/TopBar.tsx';
@@ -17,11 +18,15 @@ export function App() {
   const source = useAnalysis((s) => s.source);
   useEffect(() => {
     warmUp();
-    openFromHash();
+    const openView = (): void => {
+      openFromHash();
+      openCompareFromHash();
+    };
+    openView();
     // our own hash updates use replaceState, which fires no hashchange: this is a link
     // pasted or edited in the address bar, or Back/Forward
-    window.addEventListener('hashchange', openFromHash);
-    return () => window.removeEventListener('hashchange', openFromHash);
+    window.addEventListener('hashchange', openView);
+    return () => window.removeEventListener('hashchange', openView);
   }, []);
   useEffect(() => prefetchWorkspaceWhenIdle(), []);
   return (

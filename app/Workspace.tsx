@@ -2,6 +2,8 @@
 // App loads this module lazily: it carries Recharts, React Flow and the PNG exporter,
 // which the welcome screen does not need (docs/dashboard.md, "What loads when").
 import { Charts } from './features/charts/Charts.tsx';
+import { ComparePanel } from './features/compare/ComparePanel.tsx';
+import { CompareVerdicts } from './features/compare/CompareVerdicts.tsx';
 import { FindingsList } from './features/findings/FindingsList.tsx';
 import { SignalSummary } from './features/findings/SignalSummary.tsx';
 import { SpanInspector } from './features/inspector/SpanInspector.tsx';
@@ -16,6 +18,8 @@ export function Workspace() {
     <main className="workspace">
       <section className="main-col" aria-label="Charts">
         <VerdictBanner />
+        <CompareVerdicts />
+        <ComparePanel />
         <Charts />
       </section>
       <aside className="side-col" aria-label="Findings and details">

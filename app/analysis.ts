@@ -24,6 +24,16 @@ function worker(): AnalysisClient {
 
 const set = (patch: Partial<AnalysisState>): void => useAnalysis.setState(patch);
 
+/** The Worker client of the source on screen: comparing asks it (app/features/compare). */
+export function sourceClient(): AnalysisClient {
+  return worker();
+}
+
+/** The source on screen, so that another of its sessions can be opened beside it. */
+export function currentSource(): Source | null {
+  return lastSource;
+}
+
 /** Starts the Worker (and its sha256) before the first file arrives. */
 export function warmUp(): void {
   worker();

@@ -194,7 +194,7 @@ async function appRun(page: Page, relay: RelayHandle, file: string): Promise<Loa
 }
 
 // Page-side scripts are strings: tsx would wrap inner functions in a helper the page lacks.
-function waitAllChartsScript(turns: number): string {
+export function waitAllChartsScript(turns: number): string {
   return `new Promise((resolve) => {
     const t0 = window.__dropAt ?? window.__t0;
     const check = () => {
@@ -301,7 +301,7 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   console.log(`    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames`);
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }

@@ -1,5 +1,6 @@
 // The terminal report of `check` without --json: what a person reads first.
 import type { CheckReport, SessionReport } from '../core/report.ts';
+import { runsOf } from '../core/incidents.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 
 export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
@@ -60,19 +61,4 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
 function runList(runs: [number, number][], most = 4): string {
   const shown = runs.slice(0, most).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
   return runs.length > most ? `${shown} (+${runs.length - most} more runs)` : shown;
-}
-
-/** Runs of consecutive snapshots (in session order) on which a signal fired. */
-export function runsOf(turns: number[], order: number[]): [number, number][] {
-  const pos = new Map<number, number>();
-  order.forEach((t, i) => pos.set(t, i));
-  const runs: [number, number][] = [];
-  let prevPos = -2;
-  for (const t of turns) {
-    const p = pos.get(t) ?? -1;
-    if (runs.length > 0 && p === prevPos + 1) runs[runs.length - 1]![1] = t;
-    else runs.push([t, t]);
-    prevPos = p;
-  }
-  return runs;
 }

@@ -8,6 +8,7 @@ import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]...
+  context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
 
@@ -19,6 +20,10 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'check':
         return await runCheck(rest);
+      case 'diff': {
+        const { runDiff } = await import('./diff.ts');
+        return await runDiff(rest);
+      }
       case 'serve': {
         const { runServe } = await import('./serve.ts');
         return await runServe(rest);

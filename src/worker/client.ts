@@ -7,6 +7,8 @@ import type { Thresholds } from '../core/config.ts';
 import type { QueryKind, QueryMap, QueryRequest, Request, Source, WorkerEvent } from './protocol.ts';
 
 export type * from './protocol.ts';
+export type * from './compareTypes.ts';
+export { counterpartIndex } from '../core/compare.ts';
 export { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
 export { SIGNALS, SEVERITY, SEVERITY_RANK } from '../core/signals.ts';
 export { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, thresholdProblem } from '../core/config.ts';

@@ -7,6 +7,7 @@ import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/conf
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
+import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { feedHere, type FeedSource, type LineSink } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
@@ -317,6 +318,12 @@ export class Controller {
         const detail = spanDetail(store, turn, spanId, this.o.sha256);
         return { body: detail, transfer: [] };
       }
+      case 'outline': {
+        const outline = outlineWire(store);
+        return { body: outline, transfer: outlineTransferables(outline) };
+      }
+      case 'compare':
+        return { body: compareWith(store, req.query as QueryRequest<'compare'>['query']), transfer: [] };
     }
     throw new Error(`unknown query ${String(req.kind)}`);
   }

@@ -6,6 +6,7 @@ import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
+import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
 
 export type { InputError, Thresholds, Action, Severity, Signal };
 
@@ -66,6 +67,9 @@ export interface QueryMap {
   findingDetails: { query: FindingDetailsQuery; reply: FindingDetail[] };
   turn: { query: TurnQuery; reply: TurnDetail | null };
   span: { query: SpanQuery; reply: SpanDetail | null };
+  /** comparing two sessions (compareQuery.ts): B's Worker sends its outline, A's compares */
+  outline: { query: { sessionId: string }; reply: OutlineWire };
+  compare: { query: CompareQuery; reply: Comparison };
 }
 export type QueryKind = keyof QueryMap;
 

@@ -7,6 +7,7 @@ import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, rankDomain, readout } from './rows.ts';
 import { SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
 
@@ -18,11 +19,13 @@ export function CanaryChart() {
   const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));
   const none = useStableRanges(useMemo(() => (s ? bandRanges(s.noCanary, minW) : []), [s, minW]));
   const hasCanary = s?.hasCanary ?? false;
+  const bLegend = useCompareLegend('rank of its first pinned span');
   const legend: LegendItem[] = [
     ...(s?.canaries ?? []).map((c, k) => ({ label: `pinned ${c.spanId}`, color: color(k), kind: 'line' as const })),
     { label: 'median rank', color: C.median, kind: 'dash' },
     { label: 'below the median (canary_inversion)', color: C.fault, kind: 'dot' },
     { label: 'no scored canary', color: C.shadeNone, kind: 'shade' },
+    ...bLegend,
   ];
   const hover: Readout | undefined = s
     ? (t) =>
@@ -65,6 +68,7 @@ export function CanaryChart() {
             <Shade ranges={inv} fill={C.shadeFault} opacity={0.18} />
             {s && <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />}
             {s?.canaries.map((c, k) => <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />)}
+            <CompareLine pick={B_SERIES.canary} />
             {s && s.inversionX.length > 0 && <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} />}
             <TurnOverlay readout={hover} />
           </ComposedChart>

@@ -7,6 +7,7 @@ import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, meanDomain, readout, tokensDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 export function DriftChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(2);
@@ -18,6 +19,7 @@ export function DriftChart() {
   const inflBands = useStableRanges(useMemo(() => (s ? bandRanges(s.inflation, minW) : []), [s, minW]));
   const driftBands = useStableRanges(useMemo(() => (s ? bandRanges(s.drift, minW) : []), [s, minW]));
   const tol = s?.tolerance ?? 0.05;
+  const bLegend = useCompareLegend('mean relevance');
   const tolPct = `±${+(tol * 100).toFixed(2)}%`;
   const hover: Readout | undefined = s
     ? (t) =>
@@ -47,6 +49,7 @@ export function DriftChart() {
         { label: `previous mean ${tolPct}`, color: C.tolBand, kind: 'area' },
         { label: 'relevance_inflation', color: C.warning, kind: 'dot' },
         { label: 'monotonic_drift', color: C.fault, kind: 'dot' },
+        ...bLegend,
       ]}
     >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -69,6 +72,7 @@ export function DriftChart() {
           {s && <SeriesBand x={s.x} lo={s.bandLow} hi={s.bandHigh} yAxisId="mean" fill={C.tolBand} opacity={0.85} />}
           {s && <SeriesLine x={s.x} y={s.tokens} yAxisId="tokens" stroke={C.tokens} width={1.5} />}
           {s && <SeriesLine x={s.x} y={s.mean} yAxisId="mean" stroke={C.mean} width={2} />}
+          <CompareLine pick={B_SERIES.drift} yAxisId="mean" />
           {s && s.inflationX.length > 0 && <SeriesMarkers x={s.inflationX} y={s.inflationMean} yAxisId="mean" fill={C.warning} shape="triangle" r={4} />}
           {s && s.driftX.length > 0 && <SeriesMarkers x={s.driftX} y={s.driftMean} yAxisId="mean" fill={C.fault} shape="diamond" r={4} />}
           <TurnOverlay readout={hover} />

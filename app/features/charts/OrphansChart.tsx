@@ -8,12 +8,14 @@ import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { countTicks, bandRanges, edgesDomain, readout } from './rows.ts';
 import { SeriesStepArea, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 export function OrphansChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(3);
   const s = view?.orphans;
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
   const yTicks = useMemo(() => countTicks(yEdges[1]), [yEdges]);
+  const bLegend = useCompareLegend('orphan edges');
   const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));
   const hover: Readout | undefined = s ? (t) => readout(s.x, t, [{ label: 'orphan edges', y: s.edges, color: C.fault, digits: 0 }]) : undefined;
   return (
@@ -31,6 +33,7 @@ export function OrphansChart() {
       legend={[
         { label: 'orphan edges', color: C.fault, kind: 'area' },
         { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' },
+        ...bLegend,
       ]}
       footer={<LineageGraph />}
     >
@@ -41,6 +44,7 @@ export function OrphansChart() {
           <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
           <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
           {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
+          <CompareLine pick={B_SERIES.orphans} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>

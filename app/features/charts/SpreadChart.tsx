@@ -7,6 +7,7 @@ import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, readout, scoreDomain, stdevDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, Shade } from './Series.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 export function SpreadChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(0);
@@ -18,6 +19,7 @@ export function SpreadChart() {
   const collapse = useStableRanges(useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]));
   const relCollapse = useStableRanges(useMemo(() => (s ? bandRanges(s.relevanceCollapse, minW) : []), [s, minW]));
   const floor = s?.spreadFloor ?? 0.08;
+  const bLegend = useCompareLegend('stdev of scores');
   const hover: Readout | undefined = s
     ? (t) =>
         readout(s.x, t, [
@@ -46,6 +48,7 @@ export function SpreadChart() {
         { label: 'median score (right axis)', color: C.median, kind: 'dash' },
         { label: 'spread_collapse', color: C.shadeWarn, kind: 'shade' },
         { label: 'relevance_collapse', color: C.shadeFault, kind: 'shade' },
+        ...bLegend,
       ]}
     >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -59,6 +62,7 @@ export function SpreadChart() {
           {s && <SeriesBand x={s.x} lo={s.p10} hi={s.p90} yAxisId="score" fill={C.band} />}
           {s && <SeriesLine x={s.x} y={s.median} yAxisId="score" stroke={C.median} width={1.2} dash="4 3" />}
           {s && <SeriesLine x={s.x} y={s.stdev} yAxisId="stdev" stroke={C.primary} width={2} />}
+          <CompareLine pick={B_SERIES.spread} yAxisId="stdev" />
           <ReferenceLine yAxisId="stdev" y={floor} stroke={C.fault} strokeDasharray="6 4" strokeWidth={1.5} label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }} />
           <TurnOverlay readout={hover} />
         </ComposedChart>

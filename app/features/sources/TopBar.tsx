@@ -3,6 +3,7 @@ import { openFile, openLive, resumeFollow, showSession } from '../../analysis.ts
 import { useRelaySessions } from '../../queries/sessions.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
+import { CompareBar } from '../compare/CompareBar.tsx';
 import { ConnectionStatus } from './ConnectionStatus.tsx';
 
 export const ACCEPT = '.jsonl,.json,.gz,.ndjson,application/json,application/gzip,application/x-ndjson';
@@ -92,6 +93,7 @@ export function TopBar() {
             </select>
           </label>
         )}
+        {source !== null && <CompareBar />}
       </nav>
       {source?.kind === 'live' && (
         <div className="live-controls">

@@ -27,7 +27,8 @@ export function useFileDrop(): boolean {
       const file = e.dataTransfer?.files?.[0];
       depth = 0;
       setOver(false);
-      if (file === undefined) return;
+      // a drop some part of the page took itself (Compare with…'s drop zone) is not a new source
+      if (file === undefined || e.defaultPrevented) return;
       e.preventDefault();
       openFile(file);
     };
