@@ -66,6 +66,20 @@ describe('the nesting limit', () => {
   });
 });
 
+describe('validateMessage on a deep value in a field of the wire format', () => {
+  it('names the wrong kind without walking the value (describing `type` used JSON.stringify, which overflowed)', () => {
+    const deep: unknown = JSON.parse(nestedArrays(100_000));
+    const cases: [unknown, string][] = [
+      [{ type: deep, session_id: 's' }, 'type must be "session" or "snapshot", got an array'],
+      [{ type: 'snapshot', session_id: 's', turn: deep, spans: [] }, 'turn must be a finite number, got an array'],
+      [{ type: 'snapshot', session_id: 's', turn: 1, spans: [{ span_id: deep }] }, 'span 0 span_id must be a string, got an array'],
+      [{ type: 'session', session_id: 's', config: { drift_turns: deep } }, 'config drift_turns must be a finite number, got an array'],
+      [deep, 'a message must be a JSON object, got an array'],
+    ];
+    for (const [value, error] of cases) expect(validateMessage(value)).toEqual({ ok: false, error });
+  });
+});
+
 describe('jsonEqual', () => {
   it('compares values nested 100,000 levels deep without overflowing the stack', () => {
     const a: unknown = JSON.parse(nestedArrays(100_000));

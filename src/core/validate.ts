@@ -92,7 +92,9 @@ function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): str
     case 'invalid_union':
     case 'invalid_value':
       if (issue.path.length === 1 && issue.path[0] === 'type') {
-        return `type must be "session" or "snapshot", got ${JSON.stringify(valueAt(value, issue.path)) ?? 'nothing'}`;
+        // a string is quoted; anything else is named by its kind (JSON.stringify of a deeply nested value would overflow)
+        const type = valueAt(value, issue.path);
+        return `type must be "session" or "snapshot", got ${typeof type === 'string' ? JSON.stringify(type) : kindOf(type)}`;
       }
       return `${where}: ${issue.message}`;
     case 'invalid_type':
