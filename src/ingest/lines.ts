@@ -79,10 +79,9 @@ export class LineSplitter<T = string> {
       if (this.carryBytes === 0 && this.skipped === -1) {
         // A run of empty lines (a file padded with newlines) costs a byte compare each,
         // not a search, a decoding and a message: they count for line numbers only.
-        while (start < chunk.length && chunk[start] === 0x0a) {
-          this.lineNo++;
-          start++;
-        }
+        const from = start;
+        while (start < chunk.length && chunk[start] === 0x0a) start++;
+        this.lineNo += start - from;
       }
       const nl = chunk.indexOf(0x0a, start);
       if (nl === -1) break;

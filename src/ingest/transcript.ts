@@ -37,24 +37,38 @@ export class TranscriptSplitter<T> {
     // Until the first byte that is not white space, nothing is held: the white space only
     // counts for line numbers (JSON ignores it before a line's or the array's first byte),
     // so input of nothing but white space is read in one pass and constant memory.
-    for (let i = 0; i < chunk.length; i++, this.leadingBytes++) {
+    let i = 0;
+    // a BOM: only among the input's first three bytes
+    for (; i < chunk.length && this.leadingBytes + i < 3; i++) {
       const b = chunk[i]!;
-      if (this.leadingBytes < 3 && (b === 0xef || b === 0xbb || b === 0xbf)) continue; // BOM
+      if (b !== 0xef && b !== 0xbb && b !== 0xbf && !isSpace(b)) break;
       if (b === 0x0a) this.leadingNewlines++;
-      else if (b !== 0x20 && b !== 0x0d && b !== 0x09) {
-        this.inner =
-          b === 0x5b
-            ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError, this.options, this.leadingNewlines)
-            : new LineSplitter(this.sink, this.decode, this.options, this.leadingNewlines);
-        return this.inner.push(chunk.subarray(i));
-      }
     }
+    // locals, not fields, in the loop that may see hundreds of MB
+    let newlines = this.leadingNewlines;
+    for (; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === 0x0a) newlines++;
+      else if (b !== 0x20 && b !== 0x0d && b !== 0x09) break;
+    }
+    this.leadingNewlines = newlines;
+    this.leadingBytes += i;
+    if (i === chunk.length) return;
+    this.inner =
+      chunk[i] === 0x5b
+        ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError, this.options, newlines)
+        : new LineSplitter(this.sink, this.decode, this.options, newlines);
+    this.inner.push(chunk.subarray(i));
   }
 
   end(): void {
     // only white space (or nothing): as JSON Lines, that is zero messages
     this.inner?.end();
   }
+}
+
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 /** A transcript's messages as UTF-8 text, decoded by the Web decoder unless told otherwise. */
