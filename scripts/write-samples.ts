@@ -184,7 +184,7 @@ function measure(text: string): Measured {
   if (lines[0] === '[') {
     // the .json array: parse whole, one message per line number
     const arr = JSON.parse(text) as unknown[];
-    arr.forEach((v, k) => take(engine.ingestValue(v, k + 1, JSON.stringify(v))));
+    arr.forEach((v, k) => take(engine.ingestValue(v, k + 1)));
   } else lines.forEach((line, k) => take(engine.ingestLine(line, k + 1)));
   return { sessions: [...bySession.values()], errors };
 

@@ -8,6 +8,8 @@ import { readTranscript, type ReadProgress } from '../node/readFile.ts';
 
 export interface CheckOptions {
   userThresholds: Partial<Thresholds>;
+  /** a longer line or .json element is an input error, not read (src/ingest/lines.ts) */
+  maxLineBytes?: number;
   onProgress?: (p: ReadProgress) => void;
 }
 
@@ -30,6 +32,7 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
     (line, message) => report.addError({ line, message }),
     new NodeLineParser().decode,
     options.onProgress,
+    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
   );
   return { report: report.build(), titles: report.titles };
 }

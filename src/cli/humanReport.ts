@@ -13,7 +13,16 @@ export function humanReport(report: CheckReport, source: string, titles: Readonl
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
     if (report.input_errors.length > 20) out.push(`  … and ${report.input_errors.length - 20} more (see --json)`);
   }
-  return out.join('\n') + '\n';
+  // Titles, ids and bad lines come from the input: a terminal must not act on their control
+  // characters (an ESC starts a sequence that can repaint or retitle the terminal)
+  return out.map(escapeControls).join('\n') + '\n';
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** C0 and C1 control characters and DEL, shown as `\xNN` instead of acted on. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 function sessionSection(s: SessionReport, title: string | undefined): string[] {

@@ -1,16 +1,42 @@
 // `context-health check | serve | replay` (SPEC §6).
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
+import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/report.ts';
+import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { checkTranscript } from './check.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
 
 const USAGE = `usage:
-  context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]...
+  context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
+
+const CHECK_HELP = `usage: context-health check <file|-> [options]
+
+Analyses a transcript (.jsonl, .jsonl.gz or a .json array; - reads stdin; a FIFO or
+<(...) is read as a stream) and prints a report, or with --json the contract §6 object.
+
+options:
+  --json                  print the JSON report instead of the human one
+  --fail-on LEVEL         fault (default), warning or never: the least severity that exits 1
+  --set key=value         a threshold (relevance_tolerance, drift_turns, max_rewrites,
+                          min_scored, spread_floor, collapse_turns); beats the header's config
+  --max-line-bytes N      the longest line (or .json array element) read, in bytes, or with a
+                          suffix K or M (KiB, MiB); default 64M, at most 500M. A longer line is
+                          one input error naming the limit and is not held in memory; reading
+                          goes on after its newline.
+  -h, --help              this text
+
+limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
+${MAX_NESTING} levels deep (arrays and objects) is an input error; blank lines are skipped;
+control characters in the human report are shown escaped (\\x1b).
+
+exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read
+or held no valid snapshot (also for a usage error).
+`;
 
 class UsageError extends Error {}
 
@@ -57,8 +83,14 @@ async function runCheck(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       'fail-on': { type: 'string', default: 'fault' },
       set: { type: 'string', multiple: true, default: [] },
+      'max-line-bytes': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    await writeAll(process.stdout, CHECK_HELP);
+    return 0;
+  }
   if (positionals.length !== 1) throw new UsageError('check takes exactly one file (or - for stdin)');
   const failOn = values['fail-on'];
   if (failOn !== 'fault' && failOn !== 'warning' && failOn !== 'never') {
@@ -70,10 +102,11 @@ async function runCheck(args: string[]): Promise<number> {
     if ('error' in parsed) throw new UsageError(parsed.error);
     userThresholds[parsed.key] = parsed.value;
   }
+  const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : parseByteCount(values['max-line-bytes']);
   const path = positionals[0]!;
   let result;
   try {
-    result = await checkTranscript(path, { userThresholds });
+    result = await checkTranscript(path, { userThresholds, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) });
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
@@ -86,4 +119,14 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;
+}
+
+/** `--max-line-bytes`: bytes, or a whole number of KiB or MiB (`512K`, `64M`). */
+function parseByteCount(text: string): number {
+  const m = /^(\d+)([KM]?)$/i.exec(text.trim());
+  const n = m === null ? Number.NaN : Number(m[1]) * (m[2]!.toUpperCase() === 'M' ? 1 << 20 : m[2]!.toUpperCase() === 'K' ? 1 << 10 : 1);
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_LINE_BYTES) {
+    throw new UsageError(`--max-line-bytes must be a whole number of bytes from 1 to ${formatBytes(MAX_MAX_LINE_BYTES)} (a suffix K or M for KiB or MiB), got ${JSON.stringify(text)}`);
+  }
+  return n;
 }

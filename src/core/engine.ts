@@ -70,11 +70,8 @@ export class Engine {
     return this.ingestParsedLine(value, line, !mayHoldLoneSurrogate(text));
   }
 
-  /**
-   * An already parsed message. Its source text is not needed: replays are recognised on
-   * the parsed value (SPEC §2); the parameter stays for callers that pass it.
-   */
-  ingestValue(value: unknown, line: number, _raw?: string): Outcome {
+  /** An already parsed message, its source text not known (replays are recognised on the parsed value, contract §2). */
+  ingestValue(value: unknown, line: number): Outcome {
     return this.ingestParsedLine(value, line, false);
   }
 

@@ -1,21 +1,30 @@
 // SPEC §2 replayed frames: "a snapshot equal (as parsed JSON) to one already received".
+import { MAX_NESTING } from './nesting.ts';
 import type { SpanTable } from './spanTable.ts';
 
-/** Deep equality of two parsed JSON values (object key order does not matter). */
+/**
+ * Deep equality of two parsed JSON values (object key order does not matter). Iterative,
+ * with its own stack: whatever the nesting, it cannot overflow the call stack.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push(x[i], y[i]);
+      continue;
+    }
+    if (Array.isArray(y)) return false;
+    const kx = Object.keys(x);
+    if (kx.length !== Object.keys(y).length) return false;
+    for (const k of kx) {
+      if (!Object.hasOwn(y, k)) return false;
+      pending.push((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]);
+    }
   }
   return true;
 }
@@ -49,27 +58,26 @@ export interface SpanFacts {
  * previous snapshot's, by index; the returned one replaces it), and a text_sha256 that
  * matches its text counts as "matches" (it is then a function of the text), so only
  * changed spans are hashed. The wire format's span fields are read from `table` (validation
- * wrote them there; see spanTable.ts); the span objects are only enumerated, for fields the
- * wire format does not name.
+ * wrote them there; see spanTable.ts), and so is the hash of the fields it does not name
+ * (`spanObjectHash`: validation enumerates each span's keys for the nesting limit anyway).
  */
 export function snapshotFingerprint(snap: { spans: readonly object[] }, table: SpanTable, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
-  const spans = snap.spans;
-  const n = spans.length;
+  const n = snap.spans.length;
   const hashes = new Int32Array(n);
   let spansHash = 0x5bd1e995 ^ n;
   for (let i = 0; i < n; i++) {
     const j = facts.sameTextAt(i);
-    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(table.ids[i]!, valueHash(table.texts[i]!));
+    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(table.ids[i]!, stringValueHash(table.texts[i]!));
     hashes[i] = head;
     const claim = table.claims[i]!;
-    const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : valueHash(claim);
-    spansHash = Math.imul(spansHash ^ spanHash(spans[i]!, table, i, head, claimHash), 0x01000193);
+    const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : claim === null ? NULL_HASH : stringValueHash(claim);
+    spansHash = Math.imul(spansHash ^ spanHash(table, i, head, claimHash), 0x01000193);
   }
   let sum = 0;
   let keys = 0;
   for (const key in snap) {
     const v = (snap as Record<string, unknown>)[key];
-    sum = (sum + entryHash(key, key === 'spans' ? fmix(spansHash) : valueHash(v))) | 0;
+    sum = (sum + entryHash(key, key === 'spans' ? fmix(spansHash) : valueHash(v, 2))) | 0;
     keys++;
   }
   return { hash: fmix(sum ^ Math.imul(keys, 0x27d4eb2f)) >>> 0, memo: hashes };
@@ -99,22 +107,39 @@ function fmix(h: number): number {
   return h ^ (h >>> 16);
 }
 
-function valueHash(v: unknown): number {
-  if (v === null) return 0x3c6ef372;
+const NULL_HASH = 0x3c6ef372;
+
+function stringValueHash(s: string): number {
+  return fmix(stringHash(s) ^ 0x1b873593);
+}
+
+/**
+ * Set when valueHash met an array or object deeper than MAX_NESTING: the walk stops there
+ * (so it cannot overflow the stack), and validation turns the message into an input error.
+ */
+let tooDeep = false;
+
+/** `level`: the nesting level `v` stands at (the message is 1). */
+function valueHash(v: unknown, level: number): number {
+  if (v === null) return NULL_HASH;
   switch (typeof v) {
     case 'string':
-      return fmix(stringHash(v) ^ 0x1b873593);
+      return stringValueHash(v);
     case 'number':
       return numberHash(v);
     case 'boolean':
       return v ? 0x2545f491 : 0x4f1bbcdd;
     case 'object': {
+      if (level > MAX_NESTING) {
+        tooDeep = true;
+        return 0;
+      }
       if (Array.isArray(v)) {
         let h = 0x7feb352d ^ v.length;
-        for (let i = 0; i < v.length; i++) h = Math.imul(h ^ valueHash(v[i]), 0x01000193);
+        for (let i = 0; i < v.length; i++) h = Math.imul(h ^ valueHash(v[i], level + 1), 0x01000193);
         return fmix(h);
       }
-      return objectHash(v);
+      return objectHash(v, level);
     }
     default:
       return 0x68e31da4;
@@ -122,14 +147,32 @@ function valueHash(v: unknown): number {
 }
 
 /** Order-independent: the entries' hashes are summed. */
-function objectHash(o: object): number {
+function objectHash(o: object, level: number): number {
   let sum = 0;
   let keys = 0;
   for (const key in o) {
-    sum = (sum + entryHash(key, valueHash((o as Record<string, unknown>)[key]))) | 0;
+    sum = (sum + entryHash(key, valueHash((o as Record<string, unknown>)[key], level + 1))) | 0;
     keys++;
   }
   return fmix(sum ^ Math.imul(keys, 0x165667b1));
+}
+
+/**
+ * The part of a span's fingerprint that comes from the span object itself: the fields the
+ * wire format does not name, and how many keys it has. NaN when an unknown field nests
+ * deeper than MAX_NESTING. Validation calls this (it enumerates each span's keys once, for
+ * the depth limit and this hash together) and keeps the result in the SpanTable.
+ */
+export function spanObjectHash(span: object): number {
+  tooDeep = false;
+  let unknown = 0;
+  let keys = 0;
+  for (const key in span) {
+    keys++;
+    // a span stands at level 3 (message, spans, span): its fields' values at level 4
+    if (!isSpanKey(key)) unknown = (unknown + entryHash(key, valueHash((span as Record<string, unknown>)[key], 4))) | 0;
+  }
+  return tooDeep ? Number.NaN : unknown ^ Math.imul(keys, 0x165667b1);
 }
 
 const ABSENT = 0x2f0f5d1b;
@@ -143,7 +186,7 @@ function spanHead(id: string, textHash: number): number {
  * Span i, validated: the wire format's fields by name (so their order does not matter),
  * from its `spanHead` and its text_sha256's hash, then any unknown fields of the object.
  */
-function spanHash(span: object, t: SpanTable, i: number, head: number, claimHash: number): number {
+function spanHash(t: SpanTable, i: number, head: number, claimHash: number): number {
   const score = t.scores[i]!;
   let h = Math.imul(head ^ (Number.isNaN(score) ? ABSENT ^ 1 : numberHash(score)), 0x01000193);
   h = Math.imul(h ^ claimHash, 0x01000193);
@@ -161,13 +204,7 @@ function spanHash(span: object, t: SpanTable, i: number, head: number, claimHash
   h = Math.imul(h ^ (pinned === -1 ? ABSENT : pinned === 1 ? 0x2545f491 : 0x4f1bbcdd), 0x01000193);
   const role = t.roles[i];
   h = Math.imul(h ^ (role === undefined ? ABSENT : fmix(stringHash(role))), 0x01000193);
-  let unknown = 0;
-  let keys = 0;
-  for (const key in span) {
-    keys++;
-    if (!isSpanKey(key)) unknown = (unknown + entryHash(key, valueHash((span as Record<string, unknown>)[key]))) | 0;
-  }
-  return fmix(h ^ unknown ^ Math.imul(keys, 0x165667b1));
+  return fmix(h ^ t.objectHashes[i]!);
 }
 
 function isSpanKey(key: string): boolean {

@@ -21,7 +21,7 @@ export interface CheckReport {
 
 export class ReportBuilder {
   private readonly bySession = new Map<string, SessionReport>();
-  readonly inputErrors: InputError[] = [];
+  private readonly inputErrors: InputError[] = [];
   /** header titles, for the human report (not part of the SPEC §6 JSON shape) */
   readonly titles = new Map<string, string>();
 
@@ -45,16 +45,6 @@ export class ReportBuilder {
 
   addError(error: InputError): void {
     this.inputErrors.push(error);
-  }
-
-  title(sessionId: string): string | undefined {
-    return this.titles.get(sessionId);
-  }
-
-  get snapshotCount(): number {
-    let n = 0;
-    for (const s of this.bySession.values()) n += s.turns;
-    return n;
   }
 
   build(): CheckReport {

@@ -61,7 +61,3 @@ export interface Verdict {
   recompute: string[];
   drop: string[];
 }
-
-export function isSignal(s: string): s is Signal {
-  return (SIGNALS as readonly string[]).includes(s);
-}

@@ -6,6 +6,8 @@
 // rejects goes through zod to get the precise reason. A property test
 // (validate.property.test.ts) holds the two to the same verdict on random input.
 import type { z } from 'zod';
+import { spanObjectHash } from './equality.ts';
+import { exceedsNesting, tooDeepMessage } from './nesting.ts';
 import { SpanTable } from './spanTable.ts';
 import { messageSchema, type Message, type Span } from './wire.ts';
 
@@ -42,21 +44,42 @@ export function mayHoldLoneSurrogate(json: string): boolean {
   return json.includes('\\ud') || json.includes('\\uD');
 }
 
-/** Rules a JSON Schema cannot say: unique span ids, well-formed UTF-16 strings. */
+/**
+ * Rules a JSON Schema cannot say: unique span ids, well-formed UTF-16 strings, and the
+ * nesting limit (nesting.ts). The limit is checked where it can be cheaply: the wire
+ * format's own fields are already known to be shallow, so only the message's other fields
+ * are walked, and each span's unknown fields in the same enumeration of its keys that
+ * hashes them for the replay fingerprint (`spanObjectHash`, kept in the table).
+ */
 function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean): Validated {
   if (!stringsWellFormed && !message.session_id.isWellFormed()) return { ok: false, error: 'session_id contains a lone surrogate (not valid Unicode)' };
+  const deepField = tooDeepField(message);
+  if (deepField !== undefined) return { ok: false, error: tooDeepMessage(`field ${JSON.stringify(deepField)}`) };
   if (message.type !== 'snapshot' || table === null) return { ok: true, message };
-  const { ids, texts, index } = table;
+  const { ids, texts, index, objectHashes } = table;
+  const spans = message.spans;
   index.clear(); // SpanTable.of (the zod path) has filled it, keeping the last of duplicate ids
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     if (index.has(id)) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
     index.set(id, i);
+    const objectHash = spanObjectHash(spans[i]!);
+    if (Number.isNaN(objectHash)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
+    objectHashes[i] = objectHash;
     if (stringsWellFormed) continue;
     if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
     if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
   return { ok: true, message, spans: table };
+}
+
+/** A top-level field nested deeper than the limit allows; a snapshot's spans are checked span by span. */
+function tooDeepField(message: Message): string | undefined {
+  for (const key in message) {
+    if (key === 'spans' && message.type === 'snapshot') continue;
+    if (exceedsNesting((message as Record<string, unknown>)[key], 2)) return key;
+  }
+  return undefined;
 }
 
 function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): string {
@@ -69,7 +92,9 @@ function describeIssue(value: unknown, issue: z.core.$ZodIssue | undefined): str
     case 'invalid_union':
     case 'invalid_value':
       if (issue.path.length === 1 && issue.path[0] === 'type') {
-        return `type must be "session" or "snapshot", got ${JSON.stringify(valueAt(value, issue.path)) ?? 'nothing'}`;
+        // a string is quoted; anything else is named by its kind (JSON.stringify of a deeply nested value would overflow)
+        const type = valueAt(value, issue.path);
+        return `type must be "session" or "snapshot", got ${typeof type === 'string' ? JSON.stringify(type) : kindOf(type)}`;
       }
       return `${where}: ${issue.message}`;
     case 'invalid_type':

@@ -1,7 +1,7 @@
 // A `.json` transcript is one JSON array of messages (SPEC §2). It may be far larger than
 // one string can hold, so it is split on bytes into its top-level elements, each handed
 // on like a JSONL line, numbered by the file line its element starts on.
-import { copyOf, type DecodeFailure, type LineDecoder, type LineSink } from './lines.ts';
+import { copyOf, DEFAULT_MAX_LINE_BYTES, tooLongMessage, type DecodeFailure, type LineDecoder, type LineSink, type SplitOptions } from './lines.ts';
 
 const enum_ = { BeforeArray: 0, BeforeElement: 1, InElement: 2, AfterElement: 3, Done: 4 } as const;
 type State = (typeof enum_)[keyof typeof enum_];
@@ -11,17 +11,28 @@ export class JsonArraySplitter<T = string> {
   private depth = 0;
   private inString = false;
   private escaped = false;
-  private line = 1;
+  private line: number;
   private elementLine = 1;
   private parts: Uint8Array[] = [];
+  /** bytes held in `parts` */
+  private partsBytes = 0;
+  /** bytes of the current element once it is known to be over the limit (nothing of it is held), else −1 */
+  private skipped = -1;
+  private readonly maxElementBytes: number;
   /** set when the bytes are not an array of values; reported once, at end() */
   private structureError: { line: number; message: string } | null = null;
 
+  /** `linesBefore`: lines of the input already consumed by the caller (white space before the array) */
   constructor(
     private readonly sink: LineSink<T>,
     private readonly decode: LineDecoder<T>,
     private readonly onStructureError: (line: number, message: string) => void,
-  ) {}
+    options: SplitOptions = {},
+    linesBefore = 0,
+  ) {
+    this.maxElementBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.line = 1 + linesBefore;
+  }
 
   push(chunk: Uint8Array): void {
     let elementStart = this.state === enum_.InElement ? 0 : -1;
@@ -90,7 +101,21 @@ export class JsonArraySplitter<T = string> {
         this.state = b === 0x2c ? enum_.BeforeElement : enum_.AfterElement;
       }
     }
-    if (this.state === enum_.InElement && elementStart !== -1) this.parts.push(copyOf(chunk, elementStart));
+    if (this.state === enum_.InElement && elementStart !== -1) this.hold(chunk, elementStart);
+  }
+
+  /** The rest of the chunk, from `start`, belongs to the element being read: held, or counted once it is over the limit. */
+  private hold(chunk: Uint8Array, start: number): void {
+    const rest = chunk.length - start;
+    if (this.skipped !== -1) this.skipped += rest;
+    else if (this.partsBytes + rest > this.maxElementBytes) {
+      this.skipped = this.partsBytes + rest;
+      this.parts = [];
+      this.partsBytes = 0;
+    } else {
+      this.parts.push(copyOf(chunk, start));
+      this.partsBytes += rest;
+    }
   }
 
   end(): void {
@@ -103,6 +128,14 @@ export class JsonArraySplitter<T = string> {
   }
 
   private finishElement(chunk: Uint8Array, start: number, end: number): void {
+    const length = this.skipped !== -1 ? this.skipped + end : this.partsBytes + end - (this.parts.length === 0 ? start : 0);
+    if (this.skipped !== -1 || length > this.maxElementBytes) {
+      this.skipped = -1;
+      this.parts = [];
+      this.partsBytes = 0;
+      this.sink({ error: tooLongMessage('element', length, this.maxElementBytes) }, this.elementLine);
+      return;
+    }
     let bytes: Uint8Array;
     let from = 0;
     let to: number;
@@ -121,6 +154,7 @@ export class JsonArraySplitter<T = string> {
         at += p.length;
       }
       this.parts = [];
+      this.partsBytes = 0;
       to = total;
     }
     let text: T | DecodeFailure;
@@ -136,6 +170,8 @@ export class JsonArraySplitter<T = string> {
     this.structureError ??= { line: this.line, message };
     this.state = enum_.Done;
     this.parts = [];
+    this.partsBytes = 0;
+    this.skipped = -1;
   }
 }
 

@@ -2,7 +2,7 @@
 // messages, told apart by the first byte that is not white space ('[' = array). Gzip is
 // unwrapped before this (see isGzip) by the platform's decompressor.
 import { JsonArraySplitter } from './jsonArray.ts';
-import { copyOf, LineSplitter, webDecoder, type LineDecoder, type LineSink } from './lines.ts';
+import { LineSplitter, webDecoder, type LineDecoder, type LineSink, type SplitOptions } from './lines.ts';
 
 export type StructureErrorSink = (line: number, message: string) => void;
 
@@ -10,15 +10,21 @@ export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-/** Splits a transcript's bytes into messages (JSONL lines or array elements), each handed to `decode`. */
+/**
+ * Splits a transcript's bytes into messages (JSONL lines or array elements), each handed to
+ * `decode`. `options.maxLineBytes` bounds a line, or an array element (lines.ts).
+ */
 export class TranscriptSplitter<T> {
   private inner: LineSplitter<T> | JsonArraySplitter<T> | null = null;
-  private pending: Uint8Array[] = [];
+  /** while the format is not known: bytes seen (all white space or a leading BOM) and their newlines */
+  private leadingBytes = 0;
+  private leadingNewlines = 0;
 
   constructor(
     private readonly sink: LineSink<T>,
     private readonly onStructureError: StructureErrorSink,
     private readonly decode: LineDecoder<T>,
+    private readonly options: SplitOptions = {},
   ) {}
 
   get format(): 'jsonl' | 'json-array' | 'unknown' {
@@ -28,42 +34,46 @@ export class TranscriptSplitter<T> {
 
   push(chunk: Uint8Array): void {
     if (this.inner !== null) return this.inner.push(chunk);
-    // held until the format is known: a copy, since callers may reuse their chunk buffers
-    this.pending.push(copyOf(chunk, 0));
-    const first = firstSignificantByte(this.pending);
-    if (first === undefined) return;
-    this.inner = first === 0x5b ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError) : new LineSplitter(this.sink, this.decode);
-    const held = this.pending;
-    this.pending = [];
-    for (const c of held) this.inner.push(c);
+    // Until the first byte that is not white space, nothing is held: the white space only
+    // counts for line numbers (JSON ignores it before a line's or the array's first byte),
+    // so input of nothing but white space is read in one pass and constant memory.
+    let i = 0;
+    // a BOM: only among the input's first three bytes
+    for (; i < chunk.length && this.leadingBytes + i < 3; i++) {
+      const b = chunk[i]!;
+      if (b !== 0xef && b !== 0xbb && b !== 0xbf && !isSpace(b)) break;
+      if (b === 0x0a) this.leadingNewlines++;
+    }
+    // locals, not fields, in the loop that may see hundreds of MB
+    let newlines = this.leadingNewlines;
+    for (; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === 0x0a) newlines++;
+      else if (b !== 0x20 && b !== 0x0d && b !== 0x09) break;
+    }
+    this.leadingNewlines = newlines;
+    this.leadingBytes += i;
+    if (i === chunk.length) return;
+    this.inner =
+      chunk[i] === 0x5b
+        ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError, this.options, newlines)
+        : new LineSplitter(this.sink, this.decode, this.options, newlines);
+    this.inner.push(chunk.subarray(i));
   }
 
   end(): void {
-    if (this.inner === null) {
-      // only white space (or nothing): as JSON Lines, that is zero messages
-      this.inner = new LineSplitter(this.sink, this.decode);
-      for (const c of this.pending) this.inner.push(c);
-    }
-    this.inner.end();
+    // only white space (or nothing): as JSON Lines, that is zero messages
+    this.inner?.end();
   }
 }
 
-function firstSignificantByte(chunks: Uint8Array[]): number | undefined {
-  let index = 0;
-  for (const c of chunks) {
-    for (let i = 0; i < c.length; i++, index++) {
-      const b = c[i]!;
-      if (index < 3 && (b === 0xef || b === 0xbb || b === 0xbf)) continue; // BOM
-      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
-      return b;
-    }
-  }
-  return undefined;
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
 /** A transcript's messages as UTF-8 text, decoded by the Web decoder unless told otherwise. */
 export class TranscriptReader extends TranscriptSplitter<string> {
-  constructor(sink: LineSink, onStructureError: StructureErrorSink, decode: LineDecoder = webDecoder) {
-    super(sink, onStructureError, decode);
+  constructor(sink: LineSink, onStructureError: StructureErrorSink, decode: LineDecoder = webDecoder, options: SplitOptions = {}) {
+    super(sink, onStructureError, decode, options);
   }
 }

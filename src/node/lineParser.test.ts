@@ -112,6 +112,13 @@ describe('NodeLineParser agrees with JSON.parse of the UTF-8 text', () => {
     expect(expectExact(parser, utf8('{"spans":[{"span_id":"a","text":"\\ud800 é"}]}'))).toBe('text');
   });
 
+  it('hands a line nested past the limit, with non-ASCII outside span texts, on as its text instead of throwing', () => {
+    // decodeDeep is recursive: at 100,000 levels it overflowed, and the splitter reported "not valid UTF-8"
+    const deep = '{"type":"snapshot","session_id":"s","turn":1,"spans":[],"meta":' + '['.repeat(100_000) + '"é"' + ']'.repeat(100_000) + '}';
+    const decoded = new NodeLineParser().decode(utf8(deep), 0, utf8(deep).length);
+    expect(decoded).toBe(deep);
+  });
+
   it('a span text is decoded afresh when it changes under the same id, also to one of the same length', () => {
     const parser = new NodeLineParser();
     const texts = ['café', 'cafè', 'cafè', 'ascii', 'ascii', '🌍🌍', 'cafè'];

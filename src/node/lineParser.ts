@@ -11,6 +11,7 @@
 // path is taken, and any line it cannot prove that for goes the ordinary way (returned as
 // its UTF-8 text, which the engine parses itself).
 import { Buffer, isAscii, isUtf8 } from 'node:buffer';
+import { exceedsNesting } from '../core/nesting.ts';
 import type { LineDecoder } from '../ingest/lines.ts';
 
 /**
@@ -58,7 +59,10 @@ export class NodeLineParser {
     // every byte ≥ 0x80 of the line is inside one string literal; as latin1 each is one char,
     // which UTF-8 encodes in two bytes
     const high = Buffer.byteLength(latin1, 'utf8') - latin1.length;
-    return { parsed: this.decodeSpanTexts(value, high) ? value : decodeDeep(value) };
+    if (this.decodeSpanTexts(value, high)) return { parsed: value };
+    // decodeDeep recurses: a value past the nesting limit goes the ordinary way, and the
+    // engine's validation makes it an input error naming the limit
+    return exceedsNesting(value, 1) ? buf.toString('utf8') : { parsed: decodeDeep(value) };
   };
 
   /**

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { LineDecoder, LineSink } from '../ingest/lines.ts';
+import type { LineDecoder, LineSink, SplitOptions } from '../ingest/lines.ts';
 import { isGzip, TranscriptSplitter, type StructureErrorSink } from '../ingest/transcript.ts';
 
 export interface ReadProgress {
@@ -18,12 +18,16 @@ export async function readTranscript<T>(
   onStructureError: StructureErrorSink,
   decode: LineDecoder<T>,
   onProgress?: (p: ReadProgress) => void,
+  split: SplitOptions = {},
 ): Promise<{ format: string; gzip: boolean }> {
   const fromStdin = path === '-';
-  const bytesTotal = fromStdin ? null : (await fs.promises.stat(path)).size;
-  if (!fromStdin && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal ?? 0, new TranscriptSplitter(sink, onStructureError, decode), onProgress);
+  // Only a regular file can be read at positions (ahead, and its first bytes twice): a FIFO,
+  // a process substitution `<(…)` or a device is read as a stream, like stdin (ESPIPE otherwise).
+  const stat = fromStdin ? null : await fs.promises.stat(path);
+  const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
+  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, new TranscriptSplitter(sink, onStructureError, decode, split), onProgress);
   const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
-  const reader = new TranscriptSplitter(sink, onStructureError, decode);
+  const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
   let bytesRead = 0;
   let gzip = false;
   let source: AsyncIterable<Buffer> = raw;

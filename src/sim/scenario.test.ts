@@ -28,7 +28,7 @@ function run(opts: ScenarioOptions): Run {
   messages.forEach((msg, i) => {
     const checked = validateMessage(JSON.parse(JSON.stringify(msg)));
     if (!checked.ok) throw new Error(`message ${i + 1} is not valid wire format: ${checked.error}`);
-    const outcome = engine.ingestValue(msg, i + 1, JSON.stringify(msg));
+    const outcome = engine.ingestValue(msg, i + 1);
     if (outcome.kind === 'error') throw new Error(`message ${i + 1}: ${outcome.error.message}`);
     if (outcome.kind === 'turn') {
       findings.push(...outcome.result.findings);

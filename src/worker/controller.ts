@@ -231,9 +231,9 @@ export class Controller {
       url: wsUrl,
       since: 0,
       createSocket: this.o.createSocket,
-      onMessage: (seq, data, raw) => {
+      onMessage: (seq, data) => {
         job.lines = seq;
-        job.take(job.engine.ingestValue(data, seq, raw));
+        job.take(job.engine.ingestValue(data, seq));
         this.scheduleSummary(job);
       },
       onBadFrame: (seq, message) => {

@@ -21,7 +21,7 @@ function build(turns: number, limits?: StoreLimits, spans = 30): { store: Sessio
   const fired = new Map<Signal, number[]>();
   let line = 0;
   for (const m of simulateSession({ seed: 3, sessionId: 'run', turns, spans, faults: allFaults(turns) }, sha256)) {
-    const o = engine.ingestValue(m, ++line, JSON.stringify(m));
+    const o = engine.ingestValue(m, ++line);
     if (o.kind !== 'turn') continue;
     store.record(o.result, o.snapshot);
     for (const f of o.result.findings) fired.set(f.signal, [...(fired.get(f.signal) ?? []), f.turn]);

@@ -45,7 +45,7 @@ function runOracle(snapshots: Snapshot[]): { prune_raises: boolean; integrity_ra
 function engineSignals(snapshots: Snapshot[]): Set<string>[] {
   const engine = new Engine({ sha256: nodeSha256 });
   return snapshots.map((s, i) => {
-    const outcome = engine.ingestValue(s, i + 1, JSON.stringify(s));
+    const outcome = engine.ingestValue(s, i + 1);
     if (outcome.kind !== 'turn') throw new Error(`turn ${s.turn} was not analysed: ${JSON.stringify(outcome)}`);
     return new Set(outcome.result.findings.map((f) => f.signal));
   });
