@@ -70,6 +70,7 @@ export class AnalysisClient {
     return new Promise((resolve, reject) => {
       this.pending.set(req, { job, resolve: resolve as (b: unknown) => void, reject });
       const message: QueryRequest<K> = { type: 'query', job, req, kind, query };
+      // TypeScript cannot see that a query of a generic kind K is a member of the union
       this.worker.postMessage(message as QueryRequest);
     });
   }

@@ -8,10 +8,10 @@ import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
-import { feedHere, type FeedSource, type LineSink } from './lineFeed.ts';
+import { feedHere, type FeedSource, type FeedSink } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
-import { ACTIONS, DEFAULT_LIMITS, SessionStore, type StoreLimits } from './sessionStore.ts';
+import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
@@ -30,7 +30,7 @@ export interface ControllerOptions {
 
 class Job {
   readonly engine: Engine;
-  readonly stores = new Map<string, SessionStore>();
+  readonly stores = new Map<string, TurnColumnStore>();
   readonly errors: InputError[] = [];
   errorCount = 0;
   lines = 0;
@@ -91,11 +91,11 @@ class Job {
     if (this.errors.length < MAX_LISTED_ERRORS) this.errors.push(error);
   }
 
-  store(sid: string): SessionStore {
+  store(sid: string): TurnColumnStore {
     let s = this.stores.get(sid);
     if (s === undefined) {
       const th = this.engine.thresholds(sid) ?? resolveThresholds(undefined, this.userThresholds);
-      s = new SessionStore(sid, th, this.limits);
+      s = new TurnColumnStore(sid, th, this.limits);
       this.stores.set(sid, s);
     }
     return s;
@@ -113,7 +113,7 @@ class Job {
   }
 }
 
-function applyHeader(store: SessionStore, header: SessionHeader): void {
+function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
   store.title = header.title ?? null;
   const config: Partial<Thresholds> = {};
   for (const key of THRESHOLD_KEYS) {
@@ -123,7 +123,7 @@ function applyHeader(store: SessionStore, header: SessionHeader): void {
   store.headerConfig = config;
 }
 
-export function sessionSummary(s: SessionStore): SessionSummary {
+export function sessionSummary(s: TurnColumnStore): SessionSummary {
   const n = s.turnCount;
   const counts: Partial<Record<Signal, number>> = {};
   SIGNALS.forEach((sig, i) => {
@@ -176,7 +176,7 @@ export class Controller {
   }
 
   /** The current job's stores, for tests. */
-  get stores(): ReadonlyMap<string, SessionStore> {
+  get stores(): ReadonlyMap<string, TurnColumnStore> {
     return this.job?.stores ?? new Map();
   }
 
@@ -187,13 +187,13 @@ export class Controller {
 
   private async open(req: OpenRequest): Promise<void> {
     if (this.job !== null) this.stopJob(this.job, 'replaced by a new source');
-    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_LIMITS);
+    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_STORE_LIMITS);
     this.job = job;
     if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
     let state: LoadState = 'done';
     let message: string | null = null;
     const source: FeedSource = req.source.kind === 'file' ? { kind: 'file', file: req.source.file } : { kind: 'url', url: req.source.url };
-    const sink: LineSink = {
+    const sink: FeedSink = {
       line: (text, lineNo) => {
         job.lines = lineNo;
         job.line(text, lineNo);
@@ -230,9 +230,9 @@ export class Controller {
       url: wsUrl,
       since: 0,
       createSocket: this.o.createSocket,
-      onMessage: (seq, data, raw) => {
+      onMessage: (seq, data) => {
         job.lines = seq;
-        job.take(job.engine.ingestValue(data, seq, raw));
+        job.take(job.engine.ingestValue(data, seq));
         this.scheduleSummary(job);
       },
       onBadFrame: (seq, message) => {
@@ -292,12 +292,11 @@ export class Controller {
   }
 
   private answer(job: Job, req: QueryRequest): { body: unknown; transfer: Transferable[] } {
-    const q = req.query as { sessionId: string };
-    const store = job.stores.get(q.sessionId);
-    if (store === undefined) throw new Error(`no session ${JSON.stringify(q.sessionId)} in this source`);
+    const store = job.stores.get(req.query.sessionId);
+    if (store === undefined) throw new Error(`no session ${JSON.stringify(req.query.sessionId)} in this source`);
     switch (req.kind) {
       case 'view': {
-        const view = shapeView(store, req.query as QueryRequest<'view'>['query']);
+        const view = shapeView(store, req.query);
         return { body: view, transfer: transferables(view) };
       }
       case 'findings': {
@@ -305,20 +304,18 @@ export class Controller {
         return { body: index, transfer: transferables(index) };
       }
       case 'findingDetails': {
-        const { indices } = req.query as QueryRequest<'findingDetails'>['query'];
+        const { indices } = req.query;
         return { body: indices.filter((i) => i >= 0 && i < store.findingTurn.length).map((i) => findingDetail(store, i)), transfer: [] };
       }
       case 'turn': {
-        const { turn, graph } = req.query as QueryRequest<'turn'>['query'];
+        const { turn, graph } = req.query;
         return { body: turnDetail(store, turn, graph), transfer: [] };
       }
       case 'span': {
-        const { turn, spanId } = req.query as QueryRequest<'span'>['query'];
-        const detail = spanDetail(store, turn, spanId, this.o.sha256);
-        return { body: detail, transfer: [] };
+        const { turn, spanId } = req.query;
+        return { body: spanDetail(store, turn, spanId, this.o.sha256), transfer: [] };
       }
     }
-    throw new Error(`unknown query ${String(req.kind)}`);
   }
 }
 

@@ -7,7 +7,7 @@ import { openFile, openUrl, readBytes } from './fileSource.ts';
 
 export type FeedSource = { kind: 'file'; file: Blob } | { kind: 'url'; url: string };
 
-export interface LineSink {
+export interface FeedSink {
   line(text: string, lineNo: number): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
@@ -21,7 +21,7 @@ export interface FeedResult {
 }
 
 /** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: LineSink): Promise<FeedResult> {
+export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   const reader = new TranscriptReader(

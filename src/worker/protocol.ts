@@ -69,13 +69,20 @@ export interface QueryMap {
 }
 export type QueryKind = keyof QueryMap;
 
-export interface QueryRequest<K extends QueryKind = QueryKind> {
+/** A query of one kind: its `query` is the one that kind takes. */
+export interface QueryRequestOf<K extends QueryKind> {
   type: 'query';
   job: number;
   req: number;
   kind: K;
   query: QueryMap[K]['query'];
 }
+
+/**
+ * The queries of kinds K (every kind by default) as one union discriminated by `kind`, so
+ * a switch on it narrows `query`; generic over K so a caller can build one of kind K.
+ */
+export type QueryRequest<K extends QueryKind = QueryKind> = { [P in K]: QueryRequestOf<P> }[K];
 
 export type Request = OpenRequest | CancelRequest | QueryRequest;
 
@@ -292,7 +299,7 @@ export interface GraphEdge {
   missing: boolean;
 }
 
-export interface LineageGraph {
+export interface LineageGraphData {
   nodes: GraphNode[];
   edges: GraphEdge[];
   /** live spans with no derived_from edge at all, left out of the drawing */
@@ -315,7 +322,7 @@ export interface TurnDetail {
   findings: FindingDetail[];
   /** null when this turn's per-span rows were evicted from the bounded store */
   spans: SpanRow[] | null;
-  graph: LineageGraph | null;
+  graph: LineageGraphData | null;
 }
 
 export type DiffOp = { op: 'same' | 'add' | 'del'; text: string };

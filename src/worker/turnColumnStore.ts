@@ -27,7 +27,7 @@ export interface StoreLimits {
   maxTextChars: number;
 }
 
-export const DEFAULT_LIMITS: StoreLimits = { maxSpanRows: 2_000_000, maxTextChars: 48_000_000 };
+export const DEFAULT_STORE_LIMITS: StoreLimits = { maxSpanRows: 2_000_000, maxTextChars: 48_000_000 };
 
 export interface TextVersion {
   /** null once released by the character budget */
@@ -53,7 +53,6 @@ export interface SpanInfo {
 
 export const FLAG_PINNED = 1;
 export const FLAG_TEXT_CHANGED = 2;
-export const FLAG_ESTIMATED = 4;
 
 const CHUNK = 1 << 16;
 
@@ -153,7 +152,11 @@ export class SpanRows {
   }
 }
 
-export class SessionStore {
+/**
+ * One session's analysis results in columns, one entry per turn (not the relay's
+ * SessionStore, which persists wire messages).
+ */
+export class TurnColumnStore {
   title: string | null = null;
   headerConfig: Partial<Thresholds> = {};
 
@@ -188,8 +191,6 @@ export class SessionStore {
   readonly canarySpan = i32();
   readonly canaryRank = i32();
   readonly canaryBelow = u8();
-  /** span index → number of turns it was below the median */
-  readonly canaryInversions = new Map<number, number>();
 
   // ---- findings, in turn order then SPEC §4 table order
   readonly findingTurn = i32();
@@ -228,7 +229,7 @@ export class SessionStore {
   constructor(
     readonly sessionId: string,
     public thresholds: Thresholds,
-    private readonly limits: StoreLimits = DEFAULT_LIMITS,
+    private readonly limits: StoreLimits = DEFAULT_STORE_LIMITS,
   ) {
     this.rows = new SpanRows(limits.maxSpanRows);
   }
@@ -298,7 +299,6 @@ export class SessionStore {
       this.canarySpan.push(idx);
       this.canaryRank.push(c.rank);
       this.canaryBelow.push(c.below_median ? 1 : 0);
-      this.canaryInversions.set(idx, (this.canaryInversions.get(idx) ?? 0) + (c.below_median ? 1 : 0));
     }
     if (m.canaries.length > 0) this.hasCanary = true;
 
@@ -403,7 +403,6 @@ export class SessionStore {
       if (info.firstSeen < 0) info.firstSeen = t;
       info.lastSeen = t;
 
-      const estimated = span.tokens === undefined;
       this.rows.push(
         idx,
         span.score ?? Number.NaN,
@@ -413,7 +412,7 @@ export class SessionStore {
         claimVer,
         parentsVer,
         span.tokens ?? estimateTokens(span.text),
-        (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0) | (estimated ? FLAG_ESTIMATED : 0),
+        (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0),
       );
     }
     this.lastIds = ids;
