@@ -1,7 +1,7 @@
 // A `.json` transcript is one JSON array of messages (SPEC §2). It may be far larger than
 // one string can hold, so it is split on bytes into its top-level elements, each handed
 // on like a JSONL line, numbered by the file line its element starts on.
-import { copyOf, type DecodeFailure, type LineDecoder, type LineSink } from './lines.ts';
+import { copyOf, tooLongFailure, type DecodeFailure, type LineDecoder, type LineSink } from './lines.ts';
 
 const enum_ = { BeforeArray: 0, BeforeElement: 1, InElement: 2, AfterElement: 3, Done: 4 } as const;
 type State = (typeof enum_)[keyof typeof enum_];
@@ -14,6 +14,9 @@ export class JsonArraySplitter<T = string> {
   private line = 1;
   private elementLine = 1;
   private parts: Uint8Array[] = [];
+  private partsBytes = 0;
+  /** the current element is over maxElementBytes: its bytes are counted, not held */
+  private over = false;
   /** set when the bytes are not an array of values; reported once, at end() */
   private structureError: { line: number; message: string } | null = null;
 
@@ -21,6 +24,8 @@ export class JsonArraySplitter<T = string> {
     private readonly sink: LineSink<T>,
     private readonly decode: LineDecoder<T>,
     private readonly onStructureError: (line: number, message: string) => void,
+    /** a longer element is not held nor decoded: it becomes one DecodeFailure naming the cap */
+    private readonly maxElementBytes = Infinity,
   ) {}
 
   push(chunk: Uint8Array): void {
@@ -90,7 +95,13 @@ export class JsonArraySplitter<T = string> {
         this.state = b === 0x2c ? enum_.BeforeElement : enum_.AfterElement;
       }
     }
-    if (this.state === enum_.InElement && elementStart !== -1) this.parts.push(copyOf(chunk, elementStart));
+    if (this.state === enum_.InElement && elementStart !== -1) {
+      this.partsBytes += chunk.length - elementStart;
+      if (this.partsBytes > this.maxElementBytes) {
+        this.over = true;
+        this.parts = [];
+      } else this.parts.push(copyOf(chunk, elementStart));
+    }
   }
 
   end(): void {
@@ -103,6 +114,14 @@ export class JsonArraySplitter<T = string> {
   }
 
   private finishElement(chunk: Uint8Array, start: number, end: number): void {
+    const length = this.partsBytes > 0 || this.over ? this.partsBytes + end : end - start;
+    if (this.over || length > this.maxElementBytes) {
+      this.parts = [];
+      this.partsBytes = 0;
+      this.over = false;
+      this.sink(tooLongFailure('element', length, this.maxElementBytes), this.elementLine);
+      return;
+    }
     let bytes: Uint8Array;
     let from = 0;
     let to: number;
@@ -121,6 +140,7 @@ export class JsonArraySplitter<T = string> {
         at += p.length;
       }
       this.parts = [];
+      this.partsBytes = 0;
       to = total;
     }
     let text: T | DecodeFailure;
@@ -136,6 +156,7 @@ export class JsonArraySplitter<T = string> {
     this.structureError ??= { line: this.line, message };
     this.state = enum_.Done;
     this.parts = [];
+    this.partsBytes = 0;
   }
 }
 

@@ -19,14 +19,32 @@ const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 export const webDecoder: LineDecoder = (bytes, start, end) => strictDecoder.decode(bytes.subarray(start, end));
 
+/** The failure a message longer than the cap becomes: it names the cap, so the reader knows why. */
+export function tooLongFailure(what: 'line' | 'element', bytes: number, maxBytes: number): DecodeFailure {
+  return { error: `the ${what} is ${formatBytes(bytes)} long, over the ${formatBytes(maxBytes)} limit on one message; it was skipped` };
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1e9) return `${+(n / 1e9).toFixed(1)} GB`;
+  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)} MB`;
+  return `${n.toLocaleString('en-US')} bytes`;
+}
+
 export class LineSplitter<T = string> {
   private carry: Uint8Array[] = [];
   private carryBytes = 0;
   private lineNo = 0;
+  /** bytes of the current line once it is over maxLineBytes (its bytes are dropped, only counted), else -1 */
+  private overBytes = -1;
 
+  /**
+   * `maxLineBytes`: a longer line is not held nor decoded (a 1 GB line would exhaust the
+   * memory of a browser tab); it becomes one DecodeFailure naming the cap.
+   */
   constructor(
     private readonly sink: LineSink<T>,
     private readonly decode: LineDecoder<T>,
+    private readonly maxLineBytes = Infinity,
   ) {}
 
   /** Lines emitted so far. */
@@ -37,9 +55,12 @@ export class LineSplitter<T = string> {
   push(chunk: Uint8Array): void {
     let start = 0;
     for (;;) {
-      const nl = chunk.indexOf(0x0a, start);
+      // an empty line needs no search: a file of newlines must not cost a builtin call per byte
+      const nl = chunk[start] === 0x0a ? start : chunk.indexOf(0x0a, start);
       if (nl === -1) break;
-      if (this.carryBytes > 0) {
+      if (this.overBytes >= 0 || this.carryBytes + (nl - start) > this.maxLineBytes) {
+        this.emitTooLong(this.carryBytes + Math.max(0, this.overBytes) + (nl - start));
+      } else if (this.carryBytes > 0) {
         this.carry.push(chunk.subarray(start, nl));
         this.emitCarry();
       } else {
@@ -48,15 +69,32 @@ export class LineSplitter<T = string> {
       start = nl + 1;
     }
     if (start < chunk.length) {
-      // keep a copy: callers may reuse their chunk buffers
-      this.carry.push(copyOf(chunk, start));
-      this.carryBytes += chunk.length - start;
+      const rest = chunk.length - start;
+      if (this.overBytes >= 0) this.overBytes += rest;
+      else if (this.carryBytes + rest > this.maxLineBytes) {
+        this.overBytes = this.carryBytes + rest;
+        this.carry = [];
+        this.carryBytes = 0;
+      } else {
+        // keep a copy: callers may reuse their chunk buffers
+        this.carry.push(copyOf(chunk, start));
+        this.carryBytes += rest;
+      }
     }
   }
 
   /** The last line, when the input does not end with a newline. */
   end(): void {
-    if (this.carryBytes > 0) this.emitCarry();
+    if (this.overBytes >= 0) this.emitTooLong(this.overBytes);
+    else if (this.carryBytes > 0) this.emitCarry();
+  }
+
+  private emitTooLong(bytes: number): void {
+    this.carry = [];
+    this.carryBytes = 0;
+    this.overBytes = -1;
+    this.lineNo++;
+    this.sink(tooLongFailure('line', bytes, this.maxLineBytes), this.lineNo);
   }
 
   private emitCarry(): void {

@@ -14,11 +14,14 @@ export function isGzip(head: Uint8Array): boolean {
 export class TranscriptSplitter<T> {
   private inner: LineSplitter<T> | JsonArraySplitter<T> | null = null;
   private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
 
   constructor(
     private readonly sink: LineSink<T>,
     private readonly onStructureError: StructureErrorSink,
     private readonly decode: LineDecoder<T>,
+    /** longest message (line or array element) held and decoded; a longer one is one input error */
+    private readonly maxLineBytes = Infinity,
   ) {}
 
   get format(): 'jsonl' | 'json-array' | 'unknown' {
@@ -28,11 +31,17 @@ export class TranscriptSplitter<T> {
 
   push(chunk: Uint8Array): void {
     if (this.inner !== null) return this.inner.push(chunk);
-    // held until the format is known: a copy, since callers may reuse their chunk buffers
+    // held until the format is known: a copy, since callers may reuse their chunk buffers.
+    // Only the new chunk is scanned, and past MAX_LEADING_SPACE of white space the file is
+    // read as JSON Lines, so a file of nothing but newlines is neither held nor rescanned.
+    const first = firstSignificantByte(chunk, this.pendingBytes);
     this.pending.push(copyOf(chunk, 0));
-    const first = firstSignificantByte(this.pending);
-    if (first === undefined) return;
-    this.inner = first === 0x5b ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError) : new LineSplitter(this.sink, this.decode);
+    this.pendingBytes += chunk.length;
+    if (first === undefined && this.pendingBytes < MAX_LEADING_SPACE) return;
+    this.inner =
+      first === 0x5b
+        ? new JsonArraySplitter(this.sink, this.decode, this.onStructureError, this.maxLineBytes)
+        : new LineSplitter(this.sink, this.decode, this.maxLineBytes);
     const held = this.pending;
     this.pending = [];
     for (const c of held) this.inner.push(c);
@@ -41,29 +50,30 @@ export class TranscriptSplitter<T> {
   end(): void {
     if (this.inner === null) {
       // only white space (or nothing): as JSON Lines, that is zero messages
-      this.inner = new LineSplitter(this.sink, this.decode);
+      this.inner = new LineSplitter(this.sink, this.decode, this.maxLineBytes);
       for (const c of this.pending) this.inner.push(c);
     }
     this.inner.end();
   }
 }
 
-function firstSignificantByte(chunks: Uint8Array[]): number | undefined {
-  let index = 0;
-  for (const c of chunks) {
-    for (let i = 0; i < c.length; i++, index++) {
-      const b = c[i]!;
-      if (index < 3 && (b === 0xef || b === 0xbb || b === 0xbf)) continue; // BOM
-      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
-      return b;
-    }
+/** An array with more white space than this before its `[` is not a transcript anyone wrote. */
+const MAX_LEADING_SPACE = 1 << 20;
+
+/** The first byte of `chunk` that is not white space (nor the BOM); `offset`: bytes of the file before the chunk. */
+function firstSignificantByte(chunk: Uint8Array, offset: number): number | undefined {
+  for (let i = 0; i < chunk.length; i++) {
+    const b = chunk[i]!;
+    if (offset + i < 3 && (b === 0xef || b === 0xbb || b === 0xbf)) continue; // BOM
+    if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+    return b;
   }
   return undefined;
 }
 
 /** A transcript's messages as UTF-8 text, decoded by the Web decoder unless told otherwise. */
 export class TranscriptReader extends TranscriptSplitter<string> {
-  constructor(sink: LineSink, onStructureError: StructureErrorSink, decode: LineDecoder = webDecoder) {
-    super(sink, onStructureError, decode);
+  constructor(sink: LineSink, onStructureError: StructureErrorSink, decode: LineDecoder = webDecoder, maxLineBytes = Infinity) {
+    super(sink, onStructureError, decode, maxLineBytes);
   }
 }

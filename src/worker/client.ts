@@ -21,6 +21,8 @@ export class StaleReply extends Error {
 export interface WorkerLike {
   postMessage(message: Request, transfer?: Transferable[]): void;
   onmessage: ((ev: MessageEvent<WorkerEvent>) => void) | null;
+  /** errors the Worker could not catch itself: its script failed to load, or it died */
+  onerror: ((ev: ErrorEvent) => void) | null;
   terminate(): void;
 }
 
@@ -42,6 +44,11 @@ export class AnalysisClient {
   constructor(createWorker?: () => WorkerLike) {
     this.worker = createWorker?.() ?? (new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'analysis' }) as unknown as WorkerLike);
     this.worker.onmessage = (ev) => this.receive(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault();
+      // the Worker cannot say so itself: the current job is over, whatever kind it was
+      if (this.jobId > 0) this.receive({ type: 'failed', job: this.jobId, reason: `the analysis Worker failed: ${ev.message || 'unknown error'}` });
+    };
   }
 
   /** The current job, 0 before the first source. */

@@ -8,7 +8,8 @@ import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
-import { feedHere, type FeedSource, type FeedSink } from './lineFeed.ts';
+import { DecompressedSizeLimit } from './fileSource.ts';
+import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
 import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
@@ -23,6 +24,8 @@ export interface ControllerOptions {
   sha256: Sha256Hex;
   post: Post;
   limits?: StoreLimits;
+  /** caps on what reading a file may cost (tests set small ones) */
+  readLimits?: ReadLimits;
   /** ms between summary events while data arrives */
   summaryEveryMs?: number;
   createSocket?: (url: string) => SocketLike;
@@ -41,6 +44,8 @@ class Job {
   started = performance.now();
   progress: LoadProgress = { bytesRead: 0, bytesTotal: null, elapsedMs: 0 };
   finished = false;
+  /** why the job was stopped by an error nothing else caught (see Controller.fail) */
+  failure: string | null = null;
 
   constructor(
     readonly id: number,
@@ -164,7 +169,7 @@ export class Controller {
   handle(req: Request): void {
     switch (req.type) {
       case 'open':
-        void this.open(req);
+        this.open(req).catch((e: unknown) => this.fail(e));
         return;
       case 'cancel':
         if (this.job?.id === req.job) this.stopJob(this.job, 'cancelled by you');
@@ -178,6 +183,26 @@ export class Controller {
   /** The current job's stores, for tests. */
   get stores(): ReadonlyMap<string, TurnColumnStore> {
     return this.job?.stores ?? new Map();
+  }
+
+  /**
+   * An error nothing else caught (the Worker entry routes its global error events here).
+   * The current job's results can no longer be trusted to grow: it is stopped, and the
+   * screen is told why, so a live session never keeps showing 'Live' over a dead analysis.
+   */
+  fail(error: unknown): void {
+    const job = this.job;
+    if (job === null || job.failure !== null) return;
+    const reason = `the analysis stopped: ${errorText(error)}`;
+    job.failure = reason;
+    if (job.live !== null) {
+      this.stopJob(job, reason);
+      this.clearSummaryTimer();
+      this.o.post({ type: 'connection', job: job.id, connection: { state: 'failed', reason } });
+      return;
+    }
+    // a file still reading ends as failed (open() reads job.failure); a finished one keeps its results
+    if (!job.finished) this.stopJob(job, reason);
   }
 
   private stopJob(job: Job, reason: string): void {
@@ -196,23 +221,31 @@ export class Controller {
     const sink: FeedSink = {
       line: (text, lineNo) => {
         job.lines = lineNo;
-        job.line(text, lineNo);
+        if (text === '') return; // the engine ignores blank lines: skip its timing too
+        try {
+          job.line(text, lineNo);
+        } catch (e) {
+          throw new AnalysisFailure(`line ${lineNo}`, e);
+        }
       },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
     try {
-      const res = await feedHere(source, job.abort.signal, sink);
+      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS);
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;
-      if (res.aborted) {
+      if (job.failure !== null) {
+        state = 'failed';
+        message = job.failure;
+      } else if (res.aborted) {
         state = 'cancelled';
         message = String(job.abort.signal.reason ?? 'cancelled');
       }
     } catch (e) {
       state = 'failed';
-      message = describeReadError(e, job);
+      message = job.failure ?? describeReadError(e, job);
     }
     job.progress.elapsedMs = performance.now() - job.started;
     job.progress.engineMs = Math.round(job.engineMs);
@@ -232,7 +265,13 @@ export class Controller {
       createSocket: this.o.createSocket,
       onMessage: (seq, data) => {
         job.lines = seq;
-        job.take(job.engine.ingestValue(data, seq));
+        try {
+          job.take(job.engine.ingestValue(data, seq));
+        } catch (e) {
+          // the engine's state after a throw is unknown: stop rather than analyse on top of it
+          this.fail(new AnalysisFailure(`message ${seq}`, e));
+          return;
+        }
         this.scheduleSummary(job);
       },
       onBadFrame: (seq, message) => {
@@ -240,7 +279,7 @@ export class Controller {
         this.scheduleSummary(job);
       },
       onState: (connection: ConnectionState) => {
-        if (this.job !== job) return;
+        if (this.job !== job || job.failure !== null) return;
         if (connection.state === 'live') this.flushSummary(job);
         this.o.post({ type: 'connection', job: job.id, connection });
       },
@@ -319,7 +358,20 @@ export class Controller {
   }
 }
 
+/** An error thrown while analysing one message (not while reading): says which. */
+class AnalysisFailure extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`at ${where}: ${errorText(cause)}`);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 function describeReadError(e: unknown, job: Job): string {
+  if (e instanceof DecompressedSizeLimit) return e.message;
+  if (e instanceof AnalysisFailure) return `the analysis stopped ${e.message}; everything before that point was analysed`;
   const detail = e instanceof Error ? e.message : String(e);
   const where = `after ${(job.progress.bytesRead / 1e6).toFixed(1)} MB`;
   if (job.gzip || /gzip|decompress|incorrect header|invalid/i.test(detail)) {

@@ -7,6 +7,20 @@ import { openFile, openUrl, readBytes } from './fileSource.ts';
 
 export type FeedSource = { kind: 'file'; file: Blob } | { kind: 'url'; url: string };
 
+/** What a read may cost, whatever the file holds (issue 8: degenerate files). */
+export interface ReadLimits {
+  /** longest line (or JSON array element) decoded: a longer one is one input error naming the cap */
+  maxLineBytes: number;
+  /** most bytes a .gz is unpacked to: past it the read stops with a plain message */
+  maxDecompressedBytes: number;
+}
+
+// 64 MB is four times the relay's largest message (16 MiB), so no transcript the relay could
+// have carried is refused. 1 GB unpacked is 2.5 times the largest file measured (403 MB, read
+// in about 20 s), and a gzip bomb of blank lines (the slowest kind, a line per byte) reaches it
+// in well under a minute.
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxLineBytes: 64e6, maxDecompressedBytes: 1e9 };
+
 export interface FeedSink {
   line(text: string, lineNo: number): void;
   error(lineNo: number, message: string): void;
@@ -21,7 +35,7 @@ export interface FeedResult {
 }
 
 /** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink): Promise<FeedResult> {
+export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   const reader = new TranscriptReader(
@@ -31,17 +45,23 @@ export async function feedHere(source: FeedSource, signal: AbortSignal, sink: Fe
     },
     (lineNo, message) => sink.error(lineNo, message),
     (bytes, start, end) => {
+      if (start === end) return ''; // a file of blank lines costs a count each, not a decode
       const t0 = performance.now();
       const text = decoder.decode(bytes.subarray(start, end));
       decodeMs += performance.now() - t0;
       return text;
     },
+    limits.maxLineBytes,
   );
   const src = source.kind === 'file' ? await openFile(source.file) : await openUrl(source.url, signal);
   sink.progress(0, src.bytesTotal);
   let gzip = false;
   try {
-    const res = await readBytes(src, signal, { onChunk: (b) => reader.push(b), onProgress: (r, t) => sink.progress(r, t) });
+    const res = await readBytes(src, signal, {
+      onChunk: (b) => reader.push(b),
+      onProgress: (r, t) => sink.progress(r, t),
+      maxDecompressedBytes: limits.maxDecompressedBytes,
+    });
     gzip = res.gzip;
     if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs };
   } catch (e) {

@@ -106,7 +106,9 @@ export type ConnectionState =
   | { state: 'catching-up'; since: number; lastSeq: number; received: number }
   | { state: 'live'; lastSeq: number }
   | { state: 'reconnecting'; attempt: number; inMs: number; reason: string; lastSeq: number }
-  | { state: 'closed'; reason: string };
+  | { state: 'closed'; reason: string }
+  /** the Worker hit an error it could not recover from: the analysis stopped (issue 8: never 'live' then) */
+  | { state: 'failed'; reason: string };
 
 export interface SessionSummary {
   sessionId: string;
@@ -147,6 +149,8 @@ export type WorkerEvent =
   | { type: 'summary'; job: number; summary: JobSummary }
   | { type: 'done'; job: number; state: LoadState; message: string | null; progress: LoadProgress; summary: JobSummary }
   | { type: 'connection'; job: number; connection: ConnectionState }
+  /** the Worker itself failed (its script, or an error nothing inside it caught): the job is over */
+  | { type: 'failed'; job: number; reason: string }
   | { type: 'reply'; job: number; req: number; ok: true; body: unknown }
   | { type: 'reply'; job: number; req: number; ok: false; error: string };
 

@@ -8,7 +8,7 @@ import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
-import { f64, i32, lowerBound, u32, u8 } from './columns.ts';
+import { Column, f64, i32, lowerBound, u32, u8 } from './columns.ts';
 import type { BindingName } from './protocol.ts';
 
 export const SIGNAL_INDEX: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s, i) => [s, i])) as Record<Signal, number>;
@@ -55,18 +55,42 @@ export const FLAG_PINNED = 1;
 export const FLAG_TEXT_CHANGED = 2;
 
 const CHUNK = 1 << 16;
+/** A session's first chunk starts this small and doubles up to CHUNK: most sessions are small. */
+const FIRST_CHUNK_ROWS = 64;
+const ROW_BYTES = 32;
 
-/** A fixed-size block of per-span rows (one row = one live span at one turn). */
+/** A block of per-span rows (one row = one live span at one turn), at most CHUNK rows. */
 class RowChunk {
-  readonly span = new Int32Array(CHUNK);
-  readonly score = new Float64Array(CHUNK);
-  readonly binding = new Uint8Array(CHUNK);
-  readonly rewrites = new Uint16Array(CHUNK);
-  readonly textVer = new Int32Array(CHUNK);
-  readonly claimVer = new Int32Array(CHUNK);
-  readonly parentsVer = new Int32Array(CHUNK);
-  readonly tokens = new Int32Array(CHUNK);
-  readonly flags = new Uint8Array(CHUNK);
+  readonly span: Int32Array;
+  readonly score: Float64Array;
+  readonly binding: Uint8Array;
+  readonly rewrites: Uint16Array;
+  readonly textVer: Int32Array;
+  readonly claimVer: Int32Array;
+  readonly parentsVer: Int32Array;
+  readonly tokens: Int32Array;
+  readonly flags: Uint8Array;
+
+  constructor(
+    readonly capacity: number,
+    from?: RowChunk,
+  ) {
+    this.span = grown(Int32Array, capacity, from?.span);
+    this.score = grown(Float64Array, capacity, from?.score);
+    this.binding = grown(Uint8Array, capacity, from?.binding);
+    this.rewrites = grown(Uint16Array, capacity, from?.rewrites);
+    this.textVer = grown(Int32Array, capacity, from?.textVer);
+    this.claimVer = grown(Int32Array, capacity, from?.claimVer);
+    this.parentsVer = grown(Int32Array, capacity, from?.parentsVer);
+    this.tokens = grown(Int32Array, capacity, from?.tokens);
+    this.flags = grown(Uint8Array, capacity, from?.flags);
+  }
+}
+
+function grown<A extends Int32Array | Float64Array | Uint8Array | Uint16Array>(ctor: { new (n: number): A }, capacity: number, from: A | undefined): A {
+  const a = new ctor(capacity);
+  if (from !== undefined) a.set(from);
+  return a;
 }
 
 export interface SpanRowData {
@@ -102,9 +126,10 @@ export class SpanRows {
   push(span: number, score: number, binding: number, rewrites: number, textVer: number, claimVer: number, parentsVer: number, tokens: number, flags: number): void {
     const local = this.total - this.base;
     const ci = local >>> 16;
-    if (ci === this.chunks.length) this.chunks.push(new RowChunk());
-    const c = this.chunks[ci]!;
     const o = local & (CHUNK - 1);
+    if (ci === this.chunks.length) this.chunks.push(new RowChunk(ci === 0 && this.base === 0 ? FIRST_CHUNK_ROWS : CHUNK));
+    else if (o === this.chunks[ci]!.capacity) this.chunks[ci] = new RowChunk(Math.min(CHUNK, o * 2), this.chunks[ci]);
+    const c = this.chunks[ci]!;
     c.span[o] = span;
     c.score[o] = score;
     c.binding[o] = binding;
@@ -123,6 +148,13 @@ export class SpanRows {
       this.chunks.shift();
       this.base += CHUNK;
     }
+  }
+
+  /** Bytes allocated for rows, used or not. */
+  get heldBytes(): number {
+    let rows = 0;
+    for (const c of this.chunks) rows += c.capacity;
+    return rows * ROW_BYTES;
   }
 
   has(row: number): boolean {
@@ -236,6 +268,20 @@ export class TurnColumnStore {
 
   get turnCount(): number {
     return this.turn.length;
+  }
+
+  /**
+   * Bytes of typed arrays this session holds (per-turn columns, span rows): what must
+   * grow with what the session holds, so that many small sessions cost little.
+   */
+  get heldBytes(): number {
+    let bytes = this.rows.heldBytes;
+    for (const v of Object.values(this) as unknown[]) {
+      if (v instanceof Column) bytes += v.heldBytes;
+      else if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+    }
+    for (const c of this.bySignal) bytes += c.heldBytes;
+    return bytes;
   }
 
   /** Index of `turn` among the session's turns, or -1. */
