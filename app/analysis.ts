@@ -100,6 +100,15 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
     case 'connection':
       set({ connection: event.connection });
       return;
+    case 'failed': {
+      // the Worker died: a live session must not keep saying 'Live', a load must end
+      const load = useAnalysis.getState().load;
+      set({
+        connection: isLive() ? { state: 'failed', reason: event.reason } : null,
+        load: load.state === 'reading' ? { ...load, state: 'failed', message: event.reason } : load,
+      });
+      return;
+    }
     case 'summary':
       receiveSummary(event.summary, false);
       return;

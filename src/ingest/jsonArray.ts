@@ -105,6 +105,11 @@ export class JsonArraySplitter<T = string> {
   }
 
   /** The rest of the chunk, from `start`, belongs to the element being read: held, or counted once it is over the limit. */
+  /** Lines of the input read so far (an array's elements are numbered by their line). */
+  get lines(): number {
+    return this.line;
+  }
+
   private hold(chunk: Uint8Array, start: number): void {
     const rest = chunk.length - start;
     if (this.skipped !== -1) this.skipped += rest;

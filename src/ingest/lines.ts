@@ -37,8 +37,9 @@ export interface SplitOptions {
   maxLineBytes?: number;
 }
 
-/** "64 MiB", or the bytes when not a whole number of MiB or KiB. */
+/** "64 MiB", or the bytes when not a whole number of GiB, MiB or KiB. */
 export function formatBytes(n: number): string {
+  if (n >= 1 << 30 && n % (1 << 30) === 0) return `${n / (1 << 30)} GiB`;
   if (n >= 1 << 20 && n % (1 << 20) === 0) return `${n / (1 << 20)} MiB`;
   if (n >= 1 << 10 && n % (1 << 10) === 0) return `${n / (1 << 10)} KiB`;
   return `${n} bytes`;

@@ -32,6 +32,11 @@ export class TranscriptSplitter<T> {
     return this.inner instanceof JsonArraySplitter ? 'json-array' : 'jsonl';
   }
 
+  /** Lines of the input read so far, blank ones included (they are counted, not handed on). */
+  get lines(): number {
+    return this.inner === null ? this.leadingNewlines : this.inner.lines;
+  }
+
   push(chunk: Uint8Array): void {
     if (this.inner !== null) return this.inner.push(chunk);
     // Until the first byte that is not white space, nothing is held: the white space only

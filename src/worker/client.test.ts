@@ -6,6 +6,7 @@ import type { Request, WorkerEvent } from './protocol.ts';
 class FakeWorker implements WorkerLike {
   sent: Request[] = [];
   onmessage: ((ev: MessageEvent<WorkerEvent>) => void) | null = null;
+  onerror: ((ev: ErrorEvent) => void) | null = null;
   postMessage(m: Request): void {
     this.sent.push(m);
   }
@@ -32,6 +33,16 @@ describe('AnalysisClient', () => {
     const req = (w.sent.at(-1) as Extract<Request, { type: 'query' }>).req;
     w.emit({ type: 'reply', job: job2, req, ok: true, body: null });
     await expect(p2).resolves.toBeNull();
+  });
+
+  it('reports an error the Worker could not catch as the failure of the current job', () => {
+    const w = new FakeWorker();
+    const c = new AnalysisClient(() => w);
+    const events: WorkerEvent[] = [];
+    c.subscribe((e) => events.push(e));
+    const job = c.open({ kind: 'live', wsUrl: 'ws://relay/x', sessionId: 'x' }, {});
+    w.onerror!({ message: 'Uncaught RangeError: Array buffer allocation failed', preventDefault: () => undefined } as ErrorEvent);
+    expect(events).toEqual([{ type: 'failed', job, reason: 'the analysis Worker failed: Uncaught RangeError: Array buffer allocation failed' }]);
   });
 
   it('turns a Worker error reply into a rejected promise with its sentence', async () => {

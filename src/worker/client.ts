@@ -23,6 +23,8 @@ export class StaleReply extends Error {
 export interface WorkerLike {
   postMessage(message: Request, transfer?: Transferable[]): void;
   onmessage: ((ev: MessageEvent<WorkerEvent>) => void) | null;
+  /** errors the Worker could not catch itself: its script failed to load, or it died */
+  onerror: ((ev: ErrorEvent) => void) | null;
   terminate(): void;
 }
 
@@ -44,6 +46,11 @@ export class AnalysisClient {
   constructor(createWorker?: () => WorkerLike) {
     this.worker = createWorker?.() ?? (new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: 'analysis' }) as unknown as WorkerLike);
     this.worker.onmessage = (ev) => this.receive(ev.data);
+    this.worker.onerror = (ev) => {
+      ev.preventDefault();
+      // the Worker cannot say so itself: the current job is over, whatever kind it was
+      if (this.jobId > 0) this.receive({ type: 'failed', job: this.jobId, reason: `the analysis Worker failed: ${ev.message || 'unknown error'}` });
+    };
   }
 
   /** The current job, 0 before the first source. */
@@ -72,6 +79,7 @@ export class AnalysisClient {
     return new Promise((resolve, reject) => {
       this.pending.set(req, { job, resolve: resolve as (b: unknown) => void, reject });
       const message: QueryRequest<K> = { type: 'query', job, req, kind, query };
+      // TypeScript cannot see that a query of a generic kind K is a member of the union
       this.worker.postMessage(message as QueryRequest);
     });
   }

@@ -10,13 +10,20 @@ export class Column<A extends TypedArray> {
 
   constructor(
     private readonly ctor: TypedArrayCtor<A>,
-    initial = 1024,
+    // none until the first value: a file may hold thousands of one-turn sessions, each with
+    // dozens of columns (some never used), and doubling reaches 100,000 turns in a few copies
+    initial = 0,
   ) {
-    this.buf = new ctor(initial);
+    this.buf = initial > 0 ? new ctor(initial) : emptyOf(ctor);
   }
 
   get length(): number {
     return this.n;
+  }
+
+  /** Bytes allocated, used or not. */
+  get heldBytes(): number {
+    return this.buf.byteLength;
   }
 
   push(value: number): void {
@@ -43,10 +50,18 @@ export class Column<A extends TypedArray> {
   }
 
   private grow(min: number): void {
-    const next = new this.ctor(Math.max(min, this.buf.length * 2));
+    const next = new this.ctor(Math.max(min, this.buf.length * 2, 8));
     next.set(this.buf);
     this.buf = next;
   }
+}
+
+/** One shared empty array per type: never written to (a push grows the column first). */
+const EMPTY = new Map<unknown, TypedArray>();
+function emptyOf<A extends TypedArray>(ctor: TypedArrayCtor<A>): A {
+  let e = EMPTY.get(ctor);
+  if (e === undefined) EMPTY.set(ctor, (e = new ctor(0)));
+  return e as A;
 }
 
 export const f64 = (initial?: number): Column<Float64Array> => new Column(Float64Array, initial);

@@ -8,7 +8,7 @@ import { Engine } from '../core/engine.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { Controller } from './controller.ts';
-import type { QueryKind, QueryMap, WorkerEvent } from './protocol.ts';
+import type { QueryKind, QueryMap, QueryRequest, WorkerEvent } from './protocol.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
@@ -32,7 +32,7 @@ async function loaded(lines: string[]): Promise<<K extends QueryKind>(kind: K, q
   for (let i = 0; i < 2000 && !events.some((e) => e.type === 'done'); i++) await new Promise((r) => setTimeout(r, 5));
   let req = 0;
   return (kind, query) => {
-    c.handle({ type: 'query', job: 1, req: ++req, kind, query });
+    c.handle({ type: 'query', job: 1, req: ++req, kind, query } as QueryRequest); // K is one kind, which TypeScript cannot narrow the union by
     const r = events.find((e) => e.type === 'reply' && e.req === req);
     if (r === undefined || r.type !== 'reply' || !r.ok) throw new Error('no reply');
     return r.body as never;

@@ -7,9 +7,9 @@ import { compareSessions, type Comparison, type SessionOutline } from '../core/c
 import type { Incident } from '../core/incidents.ts';
 import { SIGNALS } from '../core/signals.ts';
 import type { CompareQuery, OutlineWire } from './compareTypes.ts';
-import { ACTIONS, type SessionStore } from './sessionStore.ts';
+import { ACTIONS, type TurnColumnStore } from './turnColumnStore.ts';
 
-export function outlineWire(store: SessionStore): OutlineWire {
+export function outlineWire(store: TurnColumnStore): OutlineWire {
   const n = store.turnCount;
   const drops = new Uint8Array(n);
   for (let t = 0; t < n; t++) drops[t] = store.dropStart.get(t) < (t + 1 < n ? store.dropStart.get(t + 1) : store.dropIds.length) ? 1 : 0;
@@ -46,6 +46,6 @@ export function sessionOutline(o: OutlineWire): SessionOutline {
   };
 }
 
-export function compareWith(store: SessionStore, q: CompareQuery): Comparison {
+export function compareWith(store: TurnColumnStore, q: CompareQuery): Comparison {
   return compareSessions(sessionOutline(outlineWire(store)), sessionOutline(q.other), q.align);
 }

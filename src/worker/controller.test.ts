@@ -9,7 +9,7 @@ import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { Controller } from './controller.ts';
 import { feedHere } from './lineFeed.ts';
 import type { SocketLike } from './liveSource.ts';
-import type { FindingsIndex, JobSummary, QueryKind, QueryMap, Source, WorkerEvent } from './protocol.ts';
+import type { FindingsIndex, JobSummary, QueryKind, QueryMap, QueryRequest, Source, WorkerEvent } from './protocol.ts';
 import { ROW_FINDING } from './protocol.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
@@ -47,7 +47,8 @@ class Harness {
   }
   query<K extends QueryKind>(kind: K, query: QueryMap[K]['query'], job = 1): QueryMap[K]['reply'] {
     const req = ++this.req;
-    this.c.handle({ type: 'query', job, req, kind, query });
+    const request: QueryRequest<K> = { type: 'query', job, req, kind, query };
+    this.c.handle(request as QueryRequest);
     const r = this.events.find((e) => e.type === 'reply' && e.req === req);
     if (r === undefined || r.type !== 'reply') throw new Error('no reply');
     if (!r.ok) throw new Error(r.error);

@@ -9,10 +9,11 @@ import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
-import { feedHere, type FeedSource, type LineSink } from './lineFeed.ts';
+import { DecompressedSizeLimit } from './fileSource.ts';
+import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
-import { ACTIONS, DEFAULT_LIMITS, SessionStore, type StoreLimits } from './sessionStore.ts';
+import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
@@ -24,6 +25,8 @@ export interface ControllerOptions {
   sha256: Sha256Hex;
   post: Post;
   limits?: StoreLimits;
+  /** caps on what reading a file may cost (tests set small ones) */
+  readLimits?: ReadLimits;
   /** ms between summary events while data arrives */
   summaryEveryMs?: number;
   createSocket?: (url: string) => SocketLike;
@@ -31,7 +34,7 @@ export interface ControllerOptions {
 
 class Job {
   readonly engine: Engine;
-  readonly stores = new Map<string, SessionStore>();
+  readonly stores = new Map<string, TurnColumnStore>();
   readonly errors: InputError[] = [];
   errorCount = 0;
   lines = 0;
@@ -42,6 +45,8 @@ class Job {
   started = performance.now();
   progress: LoadProgress = { bytesRead: 0, bytesTotal: null, elapsedMs: 0 };
   finished = false;
+  /** why the job was stopped by an error nothing else caught (see Controller.fail) */
+  failure: string | null = null;
 
   constructor(
     readonly id: number,
@@ -92,11 +97,11 @@ class Job {
     if (this.errors.length < MAX_LISTED_ERRORS) this.errors.push(error);
   }
 
-  store(sid: string): SessionStore {
+  store(sid: string): TurnColumnStore {
     let s = this.stores.get(sid);
     if (s === undefined) {
       const th = this.engine.thresholds(sid) ?? resolveThresholds(undefined, this.userThresholds);
-      s = new SessionStore(sid, th, this.limits);
+      s = new TurnColumnStore(sid, th, this.limits);
       this.stores.set(sid, s);
     }
     return s;
@@ -114,7 +119,7 @@ class Job {
   }
 }
 
-function applyHeader(store: SessionStore, header: SessionHeader): void {
+function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
   store.title = header.title ?? null;
   const config: Partial<Thresholds> = {};
   for (const key of THRESHOLD_KEYS) {
@@ -124,7 +129,7 @@ function applyHeader(store: SessionStore, header: SessionHeader): void {
   store.headerConfig = config;
 }
 
-export function sessionSummary(s: SessionStore): SessionSummary {
+export function sessionSummary(s: TurnColumnStore): SessionSummary {
   const n = s.turnCount;
   const counts: Partial<Record<Signal, number>> = {};
   SIGNALS.forEach((sig, i) => {
@@ -165,7 +170,7 @@ export class Controller {
   handle(req: Request): void {
     switch (req.type) {
       case 'open':
-        void this.open(req);
+        this.open(req).catch((e: unknown) => this.fail(e));
         return;
       case 'cancel':
         if (this.job?.id === req.job) this.stopJob(this.job, 'cancelled by you');
@@ -177,8 +182,28 @@ export class Controller {
   }
 
   /** The current job's stores, for tests. */
-  get stores(): ReadonlyMap<string, SessionStore> {
+  get stores(): ReadonlyMap<string, TurnColumnStore> {
     return this.job?.stores ?? new Map();
+  }
+
+  /**
+   * An error nothing else caught (the Worker entry routes its global error events here).
+   * The current job's results can no longer be trusted to grow: it is stopped, and the
+   * screen is told why, so a live session never keeps showing 'Live' over a dead analysis.
+   */
+  fail(error: unknown): void {
+    const job = this.job;
+    if (job === null || job.failure !== null) return;
+    const reason = `the analysis stopped: ${errorText(error)}`;
+    job.failure = reason;
+    if (job.live !== null) {
+      this.stopJob(job, reason);
+      this.clearSummaryTimer();
+      this.o.post({ type: 'connection', job: job.id, connection: { state: 'failed', reason } });
+      return;
+    }
+    // a file still reading ends as failed (open() reads job.failure); a finished one keeps its results
+    if (!job.finished) this.stopJob(job, reason);
   }
 
   private stopJob(job: Job, reason: string): void {
@@ -188,32 +213,41 @@ export class Controller {
 
   private async open(req: OpenRequest): Promise<void> {
     if (this.job !== null) this.stopJob(this.job, 'replaced by a new source');
-    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_LIMITS);
+    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_STORE_LIMITS);
     this.job = job;
     if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
     let state: LoadState = 'done';
     let message: string | null = null;
     const source: FeedSource = req.source.kind === 'file' ? { kind: 'file', file: req.source.file } : { kind: 'url', url: req.source.url };
-    const sink: LineSink = {
+    const sink: FeedSink = {
       line: (text, lineNo) => {
         job.lines = lineNo;
-        job.line(text, lineNo);
+        if (text === '') return; // the engine ignores blank lines: skip its timing too
+        try {
+          job.line(text, lineNo);
+        } catch (e) {
+          throw new AnalysisFailure(`line ${lineNo}`, e);
+        }
       },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
     try {
-      const res = await feedHere(source, job.abort.signal, sink);
+      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS);
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;
-      if (res.aborted) {
+      job.lines = Math.max(job.lines, res.lines);
+      if (job.failure !== null) {
+        state = 'failed';
+        message = job.failure;
+      } else if (res.aborted) {
         state = 'cancelled';
         message = String(job.abort.signal.reason ?? 'cancelled');
       }
     } catch (e) {
       state = 'failed';
-      message = describeReadError(e, job);
+      message = job.failure ?? describeReadError(e, job);
     }
     job.progress.elapsedMs = performance.now() - job.started;
     job.progress.engineMs = Math.round(job.engineMs);
@@ -233,7 +267,13 @@ export class Controller {
       createSocket: this.o.createSocket,
       onMessage: (seq, data) => {
         job.lines = seq;
-        job.take(job.engine.ingestValue(data, seq));
+        try {
+          job.take(job.engine.ingestValue(data, seq));
+        } catch (e) {
+          // the engine's state after a throw is unknown: stop rather than analyse on top of it
+          this.fail(new AnalysisFailure(`message ${seq}`, e));
+          return;
+        }
         this.scheduleSummary(job);
       },
       onBadFrame: (seq, message) => {
@@ -241,7 +281,7 @@ export class Controller {
         this.scheduleSummary(job);
       },
       onState: (connection: ConnectionState) => {
-        if (this.job !== job) return;
+        if (this.job !== job || job.failure !== null) return;
         if (connection.state === 'live') this.flushSummary(job);
         this.o.post({ type: 'connection', job: job.id, connection });
       },
@@ -293,12 +333,11 @@ export class Controller {
   }
 
   private answer(job: Job, req: QueryRequest): { body: unknown; transfer: Transferable[] } {
-    const q = req.query as { sessionId: string };
-    const store = job.stores.get(q.sessionId);
-    if (store === undefined) throw new Error(`no session ${JSON.stringify(q.sessionId)} in this source`);
+    const store = job.stores.get(req.query.sessionId);
+    if (store === undefined) throw new Error(`no session ${JSON.stringify(req.query.sessionId)} in this source`);
     switch (req.kind) {
       case 'view': {
-        const view = shapeView(store, req.query as QueryRequest<'view'>['query']);
+        const view = shapeView(store, req.query);
         return { body: view, transfer: transferables(view) };
       }
       case 'findings': {
@@ -306,30 +345,41 @@ export class Controller {
         return { body: index, transfer: transferables(index) };
       }
       case 'findingDetails': {
-        const { indices } = req.query as QueryRequest<'findingDetails'>['query'];
+        const { indices } = req.query;
         return { body: indices.filter((i) => i >= 0 && i < store.findingTurn.length).map((i) => findingDetail(store, i)), transfer: [] };
       }
       case 'turn': {
-        const { turn, graph } = req.query as QueryRequest<'turn'>['query'];
+        const { turn, graph } = req.query;
         return { body: turnDetail(store, turn, graph), transfer: [] };
       }
       case 'span': {
-        const { turn, spanId } = req.query as QueryRequest<'span'>['query'];
-        const detail = spanDetail(store, turn, spanId, this.o.sha256);
-        return { body: detail, transfer: [] };
+        const { turn, spanId } = req.query;
+        return { body: spanDetail(store, turn, spanId, this.o.sha256), transfer: [] };
       }
       case 'outline': {
         const outline = outlineWire(store);
         return { body: outline, transfer: outlineTransferables(outline) };
       }
       case 'compare':
-        return { body: compareWith(store, req.query as QueryRequest<'compare'>['query']), transfer: [] };
+        return { body: compareWith(store, req.query), transfer: [] };
     }
-    throw new Error(`unknown query ${String(req.kind)}`);
   }
 }
 
+/** An error thrown while analysing one message (not while reading): says which. */
+class AnalysisFailure extends Error {
+  constructor(where: string, cause: unknown) {
+    super(`at ${where}: ${errorText(cause)}`);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 function describeReadError(e: unknown, job: Job): string {
+  if (e instanceof DecompressedSizeLimit) return e.message;
+  if (e instanceof AnalysisFailure) return `the analysis stopped ${e.message}; everything before that point was analysed`;
   const detail = e instanceof Error ? e.message : String(e);
   const where = `after ${(job.progress.bytesRead / 1e6).toFixed(1)} MB`;
   if (job.gzip || /gzip|decompress|incorrect header|invalid/i.test(detail)) {

@@ -1,18 +1,18 @@
-// Answers about one turn, one span, or a page of findings, from a SessionStore.
+// Answers about one turn, one span, or a page of findings, from a TurnColumnStore.
 import { Binding } from '../core/analyse.ts';
 import { SEVERITY, SIGNALS } from '../core/signals.ts';
 import { wordDiff } from './diff.ts';
 import { lineageGraph } from './lineage.ts';
 import { gather, lttb } from './lttb.ts';
 import type { FindingDetail, SpanDetail, SpanRow, SpanVersion, TurnDetail } from './protocol.ts';
-import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type SessionStore } from './sessionStore.ts';
+import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type TurnColumnStore } from './turnColumnStore.ts';
 
 const HISTORY_POINTS = 400;
 const MAX_VERSIONS = 200;
 
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
-export function findingDetail(store: SessionStore, fi: number): FindingDetail {
+export function findingDetail(store: TurnColumnStore, fi: number): FindingDetail {
   const signal = SIGNALS[store.findingSignal.get(fi)]!;
   return {
     index: fi,
@@ -24,7 +24,7 @@ export function findingDetail(store: SessionStore, fi: number): FindingDetail {
   };
 }
 
-export function turnDetail(store: SessionStore, turn: number, withGraph = true): TurnDetail | null {
+export function turnDetail(store: TurnColumnStore, turn: number, withGraph = true): TurnDetail | null {
   const t = store.indexOf(turn);
   if (t < 0) return null;
   const ids = (list: number[]): string[] => list.map((s) => store.spans[s]!.id);
@@ -64,7 +64,7 @@ export function turnDetail(store: SessionStore, turn: number, withGraph = true):
   };
 }
 
-function spanRows(store: SessionStore, t: number): SpanRow[] | null {
+function spanRows(store: TurnColumnStore, t: number): SpanRow[] | null {
   const r = store.rowsOf(t);
   if (r === null) return null;
   const out: SpanRow[] = [];
@@ -84,7 +84,7 @@ function spanRows(store: SessionStore, t: number): SpanRow[] | null {
 }
 
 /** sha256 handed in: the Worker's hash-wasm hasher, or node:crypto in tests. */
-export function spanDetail(store: SessionStore, turn: number, spanId: string, sha256: (text: string) => string): SpanDetail | null {
+export function spanDetail(store: TurnColumnStore, turn: number, spanId: string, sha256: (text: string) => string): SpanDetail | null {
   const idx = store.spanIndex.get(spanId);
   if (idx === undefined) return null;
   const info = store.spans[idx]!;
@@ -236,7 +236,7 @@ export function spanDetail(store: SessionStore, turn: number, spanId: string, sh
   };
 }
 
-function turnIndexAtOrBefore(store: SessionStore, turn: number): number {
+function turnIndexAtOrBefore(store: TurnColumnStore, turn: number): number {
   let lo = 0;
   let hi = store.turnCount;
   while (lo < hi) {

@@ -1,6 +1,7 @@
 // A dropped file (or a sample fetched by URL) as a stream of byte chunks, with progress
 // counted on the bytes as stored (compressed bytes for .gz). Gzip is recognised by its
 // magic bytes, not the name, and unwrapped by the platform's DecompressionStream.
+import { formatBytes } from '../ingest/lines.ts';
 import { isGzip } from '../ingest/transcript.ts';
 
 export interface ByteSource {
@@ -13,6 +14,18 @@ export interface ReadCallbacks {
   onProgress: (bytesRead: number, bytesTotal: number | null) => void;
   /** lets the Worker answer queries between chunks on a long read */
   yieldEvery?: number;
+  /** most bytes a gzip file is unwrapped to (a few MB of gzip can hold terabytes) */
+  maxDecompressedBytes?: number;
+}
+
+/** Reading stopped at the cap on decompressed bytes; what came before was delivered. */
+export class DecompressedSizeLimit extends Error {
+  constructor(readonly limit: number) {
+    super(
+      `the file decompresses to more than ${formatBytes(limit)}, the most the dashboard unpacks; the first ${formatBytes(limit)} were analysed` +
+        ' (to read it all, use `context-health check`)',
+    );
+  }
 }
 
 export async function openFile(file: Blob): Promise<ByteSource> {
@@ -67,6 +80,8 @@ export async function readBytes(source: ByteSource, signal: AbortSignal, cb: Rea
   const onAbort = (): void => void reader.cancel().catch(() => undefined);
   signal.addEventListener('abort', onAbort, { once: true });
   const every = cb.yieldEvery ?? 50;
+  const maxInflated = gzip ? (cb.maxDecompressedBytes ?? Infinity) : Infinity;
+  let inflated = 0;
   let lastYield = performance.now();
   try {
     for (;;) {
@@ -74,6 +89,13 @@ export async function readBytes(source: ByteSource, signal: AbortSignal, cb: Rea
       const r = await reader.read();
       if (r.done) break;
       if (!gzip) bytesRead += r.value.byteLength;
+      inflated += r.value.byteLength;
+      if (inflated > maxInflated) {
+        cb.onChunk(r.value.subarray(0, r.value.byteLength - (inflated - maxInflated)));
+        cb.onProgress(bytesRead, source.bytesTotal);
+        await reader.cancel().catch(() => undefined);
+        throw new DecompressedSizeLimit(maxInflated);
+      }
       cb.onChunk(r.value);
       cb.onProgress(bytesRead, source.bytesTotal);
       const now = performance.now();

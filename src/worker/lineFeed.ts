@@ -2,18 +2,35 @@
 // split on newline bytes (or into the elements of a JSON array) and decoded, in the
 // analysis Worker itself. (A separate reader Worker passing decoded lines over was
 // measured slower on a 2-core machine: see docs/dashboard.md.)
+import { DEFAULT_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 
 export type FeedSource = { kind: 'file'; file: Blob } | { kind: 'url'; url: string };
 
-export interface LineSink {
+/** What a read may cost, whatever the file holds (issue 8: degenerate files). */
+export interface ReadLimits {
+  /** longest line (or JSON array element) decoded: a longer one is one input error naming the cap */
+  maxLineBytes: number;
+  /** most bytes a .gz is unpacked to: past it the read stops with a plain message */
+  maxDecompressedBytes: number;
+}
+
+// The line cap is the readers' shared default (64 MiB, src/ingest/lines.ts): four times the
+// relay's largest message (16 MiB), so no transcript the relay could have carried is refused. 1 GiB unpacked is 2.5 times the largest file measured (403 MB, read
+// in about 20 s), and a gzip bomb of blank lines (the slowest kind, a line per byte) reaches it
+// in well under a minute.
+export const DEFAULT_READ_LIMITS: ReadLimits = { maxLineBytes: DEFAULT_MAX_LINE_BYTES, maxDecompressedBytes: 2 ** 30 };
+
+export interface FeedSink {
   line(text: string, lineNo: number): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
 }
 
 export interface FeedResult {
+  /** lines of the input read, blank ones included (the reader counts them without handing them on) */
+  lines: number;
   gzip: boolean;
   format: 'jsonl' | 'json-array' | 'unknown';
   aborted: boolean;
@@ -21,7 +38,7 @@ export interface FeedResult {
 }
 
 /** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: LineSink): Promise<FeedResult> {
+export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   const reader = new TranscriptReader(
@@ -31,24 +48,30 @@ export async function feedHere(source: FeedSource, signal: AbortSignal, sink: Li
     },
     (lineNo, message) => sink.error(lineNo, message),
     (bytes, start, end) => {
+      if (start === end) return ''; // a file of blank lines costs a count each, not a decode
       const t0 = performance.now();
       const text = decoder.decode(bytes.subarray(start, end));
       decodeMs += performance.now() - t0;
       return text;
     },
+    { maxLineBytes: limits.maxLineBytes },
   );
   const src = source.kind === 'file' ? await openFile(source.file) : await openUrl(source.url, signal);
   sink.progress(0, src.bytesTotal);
   let gzip = false;
   try {
-    const res = await readBytes(src, signal, { onChunk: (b) => reader.push(b), onProgress: (r, t) => sink.progress(r, t) });
+    const res = await readBytes(src, signal, {
+      onChunk: (b) => reader.push(b),
+      onProgress: (r, t) => sink.progress(r, t),
+      maxDecompressedBytes: limits.maxDecompressedBytes,
+    });
     gzip = res.gzip;
-    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs };
+    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines };
   } catch (e) {
-    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs };
+    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines };
     reader.end(); // the last complete line before the failure still counts
     throw e;
   }
   reader.end();
-  return { gzip, format: reader.format, aborted: false, decodeMs };
+  return { gzip, format: reader.format, aborted: false, decodeMs, lines: reader.lines };
 }

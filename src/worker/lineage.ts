@@ -3,8 +3,8 @@
 // nodes. Spans with no derivation edge are counted, not drawn; a very large graph keeps
 // the components that hold orphans first.
 import dagre from '@dagrejs/dagre';
-import type { GraphEdge, GraphNode, LineageGraph } from './protocol.ts';
-import { bindingName, FLAG_PINNED, type SessionStore } from './sessionStore.ts';
+import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
+import { bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
 
 export const MAX_GRAPH_NODES = 160;
 const NODE_W = 118;
@@ -17,7 +17,7 @@ interface LiveSpan {
   parents: readonly string[];
 }
 
-export function liveSpansAt(store: SessionStore, t: number): LiveSpan[] | null {
+export function liveSpansAt(store: TurnColumnStore, t: number): LiveSpan[] | null {
   const r = store.rowsOf(t);
   if (r === null) return null;
   const out: LiveSpan[] = [];
@@ -29,7 +29,7 @@ export function liveSpansAt(store: SessionStore, t: number): LiveSpan[] | null {
   return out;
 }
 
-export function lineageGraph(store: SessionStore, t: number): LineageGraph | null {
+export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphData | null {
   const live = liveSpansAt(store, t);
   if (live === null) return null;
   const liveIds = new Map(live.map((s) => [s.id, s]));

@@ -1,7 +1,7 @@
 // The live subscription against a scripted socket: backlog then live, `since` on every
 // reconnect, no message applied twice, backoff growing and resetting once caught up.
 import { describe, expect, it } from 'vitest';
-import { LiveSubscription, rawData, type SocketLike } from './liveSource.ts';
+import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type { ConnectionState } from './protocol.ts';
 
 class FakeSocket implements SocketLike {
@@ -113,10 +113,5 @@ describe('LiveSubscription', () => {
     sub.stop();
     expect(states.at(-1)).toEqual({ state: 'closed', reason: 'closed' });
     expect(sockets[1]!.closed || sockets.length === 2).toBe(true);
-  });
-
-  it('finds the raw wire message inside a msg frame', () => {
-    expect(rawData('{"type":"msg","seq":7,"data":{"a":1}}')).toBe('{"a":1}');
-    expect(rawData('{"data":1,"x":2')).toBe('{"data":1,"x":2');
   });
 });

@@ -16,8 +16,8 @@ export interface LiveOptions {
   /** ws(s)://host/api/sessions/<id>/subscribe, without the query */
   url: string;
   since?: number;
-  /** a relay message: its seq, the parsed wire message, and its raw JSON text when cheaply available */
-  onMessage: (seq: number, data: unknown, raw: string) => void;
+  /** a relay message: its seq and the parsed wire message */
+  onMessage: (seq: number, data: unknown) => void;
   /** a frame that is not valid JSON or not a relay frame */
   onBadFrame: (seq: number, message: string) => void;
   onState: (state: ConnectionState) => void;
@@ -47,11 +47,6 @@ export class LiveSubscription {
 
   constructor(private readonly o: LiveOptions) {
     this.lastSeq = o.since ?? 0;
-  }
-
-  /** The last seq processed: a reconnect resumes after it. */
-  get seq(): number {
-    return this.lastSeq;
   }
 
   start(): void {
@@ -139,7 +134,7 @@ export class LiveSubscription {
         if (typeof frame.seq !== 'number' || frame.seq <= this.lastSeq) return; // already processed
         this.lastSeq = frame.seq;
         this.received++;
-        this.o.onMessage(frame.seq, frame.data, rawData(data));
+        this.o.onMessage(frame.seq, frame.data);
         if (!this.caughtUp && this.received % 200 === 0) {
           this.o.onState({ state: 'catching-up', since: this.lastSeq - this.received, lastSeq: this.helloLast, received: this.received });
         }
@@ -162,15 +157,4 @@ export class LiveSubscription {
     this.attempt = 0;
     this.o.onState({ state: 'live', lastSeq: this.lastSeq });
   }
-}
-
-/**
- * The wire message's own text inside a `msg` frame, when the relay wrote it last
- * (`{"type":"msg","seq":7,"data":{…}}`): the engine fingerprints it to recognise a
- * replayed snapshot. Anything else falls back to the whole frame, which is as stable.
- */
-export function rawData(frame: string): string {
-  const at = frame.indexOf('"data":');
-  if (at < 0 || frame.charCodeAt(frame.length - 1) !== 0x7d) return frame;
-  return frame.slice(at + 7, frame.length - 1);
 }

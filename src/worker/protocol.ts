@@ -73,13 +73,20 @@ export interface QueryMap {
 }
 export type QueryKind = keyof QueryMap;
 
-export interface QueryRequest<K extends QueryKind = QueryKind> {
+/** A query of one kind: its `query` is the one that kind takes. */
+export interface QueryRequestOf<K extends QueryKind> {
   type: 'query';
   job: number;
   req: number;
   kind: K;
   query: QueryMap[K]['query'];
 }
+
+/**
+ * The queries of kinds K (every kind by default) as one union discriminated by `kind`, so
+ * a switch on it narrows `query`; generic over K so a caller can build one of kind K.
+ */
+export type QueryRequest<K extends QueryKind = QueryKind> = { [P in K]: QueryRequestOf<P> }[K];
 
 export type Request = OpenRequest | CancelRequest | QueryRequest;
 
@@ -103,7 +110,9 @@ export type ConnectionState =
   | { state: 'catching-up'; since: number; lastSeq: number; received: number }
   | { state: 'live'; lastSeq: number }
   | { state: 'reconnecting'; attempt: number; inMs: number; reason: string; lastSeq: number }
-  | { state: 'closed'; reason: string };
+  | { state: 'closed'; reason: string }
+  /** the Worker hit an error it could not recover from: the analysis stopped (issue 8: never 'live' then) */
+  | { state: 'failed'; reason: string };
 
 export interface SessionSummary {
   sessionId: string;
@@ -144,6 +153,8 @@ export type WorkerEvent =
   | { type: 'summary'; job: number; summary: JobSummary }
   | { type: 'done'; job: number; state: LoadState; message: string | null; progress: LoadProgress; summary: JobSummary }
   | { type: 'connection'; job: number; connection: ConnectionState }
+  /** the Worker itself failed (its script, or an error nothing inside it caught): the job is over */
+  | { type: 'failed'; job: number; reason: string }
   | { type: 'reply'; job: number; req: number; ok: true; body: unknown }
   | { type: 'reply'; job: number; req: number; ok: false; error: string };
 
@@ -296,7 +307,7 @@ export interface GraphEdge {
   missing: boolean;
 }
 
-export interface LineageGraph {
+export interface LineageGraphData {
   nodes: GraphNode[];
   edges: GraphEdge[];
   /** live spans with no derived_from edge at all, left out of the drawing */
@@ -319,7 +330,7 @@ export interface TurnDetail {
   findings: FindingDetail[];
   /** null when this turn's per-span rows were evicted from the bounded store */
   spans: SpanRow[] | null;
-  graph: LineageGraph | null;
+  graph: LineageGraphData | null;
 }
 
 export type DiffOp = { op: 'same' | 'add' | 'del'; text: string };

@@ -10,14 +10,14 @@ import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { spanDetail, turnDetail } from './details.ts';
 import { MAX_GRAPH_NODES } from './lineage.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
-import { SessionStore, type StoreLimits } from './sessionStore.ts';
+import { TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, signalBands, transferables, windowOf } from './shape.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
-function build(turns: number, limits?: StoreLimits, spans = 30): { store: SessionStore; fired: Map<Signal, number[]> } {
+function build(turns: number, limits?: StoreLimits, spans = 30): { store: TurnColumnStore; fired: Map<Signal, number[]> } {
   const engine = new Engine({ sha256 });
-  const store = new SessionStore('run', resolveThresholds(undefined, {}), limits);
+  const store = new TurnColumnStore('run', resolveThresholds(undefined, {}), limits);
   const fired = new Map<Signal, number[]>();
   let line = 0;
   for (const m of simulateSession({ seed: 3, sessionId: 'run', turns, spans, faults: allFaults(turns) }, sha256)) {

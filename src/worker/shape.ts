@@ -5,7 +5,7 @@ import { lowerBound, upperBound } from './columns.ts';
 import { gapEdges, gather, lttb, unionSorted } from './lttb.ts';
 import type { Bands, CanaryLine, CanarySeries, DriftSeries, FindingsIndex, OrphanSeries, SeriesView, SpreadSeries, ViewQuery } from './protocol.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
-import { bit, type SessionStore } from './sessionStore.ts';
+import { bit, type TurnColumnStore } from './turnColumnStore.ts';
 
 /** At most this many canaries are drawn: the ones most often below the median. */
 export const MAX_CANARY_LINES = 6;
@@ -18,7 +18,7 @@ export interface Window {
   to: number;
 }
 
-export function windowOf(store: SessionStore, query: Pick<ViewQuery, 'window'>): Window {
+export function windowOf(store: TurnColumnStore, query: Pick<ViewQuery, 'window'>): Window {
   const turns = store.turn.view();
   const n = turns.length;
   if (n === 0) return { i0: 0, i1: 0, from: 0, to: 0 };
@@ -34,7 +34,7 @@ export function windowOf(store: SessionStore, query: Pick<ViewQuery, 'window'>):
   return { i0, i1: Math.min(i1, n), from, to };
 }
 
-export function shapeView(store: SessionStore, query: ViewQuery): SeriesView {
+export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView {
   const w = windowOf(store, query);
   const points = Math.max(16, Math.floor(query.points));
   const turns = store.turn.view();
@@ -68,7 +68,7 @@ function sharedIndices(x: Float64Array, series: readonly Float64Array[], w: Wind
   return unionSorted(lists);
 }
 
-export function shapeSpread(store: SessionStore, w: Window, points: number): SpreadSeries {
+export function shapeSpread(store: TurnColumnStore, w: Window, points: number): SpreadSeries {
   const x = store.turn.view();
   const stdev = store.stdev.view();
   const p10 = store.p10.view();
@@ -89,7 +89,7 @@ export function shapeSpread(store: SessionStore, w: Window, points: number): Spr
   };
 }
 
-export function shapeCanary(store: SessionStore, w: Window, points: number): CanarySeries {
+export function shapeCanary(store: TurnColumnStore, w: Window, points: number): CanarySeries {
   const x = store.turn.view();
   const len = w.i1 - w.i0;
   const medianRank = new Float64Array(len);
@@ -150,7 +150,7 @@ export function shapeCanary(store: SessionStore, w: Window, points: number): Can
   };
 }
 
-export function shapeDrift(store: SessionStore, w: Window, points: number): DriftSeries {
+export function shapeDrift(store: TurnColumnStore, w: Window, points: number): DriftSeries {
   const x = store.turn.view();
   const tokens = store.tokens.view();
   const mean = store.mean.view();
@@ -184,7 +184,7 @@ export function shapeDrift(store: SessionStore, w: Window, points: number): Drif
   };
 }
 
-export function shapeOrphans(store: SessionStore, w: Window, points: number): OrphanSeries {
+export function shapeOrphans(store: TurnColumnStore, w: Window, points: number): OrphanSeries {
   const x = store.turn.view();
   const edges = new Float64Array(store.orphanEdges.view());
   const idx = sharedIndices(x, [edges], w, points);
@@ -196,7 +196,7 @@ export function shapeOrphans(store: SessionStore, w: Window, points: number): Or
 }
 
 /** Turn ranges in the window where any of `mask`'s signals fired; runs closer than minGap turns merge. */
-export function signalBands(store: SessionStore, w: Window, mask: number, minGap: number): Bands {
+export function signalBands(store: TurnColumnStore, w: Window, mask: number, minGap: number): Bands {
   const x = store.turn.view();
   const sig = store.signals.view();
   const out: number[] = [];
@@ -219,7 +219,7 @@ function pushBand(out: number[], a: number, b: number, minGap: number): void {
   else out.push(a, b);
 }
 
-function signalPoints(store: SessionStore, w: Window, mask: number, y: Float64Array, limit: number): { x: Float64Array; y: Float64Array } {
+function signalPoints(store: TurnColumnStore, w: Window, mask: number, y: Float64Array, limit: number): { x: Float64Array; y: Float64Array } {
   const x = store.turn.view();
   const sig = store.signals.view();
   const xs: number[] = [];
@@ -250,7 +250,7 @@ export function ribbon(turns: Float64Array, severity: Uint8Array, columns: numbe
 }
 
 /** The findings list: each incident's header row, then its findings, incidents by first turn. */
-export function findingsIndex(store: SessionStore): FindingsIndex {
+export function findingsIndex(store: TurnColumnStore): FindingsIndex {
   const nInc = store.incidentSignal.length;
   const nRows = nInc + store.findingTurn.length;
   const rowKind = new Uint8Array(nRows);

@@ -6,6 +6,8 @@ import type { Request, WorkerEvent } from './protocol.ts';
 const scope = self as unknown as {
   onmessage: ((ev: MessageEvent<Request>) => void) | null;
   postMessage: (message: WorkerEvent, options?: { transfer?: Transferable[] }) => void;
+  addEventListener(type: 'error', listener: (ev: ErrorEvent) => void): void;
+  addEventListener(type: 'unhandledrejection', listener: (ev: PromiseRejectionEvent) => void): void;
 };
 
 // Listening starts before the hasher is ready (messages are not lost); handling waits for it.
@@ -17,3 +19,15 @@ const ready = createSHA256().then((hasher) => {
 scope.onmessage = (ev) => {
   void ready.then((controller) => controller.handle(ev.data));
 };
+
+// An error thrown anywhere in here (a socket or timer callback, a rejected promise) would
+// otherwise only reach the console while the screen kept saying 'Live': the current job is
+// stopped and says why (the client reports the errors this cannot catch, such as a failed load).
+scope.addEventListener('error', (ev) => {
+  ev.preventDefault();
+  void ready.then((controller) => controller.fail(ev.error ?? ev.message));
+});
+scope.addEventListener('unhandledrejection', (ev) => {
+  ev.preventDefault();
+  void ready.then((controller) => controller.fail(ev.reason));
+});

@@ -29,6 +29,10 @@ export function ConnectionStatus() {
         text = `Closed: ${c.reason}`;
         tone = 'bad';
         break;
+      case 'failed':
+        text = `Failed: ${c.reason}`;
+        tone = 'bad';
+        break;
     }
   }
   return (

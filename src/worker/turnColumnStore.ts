@@ -8,7 +8,7 @@ import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
-import { f64, i32, lowerBound, u32, u8 } from './columns.ts';
+import { Column, f64, i32, lowerBound, u32, u8 } from './columns.ts';
 import type { BindingName } from './protocol.ts';
 
 export const SIGNAL_INDEX: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s, i) => [s, i])) as Record<Signal, number>;
@@ -27,7 +27,7 @@ export interface StoreLimits {
   maxTextChars: number;
 }
 
-export const DEFAULT_LIMITS: StoreLimits = { maxSpanRows: 2_000_000, maxTextChars: 48_000_000 };
+export const DEFAULT_STORE_LIMITS: StoreLimits = { maxSpanRows: 2_000_000, maxTextChars: 48_000_000 };
 
 export interface TextVersion {
   /** null once released by the character budget */
@@ -53,21 +53,44 @@ export interface SpanInfo {
 
 export const FLAG_PINNED = 1;
 export const FLAG_TEXT_CHANGED = 2;
-export const FLAG_ESTIMATED = 4;
 
 const CHUNK = 1 << 16;
+/** A session's first chunk starts this small and doubles up to CHUNK: most sessions are small. */
+const FIRST_CHUNK_ROWS = 64;
+const ROW_BYTES = 32;
 
-/** A fixed-size block of per-span rows (one row = one live span at one turn). */
+/** A block of per-span rows (one row = one live span at one turn), at most CHUNK rows. */
 class RowChunk {
-  readonly span = new Int32Array(CHUNK);
-  readonly score = new Float64Array(CHUNK);
-  readonly binding = new Uint8Array(CHUNK);
-  readonly rewrites = new Uint16Array(CHUNK);
-  readonly textVer = new Int32Array(CHUNK);
-  readonly claimVer = new Int32Array(CHUNK);
-  readonly parentsVer = new Int32Array(CHUNK);
-  readonly tokens = new Int32Array(CHUNK);
-  readonly flags = new Uint8Array(CHUNK);
+  readonly span: Int32Array;
+  readonly score: Float64Array;
+  readonly binding: Uint8Array;
+  readonly rewrites: Uint16Array;
+  readonly textVer: Int32Array;
+  readonly claimVer: Int32Array;
+  readonly parentsVer: Int32Array;
+  readonly tokens: Int32Array;
+  readonly flags: Uint8Array;
+
+  constructor(
+    readonly capacity: number,
+    from?: RowChunk,
+  ) {
+    this.span = grown(Int32Array, capacity, from?.span);
+    this.score = grown(Float64Array, capacity, from?.score);
+    this.binding = grown(Uint8Array, capacity, from?.binding);
+    this.rewrites = grown(Uint16Array, capacity, from?.rewrites);
+    this.textVer = grown(Int32Array, capacity, from?.textVer);
+    this.claimVer = grown(Int32Array, capacity, from?.claimVer);
+    this.parentsVer = grown(Int32Array, capacity, from?.parentsVer);
+    this.tokens = grown(Int32Array, capacity, from?.tokens);
+    this.flags = grown(Uint8Array, capacity, from?.flags);
+  }
+}
+
+function grown<A extends Int32Array | Float64Array | Uint8Array | Uint16Array>(ctor: { new (n: number): A }, capacity: number, from: A | undefined): A {
+  const a = new ctor(capacity);
+  if (from !== undefined) a.set(from);
+  return a;
 }
 
 export interface SpanRowData {
@@ -103,9 +126,10 @@ export class SpanRows {
   push(span: number, score: number, binding: number, rewrites: number, textVer: number, claimVer: number, parentsVer: number, tokens: number, flags: number): void {
     const local = this.total - this.base;
     const ci = local >>> 16;
-    if (ci === this.chunks.length) this.chunks.push(new RowChunk());
-    const c = this.chunks[ci]!;
     const o = local & (CHUNK - 1);
+    if (ci === this.chunks.length) this.chunks.push(new RowChunk(ci === 0 && this.base === 0 ? FIRST_CHUNK_ROWS : CHUNK));
+    else if (o === this.chunks[ci]!.capacity) this.chunks[ci] = new RowChunk(Math.min(CHUNK, o * 2), this.chunks[ci]);
+    const c = this.chunks[ci]!;
     c.span[o] = span;
     c.score[o] = score;
     c.binding[o] = binding;
@@ -124,6 +148,13 @@ export class SpanRows {
       this.chunks.shift();
       this.base += CHUNK;
     }
+  }
+
+  /** Bytes allocated for rows, used or not. */
+  get heldBytes(): number {
+    let rows = 0;
+    for (const c of this.chunks) rows += c.capacity;
+    return rows * ROW_BYTES;
   }
 
   has(row: number): boolean {
@@ -153,7 +184,11 @@ export class SpanRows {
   }
 }
 
-export class SessionStore {
+/**
+ * One session's analysis results in columns, one entry per turn (not the relay's
+ * SessionStore, which persists wire messages).
+ */
+export class TurnColumnStore {
   title: string | null = null;
   headerConfig: Partial<Thresholds> = {};
 
@@ -188,8 +223,6 @@ export class SessionStore {
   readonly canarySpan = i32();
   readonly canaryRank = i32();
   readonly canaryBelow = u8();
-  /** span index → number of turns it was below the median */
-  readonly canaryInversions = new Map<number, number>();
 
   // ---- findings, in turn order then SPEC §4 table order
   readonly findingTurn = i32();
@@ -228,13 +261,27 @@ export class SessionStore {
   constructor(
     readonly sessionId: string,
     public thresholds: Thresholds,
-    private readonly limits: StoreLimits = DEFAULT_LIMITS,
+    private readonly limits: StoreLimits = DEFAULT_STORE_LIMITS,
   ) {
     this.rows = new SpanRows(limits.maxSpanRows);
   }
 
   get turnCount(): number {
     return this.turn.length;
+  }
+
+  /**
+   * Bytes of typed arrays this session holds (per-turn columns, span rows): what must
+   * grow with what the session holds, so that many small sessions cost little.
+   */
+  get heldBytes(): number {
+    let bytes = this.rows.heldBytes;
+    for (const v of Object.values(this) as unknown[]) {
+      if (v instanceof Column) bytes += v.heldBytes;
+      else if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+    }
+    for (const c of this.bySignal) bytes += c.heldBytes;
+    return bytes;
   }
 
   /** Index of `turn` among the session's turns, or -1. */
@@ -298,7 +345,6 @@ export class SessionStore {
       this.canarySpan.push(idx);
       this.canaryRank.push(c.rank);
       this.canaryBelow.push(c.below_median ? 1 : 0);
-      this.canaryInversions.set(idx, (this.canaryInversions.get(idx) ?? 0) + (c.below_median ? 1 : 0));
     }
     if (m.canaries.length > 0) this.hasCanary = true;
 
@@ -403,7 +449,6 @@ export class SessionStore {
       if (info.firstSeen < 0) info.firstSeen = t;
       info.lastSeen = t;
 
-      const estimated = span.tokens === undefined;
       this.rows.push(
         idx,
         span.score ?? Number.NaN,
@@ -413,7 +458,7 @@ export class SessionStore {
         claimVer,
         parentsVer,
         span.tokens ?? estimateTokens(span.text),
-        (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0) | (estimated ? FLAG_ESTIMATED : 0),
+        (span.pinned === true ? FLAG_PINNED : 0) | (check.textChanged ? FLAG_TEXT_CHANGED : 0),
       );
     }
     this.lastIds = ids;
