@@ -89,7 +89,7 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.recommended.rules,
       'no-restricted-imports': restrict(
-        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', '**/src/client/harness*', 'node:*'],
+        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '!**/src/core/bisect.ts', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', '**/src/client/harness*', 'node:*'],
         'the UI talks to the engine only through the Worker client (src/worker/client.ts), and to the relay through its HTTP types (src/client/relayApi.ts); type-only imports use `import type`.',
       ),
     },

@@ -1,4 +1,4 @@
-// Plain words for each SPEC §4 signal: what it means and what the harness should do.
+// Plain words for each contract §4 signal: what it means and what the harness should do.
 // Shown next to findings, in the summary and in chart legends.
 import type { Signal } from '../src/worker/client.ts';
 

@@ -37,7 +37,7 @@ await run.start({ title: 'TypeScript example: a toy self-editing agent' });
 
 const budget = 12;
 let buffer: Span[] = [
-  // a pinned canary: the constraint the agent must never lose (SPEC §4 collapse detection)
+  // a pinned canary: the constraint the agent must never lose (contract §4 collapse detection)
   { span_id: 'goal', text: 'Goal: keep the answer under 200 words.', pinned: true, role: 'system', ...scored('Goal: keep the answer under 200 words.', 0.95) },
 ];
 let nextId = 1;

@@ -13,7 +13,7 @@ import type { Message, Snapshot } from '../src/core/wire.ts';
 import { allFaults, simulateSession, type ScenarioOptions } from '../src/sim/scenario.ts';
 
 const OUT = 'public/samples';
-/** SPEC §2: sha256 of the UTF-8 bytes, 64 lowercase hex digits. */
+/** contract §2: sha256 of the UTF-8 bytes, 64 lowercase hex digits. */
 const sha256 = (text: string): string => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Small enough to commit and to load instantly in the dashboard (each file well under 1 MB). */
@@ -104,13 +104,13 @@ const allFaultsText = jsonl(allFaultsMessages);
 add('all-faults.jsonl', 'Every fault of the generator in its own window (see allFaults(150) in src/sim/scenario.ts), healthy turns between them.', allFaultsText);
 samples.push({
   file: 'all-faults.jsonl.gz',
-  what: 'all-faults.jsonl, gzip-compressed (SPEC §2: readers accept .jsonl.gz).',
+  what: 'all-faults.jsonl, gzip-compressed (contract §2: readers accept .jsonl.gz).',
   text: allFaultsText,
   bytes: zlib.gzipSync(Buffer.from(allFaultsText, 'utf8'), { level: 9 }),
 });
 add(
   'all-faults.json',
-  'The same messages as all-faults.jsonl as one JSON array, one message per line (SPEC §2: readers accept a .json array).',
+  'The same messages as all-faults.jsonl as one JSON array, one message per line (contract §2: readers accept a .json array).',
   '[\n' + allFaultsMessages.map((m) => JSON.stringify(m)).join(',\n') + '\n]\n',
 );
 
@@ -136,7 +136,7 @@ add(
 }
 
 {
-  // SPEC §2: bad input never stops the reader; each bad line is one input error
+  // contract §2: bad input never stops the reader; each bad line is one input error
   const messages = session({ seed: 8, sessionId: 'bad-lines', title: 'A valid session with bad lines inserted', turns: 40, ...SMALL, spans: 24 });
   const snap = (turn: number): Snapshot => {
     const m = messages.find((x): x is Snapshot => x.type === 'snapshot' && x.turn === turn);
@@ -252,7 +252,7 @@ for (const sample of samples) {
       const hits = s.actions.get(action);
       return hits === undefined ? [] : [`${action} on ${hits.length} turn${hits.length === 1 ? '' : 's'} (${ranges(hits)})`];
     });
-    readme.push(`  - verdict (SPEC §5): ${verdicts.length === 0 ? 'prune_ok on every turn' : `${verdicts.join('; ')}; prune_ok otherwise`}`);
+    readme.push(`  - verdict (contract §5): ${verdicts.length === 0 ? 'prune_ok on every turn' : `${verdicts.join('; ')}; prune_ok otherwise`}`);
   }
   if (m.errors.length > 0) {
     readme.push(`- ${m.errors.length} input errors:`);

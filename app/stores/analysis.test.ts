@@ -15,7 +15,7 @@ describe('analysis store transforms', () => {
     expect(turnsLoaded(s)).toBe(7);
   });
 
-  it('says how many turns loaded and how many input errors there were (SPEC §6 load-status)', () => {
+  it('says how many turns loaded and how many input errors there were (contract §6 load-status)', () => {
     const src = { kind: 'file' as const, name: 'run.jsonl', bytes: 10 };
     const done = { state: 'done' as const, progress: null, message: null };
     expect(loadStatusText(src, done, summary([session('a', 120)], 2))).toBe('run.jsonl: 120 turns loaded, 2 input errors');

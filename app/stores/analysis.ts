@@ -58,7 +58,7 @@ export function turnsLoaded(summary: JobSummary | null): number {
   return summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0;
 }
 
-/** The plain sentence of SPEC §6 load-status: how many turns loaded, how many input errors. */
+/** The plain sentence of contract §6 load-status: how many turns loaded, how many input errors. */
 export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summary: JobSummary | null): string {
   const turns = turnsLoaded(summary);
   const errors = summary?.inputErrorCount ?? 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { followWindow, initialUiState, nearestTurn, seekSeverity, stepTurn, zoomAround } from './ui.ts';
 
-const turns = Float64Array.of(1, 2, 5, 9, 10); // gaps in turn numbers are allowed (SPEC §2)
+const turns = Float64Array.of(1, 2, 5, 9, 10); // gaps in turn numbers are allowed (contract §2)
 const severity = Uint8Array.of(0, 3, 0, 2, 3);
 
 describe('turn navigation', () => {

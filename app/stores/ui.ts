@@ -1,6 +1,7 @@
 // What the person is looking at: the selected turn (the shared cursor), the zoom window,
 // follow-live / pause, findings filters, the selected span, and thresholds they set.
 // Pure transforms first (tested), then a thin create().
+import { indexAtOrBefore } from '../../src/core/bisect.ts';
 import { create } from 'zustand';
 import type { Severity, Signal, Thresholds } from '../../src/worker/client.ts';
 
@@ -71,17 +72,6 @@ export function nearestTurn(turns: ArrayLike<number>, value: number): number | n
   if (i < 0) return turns[0]!;
   if (i >= n - 1) return turns[n - 1]!;
   return value - turns[i]! <= turns[i + 1]! - value ? turns[i]! : turns[i + 1]!;
-}
-
-export function indexAtOrBefore(turns: ArrayLike<number>, value: number): number {
-  let lo = 0;
-  let hi = turns.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (turns[m]! <= value) lo = m + 1;
-    else hi = m;
-  }
-  return lo - 1;
 }
 
 /** Zoom by `factor` (<1 in, >1 out) around `center`, kept inside [first, last]. */

@@ -38,7 +38,7 @@ __all__ = [
 
 
 def text_sha256(text):
-    """SPEC section 2 text_sha256: sha256 of the span's text as UTF-8, 64 lowercase hex.
+    """contract §2 text_sha256: sha256 of the span's text as UTF-8, 64 lowercase hex.
 
     Compute it when you compute the score, on the exact text you scored, and keep it
     with the score. Hashing at send time would hide the stale scores the dashboard finds.

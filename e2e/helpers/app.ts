@@ -1,5 +1,5 @@
 // Page helpers: open sources the ways a person does, and read the app's own signals
-// (SPEC §6 hooks, load-status, connection-status). Every wait is for something the app
+// (contract §6 hooks, load-status, connection-status). Every wait is for something the app
 // shows, never a fixed sleep.
 import { expect, type Page } from '@playwright/test';
 import fs from 'node:fs';

@@ -92,7 +92,7 @@ export function checkJson(file: string, sets: Record<string, number> = {}): Chec
   return JSON.parse(r.stdout) as CheckJson;
 }
 
-/** SPEC §6 signal-count: turns on which each signal fired. */
+/** contract §6 signal-count: turns on which each signal fired. */
 export function countsBySignal(findings: readonly { signal: string }[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const f of findings) out[f.signal] = (out[f.signal] ?? 0) + 1;

@@ -1,4 +1,4 @@
-// `context-health check`: a transcript through the engine, to the SPEC §6 report.
+// `context-health check`: a transcript through the engine, to contract §6 report.
 import { Engine } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';

@@ -1,4 +1,4 @@
-// `context-health check | serve | replay` (SPEC §6).
+// `context-health check | serve | replay` (contract §6).
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';

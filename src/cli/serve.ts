@@ -1,4 +1,4 @@
-// `context-health serve` (SPEC §6): the dashboard and the relay in one process.
+// `context-health serve` (contract §6): the dashboard and the relay in one process.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';

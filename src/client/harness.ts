@@ -15,7 +15,7 @@ import { validateMessage } from '../core/validate.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
 /**
- * SPEC §2 `text_sha256`: 64 lowercase hex of sha256 of the span's text as UTF-8.
+ * contract §2 `text_sha256`: 64 lowercase hex of sha256 of the span's text as UTF-8.
  * Compute it when you compute the score, on the text you scored, and keep it with the
  * score: a hash taken at send time would hide exactly the stale scores the dashboard is
  * there to find.
@@ -146,7 +146,7 @@ export class HarnessClient {
     return this.send(message);
   }
 
-  /** One snapshot: the live buffer at the end of a turn (SPEC §2). */
+  /** One snapshot: the live buffer at the end of a turn (contract §2). */
   snapshot(snapshot: Omit<Snapshot, 'type'> & { type?: 'snapshot' }): Promise<Ack> {
     return this.send({ ...snapshot, type: 'snapshot' });
   }

@@ -1,5 +1,5 @@
-// One snapshot of one session in, its metrics (SPEC §3), findings (SPEC §4) and verdict
-// (SPEC §5) out. The state carried from turn to turn is exactly what the detectors need:
+// One snapshot of one session in, its metrics (contract §3), findings (contract §4) and verdict
+// (contract §5) out. The state carried from turn to turn is exactly what the detectors need:
 // the previous snapshot's spans (text, hash, score binding), the streak counters, and the
 // ids ever seen pruned.
 import type { Thresholds } from './config.ts';
@@ -12,7 +12,7 @@ import type { Snapshot } from './wire.ts';
 /** sha256 of the UTF-8 bytes of `text`, as 64 lowercase hex digits. Handed in: node:crypto or a browser hash. */
 export type Sha256Hex = (text: string) => string;
 
-/** SPEC §4 score binding of one span. */
+/** contract §4 score binding of one span. */
 export const Binding = {
   Bound: 0,
   /** score is null: invalidated, awaiting recompute */
@@ -36,7 +36,7 @@ export interface TurnMetrics {
   n_spans: number;
   n_scored: number;
   tokens_total: number;
-  /** true when some span had no `tokens` and its count was estimated (SPEC §2). */
+  /** true when some span had no `tokens` and its count was estimated (contract §2). */
   tokens_estimated: boolean;
   mean_score: number | null;
   median_score: number | null;
@@ -82,7 +82,7 @@ interface PrevTurn {
   turn: number;
   spans: SpanTable;
   checks: readonly SpanCheck[];
-  /** per index, the SPEC §2 estimate of the text when the span had no `tokens` (NaN otherwise); null when none had */
+  /** per index, contract §2 estimate of the text when the span had no `tokens` (NaN otherwise); null when none had */
   estimates: Float64Array | null;
   tokensTotal: number;
   mean: number | null;
@@ -124,7 +124,7 @@ export class SessionAnalysis {
     const scan = scanSpans(table, prev, this.sha256, th.max_rewrites);
     const { checks, estimates, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, repeat, poisoned, pinnedScored, orphanCiters, missingParents } = scan;
 
-    // SPEC §3 statistics over finite scores
+    // contract §3 statistics over finite scores
     const sorted = scan.scores.subarray(0, nScored);
     const stats = scoreStats(sorted);
     const mean = stats?.mean ?? null;
@@ -168,7 +168,7 @@ export class SessionAnalysis {
       emit('unreported_rewrite', changed, `${textsChanged} span texts changed since turn ${prev.turn} but the rewrite reported ${spansModified} modified (${idList(changed)}): the model's own report cannot be trusted`);
     }
 
-    // SPEC §4 relevance_inflation / monotonic_drift
+    // contract §4 relevance_inflation / monotonic_drift
     const rewriteTurn = spansModified > 0 || textsChanged > 0;
     let inflation = false;
     if (prev !== null && rewriteTurn && mean !== null && prev.mean !== null) {
@@ -194,7 +194,7 @@ export class SessionAnalysis {
       emit('poisoned_span', poisoned, `${count(poisoned, 'span')} rewritten more than ${th.max_rewrites} times without a recompute (${idList(poisoned)}): paraphrase of a paraphrase; drop, do not rescore`);
     }
 
-    // SPEC §4 spread_collapse / canary_inversion / relevance_collapse (seed 002)
+    // contract §4 spread_collapse / canary_inversion / relevance_collapse (seed 002)
     const narrow = stats !== null && nScored >= th.min_scored && stats.stdev < th.spread_floor;
     this.collapseStreak = narrow ? this.collapseStreak + 1 : 0;
     const spreadCollapse = narrow && this.collapseStreak >= th.collapse_turns;
@@ -214,7 +214,7 @@ export class SessionAnalysis {
     }
     this.inNoCanaryRun = noCanary;
 
-    // SPEC §4 pruning signals, judged against the previous snapshot
+    // contract §4 pruning signals, judged against the previous snapshot
     if (prev !== null && pruned.length > 0) {
       const onStale = pruned.filter((id) => {
         const j = prev.spans.index.get(id);
@@ -230,7 +230,7 @@ export class SessionAnalysis {
     }
     for (const id of pruned) this.everPruned.add(id);
 
-    // SPEC §5 verdict
+    // contract §5 verdict
     let action: Action = 'prune_ok';
     let recompute: string[] = [];
     if (collapse) action = 'freeze';
@@ -272,7 +272,7 @@ export class SessionAnalysis {
 interface SpanScan {
   checks: SpanCheck[];
   sameTextAt: Int32Array;
-  /** per index, the SPEC §2 estimate when the span had no `tokens` (NaN otherwise); null when every span had them */
+  /** per index, contract §2 estimate when the span had no `tokens` (NaN otherwise); null when every span had them */
   estimates: Float64Array | null;
   /** the finite scores, in its first nScored entries */
   scores: Float64Array;
@@ -287,7 +287,7 @@ interface SpanScan {
   poisoned: string[];
   /** indices of the pinned spans with a finite score */
   pinnedScored: number[];
-  /** SPEC §4 orphaned_parent: the citing spans, their missing parents, and the distinct (citing span, missing parent) pairs */
+  /** contract §4 orphaned_parent: the citing spans, their missing parents, and the distinct (citing span, missing parent) pairs */
   orphanCiters: string[];
   missingParents: Set<string>;
   orphanEdges: number;
@@ -349,7 +349,7 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
 
     let tokens = table.tokens[i]!;
     if (Number.isNaN(tokens)) {
-      // SPEC §2: absent → ceil(code points / 4); an unchanged text reuses its estimate, not a count the harness sent last turn
+      // contract §2: absent → ceil(code points / 4); an unchanged text reuses its estimate, not a count the harness sent last turn
       const before = sameText && prev!.estimates !== null ? prev!.estimates[j]! : Number.NaN;
       tokens = Number.isNaN(before) ? estimateTokens(text) : before;
       estimates ??= new Float64Array(n).fill(Number.NaN);
@@ -430,7 +430,7 @@ function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
     if (f & POISONED) lists.poisoned.push(id);
     if (f & PINNED_SCORED) lists.pinnedScored.push(i);
     if (f & ORPHAN) {
-      // SPEC §4 orphaned_parent: distinct (citing span, missing parent) pairs
+      // contract §4 orphaned_parent: distinct (citing span, missing parent) pairs
       const missingHere = new Set<string>();
       for (const parent of table.parents[i]!) if (parent !== id && !index.has(parent)) missingHere.add(parent);
       lists.orphanEdges += missingHere.size;
@@ -441,7 +441,7 @@ function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
   return lists;
 }
 
-/** SPEC §2: absent tokens → ceil(code points / 4). */
+/** contract §2: absent tokens → ceil(code points / 4). */
 export function estimateTokens(text: string): number {
   let codePoints = text.length;
   for (let i = 0; i < text.length; i++) {

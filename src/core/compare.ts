@@ -2,6 +2,7 @@
 // run B freeze when run A did not?". Pure: it reads what the engine already reported for
 // each session (the contract §6.1 findings and verdicts, or the Worker's columns of the
 // same), never a snapshot. One function behind `context-health diff` and the dashboard.
+import { lowerBound } from './bisect.ts';
 import { incidentsOf, type Incident } from './incidents.ts';
 import type { SessionReport } from './report.ts';
 import { SEVERITY, SEVERITY_RANK, SIGNALS, type Action, type Severity, type Signal } from './signals.ts';
@@ -249,12 +250,6 @@ export function counterpartIndex(aTurns: ArrayLike<number>, bTurns: ArrayLike<nu
   if (i < 0 || i >= aTurns.length || bTurns.length === 0) return -1;
   if (align === 'relative') return Math.min(bTurns.length - 1, Math.floor(((i + 0.5) * bTurns.length) / aTurns.length));
   const turn = aTurns[i]!;
-  let lo = 0;
-  let hi = bTurns.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (bTurns[m]! < turn) lo = m + 1;
-    else hi = m;
-  }
+  const lo = lowerBound(bTurns, turn);
   return lo < bTurns.length && bTurns[lo] === turn ? lo : -1;
 }

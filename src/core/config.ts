@@ -1,4 +1,4 @@
-// SPEC §4 thresholds. Precedence: a value set by the user (--set, dashboard settings)
+// contract §4 thresholds. Precedence: a value set by the user (--set, dashboard settings)
 // overrides the session header's `config`, which overrides these defaults.
 import type { ThresholdOverrides } from './wire.ts';
 

@@ -1,4 +1,4 @@
-// SPEC §4, written from the SPEC (not from analyse.ts): for each of the sixteen signals a
+// contract §4, written from the contract (not from analyse.ts): for each of the sixteen signals a
 // positive case, a negative case and the boundaries, driven through the real Engine the
 // way a transcript is (one JSON line at a time).
 // eslint-disable-next-line no-restricted-imports -- the tests run on Node; the engine itself is handed its hash
@@ -56,7 +56,7 @@ function run(messages: readonly Message[], user: Partial<Thresholds> = {}): Turn
   return results;
 }
 
-// SPEC §4 table, typed out independently of signals.ts
+// contract §4 table, typed out independently of signals.ts
 const SEVERITY: Record<Signal, 'fault' | 'warning' | 'info'> = {
   unbound_score: 'fault',
   stale_score: 'fault',
@@ -94,7 +94,7 @@ function findingsOf(results: readonly TurnResult[], session: string, turn: numbe
 function check(signal: Signal, c: Case): void {
   const results = run(c.messages, c.user);
   for (const r of results) {
-    // SPEC §4: one finding per (turn, signal), with the table's severity
+    // contract §4: one finding per (turn, signal), with the table's severity
     const signals = r.findings.map((f) => f.signal);
     expect(new Set(signals).size).toBe(signals.length);
     for (const f of r.findings) {
@@ -350,7 +350,7 @@ const table: Record<Signal, Case[]> = {
   ],
 };
 
-describe('SPEC §4 detectors', () => {
+describe('contract §4 detectors', () => {
   for (const [signal, cases] of Object.entries(table) as [Signal, Case[]][]) {
     describe(signal, () => {
       it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => check(signal, c));
@@ -367,7 +367,7 @@ describe('SPEC §4 detectors', () => {
   });
 });
 
-describe('SPEC §4 details beyond span_ids', () => {
+describe('contract §4 details beyond span_ids', () => {
   it("orphaned_parent's message names the missing parents and whether they were seen pruned", () => {
     const results = run([
       snap(1, [span('p'), span('c', { derived_from: ['p', 'q'] })]),

@@ -1,4 +1,4 @@
-// SPEC §2 input handling, written from the SPEC: every bad line becomes one input error
+// contract §2 input handling, written from the contract: every bad line becomes one input error
 // with its line number and a plain sentence, replays are ignored silently, and every
 // other line is still analysed.
 // eslint-disable-next-line no-restricted-imports -- the tests run on Node; the engine itself is handed its hash
@@ -64,7 +64,7 @@ const spanWithout = (key: string): string => {
   return line({ ...snap(5), spans: [sp] });
 };
 
-describe('SPEC §2 input errors: line number and a plain sentence, and the next line is analysed', () => {
+describe('contract §2 input errors: line number and a plain sentence, and the next line is analysed', () => {
   it.each([
     ['not JSON', '{"type":"snapshot", this is not json', /json/i],
     ['a truncated line', valid.slice(0, valid.length - 7), /json/i],
@@ -147,7 +147,7 @@ describe('SPEC §2 input errors: line number and a plain sentence, and the next 
   });
 });
 
-describe('SPEC §2 turn order', () => {
+describe('contract §2 turn order', () => {
   it('a different snapshot whose turn does not increase is an input error', () => {
     const outcomes = feed([line(snap(1)), line(snap(2)), line(snap(2, [span('a')])), line(snap(1, [span('z')])), line(snap(3))]);
     expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn', 'error', 'error', 'turn']);
@@ -179,7 +179,7 @@ describe('SPEC §2 turn order', () => {
   });
 });
 
-describe('SPEC §2 replays are ignored silently', () => {
+describe('contract §2 replays are ignored silently', () => {
   it('the same snapshot right after itself', () => {
     const outcomes = feed([line(snap(1)), line(snap(2)), line(snap(2)), line(snap(3))]);
     expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn', 'ignored', 'turn']);
@@ -219,7 +219,7 @@ describe('SPEC §2 replays are ignored silently', () => {
   });
 });
 
-describe('SPEC §2 session headers', () => {
+describe('contract §2 session headers', () => {
   const head: SessionHeader = { type: 'session', session_id: 's', title: 'run', config: { spread_floor: 0.1 } };
 
   it('a header before the first snapshot is accepted', () => {
@@ -257,7 +257,7 @@ describe('SPEC §2 session headers', () => {
   });
 });
 
-describe('SPEC §2 bad input never stops the reader', () => {
+describe('contract §2 bad input never stops the reader', () => {
   it('a transcript with every kind of fault: each good line analysed, each bad line one error with its number', () => {
     const lines = [
       line({ type: 'session', session_id: 'A', title: 'a' }),

@@ -23,7 +23,7 @@ export type Outcome =
 
 export interface EngineOptions {
   sha256: Sha256Hex;
-  /** Thresholds set by the user: they override each session header's config (SPEC §4). */
+  /** Thresholds set by the user: they override each session header's config (contract §4). */
   userThresholds?: Partial<Thresholds>;
 }
 
@@ -105,7 +105,7 @@ export class Engine {
     slot ??= this.newSlot(sid, null);
     const last = slot.last;
     if (last !== null && message.turn <= last.turn) {
-      // SPEC §2: a snapshot equal (as parsed JSON) to one already received is a replayed frame, ignored.
+      // contract §2: a snapshot equal (as parsed JSON) to one already received is a replayed frame, ignored.
       if (message.turn === last.turn ? jsonEqual(last, message) : slot.digests.get(message.turn) === this.fingerprintUnseen(message, checked.spans)) {
         return { kind: 'ignored', reason: 'replayed' };
       }

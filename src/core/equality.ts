@@ -1,4 +1,4 @@
-// SPEC §2 replayed frames: "a snapshot equal (as parsed JSON) to one already received".
+// contract §2 replayed frames: "a snapshot equal (as parsed JSON) to one already received".
 import { MAX_NESTING } from './nesting.ts';
 import type { SpanTable } from './spanTable.ts';
 
@@ -46,7 +46,7 @@ export interface SpanFacts {
 }
 
 /**
- * SPEC §2: "a snapshot equal (as parsed JSON) to one already received" is a replay. The
+ * contract §2: "a snapshot equal (as parsed JSON) to one already received" is a replay. The
  * previous snapshot is compared exactly with jsonEqual; for older ones the engine keeps
  * this 32-bit hash per accepted turn instead of every snapshot. It covers every value of
  * the parsed snapshot and ignores object key order, so a replay re-serialised with other

@@ -1,4 +1,4 @@
-// SPEC §3 per-turn metrics, written from the SPEC: population stdev, the even-count
+// contract §3 per-turn metrics, written from the contract: population stdev, the even-count
 // median, canary_rank with ties, estimated tokens, distinct orphan edges, texts_changed.
 // eslint-disable-next-line no-restricted-imports -- the tests run on Node; the engine itself is handed its hash
 import { createHash } from 'node:crypto';
@@ -38,7 +38,7 @@ function metrics(snapshots: readonly Snapshot[]): TurnMetrics[] {
 }
 const one = (spans: Span[], extra: Partial<Snapshot> = {}): TurnMetrics => metrics([snap(1, spans, extra)])[0]!;
 
-describe('SPEC §3 score statistics over finite scores', () => {
+describe('contract §3 score statistics over finite scores', () => {
   it('population standard deviation, not the sample one', () => {
     expect(one(scored(0.25, 0.75)).stdev_score).toBe(0.25);
     expect(one(scored(1, 2, 3, 4)).stdev_score).toBeCloseTo(Math.sqrt(1.25), 12);
@@ -67,7 +67,7 @@ describe('SPEC §3 score statistics over finite scores', () => {
   });
 });
 
-describe('SPEC §3 canaries', () => {
+describe('contract §3 canaries', () => {
   it('canary_rank is 1 + the number of scored spans with a strictly higher score (ties share)', () => {
     const m = one([
       span('hi', { score: 0.9 }),
@@ -93,7 +93,7 @@ describe('SPEC §3 canaries', () => {
   });
 });
 
-describe('SPEC §2/§3 tokens', () => {
+describe('contract §2/§3 tokens', () => {
   it('tokens_total sums every live span, scored or not', () => {
     expect(one([span('a', { tokens: 7 }), span('b', { tokens: 0, score: null }), span('c', { tokens: 100, text_sha256: null })]).tokens_total).toBe(107);
   });
@@ -132,7 +132,7 @@ describe('SPEC §2/§3 tokens', () => {
   });
 });
 
-describe('SPEC §3 orphan_edges', () => {
+describe('contract §3 orphan_edges', () => {
   it('counts distinct (citing span, missing parent) pairs', () => {
     const m = one([
       span('x', { derived_from: ['g', 'g', 'h', 'live', 'x'] }),
@@ -149,7 +149,7 @@ describe('SPEC §3 orphan_edges', () => {
   });
 });
 
-describe('SPEC §3 texts_changed and the reported rewrite', () => {
+describe('contract §3 texts_changed and the reported rewrite', () => {
   it('ids present in this and the previous snapshot whose text differs', () => {
     const ms = metrics([
       snap(1, [span('a', { text: 'a1' }), span('b', { text: 'b1' }), span('gone', { text: 'x' }), span('c', { text: 'c1' })]),
@@ -174,8 +174,8 @@ describe('SPEC §3 texts_changed and the reported rewrite', () => {
   });
 });
 
-describe('SPEC §6 metrics in the report', () => {
-  it('each turn carries the SPEC §3 metrics with the keys of the --json example', () => {
+describe('contract §6 metrics in the report', () => {
+  it('each turn carries contract §3 metrics with the keys of the --json example', () => {
     const engine = new Engine({ sha256 });
     const report = new ReportBuilder();
     report.add(engine.ingestLine(JSON.stringify(snap(12, [span('a', { tokens: 5, score: 0.5 }), span('b', { tokens: 7, score: 0.7, derived_from: ['z'] })])), 1));

@@ -1,9 +1,9 @@
-// SPEC §6 `check --json` shape, accumulated one outcome at a time.
+// contract §6 `check --json` shape, accumulated one outcome at a time.
 import type { TurnMetrics, TurnResult } from './analyse.ts';
 import type { InputError, Outcome } from './engine.ts';
 import { SEVERITY_RANK, type Finding, type Severity, type Verdict } from './signals.ts';
 
-/** SPEC §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
+/** contract §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
 export type ReportMetrics = Pick<TurnMetrics, 'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges'>;
 
 export interface SessionReport {
@@ -22,7 +22,7 @@ export interface CheckReport {
 export class ReportBuilder {
   private readonly bySession = new Map<string, SessionReport>();
   private readonly inputErrors: InputError[] = [];
-  /** header titles, for the human report (not part of the SPEC §6 JSON shape) */
+  /** header titles, for the human report (not part of contract §6 JSON shape) */
   readonly titles = new Map<string, string>();
 
   add(outcome: Outcome): void {
@@ -48,7 +48,7 @@ export class ReportBuilder {
   }
 
   build(): CheckReport {
-    // SPEC §6 shape: {line, message} per input error, in line order
+    // contract §6 shape: {line, message} per input error, in line order
     const input_errors = [...this.inputErrors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line, message: e.message }));
     return { sessions: [...this.bySession.values()], input_errors };
   }
@@ -72,7 +72,7 @@ export class ReportBuilder {
   }
 }
 
-/** SPEC §6 --fail-on: does any finding reach the level? */
+/** contract §6 --fail-on: does any finding reach the level? */
 export function reachesFailLevel(report: CheckReport, level: Severity | 'never'): boolean {
   if (level === 'never') return false;
   const min = SEVERITY_RANK[level];

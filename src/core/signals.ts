@@ -1,4 +1,4 @@
-// SPEC §4: the sixteen signals, their severities, and the order findings of one turn are
+// contract §4: the sixteen signals, their severities, and the order findings of one turn are
 // listed in (the table's order).
 
 export const SIGNALS = [

@@ -1,9 +1,10 @@
-// SPEC §3 statistics over the finite scores of one snapshot.
+// contract §3 statistics over the finite scores of one snapshot.
+import { upperBound } from './bisect.ts';
 
 export interface ScoreStats {
   mean: number;
   median: number;
-  /** Population standard deviation (SPEC §3). */
+  /** Population standard deviation (contract §3). */
   stdev: number;
 }
 
@@ -21,20 +22,12 @@ export function scoreStats(scores: Float64Array): ScoreStats | null {
   }
   scores.sort();
   const mid = n >> 1;
-  // SPEC §4: the median of an even count is the mean of the middle two.
+  // contract §4: the median of an even count is the mean of the middle two.
   const median = n % 2 === 1 ? scores[mid]! : (scores[mid - 1]! + scores[mid]!) / 2;
   return { mean, median, stdev: Math.sqrt(sq / n) };
 }
 
-/** SPEC §3 canary_rank: 1 + the number of scored spans with a strictly higher score. */
+/** contract §3 canary_rank: 1 + the number of scored spans with a strictly higher score. */
 export function rankOf(score: number, sortedAscending: Float64Array): number {
-  // upper bound: first index whose value is > score
-  let lo = 0;
-  let hi = sortedAscending.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (sortedAscending[m]! <= score) lo = m + 1;
-    else hi = m;
-  }
-  return 1 + (sortedAscending.length - lo);
+  return 1 + (sortedAscending.length - upperBound(sortedAscending, score));
 }

@@ -1,6 +1,6 @@
 // Properties over random and mutated messages: the fast validator agrees with the zod
 // schema (the contract, wire.ts), the engine never throws, every non-blank line has
-// exactly one outcome, and replays are told from different snapshots (SPEC §2).
+// exactly one outcome, and replays are told from different snapshots (contract §2).
 // eslint-disable-next-line no-restricted-imports -- the tests run on Node; the engine itself is handed its hash
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
@@ -230,7 +230,7 @@ describe('the engine on random lines', () => {
   });
 });
 
-describe('SPEC §2 replays: equal as parsed JSON is ignored, anything else with an old turn is an error', () => {
+describe('contract §2 replays: equal as parsed JSON is ignored, anything else with an old turn is an error', () => {
   const canonical = (v: unknown): string =>
     JSON.stringify(v, (_k, x: unknown) => (typeof x === 'object' && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
   const shuffledKeys = (v: unknown, seed: number): unknown => {

@@ -1,4 +1,4 @@
-// SPEC §2 validation: a parsed JSON value becomes a Message or a plain-sentence error.
+// contract §2 validation: a parsed JSON value becomes a Message or a plain-sentence error.
 //
 // The zod schemas in wire.ts are the contract. Running zod over every span of every
 // snapshot costs about 40% of JSON.parse on a 200-span snapshot, so the hot path runs

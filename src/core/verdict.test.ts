@@ -1,4 +1,4 @@
-// SPEC §5, written from the SPEC: the action's precedence (freeze > recompute > prune_ok),
+// contract §5, written from the contract: the action's precedence (freeze > recompute > prune_ok),
 // the recompute list (seeds + one hop, in snapshot order), drop and prune_safe.
 // eslint-disable-next-line no-restricted-imports -- the tests run on Node; the engine itself is handed its hash
 import { createHash } from 'node:crypto';
@@ -41,7 +41,7 @@ function collapsed(extra: Span[] = []): Snapshot[] {
   return [snap(1, spans), snap(2, spans)];
 }
 
-describe('SPEC §5 action precedence', () => {
+describe('contract §5 action precedence', () => {
   it('prune_ok when nothing is wrong; prune_safe exactly then', () => {
     const v = last([snap(1, row('a', 'b'))]);
     expect(v).toEqual({ turn: 1, action: 'prune_ok', prune_safe: true, recompute: [], drop: [] });
@@ -99,7 +99,7 @@ describe('SPEC §5 action precedence', () => {
   });
 });
 
-describe('SPEC §5 recompute list: seeds and every span one hop from them, in snapshot order', () => {
+describe('contract §5 recompute list: seeds and every span one hop from them, in snapshot order', () => {
   it('neighbours in snapshot order, at both ends', () => {
     expect(last([snap(1, [span('a'), span('b'), stale('c'), span('d'), span('e')])]).recompute).toEqual(['b', 'c', 'd']);
     expect(last([snap(1, [stale('a'), span('b'), span('c')])]).recompute).toEqual(['a', 'b']);

@@ -1,4 +1,4 @@
-// SPEC §5 recompute list: the stale spans and every span one hop from them.
+// contract §5 recompute list: the stale spans and every span one hop from them.
 import type { SpanTable } from './spanTable.ts';
 
 /**

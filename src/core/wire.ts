@@ -1,11 +1,11 @@
-// SPEC §2: the wire format, version 1, as one set of zod schemas. The TypeScript types
+// contract §2: the wire format, version 1, as one set of zod schemas. The TypeScript types
 // are inferred from them and docs/wire-format.schema.json is generated from them
 // (`npm run schema`), so the three cannot drift apart.
 import { z } from 'zod';
 
 export const WIRE_VERSION = 1;
 
-/** Finite number or null: null means "invalidated, not yet recomputed" (SPEC §2). */
+/** Finite number or null: null means "invalidated, not yet recomputed" (contract §2). */
 const score = z.number().nullable().describe('finite relevance score, or null when invalidated and not yet recomputed');
 
 export const spanSchema = z
@@ -41,7 +41,7 @@ export const thresholdsSchema = z
     spread_floor: z.number().min(0).optional(),
     collapse_turns: z.number().int().min(1).optional(),
   })
-  .describe('threshold overrides of SPEC §4');
+  .describe('threshold overrides of contract §4');
 
 const sessionId = z.string().min(1);
 

@@ -1,4 +1,4 @@
-// A `.json` transcript is one JSON array of messages (SPEC §2). It may be far larger than
+// A `.json` transcript is one JSON array of messages (contract §2). It may be far larger than
 // one string can hold, so it is split on bytes into its top-level elements, each handed
 // on like a JSONL line, numbered by the file line its element starts on.
 import { copyOf, DEFAULT_MAX_LINE_BYTES, tooLongMessage, type DecodeFailure, type LineDecoder, type LineSink, type SplitOptions } from './lines.ts';

@@ -1,4 +1,4 @@
-// One reader for every transcript kind of SPEC §2: JSON Lines, or one JSON array of
+// One reader for every transcript kind of contract §2: JSON Lines, or one JSON array of
 // messages, told apart by the first byte that is not white space ('[' = array). Gzip is
 // unwrapped before this (see isGzip) by the platform's decompressor.
 import { JsonArraySplitter } from './jsonArray.ts';

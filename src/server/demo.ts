@@ -1,7 +1,7 @@
 // The built-in demo session (`serve --demo`, `npm start`): the scenario generator run as
 // a live agent loop, one snapshot per interval, fed through the same ingest path as any
 // harness (so it is stored, ordered and fanned out like one). Its fault schedule cycles
-// through the failure modes of SPEC §4 every 100 turns: healthy stretches, stale scores,
+// through the failure modes of contract §4 every 100 turns: healthy stretches, stale scores,
 // paraphrase drift, orphaned parents and a relevance collapse, all within two minutes.
 //
 // On a restart with the same data directory the demo continues after its last stored

@@ -1,4 +1,4 @@
-// What the relay lets into a session's log: the engine's validation (SPEC §2,
+// What the relay lets into a session's log: the engine's validation (contract §2,
 // src/core/validate.ts), the relay's limits, and the ordering rules of
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its

@@ -1,6 +1,6 @@
 // The scenario generator against the engine: a healthy loop is silent, each fault shows the
 // signals it was built for inside its window and nothing faulty well outside it, and every
-// message is valid SPEC §2 wire format. The engine is the judge, with node:crypto as hash.
+// message is valid contract §2 wire format. The engine is the judge, with node:crypto as hash.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
@@ -139,7 +139,7 @@ describe('simulateSession', () => {
     const target = at(20).spans.find((s) => (s.rewrite_count ?? 0) === 1)!;
     expect(at(22).spans.find((s) => s.span_id === target.span_id)?.rewrite_count).toBe(3);
     expect(at(26).spans.find((s) => s.span_id === target.span_id)?.rewrite_count).toBe(7);
-    // SPEC §5: dropped once the window closes, never rescored
+    // contract §5: dropped once the window closes, never rescored
     expect(at(27).pruned).toContain(target.span_id);
     expect(r.verdicts.find((v) => v.turn === 24)?.drop).toContain(target.span_id);
   });

@@ -1,18 +1,18 @@
-// The scenario generator: a simulated self-editing LLM agent loop that emits SPEC §2 wire
+// The scenario generator: a simulated self-editing LLM agent loop that emits contract §2 wire
 // messages, healthy by default, with faults switched on in turn windows. Tests, the relay's
 // live demo, the committed samples and the benchmarks all use it, so it is seeded and fully
 // deterministic (one PRNG, no clock), and pure TypeScript: it runs in Node, a Web Worker
 // and the relay. Hashing is handed in, as for the engine.
 //
-// The loop, per turn (SPEC §1): new spans are appended; a model call may rewrite or summarise
+// The loop, per turn (contract §1): new spans are appended; a model call may rewrite or summarise
 // spans; every span is rescored; the lowest-scored spans are pruned to keep about `spans`
-// live; the snapshot is the buffer at the END of the turn (SPEC §2). A healthy loop's
+// live; the snapshot is the buffer at the END of the turn (contract §2). A healthy loop's
 // harness is a correct one: rewrites recompute and rebind their scores and report
 // spans_modified == scores_invalidated, the pruner refuses spans whose score is not bound to
 // their text (seed 000's prune()), never evicts a parent a live span derives from, and halts
-// while the verdict is freeze (SPEC §5). Each fault breaks exactly one of those promises.
+// while the verdict is freeze (contract §5). Each fault breaks exactly one of those promises.
 //
-// The generator keeps its own tally of the few SPEC §3/§4 quantities its behaviour depends on
+// The generator keeps its own tally of the few contract §3/§4 quantities its behaviour depends on
 // (tokens_total, mean, median, stdev, canary ranks, the freeze verdict), computed exactly as
 // the engine does, so that a healthy loop provably stays clear of every threshold and a fault
 // shows its signals inside its window and nowhere else.
@@ -81,7 +81,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
 ];
 
 /**
- * The SPEC §4 signals each fault is built to make the engine emit inside its window, when it
+ * The contract §4 signals each fault is built to make the engine emit inside its window, when it
  * is the only fault active (measured by src/sim/scenario.test.ts). Two need company:
  * relevance_collapse (and the freeze verdict) needs narrowing_scores and sinking_canary
  * together, and pruned_during_freeze needs prune_on_stale while that freeze is in force.
@@ -102,7 +102,7 @@ export const FAULT_SIGNALS: Readonly<Record<FaultKind, readonly Signal[]>> = {
 export const TURN_STEP_MS = 1000;
 
 const DEFAULT_STARTED_AT = '2026-11-11T10:00:00Z';
-/** SPEC §4 relevance_collapse compresses scores toward the scale's midpoint. */
+/** contract §4 relevance_collapse compresses scores toward the scale's midpoint. */
 const MIDPOINT = 0.5;
 const SCORE_MAX = 0.99;
 const SCORE_MIN = 0.01;
@@ -110,7 +110,7 @@ const SCORE_MIN = 0.01;
 const APPEND_RATE = 2.3;
 
 type Role = 'system' | 'user' | 'assistant' | 'tool';
-/** SPEC §4 score binding, as the engine will judge it. */
+/** contract §4 score binding, as the engine will judge it. */
 type Binding = 'bound' | 'unscored' | 'unbound' | 'stale';
 type PruneReason = 'budget' | 'fault' | 'recovery';
 
@@ -130,7 +130,7 @@ interface SimSpan {
   readonly decay: number;
   /** the scorer's latest opinion, before any fault transform (for a frozen stale span, the kept old score) */
   raw: number;
-  /** score on the wire: null when invalidated (SPEC §2) */
+  /** score on the wire: null when invalidated (contract §2) */
   score: number | null;
   nulled: boolean;
   /** stale_rewrite: the old score is kept, not rescored */
@@ -162,7 +162,7 @@ interface Tally {
   mean: number | null;
   median: number | null;
   stdev: number | null;
-  /** some pinned span scores strictly below the median (SPEC §4 canary_inversion) */
+  /** some pinned span scores strictly below the median (contract §4 canary_inversion) */
   inverted: boolean;
 }
 
@@ -177,7 +177,7 @@ export const DEMO_SCHEDULE_TURNS = 86_400;
 
 /**
  * A schedule for the relay's live demo (a snapshot a second) that shows a newcomer, in its
- * first ~100 turns: a healthy stretch, stale scores (SPEC §1 seed 000), paraphrase drift,
+ * first ~100 turns: a healthy stretch, stale scores (contract §1 seed 000), paraphrase drift,
  * fan-in orphans, and a relevance collapse (seed 002: narrowing scores and a sinking canary
  * together, so the verdict turns to freeze, while a broken pruner keeps pruning through it).
  * Each stretch is followed by healthy turns in which the harness repairs the damage. The cycle
@@ -303,7 +303,7 @@ class Simulator {
   private touched = new Set<SimSpan>();
   private driftRewrote = false;
 
-  // carried from the previous snapshot, mirroring the engine's state (SPEC §4)
+  // carried from the previous snapshot, mirroring the engine's state (contract §4)
   private prev: Tally | null = null;
   private collapseStreak = 0;
   private prevFreeze = false;
@@ -387,11 +387,11 @@ class Simulator {
       const hold = span.hold;
       if (hold === null) continue;
       if (this.active.has(hold)) {
-        // null_scores defers the recompute, it does not skip it (SPEC §2: null = awaiting recompute)
+        // null_scores defers the recompute, it does not skip it (contract §2: null = awaiting recompute)
         if (hold === 'null_scores' && span.recomputeAt <= this.index) this.recompute(span);
         continue;
       }
-      // SPEC §5: a poisoned span is dropped, not rescored; the rest are recomputed (seed 000)
+      // contract §5: a poisoned span is dropped, not rescored; the rest are recomputed (seed 000)
       if (hold === 'paraphrase_drift' && span.rewriteCount > this.th.max_rewrites) continue; // dropped in prune()
       this.recompute(span);
     }
@@ -447,7 +447,7 @@ class Simulator {
       }
     }
     if (this.active.has('unbound_score')) {
-      // a scorer path that forgets the binding: a finite score, no text_sha256 (SPEC §4 unbound_score)
+      // a scorer path that forgets the binding: a finite score, no text_sha256 (contract §4 unbound_score)
       let any = false;
       for (const span of added) {
         if (rng.chance(0.6) || (!any && span === added[added.length - 1])) {
@@ -483,12 +483,12 @@ class Simulator {
         span.hold = 'stale_rewrite';
       }
       // every other turn the model even reports the rewrite as invalidated, which it was not;
-      // otherwise it reports nothing (SPEC §4 unreported_rewrite)
+      // otherwise it reports nothing (contract §4 unreported_rewrite)
       if (spans.length > 0 && staleAge % 2 === 1) this.addReport(spans.map((s) => s.id), spans.length, spans.length);
     }
 
     if (a.has('underreported_rewrite')) {
-      // the texts and scores are right; the model's own report is not (SPEC §4, seed 000 signal 2 / condition b)
+      // the texts and scores are right; the model's own report is not (contract §4, seed 000 signal 2 / condition b)
       const spans = this.pickEligible(rng.int(1, 3));
       for (const span of spans) this.rewriteCorrectly(span, 'paraphrase');
       const n = spans.length;
@@ -546,7 +546,7 @@ class Simulator {
       const before = span.tokens;
       const next = this.words(Math.max(24, span.text.length * this.rng.float(0.8, 0.92)), 'In short:');
       this.setText(span, next === span.text ? next + '.' : next);
-      // tokens must fall on a drift turn (SPEC §4 relevance_inflation)
+      // tokens must fall on a drift turn (contract §4 relevance_inflation)
       if (span.tokens >= before) span.tokens = Math.max(1, before - 1);
       span.sha = span.digest; // the model scores its own paraphrase, so the hash matches…
       span.rewriteCount++; // …but no recompute by the harness: paraphrase of a paraphrase
@@ -587,11 +587,11 @@ class Simulator {
   private prune(): void {
     const a = this.active;
     const brokenPruner = a.has('prune_on_stale');
-    // SPEC §5 freeze: a correct harness halts pruning; the broken pruner does not
+    // contract §5 freeze: a correct harness halts pruning; the broken pruner does not
     if (this.prevFreeze && !brokenPruner) return;
 
     if (brokenPruner) {
-      // SPEC §4 pruned_on_stale_score: evict what was null, unbound or stale last snapshot
+      // contract §4 pruned_on_stale_score: evict what was null, unbound or stale last snapshot
       for (const span of this.spans) {
         if (!span.pinned && span.doomed === null && span.emittedBinding !== undefined && span.emittedBinding !== 'bound' && !this.driftTargets.includes(span)) this.doom(span, 'fault');
       }
@@ -607,7 +607,7 @@ class Simulator {
     this.faninNext = [];
     for (const span of this.spans) {
       if (span.doomed !== null) continue;
-      if (span.hold === 'paraphrase_drift' && !a.has('paraphrase_drift')) this.doom(span, 'recovery'); // SPEC §5 drop
+      if (span.hold === 'paraphrase_drift' && !a.has('paraphrase_drift')) this.doom(span, 'recovery'); // contract §5 drop
     }
     if (!a.has('fanin_orphans')) {
       // the harness evicts summaries whose sources are gone rather than keep citing them
@@ -718,7 +718,7 @@ class Simulator {
 
   /**
    * paraphrase_drift's self-scoring: the least inflation factor at which the mean beats the
-   * previous one by more than relevance_tolerance (SPEC §4 relevance_inflation). When even
+   * previous one by more than relevance_tolerance (contract §4 relevance_inflation). When even
    * doubling cannot get there (scores near the ceiling) the turn goes without inflation.
    */
   private searchInflation(vals: readonly (number | null)[]): number {
@@ -749,7 +749,7 @@ class Simulator {
 
   /**
    * A correct loop is not to look like a drifting one: on a rewrite turn where tokens fell and
-   * the mean rose beyond relevance_tolerance (SPEC §4 relevance_inflation), put back the
+   * the mean rose beyond relevance_tolerance (contract §4 relevance_inflation), put back the
    * lowest-scored budget prunes (last pruned first, so no child outlives its parent) and, if
    * that is not enough, let a low-relevance tool log land this turn so tokens do not fall.
    */
@@ -784,7 +784,7 @@ class Simulator {
       if (s.doomed !== null) continue;
       kept.push(s);
       const out: Span = { span_id: s.id, text: s.text, tokens: s.tokens, score: s.score, text_sha256: s.sha };
-      // SPEC §2 defaults (rewrite_count 0, derived_from [], pinned false) are left out to keep transcripts small
+      // contract §2 defaults (rewrite_count 0, derived_from [], pinned false) are left out to keep transcripts small
       if (s.rewriteCount > 0) out.rewrite_count = s.rewriteCount;
       if (s.derivedFrom.length > 0) out.derived_from = [...s.derivedFrom];
       if (s.pinned) out.pinned = true;
@@ -805,7 +805,7 @@ class Simulator {
     }
     if (this.pruneOrder.length > 0) snap.pruned = this.pruneOrder.map((s) => s.id);
 
-    // the engine's view of this snapshot, for the next turn's decisions (SPEC §4 spread_collapse, §5 freeze)
+    // the engine's view of this snapshot, for the next turn's decisions (contract §4 spread_collapse, §5 freeze)
     const t = this.tally();
     const narrow = t.stdev !== null && t.nScored >= this.th.min_scored && t.stdev < this.th.spread_floor;
     this.collapseStreak = narrow ? this.collapseStreak + 1 : 0;
@@ -816,7 +816,7 @@ class Simulator {
 
   // ------------------------------------------------------------ helpers
 
-  /** SPEC §3 over the spans that will be emitted, with their wire scores. */
+  /** contract §3 over the spans that will be emitted, with their wire scores. */
   private tally(): Tally {
     let tokens = 0;
     const scores: number[] = [];
@@ -886,8 +886,8 @@ class Simulator {
     this.setText(span, this.rewrittenText(span, kind));
     span.base = clamp(span.base + this.rng.float(-0.05, 0.06), 0.2, 0.95);
     span.sha = span.digest;
-    span.rewriteCount = 0; // recomputed this turn (SPEC §2: rewrites since the last recompute)
-    // seed 000's apply_rewrite records the span itself as a source; SPEC §4 exempts self-citation
+    span.rewriteCount = 0; // recomputed this turn (contract §2: rewrites since the last recompute)
+    // seed 000's apply_rewrite records the span itself as a source; contract §4 exempts self-citation
     if (!span.derivedFrom.includes(span.id)) span.derivedFrom = [...span.derivedFrom, span.id];
   }
 
@@ -943,7 +943,7 @@ class Simulator {
     this.touched.add(span);
   }
 
-  /** SPEC §2 tokens, given explicitly: about a token per four code points, as a tokenizer would vary. */
+  /** contract §2 tokens, given explicitly: about a token per four code points, as a tokenizer would vary. */
   private tokensOf(text: string): number {
     let codePoints = text.length;
     for (let i = 0; i < text.length; i++) {
@@ -953,7 +953,7 @@ class Simulator {
     return Math.max(1, Math.round((codePoints / 4) * this.rng.float(0.9, 1.15)));
   }
 
-  /** Whole words until about `chars` long: never cuts a surrogate pair, so every text is well-formed UTF-16 (SPEC §2). */
+  /** Whole words until about `chars` long: never cuts a surrogate pair, so every text is well-formed UTF-16 (contract §2). */
   private words(chars: number, lead?: string): string {
     const rng = this.rng;
     const parts: string[] = [];
@@ -993,7 +993,7 @@ function emptyReport(): ReportPart {
   return { modified: [], invalidated: [], spansModified: 0, scoresInvalidated: 0 };
 }
 
-/** SPEC §4 binding, decided exactly as the engine decides it. */
+/** contract §4 binding, decided exactly as the engine decides it. */
 function bindingOf(s: SimSpan): Binding {
   if (s.sha !== null && s.sha !== '' && s.sha !== s.digest) return 'stale';
   if (s.nulled) return 'unscored';
@@ -1026,7 +1026,7 @@ function finite(vals: readonly (number | null)[]): number[] {
   return out;
 }
 
-/** Population stdev (SPEC §3). */
+/** Population stdev (contract §3). */
 function stdevOf(vals: readonly (number | null)[]): number {
   const xs = finite(vals);
   if (xs.length === 0) return 0;
@@ -1034,7 +1034,7 @@ function stdevOf(vals: readonly (number | null)[]): number {
   return Math.sqrt(xs.reduce((a, b) => a + (b - m) * (b - m), 0) / xs.length);
 }
 
-/** SPEC §4: the median of an even count is the mean of the middle two. */
+/** contract §4: the median of an even count is the mean of the middle two. */
 function medianOf(vals: readonly (number | null)[]): number | null {
   const xs = finite(vals).sort((a, b) => a - b);
   if (xs.length === 0) return null;

@@ -68,27 +68,3 @@ export const f64 = (initial?: number): Column<Float64Array> => new Column(Float6
 export const i32 = (initial?: number): Column<Int32Array> => new Column(Int32Array, initial);
 export const u8 = (initial?: number): Column<Uint8Array> => new Column(Uint8Array, initial);
 export const u32 = (initial?: number): Column<Uint32Array> => new Column(Uint32Array, initial);
-
-/** First index i in sorted[0, n) with sorted[i] >= value. */
-export function lowerBound(sorted: ArrayLike<number>, value: number, n = sorted.length): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (sorted[m]! < value) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
-/** First index i in sorted[0, n) with sorted[i] > value. */
-export function upperBound(sorted: ArrayLike<number>, value: number, n = sorted.length): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (sorted[m]! <= value) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}

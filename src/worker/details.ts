@@ -1,4 +1,5 @@
 // Answers about one turn, one span, or a page of findings, from a TurnColumnStore.
+import { indexAtOrBefore } from '../core/bisect.ts';
 import { Binding } from '../core/analyse.ts';
 import { SEVERITY, SIGNALS } from '../core/signals.ts';
 import { wordDiff } from './diff.ts';
@@ -90,7 +91,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
   const info = store.spans[idx]!;
   if (info.firstSeen < 0) return null; // named (pruned, cited) but never live
   let t = store.indexOf(turn);
-  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, turnIndexAtOrBefore(store, turn)));
+  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, indexAtOrBefore(store.turn.view(), turn)));
   const heldFrom = store.spansHeldFromIndex;
 
   // history over the held turns where the span was live
@@ -234,15 +235,4 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     diff,
     historyFrom: heldFrom > 0 ? store.turn.get(heldFrom) : null,
   };
-}
-
-function turnIndexAtOrBefore(store: TurnColumnStore, turn: number): number {
-  let lo = 0;
-  let hi = store.turnCount;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (store.turn.get(m) <= turn) lo = m + 1;
-    else hi = m;
-  }
-  return lo - 1;
 }

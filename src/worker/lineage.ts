@@ -1,5 +1,5 @@
 // The derived_from graph of one turn's live spans, laid out with dagre in the Worker so
-// the main thread only draws. Missing parents (SPEC §4 orphaned_parent) become ghost
+// the main thread only draws. Missing parents (contract §4 orphaned_parent) become ghost
 // nodes. Spans with no derivation edge are counted, not drawn; a very large graph keeps
 // the components that hold orphans first.
 import dagre from '@dagrejs/dagre';

@@ -121,7 +121,7 @@ export interface SessionSummary {
   turns: number;
   firstTurn: number | null;
   lastTurn: number | null;
-  /** SPEC §6 signal-count: turns on which each signal fired */
+  /** contract §6 signal-count: turns on which each signal fired */
   signalCounts: Partial<Record<Signal, number>>;
   findings: number;
   incidents: number;
@@ -275,7 +275,7 @@ export interface FindingDetail {
 
 export type BindingName = 'bound' | 'unscored' | 'unbound' | 'stale';
 
-/** The engine's per-turn metrics (SPEC §3) as the turn panel shows them. */
+/** The engine's per-turn metrics (contract §3) as the turn panel shows them. */
 export type TurnMetricsView = Omit<TurnMetrics, 'turn' | 'canaries'>;
 
 export interface SpanRow {

@@ -1,7 +1,7 @@
 // What each chart receives: the session's columns cut to the window, decimated with LTTB
 // (one shared x per chart: the union of the points each of its series wants), and fault
 // markers computed from the full-resolution signal bits so decimation never hides one.
-import { lowerBound, upperBound } from './columns.ts';
+import { lowerBound, upperBound } from '../core/bisect.ts';
 import { gapEdges, gather, lttb, unionSorted } from './lttb.ts';
 import type { Bands, CanaryLine, CanarySeries, DriftSeries, FindingsIndex, OrphanSeries, SeriesView, SpreadSeries, ViewQuery } from './protocol.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';

@@ -8,7 +8,8 @@ import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
-import { Column, f64, i32, lowerBound, u32, u8 } from './columns.ts';
+import { lowerBound } from '../core/bisect.ts';
+import { Column, f64, i32, u32, u8 } from './columns.ts';
 import type { BindingName } from './protocol.ts';
 
 export const SIGNAL_INDEX: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s, i) => [s, i])) as Record<Signal, number>;
@@ -224,7 +225,7 @@ export class TurnColumnStore {
   readonly canaryRank = i32();
   readonly canaryBelow = u8();
 
-  // ---- findings, in turn order then SPEC §4 table order
+  // ---- findings, in turn order then contract §4 table order
   readonly findingTurn = i32();
   readonly findingSignal = u8();
   readonly findingSpanStart = i32();
@@ -364,7 +365,7 @@ export class TurnColumnStore {
       mask |= 1 << s;
       level = Math.max(level, SIGNAL_LEVEL[s]!);
       if (f.severity === 'fault' && this.firstFault === null) this.firstFault = { turnIndex: t, signal: f.signal };
-      // SPEC-free presentation rule: an incident is a run of consecutive snapshots with the signal
+      // A presentation rule the contract leaves open: an incident is a run of consecutive snapshots with the signal
       if (this.lastFired[s] === t - 1 && this.openIncident[s]! >= 0) {
         const k = this.openIncident[s]!;
         this.incidentEnd.set(k, t);

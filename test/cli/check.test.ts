@@ -1,4 +1,4 @@
-// SPEC §6 `context-health check`, run the way a user runs it: plain node on the bin.
+// contract §6 `context-health check`, run the way a user runs it: plain node on the bin.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -87,7 +87,7 @@ describe('context-health check', () => {
     expect(human.stdout).toMatch(/stale_score\s+fault\s+1\s+2/);
   });
 
-  it('exit status follows --fail-on (SPEC §6)', async () => {
+  it('exit status follows --fail-on (contract §6)', async () => {
     expect((await run(['check', path.join(dir, 'healthy.jsonl')])).code).toBe(0);
     expect((await run(['check', path.join(dir, 't.jsonl')])).code).toBe(1);
     expect((await run(['check', '--fail-on', 'never', path.join(dir, 't.jsonl')])).code).toBe(0);

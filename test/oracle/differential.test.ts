@@ -1,4 +1,4 @@
-// SPEC §5 agreement with the seed's oracle: on every turn where all spans carry finite
+// contract §5 agreement with the seed's oracle: on every turn where all spans carry finite
 // scores, unbound_score or stale_score fires exactly when 000_reference.py's prune()
 // raises, and invalidation_shortfall fires exactly when check_turn_integrity() raises.
 import { spawnSync } from 'node:child_process';

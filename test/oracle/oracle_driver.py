@@ -20,7 +20,7 @@ for line in sys.stdin:
             span_id=s["span_id"],
             text=s["text"],
             score=float("nan") if s["score"] is None else s["score"],
-            # SPEC §2: null and "" both mean "no binding"; the seed types it as str, so null is passed as ""
+            # contract §2: null and "" both mean "no binding"; the seed types it as str, so null is passed as ""
             text_sha256=s["text_sha256"] or "",
             rewrite_count=s.get("rewrite_count", 0),
             derived_from=s.get("derived_from", []),

@@ -54,7 +54,7 @@ export function CanaryChart() {
         <div className="chart-empty" role="note" style={{ height: CHART_HEIGHT }}>
           <strong>No canary in this session</strong>
           <span>
-            (SPEC <code>no_canary</code>) No pinned span carries a finite score, so relevance collapse cannot be detected. Pin at least one load-bearing span
+            (contract §4 <code>no_canary</code>) No pinned span carries a finite score, so relevance collapse cannot be detected. Pin at least one load-bearing span
             (for example the task statement) and keep scoring it.
           </span>
         </div>

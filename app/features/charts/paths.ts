@@ -98,21 +98,6 @@ export function extent(arrays: readonly ArrayLike<number>[], pad = 0.05): [numbe
   return [lo - span * pad, hi + span * pad];
 }
 
-/** Index of the point whose x is nearest to `value` (x ascending), or -1. */
-export function nearestIndex(x: ArrayLike<number>, value: number): number {
-  const n = x.length;
-  if (n === 0) return -1;
-  let lo = 0;
-  let hi = n - 1;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (x[m]! < value) lo = m + 1;
-    else hi = m;
-  }
-  if (lo > 0 && value - x[lo - 1]! <= x[lo]! - value) return lo - 1;
-  return lo;
-}
-
 /** Shaded x ranges over the full plot height, as one path. */
 export function shadePath(ranges: readonly { x1: number; x2: number }[], sx: Linear, top: number, bottom: number): string {
   let out = '';

@@ -2,7 +2,8 @@
 // hover values, and the SVG paths drawn from typed arrays.
 import { describe, expect, it } from 'vitest';
 import type { SpreadSeries } from '../../../src/worker/client.ts';
-import { bandPath, extent, linear, linePath, markerPath, nearestIndex, shadePath, stepAreaPath } from './paths.ts';
+import { nearestIndex } from '../../../src/core/bisect.ts';
+import { bandPath, extent, linear, linePath, markerPath, shadePath, stepAreaPath } from './paths.ts';
 import { bandRanges, minBandWidth, niceTicks, readout, rounded, sameDomain, sameRanges, scoreDomain, shownDomain, stdevDomain, xDomain } from './rows.ts';
 
 const F = (...v: number[]): Float64Array => Float64Array.from(v);

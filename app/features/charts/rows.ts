@@ -1,7 +1,8 @@
 // What each chart receives beyond the Worker's typed arrays: axis domains, shaded ranges
 // and the values shown on hover. Pure and tested; the chart components only draw.
 import type { Bands, CanarySeries, DriftSeries, OrphanSeries, SpreadSeries } from '../../../src/worker/client.ts';
-import { extent, nearestIndex } from './paths.ts';
+import { nearestIndex } from '../../../src/core/bisect.ts';
+import { extent } from './paths.ts';
 
 export interface Range {
   x1: number;

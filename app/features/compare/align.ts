@@ -2,18 +2,8 @@
 // position B's i-th of nB snapshots is drawn where A is at the same share of its run
 // (interpolated between A's turns, which may have gaps). Shaping of a few hundred
 // decimated points, pure and tested; the Worker has already decimated them.
+import { lowerBound } from '../../../src/core/bisect.ts';
 import type { Alignment } from '../../../src/worker/client.ts';
-
-export function indexOfTurn(turns: ArrayLike<number>, turn: number): number {
-  let lo = 0;
-  let hi = turns.length;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (turns[m]! < turn) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
 
 /** B's x values (B's turn numbers) placed on A's turn axis. */
 export function partnerX(x: Float64Array, bTurns: ArrayLike<number>, aTurns: ArrayLike<number>, align: Alignment): Float64Array {
@@ -26,7 +16,7 @@ export function partnerX(x: Float64Array, bTurns: ArrayLike<number>, aTurns: Arr
       out[k] = Number.NaN;
       continue;
     }
-    const share = nb <= 1 ? 0 : indexOfTurn(bTurns, x[k]!) / (nb - 1);
+    const share = nb <= 1 ? 0 : lowerBound(bTurns, x[k]!) / (nb - 1);
     const at = share * (na - 1);
     const i = Math.floor(at);
     const j = Math.min(na - 1, i + 1);

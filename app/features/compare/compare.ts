@@ -100,6 +100,10 @@ function onPartnerEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
     case 'connection':
       set({ connection: event.connection });
       return;
+    case 'failed':
+      // B's Worker died: its live link must not keep saying 'Live', its load must end
+      set({ connection: { state: 'failed', reason: event.reason }, load: 'failed' });
+      return;
     case 'summary':
     case 'done': {
       const st = useCompare.getState();

@@ -1,5 +1,5 @@
 // Every finding of the session, grouped into incidents (runs of consecutive turns on which
-// one signal fired), virtualised. Each finding row carries the SPEC §6 test hooks
+// one signal fired), virtualised. Each finding row carries contract §6 test hooks
 // data-signal / data-turn / data-severity.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef } from 'react';

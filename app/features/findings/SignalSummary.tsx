@@ -1,4 +1,4 @@
-// SPEC §6 signal-count: for the session on screen, one element per signal that fired,
+// contract §6 signal-count: for the session on screen, one element per signal that fired,
 // with the number of turns on which it fired. Click one to filter the findings.
 import { SEVERITY, SIGNALS } from '../../../src/worker/client.ts';
 import { SIGNAL_INFO } from '../../signalInfo.ts';

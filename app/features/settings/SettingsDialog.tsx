@@ -1,4 +1,4 @@
-// SPEC §4 thresholds. A value set here overrides the session header's config, which
+// contract §4 thresholds. A value set here overrides the session header's config, which
 // overrides the default; applying re-runs the whole analysis in the Worker.
 import { useEffect, useRef, useState } from 'react';
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, thresholdProblem, type Thresholds } from '../../../src/worker/client.ts';

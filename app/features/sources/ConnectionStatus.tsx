@@ -1,7 +1,7 @@
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 
-/** SPEC §6 connection-status: the live WebSocket's state in plain words. */
+/** contract §6 connection-status: the live WebSocket's state in plain words. */
 export function ConnectionStatus() {
   const c = useAnalysis((s) => s.connection);
   const follow = useUi((s) => s.follow);

@@ -1,5 +1,5 @@
 // File loading: progress (percent, MB/s) with a cancel button while reading; then the
-// SPEC §6 load-status sentence, and the input errors listed by line.
+// contract §6 load-status sentence, and the input errors listed by line.
 import { useState } from 'react';
 import { cancelLoad } from '../../analysis.ts';
 import { loadStatusText, useAnalysis } from '../../stores/analysis.ts';

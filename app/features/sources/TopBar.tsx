@@ -111,7 +111,7 @@ export function TopBar() {
         </div>
       )}
       <span className="spacer" />
-      <button type="button" className="btn ghost" onClick={() => setUi({ settingsOpen: true })} title="Detector thresholds (SPEC §4)">
+      <button type="button" className="btn ghost" onClick={() => setUi({ settingsOpen: true })} title="Detector thresholds (contract §4)">
         Thresholds{custom > 0 ? ` (${custom} set)` : ''}
       </button>
       <button type="button" className="btn ghost" onClick={() => setUi({ helpOpen: true })} aria-label="Keyboard shortcuts (?)">

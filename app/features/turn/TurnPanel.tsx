@@ -1,4 +1,4 @@
-// The selected turn: its metrics (SPEC §3), every finding with its message, and the live
+// The selected turn: its metrics (contract §3), every finding with its message, and the live
 // spans with their score binding; a click on a span opens the inspector.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';

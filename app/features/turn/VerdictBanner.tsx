@@ -1,4 +1,4 @@
-// What a correct harness does next at the selected turn (SPEC §5), said plainly, with the
+// What a correct harness does next at the selected turn (contract §5), said plainly, with the
 // session's headline: where scores stopped being trustworthy.
 import { SEVERITY_RANK, type Action } from '../../../src/worker/client.ts';
 import { selectTurn } from '../../analysis.ts';
