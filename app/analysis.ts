@@ -2,9 +2,10 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { StaleReply, type AnalysisClient, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { type AnalysisClient, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
 import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
+import { coalesced, throttled } from './pulls.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
 
@@ -176,44 +177,7 @@ export function resumeFollow(): void {
 
 // ------------------------------------------------------------------ pulls
 
-function coalesced(run: () => Promise<void>): () => void {
-  let inFlight = false;
-  let again = false;
-  const trigger = (): void => {
-    if (inFlight) {
-      again = true;
-      return;
-    }
-    inFlight = true;
-    run()
-      .catch((e: unknown) => {
-        if (!(e instanceof StaleReply)) set({ error: e instanceof Error ? e.message : String(e) });
-      })
-      .finally(() => {
-        inFlight = false;
-        if (again) {
-          again = false;
-          trigger();
-        }
-      });
-  };
-  return trigger;
-}
-
-/** At most one call per `ms`; the last call in a burst always runs. */
-function throttled(fn: () => void, ms: number): () => void {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let last = 0;
-  return () => {
-    if (timer !== null) return;
-    const wait = Math.max(0, last + ms - performance.now());
-    timer = setTimeout(() => {
-      timer = null;
-      last = performance.now();
-      fn();
-    }, wait);
-  };
-}
+const onPullError = (e: unknown): void => set({ error: e instanceof Error ? e.message : String(e) });
 
 export const refreshView = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
@@ -222,7 +186,7 @@ export const refreshView = coalesced(async () => {
   const width = Math.max(200, ui.chartWidth);
   const view = await worker().query('view', { sessionId, window: ui.zoom, points: Math.round(width / 1.5), ribbon: Math.round(width) });
   if (useAnalysis.getState().sessionId === sessionId) set({ view, error: null });
-});
+}, onPullError);
 
 export const refreshFindings = coalesced(async () => {
   const st = useAnalysis.getState();
@@ -232,7 +196,7 @@ export const refreshFindings = coalesced(async () => {
   const findings = await worker().query('findings', { sessionId: s.sessionId });
   findingsFetchedFor = count;
   if (useAnalysis.getState().sessionId === s.sessionId) set({ findings });
-});
+}, onPullError);
 
 export const refreshTurn = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
@@ -241,7 +205,7 @@ export const refreshTurn = coalesced(async () => {
   const graph = !(isLive() && useUi.getState().follow);
   const detail = await worker().query('turn', { sessionId, turn, graph });
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
-});
+}, onPullError);
 
 export const refreshSpan = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
@@ -253,7 +217,7 @@ export const refreshSpan = coalesced(async () => {
   const detail = await worker().query('span', { sessionId, turn, spanId });
   const ui = useUi.getState();
   if (ui.selectedSpan === spanId && ui.selectedTurn === turn) set({ span: detail });
-});
+}, onPullError);
 
 // New data while a file loads redraws the charts at most every 5 s, and once at the end
 // (applySummary): each redraw costs the main thread tens of milliseconds, and on a 2-core

@@ -1,30 +1,16 @@
 // contract §6 `context-health check`, run the way a user runs it: plain node on the bin.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './runCli.ts';
+
+const run = (args: string[], stdin?: string | Buffer): ReturnType<typeof runCli> => runCli(args, { stdin });
 import type { CheckReport } from '../../src/core/report.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/context-health.mjs');
 const sha = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
-
-function run(args: string[], stdin?: string | Buffer): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    if (stdin !== undefined) child.stdin.end(stdin);
-    else child.stdin.end();
-  });
-}
 
 function span(id: string, text: string, score: number | null, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { span_id: id, text, score, text_sha256: sha(text), tokens: 10, ...extra };

@@ -1,5 +1,4 @@
 // contract §6.4 `context-health diff`: the comparison of two `check --json` reports, as a CI gate.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,27 +7,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runDiff, type DiffJson } from '../../src/cli/diff.ts';
 import type { CheckReport, SessionReport } from '../../src/core/report.ts';
 import { SEVERITY, SIGNALS } from '../../src/core/signals.ts';
+import { ROOT, runCli as run } from './runCli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/context-health.mjs');
 const SAMPLES = path.join(ROOT, 'public/samples');
 const sampleFiles = fs
   .readdirSync(SAMPLES)
   .filter((f) => /\.jsonl?(\.gz)?$/.test(f))
   .sort();
-
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.end();
-  });
-}
 
 /** runDiff in this process (the bin runs the same function): a spawn per pair would take minutes on two cores. */
 async function diffInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,6 +1,6 @@
 // Hostile input at the CLI's door (docs/engine.md, "Hostile input"), and the relay's
 // inheritance of the engine's nesting limit: each case is an attack, at a small size.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,34 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING } from '../../src/core/nesting.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { DEFAULT_RELAY_LIMITS, inspect } from '../../src/server/sessionGate.ts';
+import { runCli, type CliInput, type CliRun } from './runCli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/context-health.mjs');
 const sha = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
 /** preloaded into the child: prints its peak RSS (MiB) on stderr as it exits */
 const PRINT_PEAK_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss-mib '+(process.resourceUsage().maxRSS/1024)+'\\n'))`;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI; `feed` writes its stdin (then it is closed). */
-function run(args: string[], feed?: (stdin: NodeJS.WritableStream) => Promise<void>, nodeArgs: string[] = []): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { cwd: ROOT });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.stdin.on('error', () => {}); // the child may exit before reading everything
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    if (feed === undefined) child.stdin.end();
-    else feed(child.stdin).then(() => child.stdin.end(), reject);
-  });
-}
+const run = (args: string[], feed?: CliInput['feed'], nodeArgs?: string[]): Promise<CliRun> => runCli(args, { feed, nodeArgs });
 
 async function write(stream: NodeJS.WritableStream, chunk: Uint8Array | string): Promise<void> {
   if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));

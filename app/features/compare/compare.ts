@@ -3,8 +3,9 @@
 // outline (src/worker/compareQuery.ts, the rules of `diff`, contract §6.4). Pulls are
 // coalesced like app/analysis.ts's; a growing live session (A or B) re-compares at most
 // once a second.
-import { AnalysisClient, counterpartIndex, StaleReply, type Alignment, type Source, type WorkerEvent } from '../../../src/worker/client.ts';
+import { AnalysisClient, counterpartIndex, type Alignment, type Source, type WorkerEvent } from '../../../src/worker/client.ts';
 import { currentSource, sourceClient, readHash, selectTurn } from '../../analysis.ts';
+import { coalesced, throttled } from '../../pulls.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 import { choosePartnerSession, compareHash, initialCompareState, partnerFromHash, useCompare, type CompareState, type PartnerSpec } from './compareStore.ts';
@@ -119,45 +120,7 @@ function onPartnerEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
 
 // ------------------------------------------------------------------ pulls
 
-function coalesced(run: () => Promise<void>): () => void {
-  let inFlight = false;
-  let again = false;
-  const trigger = (): void => {
-    if (inFlight) {
-      again = true;
-      return;
-    }
-    inFlight = true;
-    run()
-      .catch((e: unknown) => {
-        if (!(e instanceof StaleReply)) console.warn('compare:', e);
-      })
-      .finally(() => {
-        inFlight = false;
-        if (again) {
-          again = false;
-          trigger();
-        }
-      });
-  };
-  return trigger;
-}
-
-function throttled(fn: () => void, ms: number): () => void {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let last = 0;
-  return () => {
-    if (timer !== null) return;
-    timer = setTimeout(
-      () => {
-        timer = null;
-        last = performance.now();
-        fn();
-      },
-      Math.max(0, last + ms - performance.now()),
-    );
-  };
-}
+const onPullError = (e: unknown): void => console.warn('compare:', e);
 
 function sessions(): { a: string; b: string } | null {
   const a = useAnalysis.getState().sessionId;
@@ -175,7 +138,7 @@ export const refreshComparison = coalesced(async () => {
   const comparison = await sourceClient().query('compare', { sessionId: ids.a, other, align });
   const now = sessions();
   if (now?.a === ids.a && now.b === ids.b && useCompare.getState().align === align) set({ comparison });
-});
+}, onPullError);
 
 export const refreshPartnerView = coalesced(async () => {
   const ids = sessions();
@@ -186,7 +149,7 @@ export const refreshPartnerView = coalesced(async () => {
   const window = useCompare.getState().align === 'turn' ? ui.zoom : null;
   const view = await client.query('view', { sessionId: ids.b, window, points: Math.round(width / 1.5), ribbon: 1 });
   if (sessions()?.b === ids.b) set({ view });
-});
+}, onPullError);
 
 /** B's turn beside A's cursor (contract §6.4 alignment), for the side-by-side verdicts. */
 export const refreshPartnerTurn = coalesced(async () => {
@@ -204,7 +167,7 @@ export const refreshPartnerTurn = coalesced(async () => {
   }
   const detail = bTurn === null ? null : await client.query('turn', { sessionId: ids.b, turn: bTurn, graph: false });
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
-});
+}, onPullError);
 
 function refreshAll(): void {
   refreshComparison();
