@@ -2,6 +2,8 @@
 import { Engine } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
+import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { NodeLineParser } from '../node/lineParser.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
@@ -9,27 +11,48 @@ import { readTranscript, type ReadProgress } from '../node/readFile.ts';
 export interface CheckOptions {
   userThresholds: Partial<Thresholds>;
   onProgress?: (p: ReadProgress) => void;
+  /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
+  from?: TranscriptFormat;
 }
 
 export interface CheckResult {
   report: CheckReport;
   /** session header titles, for the human report */
   titles: ReadonlyMap<string, string>;
+  /** the format read and, for other agents' transcripts, the records left out (docs/adapters.md) */
+  adapter: AdapterSummary;
 }
 
 export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckResult> {
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
   const report = new ReportBuilder();
+  // contract §7 adapters: other agents' transcripts become §2 messages before the engine
+  const pipeline = new TranscriptPipeline(
+    {
+      text: (text, line) => report.add(engine.ingestLine(text, line)),
+      value: (value, line, noSurrogateEscape) => report.add(engine.ingestParsedLine(value, line, noSurrogateEscape)),
+      error: (line, message) => report.addError({ line, message }),
+    },
+    { ...(options.from === undefined ? {} : { from: options.from }), fallbackSessionId: sessionIdFromPath(path) },
+  );
   await readTranscript(
     path,
     (text, line) => {
-      if (typeof text === 'string') report.add(engine.ingestLine(text, line));
-      else if ('parsed' in text) report.add(engine.ingestParsedLine(text.parsed, line, true));
-      else report.addError({ line, message: text.error });
+      if (typeof text === 'string') pipeline.line(text, line);
+      else if ('parsed' in text) pipeline.parsed(text.parsed, line);
+      else pipeline.error(line, text.error);
     },
     (line, message) => report.addError({ line, message }),
     new NodeLineParser().decode,
     options.onProgress,
   );
-  return { report: report.build(), titles: report.titles };
+  pipeline.end();
+  return { report: report.build(), titles: report.titles, adapter: pipeline.summary() };
+}
+
+/** A transcript that names no session is named after its file (Claude Code: the file name is the session id). */
+function sessionIdFromPath(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? '';
+  const stem = base.replace(/\.(jsonl|json|traj)(\.gz)?$/, '');
+  return stem === '' || path === '-' ? 'transcript' : stem;
 }

@@ -2,12 +2,14 @@
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
+import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]...
+                 [--from auto|claude-code|swe-agent|wire]
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
 
@@ -52,6 +54,7 @@ async function runCheck(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       'fail-on': { type: 'string', default: 'fault' },
       set: { type: 'string', multiple: true, default: [] },
+      from: { type: 'string' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('check takes exactly one file (or - for stdin)');
@@ -65,16 +68,21 @@ async function runCheck(args: string[]): Promise<number> {
     if ('error' in parsed) throw new UsageError(parsed.error);
     userThresholds[parsed.key] = parsed.value;
   }
+  const from = parseFrom(values.from);
+  if (typeof from === 'object') throw new UsageError(from.error);
   const path = positionals[0]!;
   let result;
   try {
-    result = await checkTranscript(path, { userThresholds });
+    result = await checkTranscript(path, { userThresholds, ...(from === undefined ? {} : { from }) });
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
   }
   const report = result.report;
-  await writeAll(process.stdout, values.json ? JSON.stringify(report) + '\n' : humanReport(report, path === '-' ? 'stdin' : path, result.titles));
+  const shown = values.json
+    ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
+    : humanReport(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
+  await writeAll(process.stdout, shown);
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
     process.stderr.write(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`);

@@ -36,6 +36,8 @@ class Job {
   lines = 0;
   format: JobSummary['format'] = 'unknown';
   gzip = false;
+  /** contract §7 adapters: set when the file was another agent's transcript */
+  adapter: JobSummary['adapter'];
   readonly abort = new AbortController();
   live: LiveSubscription | null = null;
   started = performance.now();
@@ -109,6 +111,7 @@ class Job {
       linesRead: this.lines,
       format: this.format,
       gzip: this.gzip,
+      ...(this.adapter === undefined ? {} : { adapter: this.adapter }),
     };
   }
 }
@@ -198,6 +201,10 @@ export class Controller {
         job.lines = lineNo;
         job.line(text, lineNo);
       },
+      value: (value, lineNo, noSurrogateEscape) => {
+        job.lines = lineNo;
+        job.take(job.engine.ingestParsedLine(value, lineNo, noSurrogateEscape));
+      },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
@@ -206,6 +213,7 @@ export class Controller {
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;
+      if (res.adapter.format !== 'wire') job.adapter = res.adapter;
       if (res.aborted) {
         state = 'cancelled';
         message = String(job.abort.signal.reason ?? 'cancelled');

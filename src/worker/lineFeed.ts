@@ -2,6 +2,7 @@
 // split on newline bytes (or into the elements of a JSON array) and decoded, in the
 // analysis Worker itself. (A separate reader Worker passing decoded lines over was
 // measured slower on a 2-core machine: see docs/dashboard.md.)
+import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 
@@ -9,6 +10,8 @@ export type FeedSource = { kind: 'file'; file: Blob } | { kind: 'url'; url: stri
 
 export interface LineSink {
   line(text: string, lineNo: number): void;
+  /** a message an adapter made (docs/adapters.md); without this method it arrives as a line of JSON */
+  value?(value: unknown, lineNo: number, noSurrogateEscape: boolean): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
 }
@@ -18,16 +21,24 @@ export interface FeedResult {
   format: 'jsonl' | 'json-array' | 'unknown';
   aborted: boolean;
   decodeMs: number;
+  /** the format told by content, and the records an adapter left out (contract §7 adapters) */
+  adapter: AdapterSummary;
 }
 
 /** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
 export async function feedHere(source: FeedSource, signal: AbortSignal, sink: LineSink): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
+  // contract §7 adapters: other agents' transcripts become §2 messages here, before the engine
+  const pipeline = new TranscriptPipeline({
+    text: (text, lineNo) => sink.line(text, lineNo),
+    value: (value, lineNo, noSurrogateEscape) => (sink.value ? sink.value(value, lineNo, noSurrogateEscape) : sink.line(JSON.stringify(value), lineNo)),
+    error: (lineNo, message) => sink.error(lineNo, message),
+  });
   const reader = new TranscriptReader(
     (text, lineNo) => {
-      if (typeof text === 'string') sink.line(text, lineNo);
-      else sink.error(lineNo, text.error);
+      if (typeof text === 'string') pipeline.line(text, lineNo);
+      else pipeline.error(lineNo, text.error);
     },
     (lineNo, message) => sink.error(lineNo, message),
     (bytes, start, end) => {
@@ -43,12 +54,14 @@ export async function feedHere(source: FeedSource, signal: AbortSignal, sink: Li
   try {
     const res = await readBytes(src, signal, { onChunk: (b) => reader.push(b), onProgress: (r, t) => sink.progress(r, t) });
     gzip = res.gzip;
-    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs };
+    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, adapter: pipeline.summary() };
   } catch (e) {
-    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs };
+    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, adapter: pipeline.summary() };
     reader.end(); // the last complete line before the failure still counts
+    pipeline.end();
     throw e;
   }
   reader.end();
-  return { gzip, format: reader.format, aborted: false, decodeMs };
+  pipeline.end();
+  return { gzip, format: reader.format, aborted: false, decodeMs, adapter: pipeline.summary() };
 }
