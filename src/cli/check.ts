@@ -4,6 +4,8 @@ import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
+import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
 import { NodeLineParser } from '../node/lineParser.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
@@ -13,6 +15,8 @@ export interface CheckOptions {
   onProgress?: (p: ReadProgress) => void;
   /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
   from?: TranscriptFormat;
+  /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
+  scorer?: ScorerMode;
 }
 
 export interface CheckResult {
@@ -27,14 +31,20 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
   const report = new ReportBuilder();
   // contract §7 adapters: other agents' transcripts become §2 messages before the engine
-  const pipeline = new TranscriptPipeline(
+  const disagreement = new ReferenceDisagreement();
+  const scoring = new ScoringStage(
     {
       text: (text, line) => report.add(engine.ingestLine(text, line)),
-      value: (value, line, noSurrogateEscape) => report.add(engine.ingestParsedLine(value, line, noSurrogateEscape)),
+      value: (value, line, noSurrogateEscape) => {
+        const outcome = engine.ingestParsedLine(value, line, noSurrogateEscape);
+        if (outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
+        report.add(outcome);
+      },
       error: (line, message) => report.addError({ line, message }),
     },
-    { ...(options.from === undefined ? {} : { from: options.from }), fallbackSessionId: sessionIdFromPath(path) },
+    { mode: options.scorer ?? 'auto', sha256: nodeSha256 },
   );
+  const pipeline = new TranscriptPipeline(scoring, { ...(options.from === undefined ? {} : { from: options.from }), fallbackSessionId: sessionIdFromPath(path) });
   await readTranscript(
     path,
     (text, line) => {

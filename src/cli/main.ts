@@ -9,7 +9,7 @@ import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]...
-                 [--from auto|claude-code|swe-agent|wire]
+                 [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
 
@@ -55,6 +55,7 @@ async function runCheck(args: string[]): Promise<number> {
       'fail-on': { type: 'string', default: 'fault' },
       set: { type: 'string', multiple: true, default: [] },
       from: { type: 'string' },
+      scorer: { type: 'string', default: 'auto' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('check takes exactly one file (or - for stdin)');
@@ -70,10 +71,14 @@ async function runCheck(args: string[]): Promise<number> {
   }
   const from = parseFrom(values.from);
   if (typeof from === 'object') throw new UsageError(from.error);
+  const scorer = values.scorer;
+  if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
+    throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
+  }
   const path = positionals[0]!;
   let result;
   try {
-    result = await checkTranscript(path, { userThresholds, ...(from === undefined ? {} : { from }) });
+    result = await checkTranscript(path, { userThresholds, scorer, ...(from === undefined ? {} : { from }) });
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;

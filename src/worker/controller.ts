@@ -209,7 +209,7 @@ export class Controller {
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
     try {
-      const res = await feedHere(source, job.abort.signal, sink);
+      const res = await feedHere(source, job.abort.signal, sink, this.o.sha256);
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;

@@ -2,7 +2,9 @@
 // split on newline bytes (or into the elements of a JSON array) and decoded, in the
 // analysis Worker itself. (A separate reader Worker passing decoded lines over was
 // measured slower on a 2-core machine: see docs/dashboard.md.)
-import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
+import type { Sha256Hex } from '../core/analyse.ts';
+import { TranscriptPipeline, type AdapterSummary, type MessageFeed } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 
@@ -25,16 +27,20 @@ export interface FeedResult {
   adapter: AdapterSummary;
 }
 
-/** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: LineSink): Promise<FeedResult> {
+/**
+ * Reads the source here. Throws when reading fails (lines before the failure were delivered).
+ * With `sha256`, sessions that carry no score get the reference scorer's (contract §7), as in `check`.
+ */
+export async function feedHere(source: FeedSource, signal: AbortSignal, sink: LineSink, sha256?: Sha256Hex): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   // contract §7 adapters: other agents' transcripts become §2 messages here, before the engine
-  const pipeline = new TranscriptPipeline({
+  const toSink: MessageFeed = {
     text: (text, lineNo) => sink.line(text, lineNo),
     value: (value, lineNo, noSurrogateEscape) => (sink.value ? sink.value(value, lineNo, noSurrogateEscape) : sink.line(JSON.stringify(value), lineNo)),
     error: (lineNo, message) => sink.error(lineNo, message),
-  });
+  };
+  const pipeline = new TranscriptPipeline(sha256 === undefined ? toSink : new ScoringStage(toSink, { mode: 'auto', sha256 }));
   const reader = new TranscriptReader(
     (text, lineNo) => {
       if (typeof text === 'string') pipeline.line(text, lineNo);

@@ -12,9 +12,14 @@ import type { SkippedRecords } from './skipped.ts';
 export interface MessageFeed {
   /** a line of the product's own format, as read */
   text(text: string, line: number): void;
-  /** a parsed message; `noSurrogateEscape` as in Engine.ingestParsedLine */
-  value(value: unknown, line: number, noSurrogateEscape: boolean): void;
+  /**
+   * a parsed message; `noSurrogateEscape` as in Engine.ingestParsedLine; `fromAdapter`: an
+   * adapter made it, so its session carries no harness score (scoringStage.ts)
+   */
+  value(value: unknown, line: number, noSurrogateEscape: boolean, fromAdapter?: boolean): void;
   error(line: number, message: string): void;
+  /** the input ended (a stage that holds messages back lets them go) */
+  end?(): void;
 }
 
 export interface PipelineOptions {
@@ -97,6 +102,7 @@ export class TranscriptPipeline {
       this.heldError = null;
       this.adapter?.truncatedLastLine();
     }
+    this.feed.end?.();
   }
 
   private parsedValue(value: unknown, line: number, text: string | null): void {
@@ -109,7 +115,7 @@ export class TranscriptPipeline {
     }
     this.releaseHeld();
     // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
-    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false);
+    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
   }
 
   private decide(format: TranscriptFormat): void {
@@ -124,7 +130,7 @@ export class TranscriptPipeline {
       case 'claude-code':
         return new ClaudeCodeAdapter(this.options.fallbackSessionId);
       case 'swe-agent':
-        return null; // TODO(part C)
+        return null; // not mapped yet: read as the product's own format
     }
   }
 
