@@ -400,8 +400,8 @@ describe('SPEC §4 details beyond span_ids', () => {
     engine.ingestLine(JSON.stringify(header({ spread_floor: 0.2, max_rewrites: 5 }, 'h')), 1);
     engine.ingestLine(JSON.stringify(snap(1, [], {}, 'h')), 2);
     engine.ingestLine(JSON.stringify(snap(1, [], {}, 'plain')), 3);
-    expect(engine.thresholds('h')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.2, collapse_turns: 2 });
-    expect(engine.thresholds('plain')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.08, collapse_turns: 2 });
+    expect(engine.thresholds('h')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.2, collapse_turns: 2, reference_agreement_floor: 0 });
+    expect(engine.thresholds('plain')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.08, collapse_turns: 2, reference_agreement_floor: 0 });
   });
 
   it("a header's config applies to its session only", () => {

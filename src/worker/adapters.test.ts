@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { Controller } from './controller.ts';
 import type { WorkerEvent } from './protocol.ts';
 
@@ -46,15 +47,16 @@ function signalCounts(report: CheckReport): Record<string, number> {
   return counts;
 }
 
-/** What `check` does, without Node: the pipeline, then the engine. */
+/** What `check` does by default, without Node: the pipeline, the reference scorer where no score is, the engine. */
 function direct(text: string): { report: CheckReport; adapter: AdapterSummary } {
   const engine = new Engine({ sha256 });
   const report = new ReportBuilder();
-  const pipeline = new TranscriptPipeline({
-    text: (t, line) => report.add(engine.ingestLine(t, line)),
-    value: (v, line, ns) => report.add(engine.ingestParsedLine(v, line, ns)),
-    error: (line, message) => report.addError({ line, message }),
-  });
+  const feed = {
+    text: (t: string, line: number) => report.add(engine.ingestLine(t, line)),
+    value: (v: unknown, line: number, ns: boolean) => report.add(engine.ingestParsedLine(v, line, ns)),
+    error: (line: number, message: string) => report.addError({ line, message }),
+  };
+  const pipeline = new TranscriptPipeline(new ScoringStage(feed, { mode: 'auto', sha256 }));
   text.split('\n').forEach((l, i) => pipeline.line(l, i + 1));
   pipeline.end();
   return { report: report.build(), adapter: pipeline.summary() };
@@ -73,6 +75,8 @@ describe('a Claude Code transcript dropped on the dashboard', () => {
       expect(s.signalCounts).toEqual(signalCounts(report));
       expect(done.summary.inputErrorCount).toBe(0);
       expect(done.summary.adapter).toEqual(adapter);
+      // contract §7: the reference scorer gave every span a bound score, as in check
+      expect(s.signalCounts.unscored_span).toBeUndefined();
     }
   });
 });

@@ -1,6 +1,7 @@
 // contract §7 adapters: `check` as a user runs it on a Claude Code transcript. The Worker's
 // side is src/worker/adapters.test.ts.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/core/report.ts';
@@ -33,5 +34,28 @@ describe('check on a Claude Code transcript', () => {
     expect(asWire.adapter).toBeUndefined();
     expect(asWire.input_errors.length).toBeGreaterThan(20);
     expect((await runCli(['check', '--from', 'bogus', FIXTURE])).code).toBe(2);
+  });
+});
+
+describe('check --scorer (contract §7 reference scorer)', () => {
+  it('a transcript whose sessions carry harness scores analyses with the default scorer exactly as with --scorer harness (as before)', async () => {
+    const { checkTranscript } = await import('../../src/cli/check.ts');
+    const samples = fs.readdirSync(path.join(ROOT, 'public/samples')).filter((f) => /\.jsonl(\.gz)?$|\.json$/.test(f));
+    expect(samples.length).toBeGreaterThan(3);
+    for (const f of samples) {
+      const file = path.join(ROOT, 'public/samples', f);
+      const harness = await checkTranscript(file, { userThresholds: {}, scorer: 'harness' });
+      const auto = await checkTranscript(file, { userThresholds: {}, scorer: 'auto' });
+      expect(auto.report, f).toEqual(harness.report);
+    }
+  });
+
+  it('scores a Claude Code transcript with the reference by default, and not with --scorer harness', async () => {
+    const auto = JSON.parse((await runCli(['check', '--json', FIXTURE])).stdout) as CheckReport;
+    const harness = JSON.parse((await runCli(['check', '--json', '--scorer', 'harness', FIXTURE])).stdout) as CheckReport;
+    expect(auto.sessions[0]!.metrics.every((m) => m.n_scored > 0)).toBe(true);
+    expect(harness.sessions[0]!.metrics.every((m) => m.n_scored === 0)).toBe(true);
+    expect(auto.sessions[0]!.findings.some((f) => f.signal === 'unscored_span')).toBe(false);
+    expect((await runCli(['check', '--scorer', 'bogus', FIXTURE])).code).toBe(2);
   });
 });
