@@ -6,6 +6,7 @@
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { detectFormat, type TranscriptFormat } from './detect.ts';
+import { SweAgentAdapter } from './sweAgent.ts';
 import type { SkippedRecords } from './skipped.ts';
 
 /** Where messages go next: the engine's three ways in (Engine.ingestLine / ingestParsedLine). */
@@ -47,6 +48,12 @@ export class TranscriptPipeline {
   private adapter: Adapter | null = null;
   /** adapters.md: a line that did not parse is held; if it turns out to be the last, the file was still being written */
   private heldError: { line: number; message: string } | null = null;
+  /**
+   * adapters.md: a file whose first line is a lone `{` is one pretty-printed JSON document
+   * (a .traj), held whole until the end; if it is not a trajectory its lines are read as
+   * they would have been, one by one
+   */
+  private document: { text: string; line: number }[] | null = null;
 
   constructor(
     private readonly feed: MessageFeed,
@@ -67,6 +74,14 @@ export class TranscriptPipeline {
   /** One line (or array element) as text. */
   line(text: string, line: number): void {
     if (this.detected === 'wire') return this.feed.text(text, line);
+    if (this.document !== null) {
+      this.document.push({ text, line });
+      return;
+    }
+    if ((this.detected === null || this.detected === 'swe-agent') && text.trim() === '{') {
+      this.document = [{ text, line }];
+      return;
+    }
     if (isBlank(text)) {
       if (this.detected === null) this.feed.text(text, line); // the engine ignores it, as before
       return;
@@ -98,11 +113,32 @@ export class TranscriptPipeline {
   }
 
   end(): void {
+    if (this.document !== null) this.endDocument(this.document);
     if (this.heldError !== null) {
       this.heldError = null;
       this.adapter?.truncatedLastLine();
     }
     this.feed.end?.();
+  }
+
+  private endDocument(held: { text: string; line: number }[]): void {
+    this.document = null;
+    let value: unknown = undefined;
+    try {
+      value = JSON.parse(held.map((h) => h.text).join('\n'));
+    } catch {
+      // not one document after all: each line as it would have been read
+    }
+    if (value !== undefined && (this.detected === 'swe-agent' || detectFormat(value) === 'swe-agent')) {
+      return this.parsedValue(value, held[0]!.line, null);
+    }
+    if (this.detected === 'swe-agent') {
+      // forced (--from swe-agent): the file had to be one trajectory document
+      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" array');
+      return;
+    }
+    if (this.detected === null) this.decide('wire');
+    for (const h of held) this.line(h.text, h.line);
   }
 
   private parsedValue(value: unknown, line: number, text: string | null): void {
@@ -130,7 +166,7 @@ export class TranscriptPipeline {
       case 'claude-code':
         return new ClaudeCodeAdapter(this.options.fallbackSessionId);
       case 'swe-agent':
-        return null; // not mapped yet: read as the product's own format
+        return new SweAgentAdapter(this.options.fallbackSessionId);
     }
   }
 
