@@ -26,11 +26,43 @@ export function termCounts(text: string): TermCounts {
 }
 
 /**
+ * Which of a query's terms each document holds, with their counts, remembered per document
+ * (by identity) while the query stays the same: a span unchanged since the last turn is
+ * not looked through again. The scores do not depend on it.
+ */
+export class QueryHits {
+  private key = '';
+  private byDoc = new WeakMap<TermCounts, [number, number][]>();
+
+  /** The unique query terms, sorted, and each document's (term index, count) pairs. */
+  of(queryTerms: readonly string[], docs: readonly TermCounts[]): [number, number][][] {
+    const key = queryTerms.join('\u0000');
+    if (key !== this.key) {
+      this.key = key;
+      this.byDoc = new WeakMap();
+    }
+    return docs.map((d) => {
+      let hits = this.byDoc.get(d);
+      if (hits === undefined) {
+        hits = [];
+        for (let q = 0; q < queryTerms.length; q++) {
+          const f = d.tf.get(queryTerms[q]!);
+          if (f !== undefined) hits.push([q, f]);
+        }
+        this.byDoc.set(d, hits);
+      }
+      return hits;
+    });
+  }
+}
+
+/**
  * BM25 of each document against the query, in document order. idf is the non-negative
  * form ln(1 + (N − df + 0.5) / (df + 0.5)), so a term in every span still counts a little
- * and no score is negative. A repeated query term counts once per occurrence.
+ * and no score is negative. A repeated query term counts once per occurrence. Terms are
+ * summed in sorted order, so the result does not depend on the query's order.
  */
-export function bm25(query: readonly string[], docs: readonly TermCounts[]): number[] {
+export function bm25(query: readonly string[], docs: readonly TermCounts[], memo: QueryHits = new QueryHits()): number[] {
   const n = docs.length;
   const out = new Array<number>(n).fill(0);
   if (n === 0 || query.length === 0) return out;
@@ -39,20 +71,18 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[]): num
   const avgdl = totalLength / n || 1;
   const queryCounts = new Map<string, number>();
   for (const q of query) queryCounts.set(q, (queryCounts.get(q) ?? 0) + 1);
-  // sorted, so the sum is taken in the same order whatever the query's order
   const unique = [...queryCounts.keys()].sort();
-  for (const q of unique) {
-    let df = 0;
-    for (const d of docs) if (d.tf.has(q)) df++;
-    if (df === 0) continue;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const weight = idf * queryCounts.get(q)!;
-    for (let i = 0; i < n; i++) {
-      const d = docs[i]!;
-      const f = d.tf.get(q);
-      if (f === undefined) continue;
-      out[i]! += (weight * (f * (BM25_K1 + 1))) / (f + BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl));
-    }
+  const hits = memo.of(unique, docs);
+  const df = new Array<number>(unique.length).fill(0);
+  for (const h of hits) for (const [q] of h) df[q]!++;
+  const weight = unique.map((t, q) => (df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * queryCounts.get(t)!));
+  for (let i = 0; i < n; i++) {
+    const d = docs[i]!;
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+    let score = 0;
+    // hits are in term order: the same summation order as term by term
+    for (const [q, f] of hits[i]!) score += (weight[q]! * (f * (BM25_K1 + 1))) / (f + norm);
+    out[i] = score;
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // live span is scored by BM25 against the current task (the latest user-authored prompt of
 // the session plus the pinned spans' text), normalised per turn to [0, 1] by the turn's
 // best score. Pure, deterministic, one instance per session (it remembers the task).
-import { bm25, termCounts, terms, type TermCounts } from './bm25.ts';
+import { bm25, QueryHits, termCounts, terms, type TermCounts } from './bm25.ts';
 
 /** What a scorer sees of a span. */
 export interface ScorableSpan {
@@ -32,6 +32,8 @@ export class Bm25Scorer implements SpanScorer {
   private task = '';
   /** last turn's term counts by span id, reused while a span's text is unchanged */
   private memo = new Map<string, { text: string; counts: TermCounts }>();
+  /** which query terms each span holds, kept while the query is unchanged (it seldom changes) */
+  private readonly hits = new QueryHits();
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
     // contract §7: the current task is the last span with role "user" in snapshot order
@@ -51,7 +53,7 @@ export class Bm25Scorer implements SpanScorer {
       return counts;
     });
     this.memo = next;
-    const raw = bm25(query, docs);
+    const raw = bm25(query, docs, this.hits);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../core/engine.ts';
 import type { Snapshot } from '../../core/wire.ts';
-import { CLEARED_TOOL_RESULT, fitTokens, SYSTEM_SPAN_ID } from './claudeCode.ts';
+import { CLEARED_TOOL_RESULT, estimateTokens, fitTokens, SYSTEM_SPAN_ID } from './claudeCode.ts';
 import { detectFormat } from './detect.ts';
 import { TranscriptPipeline, type AdapterSummary } from './pipeline.ts';
 
@@ -136,6 +136,9 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(fitTokens([3, 4], 10)).toEqual([3, 4]);
     expect(fitTokens([10, 30], 20)).toEqual([5, 15]);
     expect(fitTokens([1, 1, 1], 2).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
+    // contract §2.3: code points, not UTF-16 units
+    expect(estimateTokens('😀😀😀😀')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
   });
 
   it('microcompaction: the listed tool results keep their ids, their text becomes a placeholder, reported as a rewrite', () => {

@@ -29,6 +29,8 @@ interface ContextBlock {
   derivedFrom: string[] | null;
   /** tool_result blocks: the tool_use they answer (microcompaction clears by it) */
   toolUseId: string | null;
+  /** contract §2.3 estimate of `text`, counted once (a block is in every later snapshot) */
+  estimate: number;
 }
 
 export class ClaudeCodeAdapter {
@@ -184,6 +186,7 @@ export class ClaudeCodeAdapter {
       for (const b of this.context) {
         if (b.toolUseId !== null && cleared.has(b.toolUseId) && b.text !== CLEARED_TOOL_RESULT) {
           b.text = CLEARED_TOOL_RESULT;
+          b.estimate = estimateTokens(b.text);
           this.modified.add(b.id);
         }
       }
@@ -208,7 +211,7 @@ export class ClaudeCodeAdapter {
     const system: Span = { span_id: SYSTEM_SPAN_ID, text: SYSTEM_SPAN_TEXT, score: null, text_sha256: null, pinned: true, role: 'system' };
     const total = promptTokens(message);
     if (total !== null) {
-      const shares = fitTokens(visible.map((s) => estimateTokens(s.text)), total);
+      const shares = fitTokens(this.context.map((b) => b.estimate), total);
       visible.forEach((s, i) => (s.tokens = shares[i]!));
       system.tokens = total - shares.reduce((a, b) => a + b, 0);
     }
@@ -242,8 +245,15 @@ export function promptTokens(message: JsonObject | null): number | null {
 
 /** contract §2.3's estimate: ⌈code points / 4⌉. */
 export function estimateTokens(text: string): number {
-  let points = 0;
-  for (const _ of text) points++;
+  // code points: UTF-16 units less the low halves of surrogate pairs
+  let points = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const p = text.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) points--;
+    }
+  }
   return Math.ceil(points / 4);
 }
 
@@ -266,7 +276,7 @@ function toSpan(b: ContextBlock): Span {
 }
 
 function block(id: string, text: string, kind: string, toolUseId: string | null): ContextBlock {
-  return { id, text, role: 'assistant', kind, pinned: false, derivedFrom: null, toolUseId };
+  return { id, text, role: 'assistant', kind, pinned: false, derivedFrom: null, toolUseId, estimate: estimateTokens(text) };
 }
 
 /** One content block as context text; null when it is not a block at all. */

@@ -124,9 +124,14 @@ export class ScoringStage implements MessageFeed {
       return this.next.value(withAgreement, h.line, h.noSurrogateEscape);
     }
     const reference = s.scorer.scoreTurn(spans);
-    // contract §2.3: the binding is the hash of the text the score was computed on
-    const scored = (snapshot.spans as JsonObject[]).map((span, i) => ({ ...span, score: reference[i]!, text_sha256: this.hash(s, spans[i]!) }));
-    this.next.value({ ...snapshot, spans: scored }, h.line, h.noSurrogateEscape);
+    // contract §2.3: the binding is the hash of the text the score was computed on. The
+    // message was parsed (or made by an adapter) for this pipeline alone: set in place.
+    const raw = snapshot.spans as JsonObject[];
+    for (let i = 0; i < raw.length; i++) {
+      raw[i]!.score = reference[i]!;
+      raw[i]!.text_sha256 = this.hash(s, spans[i]!);
+    }
+    this.next.value(snapshot, h.line, h.noSurrogateEscape);
   }
 
   private hash(s: SessionScoring, span: ScorableSpan): string {
