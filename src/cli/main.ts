@@ -11,7 +11,8 @@ const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]...
                  [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
-  context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
+  context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
+  context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]`;
 
 class UsageError extends Error {}
 
@@ -24,6 +25,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': {
         const { runServe } = await import('./serve.ts');
         return await runServe(rest);
+      }
+      case 'watch': {
+        const { runWatch } = await import('./watch.ts');
+        return await runWatch(rest);
       }
       case 'replay': {
         const { runReplay } = await import('./replay.ts');
