@@ -32,10 +32,10 @@ export function termCounts(text: string): TermCounts {
  */
 export class QueryHits {
   private key = '';
-  private byDoc = new WeakMap<TermCounts, [number, number][]>();
+  private byDoc = new WeakMap<TermCounts, number[]>();
 
-  /** The unique query terms, sorted, and each document's (term index, count) pairs. */
-  of(queryTerms: readonly string[], docs: readonly TermCounts[]): [number, number][][] {
+  /** For each document, its (query term index, count) pairs, flat: [q0, f0, q1, f1, …] in term order. */
+  of(queryTerms: readonly string[], docs: readonly TermCounts[]): number[][] {
     const key = queryTerms.join('\u0000');
     if (key !== this.key) {
       this.key = key;
@@ -47,7 +47,7 @@ export class QueryHits {
         hits = [];
         for (let q = 0; q < queryTerms.length; q++) {
           const f = d.tf.get(queryTerms[q]!);
-          if (f !== undefined) hits.push([q, f]);
+          if (f !== undefined) hits.push(q, f);
         }
         this.byDoc.set(d, hits);
       }
@@ -74,14 +74,18 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], memo
   const unique = [...queryCounts.keys()].sort();
   const hits = memo.of(unique, docs);
   const df = new Array<number>(unique.length).fill(0);
-  for (const h of hits) for (const [q] of h) df[q]!++;
+  for (const h of hits) for (let k = 0; k < h.length; k += 2) df[h[k]!]!++;
   const weight = unique.map((t, q) => (df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * queryCounts.get(t)!));
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
     let score = 0;
+    const h = hits[i]!;
     // hits are in term order: the same summation order as term by term
-    for (const [q, f] of hits[i]!) score += (weight[q]! * (f * (BM25_K1 + 1))) / (f + norm);
+    for (let k = 0; k < h.length; k += 2) {
+      const f = h[k + 1]!;
+      score += (weight[h[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
+    }
     out[i] = score;
   }
   return out;

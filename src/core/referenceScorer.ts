@@ -31,7 +31,9 @@ export class Bm25Scorer implements SpanScorer {
   /** the latest user-authored prompt of the session, kept after it leaves the buffer */
   private task = '';
   /** last turn's term counts by span id, reused while a span's text is unchanged */
-  private memo = new Map<string, { text: string; counts: TermCounts }>();
+  private readonly memo = new Map<string, { text: string; counts: TermCounts }>();
+  private queryText: string | null = null;
+  private query: string[] = [];
   /** which query terms each span holds, kept while the query is unchanged (it seldom changes) */
   private readonly hits = new QueryHits();
 
@@ -43,17 +45,26 @@ export class Bm25Scorer implements SpanScorer {
         break;
       }
     }
-    const query = terms(this.task);
-    for (const s of spans) if (s.pinned === true) for (const t of terms(s.text)) query.push(t);
-    const next = new Map<string, { text: string; counts: TermCounts }>();
+    let queryText = this.task;
+    for (const s of spans) if (s.pinned === true) queryText += '\n' + s.text;
+    // the task and the pinned spans seldom change: their terms are split again only when they do
+    if (queryText !== this.queryText) {
+      this.queryText = queryText;
+      this.query = terms(queryText);
+    }
     const docs = spans.map((s) => {
       const old = this.memo.get(s.span_id);
-      const counts = old !== undefined && old.text === s.text ? old.counts : termCounts(s.text);
-      next.set(s.span_id, { text: s.text, counts });
+      if (old !== undefined && old.text === s.text) return old.counts;
+      const counts = termCounts(s.text);
+      this.memo.set(s.span_id, { text: s.text, counts });
       return counts;
     });
-    this.memo = next;
-    const raw = bm25(query, docs, this.hits);
+    // spans that left the buffer are forgotten now and then, not on every turn
+    if (this.memo.size > 2 * spans.length + 64) {
+      const live = new Set(spans.map((s) => s.span_id));
+      for (const id of this.memo.keys()) if (!live.has(id)) this.memo.delete(id);
+    }
+    const raw = bm25(this.query, docs, this.hits);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));
