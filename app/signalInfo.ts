@@ -89,4 +89,9 @@ export const SIGNAL_INFO: Readonly<Record<Signal, SignalInfo>> = {
     means: "Spans were pruned although the previous turn's verdict was freeze.",
     todo: 'Make the pruner honour the freeze verdict.',
   },
+  reference_disagreement: {
+    title: 'Disagrees with the reference scorer',
+    means: "The harness's scores rank the spans unlike the independent reference scorer (BM25 against the task), turn after turn.",
+    todo: "Check the harness's scorer: it may be scoring something other than relevance to the task.",
+  },
 };

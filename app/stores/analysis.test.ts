@@ -24,4 +24,11 @@ describe('analysis store transforms', () => {
     expect(loadStatusText(src, { state: 'cancelled', progress: null, message: null }, summary([session('a', 40)]))).toBe('run.jsonl: cancelled: 40 turns loaded, 0 input errors before stopping');
     expect(loadStatusText(src, done, summary([session('a', 2), session('b', 3)]))).toBe('run.jsonl: 5 turns loaded in 2 sessions, 0 input errors');
   });
+
+  it('names another agent’s transcript and lists the records it left out, by kind (docs/adapters.md)', () => {
+    const src = { kind: 'file' as const, name: 's.jsonl', bytes: 10 };
+    const done = { state: 'done' as const, progress: null, message: null };
+    const adapted = { ...summary([session('a', 6)]), adapter: { format: 'claude-code' as const, skipped: { progress: 3, 'user (sidechain)': 1 } } };
+    expect(loadStatusText(src, done, adapted)).toBe('s.jsonl: 6 turns loaded, 0 input errors (Claude Code transcript; records not mapped: 3 progress, 1 user (sidechain))');
+  });
 });

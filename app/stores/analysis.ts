@@ -64,7 +64,7 @@ export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summar
   const errors = summary?.inputErrorCount ?? 0;
   const sessions = summary?.sessions.length ?? 0;
   const name = source !== null && source.kind !== 'live' ? `${source.name}: ` : '';
-  const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}`;
+  const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}${adapterNote(summary)}`;
   switch (load.state) {
     case 'done':
       return turns === 0 ? `${name}${counts}: no valid snapshot in this file` : `${name}${counts}`;
@@ -75,6 +75,15 @@ export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summar
     default:
       return `${name}${counts}`;
   }
+}
+
+/** docs/adapters.md: another agent's transcript says so, and lists every record it left out by kind. */
+function adapterNote(summary: JobSummary | null): string {
+  const adapter = summary?.adapter;
+  if (adapter === undefined) return '';
+  const name = adapter.format === 'claude-code' ? 'Claude Code' : adapter.format === 'swe-agent' ? 'SWE-agent' : adapter.format;
+  const skipped = Object.entries(adapter.skipped).map(([kind, n]) => `${n} ${kind}`);
+  return ` (${name} transcript; records not mapped: ${skipped.length === 0 ? 'none' : skipped.join(', ')})`;
 }
 
 export const useAnalysis = create<AnalysisState>()(() => ({ ...initialAnalysisState }));

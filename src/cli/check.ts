@@ -2,6 +2,10 @@
 import { Engine } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
+import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
+import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
 import { NodeLineParser } from '../node/lineParser.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
@@ -11,28 +15,57 @@ export interface CheckOptions {
   /** a longer line or .json element is an input error, not read (src/ingest/lines.ts) */
   maxLineBytes?: number;
   onProgress?: (p: ReadProgress) => void;
+  /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
+  from?: TranscriptFormat;
+  /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
+  scorer?: ScorerMode;
 }
 
 export interface CheckResult {
   report: CheckReport;
   /** session header titles, for the human report */
   titles: ReadonlyMap<string, string>;
+  /** the format read and, for other agents' transcripts, the records left out (docs/adapters.md) */
+  adapter: AdapterSummary;
 }
 
 export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckResult> {
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
   const report = new ReportBuilder();
+  // contract §7 adapters: other agents' transcripts become §2 messages before the engine
+  const disagreement = new ReferenceDisagreement();
+  const scoring = new ScoringStage(
+    {
+      text: (text, line) => report.add(engine.ingestLine(text, line)),
+      value: (value, line, noSurrogateEscape) => {
+        const outcome = engine.ingestParsedLine(value, line, noSurrogateEscape);
+        if (outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
+        report.add(outcome);
+      },
+      error: (line, message) => report.addError({ line, message }),
+    },
+    { mode: options.scorer ?? 'auto', sha256: nodeSha256 },
+  );
+  const pipeline = new TranscriptPipeline(scoring, { ...(options.from === undefined ? {} : { from: options.from }), fallbackSessionId: sessionIdFromPath(path) });
   await readTranscript(
     path,
     (text, line) => {
-      if (typeof text === 'string') report.add(engine.ingestLine(text, line));
-      else if ('parsed' in text) report.add(engine.ingestParsedLine(text.parsed, line, true));
-      else report.addError({ line, message: text.error });
+      if (typeof text === 'string') pipeline.line(text, line);
+      else if ('parsed' in text) pipeline.parsed(text.parsed, line);
+      else pipeline.error(line, text.error);
     },
     (line, message) => report.addError({ line, message }),
     new NodeLineParser().decode,
     options.onProgress,
     options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
   );
-  return { report: report.build(), titles: report.titles };
+  pipeline.end();
+  return { report: report.build(), titles: report.titles, adapter: pipeline.summary() };
+}
+
+/** A transcript that names no session is named after its file (Claude Code: the file name is the session id). */
+function sessionIdFromPath(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? '';
+  const stem = base.replace(/\.(jsonl|json|traj)(\.gz)?$/, '');
+  return stem === '' || path === '-' ? 'transcript' : stem;
 }

@@ -4,15 +4,18 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
+import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
+                 [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
-  context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]`;
+  context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
+  context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]`;
 
 const CHECK_HELP = `usage: context-health check <file|-> [options]
 
@@ -23,11 +26,15 @@ options:
   --json                  print the JSON report instead of the human one
   --fail-on LEVEL         fault (default), warning or never: the least severity that exits 1
   --set key=value         a threshold (relevance_tolerance, drift_turns, max_rewrites,
-                          min_scored, spread_floor, collapse_turns); beats the header's config
+                          min_scored, spread_floor, collapse_turns, reference_agreement_floor);
+                          beats the header's config
   --max-line-bytes N      the longest line (or .json array element) read, in bytes, or with a
                           suffix K or M (KiB, MiB); default 64M, at most 500M. A longer line is
                           one input error naming the limit and is not held in memory; reading
                           goes on after its newline.
+  --from FORMAT           auto (default: told by content), claude-code, swe-agent or wire
+  --scorer WHICH          auto (default), harness, reference or both: whose relevance scores
+                          the detectors read (docs/contract.md §7, docs/adapters.md)
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -53,6 +60,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': {
         const { runServe } = await import('./serve.ts');
         return await runServe(rest);
+      }
+      case 'watch': {
+        const { runWatch } = await import('./watch.ts');
+        return await runWatch(rest);
       }
       case 'replay': {
         const { runReplay } = await import('./replay.ts');
@@ -85,6 +96,8 @@ async function runCheck(args: string[]): Promise<number> {
       set: { type: 'string', multiple: true, default: [] },
       'max-line-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
+      from: { type: 'string' },
+      scorer: { type: 'string', default: 'auto' },
     },
   });
   if (values.help) {
@@ -103,16 +116,30 @@ async function runCheck(args: string[]): Promise<number> {
     userThresholds[parsed.key] = parsed.value;
   }
   const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : parseByteCount(values['max-line-bytes']);
+  const from = parseFrom(values.from);
+  if (typeof from === 'object') throw new UsageError(from.error);
+  const scorer = values.scorer;
+  if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
+    throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
+  }
   const path = positionals[0]!;
   let result;
   try {
-    result = await checkTranscript(path, { userThresholds, ...(maxLineBytes === undefined ? {} : { maxLineBytes }) });
+    result = await checkTranscript(path, {
+      userThresholds,
+      scorer,
+      ...(from === undefined ? {} : { from }),
+      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+    });
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
   }
   const report = result.report;
-  await writeAll(process.stdout, values.json ? JSON.stringify(report) + '\n' : humanReport(report, path === '-' ? 'stdin' : path, result.titles));
+  const shown = values.json
+    ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
+    : humanReport(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
+  await writeAll(process.stdout, shown);
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
     process.stderr.write(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`);

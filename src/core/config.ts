@@ -9,6 +9,8 @@ export interface Thresholds {
   min_scored: number;
   spread_floor: number;
   collapse_turns: number;
+  /** contract §7 reference_disagreement: least rank agreement (Kendall τ-b) with the reference scorer */
+  reference_agreement_floor: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
@@ -18,6 +20,7 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   min_scored: 8,
   spread_floor: 0.08,
   collapse_turns: 2,
+  reference_agreement_floor: 0,
 });
 
 export const THRESHOLD_KEYS = Object.keys(DEFAULT_THRESHOLDS) as (keyof Thresholds)[];
@@ -54,6 +57,8 @@ export function parseThresholdSetting(setting: string): { key: keyof Thresholds;
 
 export function thresholdProblem(key: keyof Thresholds, value: number): string | null {
   if (!Number.isFinite(value)) return 'must be a finite number';
+  // a rank correlation: −1 (opposite order) to 1 (the same order)
+  if (key === 'reference_agreement_floor') return value >= -1 && value <= 1 ? null : 'must be between -1 and 1';
   const min = INTEGER_MIN[key];
   if (min !== undefined) return Number.isInteger(value) && value >= min ? null : `must be a whole number ≥ ${min}`;
   return value >= 0 ? null : 'must be ≥ 0';

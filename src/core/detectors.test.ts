@@ -56,8 +56,11 @@ function run(messages: readonly Message[], user: Partial<Thresholds> = {}): Turn
   return results;
 }
 
+/** contract §4's sixteen: reference_disagreement (contract §7) is not the engine's, see referenceScoring.test.ts */
+type EngineSignal = Exclude<Signal, 'reference_disagreement'>;
+
 // contract §4 table, typed out independently of signals.ts
-const SEVERITY: Record<Signal, 'fault' | 'warning' | 'info'> = {
+const SEVERITY: Record<EngineSignal, 'fault' | 'warning' | 'info'> = {
   unbound_score: 'fault',
   stale_score: 'fault',
   unscored_span: 'info',
@@ -91,14 +94,14 @@ function findingsOf(results: readonly TurnResult[], session: string, turn: numbe
   return r.findings;
 }
 
-function check(signal: Signal, c: Case): void {
+function check(signal: EngineSignal, c: Case): void {
   const results = run(c.messages, c.user);
   for (const r of results) {
     // contract §4: one finding per (turn, signal), with the table's severity
     const signals = r.findings.map((f) => f.signal);
     expect(new Set(signals).size).toBe(signals.length);
     for (const f of r.findings) {
-      expect(f.severity).toBe(SEVERITY[f.signal]);
+      expect(f.severity).toBe(SEVERITY[f.signal as EngineSignal]);
       expect(f.turn).toBe(r.turn);
       expect(f.message.length).toBeGreaterThan(0);
       if (TURN_LEVEL.includes(f.signal)) expect(f.span_ids).toEqual([]);
@@ -115,7 +118,7 @@ function check(signal: Signal, c: Case): void {
   }
 }
 
-const table: Record<Signal, Case[]> = {
+const table: Record<EngineSignal, Case[]> = {
   unbound_score: [
     { name: 'finite score with text_sha256 null, on the first snapshot', messages: [snap(1, [span('a'), span('b', { text_sha256: null })])], expect: [[1, ['b']]] },
     { name: 'text_sha256 "" is no binding either; span_ids in snapshot order', messages: [snap(1, [span('z', { text_sha256: '' }), span('m'), span('c', { text_sha256: null, score: 0 })])], expect: [[1, ['z', 'c']]] },
@@ -351,7 +354,7 @@ const table: Record<Signal, Case[]> = {
 };
 
 describe('contract §4 detectors', () => {
-  for (const [signal, cases] of Object.entries(table) as [Signal, Case[]][]) {
+  for (const [signal, cases] of Object.entries(table) as [EngineSignal, Case[]][]) {
     describe(signal, () => {
       it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => check(signal, c));
     });
@@ -397,8 +400,8 @@ describe('contract §4 details beyond span_ids', () => {
     engine.ingestLine(JSON.stringify(header({ spread_floor: 0.2, max_rewrites: 5 }, 'h')), 1);
     engine.ingestLine(JSON.stringify(snap(1, [], {}, 'h')), 2);
     engine.ingestLine(JSON.stringify(snap(1, [], {}, 'plain')), 3);
-    expect(engine.thresholds('h')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.2, collapse_turns: 2 });
-    expect(engine.thresholds('plain')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.08, collapse_turns: 2 });
+    expect(engine.thresholds('h')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.2, collapse_turns: 2, reference_agreement_floor: 0 });
+    expect(engine.thresholds('plain')).toEqual({ relevance_tolerance: 0.05, drift_turns: 2, max_rewrites: 1, min_scored: 8, spread_floor: 0.08, collapse_turns: 2, reference_agreement_floor: 0 });
   });
 
   it("a header's config applies to its session only", () => {

@@ -18,6 +18,8 @@ export const SIGNALS = [
   'no_canary',
   'pruned_on_stale_score',
   'pruned_during_freeze',
+  // contract §7: only with `check --scorer both`; last, so the §4.1 order of the others holds
+  'reference_disagreement',
 ] as const;
 
 export type Signal = (typeof SIGNALS)[number];
@@ -40,6 +42,7 @@ export const SEVERITY: Readonly<Record<Signal, Severity>> = {
   no_canary: 'info',
   pruned_on_stale_score: 'fault',
   pruned_during_freeze: 'fault',
+  reference_disagreement: 'warning',
 };
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, fault: 2 };

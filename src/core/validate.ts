@@ -196,7 +196,8 @@ function fastHeader(h: Record<string, unknown>): boolean {
     optional(c.max_rewrites, intAtLeast(0)) &&
     optional(c.min_scored, intAtLeast(0)) &&
     optional(c.spread_floor, nonNeg) &&
-    optional(c.collapse_turns, intAtLeast(1))
+    optional(c.collapse_turns, intAtLeast(1)) &&
+    optional(c.reference_agreement_floor, (v) => isFiniteNum(v) && (v as number) >= -1 && (v as number) <= 1)
   );
 }
 

@@ -40,6 +40,7 @@ export const thresholdsSchema = z
     min_scored: z.number().int().min(0).optional(),
     spread_floor: z.number().min(0).optional(),
     collapse_turns: z.number().int().min(1).optional(),
+    reference_agreement_floor: z.number().min(-1).max(1).optional(),
   })
   .describe('threshold overrides of contract §4');
 

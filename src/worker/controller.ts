@@ -40,6 +40,8 @@ class Job {
   lines = 0;
   format: JobSummary['format'] = 'unknown';
   gzip = false;
+  /** contract §7 adapters: set when the file was another agent's transcript */
+  adapter: JobSummary['adapter'];
   readonly abort = new AbortController();
   live: LiveSubscription | null = null;
   started = performance.now();
@@ -115,6 +117,7 @@ class Job {
       linesRead: this.lines,
       format: this.format,
       gzip: this.gzip,
+      ...(this.adapter === undefined ? {} : { adapter: this.adapter }),
     };
   }
 }
@@ -229,15 +232,20 @@ export class Controller {
           throw new AnalysisFailure(`line ${lineNo}`, e);
         }
       },
+      value: (value, lineNo, noSurrogateEscape) => {
+        job.lines = lineNo;
+        job.take(job.engine.ingestParsedLine(value, lineNo, noSurrogateEscape));
+      },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
     try {
-      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS);
+      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS, this.o.sha256);
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;
       job.lines = Math.max(job.lines, res.lines);
+      if (res.adapter.format !== 'wire') job.adapter = res.adapter;
       if (job.failure !== null) {
         state = 'failed';
         message = job.failure;

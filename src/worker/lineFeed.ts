@@ -3,6 +3,9 @@
 // analysis Worker itself. (A separate reader Worker passing decoded lines over was
 // measured slower on a 2-core machine: see docs/dashboard.md.)
 import { DEFAULT_MAX_LINE_BYTES } from '../ingest/lines.ts';
+import type { Sha256Hex } from '../core/analyse.ts';
+import { TranscriptPipeline, type AdapterSummary, type MessageFeed } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 
@@ -24,6 +27,8 @@ export const DEFAULT_READ_LIMITS: ReadLimits = { maxLineBytes: DEFAULT_MAX_LINE_
 
 export interface FeedSink {
   line(text: string, lineNo: number): void;
+  /** a message an adapter made (docs/adapters.md); without this method it arrives as a line of JSON */
+  value?(value: unknown, lineNo: number, noSurrogateEscape: boolean): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
 }
@@ -35,16 +40,28 @@ export interface FeedResult {
   format: 'jsonl' | 'json-array' | 'unknown';
   aborted: boolean;
   decodeMs: number;
+  /** the format told by content, and the records an adapter left out (contract §7 adapters) */
+  adapter: AdapterSummary;
 }
 
-/** Reads the source here. Throws when reading fails (lines before the failure were delivered). */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink, limits: ReadLimits = DEFAULT_READ_LIMITS): Promise<FeedResult> {
+/**
+ * Reads the source here. Throws when reading fails (lines before the failure were delivered).
+ * With `sha256`, sessions that carry no score get the reference scorer's (contract §7), as in `check`.
+ */
+export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink, limits: ReadLimits = DEFAULT_READ_LIMITS, sha256?: Sha256Hex): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
+  // contract §7 adapters: other agents' transcripts become §2 messages here, before the engine
+  const toSink: MessageFeed = {
+    text: (text, lineNo) => sink.line(text, lineNo),
+    value: (value, lineNo, noSurrogateEscape) => (sink.value ? sink.value(value, lineNo, noSurrogateEscape) : sink.line(JSON.stringify(value), lineNo)),
+    error: (lineNo, message) => sink.error(lineNo, message),
+  };
+  const pipeline = new TranscriptPipeline(sha256 === undefined ? toSink : new ScoringStage(toSink, { mode: 'auto', sha256 }));
   const reader = new TranscriptReader(
     (text, lineNo) => {
-      if (typeof text === 'string') sink.line(text, lineNo);
-      else sink.error(lineNo, text.error);
+      if (typeof text === 'string') pipeline.line(text, lineNo);
+      else pipeline.error(lineNo, text.error);
     },
     (lineNo, message) => sink.error(lineNo, message),
     (bytes, start, end) => {
@@ -66,12 +83,14 @@ export async function feedHere(source: FeedSource, signal: AbortSignal, sink: Fe
       maxDecompressedBytes: limits.maxDecompressedBytes,
     });
     gzip = res.gzip;
-    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines };
+    if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
   } catch (e) {
-    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines };
+    if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
     reader.end(); // the last complete line before the failure still counts
+    pipeline.end();
     throw e;
   }
   reader.end();
-  return { gzip, format: reader.format, aborted: false, decodeMs, lines: reader.lines };
+  pipeline.end();
+  return { gzip, format: reader.format, aborted: false, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
 }

@@ -146,6 +146,8 @@ export interface JobSummary {
   linesRead: number;
   format: 'jsonl' | 'json-array' | 'unknown' | 'live';
   gzip: boolean;
+  /** another agent's transcript (docs/adapters.md): its format and the records left out, by kind */
+  adapter?: { format: 'wire' | 'claude-code' | 'swe-agent'; skipped: Record<string, number> };
 }
 
 export type WorkerEvent =

@@ -13,6 +13,7 @@ const WHAT: Record<keyof Thresholds, string> = {
   min_scored: 'spread_collapse is judged only with at least this many scored spans',
   spread_floor: 'spread_collapse: stdev of scores below this floor',
   collapse_turns: 'spread_collapse: snapshots in a row under the floor',
+  reference_agreement_floor: 'reference_disagreement (check --scorer both): least rank agreement (Kendall τ-b, −1 to 1) with the reference scorer',
 };
 
 export function SettingsDialog() {

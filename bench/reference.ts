@@ -1,0 +1,33 @@
+// contract §7 reference scorer: `check --scorer reference` against plain `check`
+// (`--scorer harness`: the same adapter, no scoring) on a large generated Claude Code
+// transcript, each in a fresh process, median of 3. Goal: reference ≥ 0.7× plain's throughput.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { claudeCodeTranscript } from './claudeCodeTranscript.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+function median(file: string, scorer: string): { ms: number; cpuMs: number | null } {
+  const runs: { ms: number; cpuMs: number | null }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/checkChild.ts'), file, '--scorer', scorer], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    runs.push(JSON.parse(r.stderr.trim().split('\n').pop() ?? '{}') as { ms: number; cpuMs: number | null });
+  }
+  runs.sort((a, b) => a.ms - b.ms);
+  return runs[1]!;
+}
+
+export async function benchReference(): Promise<void> {
+  console.log('\n== check --scorer reference vs plain check (generated Claude Code transcript) ==');
+  const file = claudeCodeTranscript(2000, 1500);
+  const mb = fs.statSync(file).size / 1e6;
+  const plain = median(file, 'harness');
+  const reference = median(file, 'reference');
+  console.log(`transcript: 2,000 API calls, ${mb.toFixed(0)} MB (${path.relative(ROOT, file)})`);
+  console.log(`plain check (--scorer harness): ${plain.ms.toFixed(0)} ms; --scorer reference: ${reference.ms.toFixed(0)} ms (median of 3)`);
+  const cpu = plain.cpuMs !== null && reference.cpuMs !== null ? `; main-thread CPU ratio ${(plain.cpuMs / reference.cpuMs).toFixed(2)}` : '';
+  console.log(`throughput ratio reference / plain: ${(plain.ms / reference.ms).toFixed(2)} (goal ≥ 0.70)${cpu}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchReference();

@@ -1,0 +1,82 @@
+// contract §7 reference scorer: BM25 against the task, normalised per turn, deterministic.
+import { describe, expect, it } from 'vitest';
+import { bm25, termCounts, terms } from './bm25.ts';
+import { kendallTauB } from './rankAgreement.ts';
+import { Bm25Scorer, type ScorableSpan } from './referenceScorer.ts';
+
+const span = (span_id: string, text: string, extra: Partial<ScorableSpan> = {}): ScorableSpan => ({ span_id, text, ...extra });
+
+describe('BM25', () => {
+  it('splits text into lower-cased runs of letters and digits, in any script', () => {
+    expect(terms('Fix the LOGIN test, v2 — naïve café 東京')).toEqual(['fix', 'the', 'login', 'test', 'v2', 'naïve', 'café', '東京']);
+  });
+
+  it('scores a span by the query terms it holds, rarer terms weighing more, longer spans less', () => {
+    const docs = ['login cookie race', 'login', 'unrelated words here', 'login login login cookie'].map(termCounts);
+    const s = bm25(['login', 'cookie'], docs);
+    expect(s[2]).toBe(0);
+    expect(s[0]).toBeGreaterThan(s[1]!); // holds the rarer term too
+    expect(s[3]).toBeGreaterThan(s[0]!); // repeats saturate but still add
+    expect(bm25([], docs)).toEqual([0, 0, 0, 0]);
+    expect(bm25(['x'], [])).toEqual([]);
+  });
+});
+
+describe('Bm25Scorer', () => {
+  it('scores in [0, 1], the best span of the turn at 1, and the task’s own span highest', () => {
+    const scorer = new Bm25Scorer();
+    const scores = scorer.scoreTurn([
+      span('pin', 'Never drop the users table.', { pinned: true }),
+      span('task', 'Migrate the users table to the new schema.', { role: 'user' }),
+      span('noise', 'Weather report: sunny with clouds.'),
+      span('tool', 'ALTER TABLE users ADD COLUMN schema_version int;', { role: 'tool' }),
+    ]);
+    expect(Math.max(...scores)).toBe(1);
+    for (const x of scores) expect(x).toBeGreaterThanOrEqual(0);
+    expect(scores[2]).toBe(0);
+    expect(scores[1]).toBe(1);
+  });
+
+  it('remembers the latest user prompt after it leaves the buffer, and follows a newer one', () => {
+    const scorer = new Bm25Scorer();
+    scorer.scoreTurn([span('u1', 'rename the cookie helper', { role: 'user' }), span('x', 'cookie helper lives in auth.ts')]);
+    const later = scorer.scoreTurn([span('x', 'cookie helper lives in auth.ts'), span('y', 'build is green')]);
+    expect(later[0]).toBe(1);
+    expect(later[1]).toBe(0);
+    const newer = scorer.scoreTurn([span('y', 'build is green'), span('u2', 'is the build green?', { role: 'user' })]);
+    expect(newer[0]).toBeGreaterThan(0);
+  });
+
+  it('is deterministic: a fresh scorer fed the same turns gives the same numbers (the Worker and the CLI agree)', () => {
+    const turns = [
+      [span('u', 'fix flaky login test', { role: 'user', pinned: true }), span('a', 'the login test races the cookie'), span('b', 'ok')],
+      [span('u', 'fix flaky login test', { role: 'user', pinned: true }), span('a', 'the login test races the cookie'), span('c', 'await login() first')],
+    ];
+    const run = (): number[][] => {
+      const s = new Bm25Scorer();
+      return turns.map((t) => s.scoreTurn(t));
+    };
+    expect(run()).toEqual(run());
+    // the memo of unchanged texts changes nothing: scoring turn 2 alone gives the same
+    expect(new Bm25Scorer().scoreTurn(turns[1]!)).toEqual(run()[1]);
+  });
+
+  it('gives every span 0 when nothing matches the task', () => {
+    expect(new Bm25Scorer().scoreTurn([span('a', 'alpha'), span('b', 'beta')])).toEqual([0, 0]);
+  });
+});
+
+describe('Kendall τ-b', () => {
+  it('is 1 for the same order, −1 for the reverse, and counts ties', () => {
+    expect(kendallTauB([1, 2, 3, 4], [10, 20, 30, 40])).toBe(1);
+    expect(kendallTauB([1, 2, 3, 4], [4, 3, 2, 1])).toBe(-1);
+    expect(kendallTauB([1, 2, 3, 4], [1, 3, 2, 4])).toBeCloseTo(4 / 6, 12);
+    // one tie in b: C=5, D=0, pairs untied in a 6, in b 5 → 5 / √30
+    expect(kendallTauB([1, 2, 3, 4], [1, 2, 2, 4])).toBeCloseTo(5 / Math.sqrt(30), 12);
+  });
+
+  it('is undefined for fewer than two items or a constant list', () => {
+    expect(kendallTauB([1], [1])).toBeNull();
+    expect(kendallTauB([0.5, 0.5, 0.5], [1, 2, 3])).toBeNull();
+  });
+});

@@ -1,0 +1,193 @@
+// docs/adapters.md "Claude Code": each mapping rule, held on the synthetic fixture
+// test/fixtures/adapters/claude-code.jsonl (every record type, a split call, a sidechain,
+// a microcompaction, a compaction and a truncated last line).
+// eslint-disable-next-line no-restricted-imports -- tests run on Node; the engine is handed its hash
+import crypto from 'node:crypto';
+// eslint-disable-next-line no-restricted-imports -- the fixture is read from disk
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../core/engine.ts';
+import type { Snapshot } from '../../core/wire.ts';
+import { CLEARED_TOOL_RESULT, estimateTokens, fitTokens, SYSTEM_SPAN_ID } from './claudeCode.ts';
+import { detectFormat } from './detect.ts';
+import { TranscriptPipeline, type AdapterSummary } from './pipeline.ts';
+
+const FIXTURE = new URL('../../../test/fixtures/adapters/claude-code.jsonl', import.meta.url);
+const sha256 = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
+
+interface Converted {
+  messages: { value: Record<string, unknown>; line: number }[];
+  errors: { line: number; message: string }[];
+  summary: AdapterSummary;
+}
+
+function convert(text: string): Converted {
+  const out: Converted = { messages: [], errors: [], summary: { format: 'wire', skipped: {} } };
+  const pipeline = new TranscriptPipeline({
+    text: () => {
+      throw new Error('a Claude Code transcript must not reach the engine as raw lines');
+    },
+    value: (value, line) => out.messages.push({ value: value as Record<string, unknown>, line }),
+    error: (line, message) => out.errors.push({ line, message }),
+  });
+  const lines = text.split('\n');
+  // like the line splitter: a final newline does not make one more line
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((l, i) => pipeline.line(l, i + 1));
+  pipeline.end();
+  out.summary = pipeline.summary();
+  return out;
+}
+
+const fixtureText = fs.readFileSync(FIXTURE, 'utf8');
+const records = fixtureText
+  .split('\n')
+  .flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+const fixture = convert(fixtureText);
+const snapshots = fixture.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);
+const spanOf = (s: Snapshot, id: string) => s.spans.find((x) => x.span_id === id);
+
+describe('Claude Code adapter (docs/adapters.md)', () => {
+  it('is recognised by content', () => {
+    expect(detectFormat(records[0])).toBe('claude-code');
+    expect(detectFormat(records[2])).toBe('claude-code');
+    expect(detectFormat({ type: 'snapshot', session_id: 's', turn: 1, spans: [] })).toBe('wire');
+    expect(fixture.summary.format).toBe('claude-code');
+  });
+
+  it('one session header, then a turn per distinct requestId of the main chain, numbered from 1', () => {
+    expect(fixture.messages[0]!.value).toMatchObject({ type: 'session', session_id: 'cc-fixture' });
+    expect(fixture.messages.filter((m) => m.value.type === 'session')).toHaveLength(1);
+    expect(snapshots.map((s) => s.turn)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(snapshots.map((s) => s.request_id)).toEqual(['req_1', 'req_2', 'req_3', 'req_4', 'req_5', 'req_6']);
+    // the sidechain's call (req_side) is not a turn, and its records are not context
+    expect(snapshots.flatMap(ids).some((id) => id.startsWith('s1') || id.startsWith('s2'))).toBe(false);
+  });
+
+  it('counts every record it cannot map, by type; a truncated last line is not an input error', () => {
+    expect(fixture.errors).toEqual([]);
+    expect(fixture.summary.skipped).toEqual({
+      summary: 1,
+      'file-history-snapshot': 1,
+      progress: 1,
+      'user (sidechain)': 1,
+      'assistant (sidechain)': 1,
+      'assistant without requestId': 1,
+      'system:turn_duration': 1,
+      'weird-new-type': 1,
+      'truncated last line': 1,
+    });
+  });
+
+  it('a line that does not parse in the middle of the file is still an input error', () => {
+    const lines = fixtureText.split('\n');
+    lines.splice(4, 0, '{"type":"user", broken');
+    const r = convert(lines.join('\n'));
+    expect(r.errors.map((e) => e.line)).toEqual([5]);
+    expect(r.summary.skipped['truncated last line']).toBe(1);
+  });
+
+  it('a turn holds what its call saw: the pinned system span, then the main chain before the call’s own output', () => {
+    expect(ids(snapshots[0]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0']);
+    // turn 2: the split call req_1 (a1 thinking + a2 tool_use) and the tool result, not a3 (its own output)
+    expect(ids(snapshots[1]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'a2#0', 'u2#0']);
+    expect(spanOf(snapshots[1]!, 'a1#0')).toMatchObject({ role: 'assistant', kind: 'thinking' });
+    expect(spanOf(snapshots[1]!, 'a2#0')).toMatchObject({ role: 'assistant', kind: 'tool_use' });
+    expect(spanOf(snapshots[1]!, 'u2#0')).toMatchObject({ role: 'tool', kind: 'tool_result' });
+    expect(spanOf(snapshots[0]!, SYSTEM_SPAN_ID)).toMatchObject({ pinned: true, role: 'system' });
+    expect(spanOf(snapshots[0]!, 'u1#0')).toMatchObject({ pinned: true, role: 'user', score: null, text_sha256: null });
+    // a later prompt is user-authored but not pinned; a meta record is not user-authored
+    expect(spanOf(snapshots[3]!, 'u4#0')).toMatchObject({ role: 'user' });
+    expect(spanOf(snapshots[3]!, 'u4#0')?.pinned).toBeUndefined();
+    expect(spanOf(snapshots[5]!, 'u6#0')).toMatchObject({ role: 'meta' });
+  });
+
+  it('span ids are stable across turns: the same block has the same id and text', () => {
+    for (const s of snapshots.slice(0, 4)) expect(spanOf(s, 'u1#0')?.text).toBe(spanOf(snapshots[0]!, 'u1#0')?.text);
+    expect(ids(snapshots[3]!).slice(0, 5)).toEqual(ids(snapshots[1]!));
+  });
+
+  it('tokens_total of every turn equals the call’s input + cache creation + cache read exactly', () => {
+    const firstOfCall = new Map<string, Record<string, number>>();
+    for (const r of records) {
+      if (r.type === 'assistant' && r.isSidechain !== true && typeof r.requestId === 'string' && !firstOfCall.has(r.requestId)) {
+        firstOfCall.set(r.requestId, (r.message as { usage: Record<string, number> }).usage);
+      }
+    }
+    for (const s of snapshots) {
+      const u = firstOfCall.get(s.request_id as string)!;
+      const expected = u.input_tokens! + u.cache_creation_input_tokens! + u.cache_read_input_tokens!;
+      const total = s.spans.reduce((n, x) => n + (x.tokens ?? Number.NaN), 0);
+      expect(total, `turn ${s.turn}`).toBe(expected);
+      for (const x of s.spans) expect(x.tokens, `${x.span_id} at turn ${s.turn}`).toBeGreaterThanOrEqual(0);
+    }
+    // turn 1's prompt (≈20 estimated tokens) does not fit a 5-token call: scaled down, system gets the rest
+    expect(spanOf(snapshots[0]!, 'u1#0')!.tokens).toBeLessThanOrEqual(5);
+  });
+
+  it('fitTokens keeps estimates that fit and scales down those that do not', () => {
+    expect(fitTokens([3, 4], 10)).toEqual([3, 4]);
+    expect(fitTokens([10, 30], 20)).toEqual([5, 15]);
+    expect(fitTokens([1, 1, 1], 2).reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
+    // contract §2.3: code points, not UTF-16 units
+    expect(estimateTokens('😀😀😀😀')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+  });
+
+  it('microcompaction: the listed tool results keep their ids, their text becomes a placeholder, reported as a rewrite', () => {
+    expect(spanOf(snapshots[1]!, 'u2#0')!.text).toMatch(/describe\('login'/);
+    expect(spanOf(snapshots[2]!, 'u2#0')!.text).toBe(CLEARED_TOOL_RESULT);
+    expect(snapshots[2]!.rewrite).toEqual({ spans_modified: 1, scores_invalidated: 1, modified_span_ids: ['u2#0'] });
+    // not the other tool result, and not again on the next turn
+    expect(spanOf(snapshots[2]!, 'u3#0')!.text).toMatch(/FAIL/);
+    expect(spanOf(snapshots[3]!, 'u2#0')!.text).toBe(CLEARED_TOOL_RESULT);
+    expect(snapshots[3]!.rewrite).toBeUndefined();
+  });
+
+  it('compaction: the first call after the boundary prunes every earlier span, and the summary derives from them', () => {
+    const before = ['u1#0', 'a1#0', 'a2#0', 'u2#0', 'a3#0', 'a4#0', 'u3#0', 'a5#0', 'u4#0', 'a6#0'];
+    expect(ids(snapshots[3]!)).toEqual([SYSTEM_SPAN_ID, ...before.slice(0, -1)]);
+    const turn5 = snapshots[4]!;
+    expect(ids(turn5)).toEqual([SYSTEM_SPAN_ID, 'u5#0']);
+    expect(turn5.pruned).toEqual(before);
+    expect(spanOf(turn5, 'u5#0')).toMatchObject({ role: 'summary', derived_from: before });
+    // lineage is kept on later turns; nothing more is pruned
+    const turn6 = snapshots[5]!;
+    expect(ids(turn6)).toEqual([SYSTEM_SPAN_ID, 'u5#0', 'a7#0', 'u6#0', 'u7#0']);
+    expect(turn6.pruned).toBeUndefined();
+    expect(spanOf(turn6, 'u5#0')!.derived_from).toEqual(before);
+  });
+
+  it('the unchanged engine accepts every message; lineage after compaction shows as orphaned_parent', () => {
+    const engine = new Engine({ sha256 });
+    const signals: [number, string, string[]][] = [];
+    for (const m of fixture.messages) {
+      const o = engine.ingestParsedLine(m.value, m.line, false);
+      expect(o.kind, JSON.stringify(o)).not.toBe('error');
+      if (o.kind === 'turn') for (const f of o.result.findings) signals.push([f.turn, f.signal, f.span_ids]);
+    }
+    // contract §4.11: a summary whose sources are gone can no longer be checked against them
+    expect(signals.filter((s) => s[1] === 'orphaned_parent')).toEqual([
+      [5, 'orphaned_parent', ['u5#0']],
+      [6, 'orphaned_parent', ['u5#0']],
+    ]);
+    // contract §2.3: no scorer, so every span is unscored (Part B's reference scorer fills them)
+    expect(signals.filter((s) => s[1] === 'unscored_span').map((s) => s[0])).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('records already seen (a resumed session repeats them) are skipped, so span ids stay unique', () => {
+    const lines = fixtureText.split('\n');
+    lines.splice(3, 0, lines[2]!); // u1 twice
+    const r = convert(lines.join('\n'));
+    expect(r.summary.skipped['repeated record']).toBe(1);
+    const s = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+    expect(ids(s[0]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0']);
+  });
+});

@@ -1,0 +1,24 @@
+// Which kind of transcript a file is, told by content (contract §7 adapters), never by its
+// name: the first message decides. Anything that is not recognisably another agent's
+// transcript is read as the product's own wire format, so its errors are reported exactly
+// as before.
+
+export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent';
+
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent'];
+
+/** Record types Claude Code writes (docs/adapters.md); any one of them names the format. */
+const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation', 'attachment']);
+
+/** The format of a transcript whose first message (line or array element) parsed to `first`. */
+export function detectFormat(first: unknown): TranscriptFormat {
+  if (typeof first !== 'object' || first === null || Array.isArray(first)) return 'wire';
+  const record = first as Record<string, unknown>;
+  const type = record.type;
+  if (type === 'session' || type === 'snapshot') return 'wire';
+  if (Array.isArray(record.trajectory)) return 'swe-agent';
+  if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
+    return 'claude-code';
+  }
+  return 'wire';
+}

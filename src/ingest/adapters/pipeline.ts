@@ -1,0 +1,182 @@
+// Between the transcript reader and the engine, in every door that reads files (check and
+// the Worker): tells the format by content (detect.ts), passes the product's own messages
+// through untouched, and turns other agents' transcripts into contract §2 messages with
+// their adapter (docs/adapters.md). Lines keep their numbers, so an input error still
+// names the transcript's own line.
+import { notJsonMessage } from '../../core/inputErrors.ts';
+import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
+import { detectFormat, type TranscriptFormat } from './detect.ts';
+import { SweAgentAdapter } from './sweAgent.ts';
+import type { SkippedRecords } from './skipped.ts';
+
+/** Where messages go next: the engine's three ways in (Engine.ingestLine / ingestParsedLine). */
+export interface MessageFeed {
+  /** a line of the product's own format, as read */
+  text(text: string, line: number): void;
+  /**
+   * a parsed message; `noSurrogateEscape` as in Engine.ingestParsedLine; `fromAdapter`: an
+   * adapter made it, so its session carries no harness score (scoringStage.ts)
+   */
+  value(value: unknown, line: number, noSurrogateEscape: boolean, fromAdapter?: boolean): void;
+  error(line: number, message: string): void;
+  /** the input ended (a stage that holds messages back lets them go) */
+  end?(): void;
+}
+
+export interface PipelineOptions {
+  /** force a format (`check --from`); default: told by the first message */
+  from?: TranscriptFormat;
+  /** the session id when a transcript names none (e.g. the file name) */
+  fallbackSessionId?: string;
+}
+
+/** What the pipeline found, for reports and the dashboard's load status. */
+export interface AdapterSummary {
+  format: TranscriptFormat;
+  /** records read but not mapped, by kind (docs/adapters.md); empty for the wire format */
+  skipped: Record<string, number>;
+}
+
+interface Adapter {
+  readonly skipped: SkippedRecords;
+  record(value: unknown, line: number): AdaptedMessage[];
+  truncatedLastLine(): void;
+}
+
+export class TranscriptPipeline {
+  private detected: TranscriptFormat | null;
+  private adapter: Adapter | null = null;
+  /** adapters.md: a line that did not parse is held; if it turns out to be the last, the file was still being written */
+  private heldError: { line: number; message: string } | null = null;
+  /**
+   * adapters.md: a file whose first line is a lone `{` is one pretty-printed JSON document
+   * (a .traj), held whole until the end; if it is not a trajectory its lines are read as
+   * they would have been, one by one
+   */
+  private document: { text: string; line: number }[] | null = null;
+
+  constructor(
+    private readonly feed: MessageFeed,
+    private readonly options: PipelineOptions = {},
+  ) {
+    this.detected = options.from ?? null;
+    if (this.detected !== null) this.adapter = this.makeAdapter(this.detected);
+  }
+
+  get format(): TranscriptFormat | null {
+    return this.detected;
+  }
+
+  summary(): AdapterSummary {
+    return { format: this.detected ?? 'wire', skipped: this.adapter?.skipped.toRecord() ?? {} };
+  }
+
+  /** One line (or array element) as text. */
+  line(text: string, line: number): void {
+    if (this.detected === 'wire') return this.feed.text(text, line);
+    if (this.document !== null) {
+      this.document.push({ text, line });
+      return;
+    }
+    if ((this.detected === null || this.detected === 'swe-agent') && text.trim() === '{') {
+      this.document = [{ text, line }];
+      return;
+    }
+    if (isBlank(text)) {
+      if (this.detected === null) this.feed.text(text, line); // the engine ignores it, as before
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      if (this.detected === null) {
+        this.decide('wire');
+        return this.feed.text(text, line);
+      }
+      this.releaseHeld();
+      this.heldError = { line, message: notJsonMessage(text, e) };
+      return;
+    }
+    this.parsedValue(value, line, text);
+  }
+
+  /** One line the caller parsed itself (the CLI's fast path): no lone-surrogate escape in it. */
+  parsed(value: unknown, line: number): void {
+    this.parsedValue(value, line, null);
+  }
+
+  /** One line that could not be decoded (not UTF-8). */
+  error(line: number, message: string): void {
+    this.releaseHeld();
+    this.feed.error(line, message);
+  }
+
+  end(): void {
+    if (this.document !== null) this.endDocument(this.document);
+    if (this.heldError !== null) {
+      this.heldError = null;
+      this.adapter?.truncatedLastLine();
+    }
+    this.feed.end?.();
+  }
+
+  private endDocument(held: { text: string; line: number }[]): void {
+    this.document = null;
+    let value: unknown = undefined;
+    try {
+      value = JSON.parse(held.map((h) => h.text).join('\n'));
+    } catch {
+      // not one document after all: each line as it would have been read
+    }
+    if (value !== undefined && (this.detected === 'swe-agent' || detectFormat(value) === 'swe-agent')) {
+      return this.parsedValue(value, held[0]!.line, null);
+    }
+    if (this.detected === 'swe-agent') {
+      // forced (--from swe-agent): the file had to be one trajectory document
+      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" array');
+      return;
+    }
+    if (this.detected === null) this.decide('wire');
+    for (const h of held) this.line(h.text, h.line);
+  }
+
+  private parsedValue(value: unknown, line: number, text: string | null): void {
+    if (this.detected === null) this.decide(detectFormat(value));
+    const adapter = this.adapter;
+    if (adapter === null) {
+      if (text !== null) this.feed.text(text, line);
+      else this.feed.value(value, line, true);
+      return;
+    }
+    this.releaseHeld();
+    // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
+    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
+  }
+
+  private decide(format: TranscriptFormat): void {
+    this.detected = format;
+    this.adapter = this.makeAdapter(format);
+  }
+
+  private makeAdapter(format: TranscriptFormat): Adapter | null {
+    switch (format) {
+      case 'wire':
+        return null;
+      case 'claude-code':
+        return new ClaudeCodeAdapter(this.options.fallbackSessionId);
+      case 'swe-agent':
+        return new SweAgentAdapter(this.options.fallbackSessionId);
+    }
+  }
+
+  private releaseHeld(): void {
+    if (this.heldError === null) return;
+    this.feed.error(this.heldError.line, this.heldError.message);
+    this.heldError = null;
+  }
+}
+
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}

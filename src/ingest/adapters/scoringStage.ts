@@ -1,0 +1,186 @@
+// contract §7 reference scorer, between the pipeline and the engine: decides per session
+// whose scores the engine sees.
+//   harness    every message as it came (the product before this stage existed)
+//   auto       (default) an imported agent's session (an adapter's: Claude Code, SWE-agent),
+//              which never carries a score, is scored by the reference as it streams; a
+//              transcript in the product's own format (contract §2) goes through untouched,
+//              scored or not, so a version-1 transcript analyses exactly as it always did
+//              (contract §7) and costs no extra parse
+//   reference  every snapshot scored by the reference, harness scores replaced
+//   both       harness scores stay, and each harness-scored snapshot also carries
+//              `reference_agreement` (Kendall τ-b between the two rankings) for the
+//              reference_disagreement signal (src/core/referenceDisagreement.ts); a session
+//              whose spans never carry a score is scored by the reference instead
+// "Never carries a score" is only known at the end of a file, so in `both` a native
+// session's snapshots are held back until one carries a score (then all go on as they
+// are) or the input ends (then all are scored): memory grows with such a session, which
+// is why only the explicit option does it.
+import type { Sha256Hex } from '../../core/analyse.ts';
+import { kendallTauB } from '../../core/rankAgreement.ts';
+import { Bm25Scorer, type ScorableSpan, type SpanScorer } from '../../core/referenceScorer.ts';
+import { mayHoldLoneSurrogate } from '../../core/validate.ts';
+import type { MessageFeed } from './pipeline.ts';
+
+export type ScorerMode = 'harness' | 'auto' | 'reference' | 'both';
+
+export const SCORER_MODES: readonly ScorerMode[] = ['harness', 'auto', 'reference', 'both'];
+
+export interface ScoringOptions {
+  mode: ScorerMode;
+  sha256: Sha256Hex;
+  /** one scorer per session (it remembers the session's task); default BM25 */
+  makeScorer?: () => SpanScorer;
+}
+
+type JsonObject = Record<string, unknown>;
+
+interface Held {
+  value: unknown;
+  line: number;
+  noSurrogateEscape: boolean;
+}
+
+interface SessionScoring {
+  /** null: not known yet (auto, both) */
+  harness: boolean | null;
+  held: Held[];
+  scorer: SpanScorer;
+  /** span id → the text last hashed and its sha256: unchanged texts are not hashed again */
+  hashes: Map<string, { text: string; hash: string }>;
+}
+
+export class ScoringStage implements MessageFeed {
+  private readonly sessions = new Map<string, SessionScoring>();
+
+  constructor(
+    private readonly next: MessageFeed,
+    private readonly options: ScoringOptions,
+  ) {}
+
+  text(text: string, line: number): void {
+    // harness and auto leave a native message to the engine's own (faster) line path
+    if (this.options.mode === 'harness' || this.options.mode === 'auto' || text.trim() === '') return this.next.text(text, line);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.next.text(text, line); // the engine words the error
+    }
+    // parsed once, here: the engine takes the value exactly as Engine.ingestLine would
+    this.value(value, line, !mayHoldLoneSurrogate(text));
+  }
+
+  value(value: unknown, line: number, noSurrogateEscape: boolean, fromAdapter = false): void {
+    const mode = this.options.mode;
+    const sid = sessionIdOf(value);
+    if (mode === 'harness' || sid === null || (mode === 'auto' && !fromAdapter)) return this.next.value(value, line, noSurrogateEscape);
+    const s = this.session(sid, fromAdapter);
+    const snapshot = isObject(value) && value.type === 'snapshot';
+    if (s.harness === null) {
+      if (!snapshot || !carriesScore(value)) {
+        // a header before any held snapshot goes on now, so the session keeps its place
+        if (snapshot || s.held.length > 0) s.held.push({ value, line, noSurrogateEscape });
+        else this.next.value(value, line, noSurrogateEscape);
+        return;
+      }
+      s.harness = true;
+      this.release(s);
+    }
+    this.emit(s, { value, line, noSurrogateEscape });
+  }
+
+  error(line: number, message: string): void {
+    this.next.error(line, message);
+  }
+
+  /** The input ended: sessions that never carried a score are scored by the reference. */
+  end(): void {
+    for (const s of this.sessions.values()) {
+      if (s.harness !== null) continue;
+      s.harness = false;
+      this.release(s);
+    }
+    this.next.end?.();
+  }
+
+  private session(sid: string, fromAdapter: boolean): SessionScoring {
+    let s = this.sessions.get(sid);
+    if (s === undefined) {
+      const harness = this.options.mode === 'reference' || fromAdapter ? false : null;
+      s = { harness, held: [], scorer: this.options.makeScorer?.() ?? new Bm25Scorer(), hashes: new Map() };
+      this.sessions.set(sid, s);
+    }
+    return s;
+  }
+
+  private release(s: SessionScoring): void {
+    const held = s.held;
+    s.held = [];
+    for (const h of held) this.emit(s, h);
+  }
+
+  private emit(s: SessionScoring, h: Held): void {
+    const spans = scorableSpans(h.value);
+    if (spans === null) return this.next.value(h.value, h.line, h.noSurrogateEscape);
+    const snapshot = h.value as JsonObject;
+    if (s.harness === true) {
+      if (this.options.mode !== 'both') return this.next.value(h.value, h.line, h.noSurrogateEscape);
+      const withAgreement = { ...snapshot, reference_agreement: agreement(spans, s.scorer.scoreTurn(spans)) };
+      return this.next.value(withAgreement, h.line, h.noSurrogateEscape);
+    }
+    const reference = s.scorer.scoreTurn(spans);
+    // contract §2.3: the binding is the hash of the text the score was computed on. The
+    // message was parsed (or made by an adapter) for this pipeline alone: set in place.
+    const raw = snapshot.spans as JsonObject[];
+    for (let i = 0; i < raw.length; i++) {
+      raw[i]!.score = reference[i]!;
+      raw[i]!.text_sha256 = this.hash(s, spans[i]!);
+    }
+    this.next.value(snapshot, h.line, h.noSurrogateEscape);
+  }
+
+  private hash(s: SessionScoring, span: ScorableSpan): string {
+    const known = s.hashes.get(span.span_id);
+    if (known !== undefined && known.text === span.text) return known.hash;
+    const hash = this.options.sha256(span.text);
+    s.hashes.set(span.span_id, { text: span.text, hash });
+    return hash;
+  }
+}
+
+/** Rank agreement over the spans the harness scored (finite scores), against the reference's. */
+function agreement(spans: readonly (ScorableSpan & { score?: unknown })[], reference: readonly number[]): number | null {
+  const harness: number[] = [];
+  const ref: number[] = [];
+  spans.forEach((s, i) => {
+    if (typeof s.score === 'number' && Number.isFinite(s.score)) {
+      harness.push(s.score);
+      ref.push(reference[i]!);
+    }
+  });
+  const tau = kendallTauB(harness, ref);
+  return tau === null ? null : Math.round(tau * 1e6) / 1e6;
+}
+
+/** The spans of a snapshot shaped well enough to score; null leaves the message to the engine's validation. */
+function scorableSpans(value: unknown): (ScorableSpan & { score?: unknown })[] | null {
+  if (!isObject(value) || value.type !== 'snapshot' || !Array.isArray(value.spans)) return null;
+  for (const span of value.spans) {
+    if (!isObject(span) || typeof span.span_id !== 'string' || typeof span.text !== 'string') return null;
+  }
+  return value.spans as (ScorableSpan & { score?: unknown })[];
+}
+
+function carriesScore(value: JsonObject): boolean {
+  if (!Array.isArray(value.spans)) return false;
+  for (const span of value.spans) if (isObject(span) && typeof span.score === 'number' && Number.isFinite(span.score)) return true;
+  return false;
+}
+
+function sessionIdOf(value: unknown): string | null {
+  return isObject(value) && typeof value.session_id === 'string' && value.session_id !== '' ? value.session_id : null;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,108 @@
+// docs/adapters.md "SWE-agent": each mapping rule, on the synthetic fixtures
+// test/fixtures/adapters/swe-agent.traj (pretty-printed, SWE-agent 1.1 `query`, a
+// last-N-observations elision) and swe-agent-messages.traj (one line, older `messages`).
+// eslint-disable-next-line no-restricted-imports -- tests run on Node; the engine is handed its hash
+import crypto from 'node:crypto';
+// eslint-disable-next-line no-restricted-imports -- the fixtures are read from disk
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Engine, type Outcome } from '../../core/engine.ts';
+import type { Snapshot } from '../../core/wire.ts';
+import { TranscriptPipeline, type PipelineOptions } from './pipeline.ts';
+
+const sha256 = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
+const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
+
+function convert(text: string, options: PipelineOptions = {}) {
+  const values: Record<string, unknown>[] = [];
+  const texts: [string, number][] = [];
+  const errors: [number, string][] = [];
+  const pipeline = new TranscriptPipeline(
+    {
+      text: (t, line) => texts.push([t, line]),
+      value: (v) => values.push(v as Record<string, unknown>),
+      error: (line, message) => errors.push([line, message]),
+    },
+    { fallbackSessionId: 'traj', ...options },
+  );
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((l, i) => pipeline.line(l, i + 1));
+  pipeline.end();
+  const snapshots = values.filter((v): v is Snapshot => v.type === 'snapshot');
+  return { values, texts, errors, snapshots, summary: pipeline.summary() };
+}
+
+const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);
+const pretty = convert(read('swe-agent.traj'));
+
+describe('SWE-agent adapter (docs/adapters.md)', () => {
+  it('a pretty-printed .traj is recognised by content and read as one document', () => {
+    expect(pretty.summary).toEqual({ format: 'swe-agent', skipped: {} });
+    expect(pretty.texts).toEqual([]);
+    expect(pretty.values[0]).toMatchObject({ type: 'session', session_id: 'traj' });
+  });
+
+  it('step → turn, message index → span id, stable across steps', () => {
+    expect(pretty.snapshots.map((s) => s.turn)).toEqual([1, 2, 3, 4]);
+    expect(ids(pretty.snapshots[0]!)).toEqual(['m0', 'm1', 'm2']);
+    expect(ids(pretty.snapshots[3]!)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8']);
+    // a message keeps its id and text from step to step (unless a history processor replaced it)
+    expect(pretty.snapshots[2]!.spans[3]).toEqual(pretty.snapshots[1]!.spans[3]);
+  });
+
+  it('system and instance prompts are pinned; the instance prompt is the task, later user messages are observations', () => {
+    const s = pretty.snapshots[3]!;
+    expect(s.spans.filter((x) => x.pinned === true).map((x) => x.span_id)).toEqual(['m0', 'm2']);
+    expect(s.spans.map((x) => x.role)).toEqual(['system', 'demonstration', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(s.spans[2]!.text).toMatch(/off-by-one error in paginate/);
+  });
+
+  it('an observation a history processor replaced keeps its id and is reported as a rewrite', () => {
+    const [, , third, fourth] = pretty.snapshots;
+    expect(third!.spans[4]!.text).toMatch(/^\[File: src\/paging.py/);
+    expect(fourth!.spans[4]).toMatchObject({ text: 'Old environment output: (13 lines omitted)', elided: true });
+    expect(fourth!.rewrite).toEqual({ spans_modified: 1, scores_invalidated: 1, modified_span_ids: ['m4'] });
+    expect(third!.rewrite).toBeUndefined();
+  });
+
+  it('the unchanged engine accepts every message; the reported rewrite is not an unreported one', () => {
+    const engine = new Engine({ sha256 });
+    const outcomes: Outcome[] = pretty.values.map((v, i) => engine.ingestParsedLine(v, i + 1, false));
+    expect(outcomes.filter((o) => o.kind === 'error')).toEqual([]);
+    const signals = outcomes.flatMap((o) => (o.kind === 'turn' ? o.result.findings.map((f) => f.signal) : []));
+    expect(signals).not.toContain('unreported_rewrite');
+    expect(signals).not.toContain('invalidation_shortfall');
+  });
+
+  it('reads the older per-step `messages` on one line', () => {
+    const older = convert(read('swe-agent-messages.traj'));
+    expect(older.summary.format).toBe('swe-agent');
+    expect(older.snapshots.map((s) => ids(s))).toEqual([
+      ['m0', 'm1', 'm2'],
+      ['m0', 'm1', 'm2', 'm3', 'm4'],
+    ]);
+  });
+
+  it('a step without the messages it saw is skipped and counted', () => {
+    const doc = JSON.parse(read('swe-agent-messages.traj')) as { trajectory: Record<string, unknown>[] };
+    delete doc.trajectory[0]!.messages;
+    const r = convert(JSON.stringify(doc));
+    expect(r.summary.skipped).toEqual({ 'step without query': 1 });
+    expect(r.snapshots.map((s) => s.turn)).toEqual([1]);
+  });
+
+  it('a file that starts with a lone "{" but is not a trajectory is read line by line, as before', () => {
+    const wire = ['{', JSON.stringify({ type: 'snapshot', session_id: 's', turn: 1, spans: [] })].join('\n');
+    const r = convert(wire);
+    expect(r.summary.format).toBe('wire');
+    expect(r.texts).toEqual([
+      ['{', 1],
+      [JSON.stringify({ type: 'snapshot', session_id: 's', turn: 1, spans: [] }), 2],
+    ]);
+    // forced, it must be a trajectory: one input error instead
+    const forced = convert(wire, { from: 'swe-agent' });
+    expect(forced.errors.map((e) => e[0])).toEqual([1]);
+    expect(forced.snapshots).toEqual([]);
+  });
+});
