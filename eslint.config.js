@@ -51,13 +51,19 @@ export default tseslint.config(
   {
     files: ['src/ingest/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict(['../worker/*', '../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react'], 'src/ingest uses Web APIs and src/core only.'),
+      'no-restricted-imports': restrict(
+        ['../worker/*', '../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react'],
+        'src/ingest uses Web APIs and src/core only.',
+      ),
     },
   },
   {
     files: ['src/worker/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict(['../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand'], 'the Worker runs src/core and src/ingest; no UI, no Node.'),
+      'no-restricted-imports': restrict(
+        ['../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand'],
+        'the Worker runs src/core and src/ingest; no UI, no Node.',
+      ),
     },
   },
   {
@@ -70,7 +76,7 @@ export default tseslint.config(
     // the relay's HTTP types, shared by the relay and the dashboard: types only, importing nothing
     files: ['src/client/relayApi.ts'],
     rules: {
-      'no-restricted-imports': restrict(['*'], 'relayApi.ts holds only the types of the relay\'s HTTP answers; both the relay and the app import it.'),
+      'no-restricted-imports': restrict(['*'], "relayApi.ts holds only the types of the relay's HTTP answers; both the relay and the app import it."),
     },
   },
   {
@@ -79,7 +85,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: '@playwright/test', importNames: ['test', 'expect'], message: 'import test and expect from ./helpers/test.ts: its fixture fails a test on an unexpected page error.' }] },
+        {
+          paths: [
+            {
+              name: '@playwright/test',
+              importNames: ['test', 'expect'],
+              message: 'import test and expect from ./helpers/test.ts: its fixture fails a test on an unexpected page error.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -89,7 +103,18 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.recommended.rules,
       'no-restricted-imports': restrict(
-        ['../src/core/*', '../../src/core/*', '../../../src/core/*', '!**/src/core/bisect.ts', '**/src/ingest/*', '**/src/server/*', '**/src/node/*', '**/src/cli/*', '**/src/client/harness*', 'node:*'],
+        [
+          '../src/core/*',
+          '../../src/core/*',
+          '../../../src/core/*',
+          '!**/src/core/bisect.ts',
+          '**/src/ingest/*',
+          '**/src/server/*',
+          '**/src/node/*',
+          '**/src/cli/*',
+          '**/src/client/harness*',
+          'node:*',
+        ],
         'the UI talks to the engine only through the Worker client (src/worker/client.ts), and to the relay through its HTTP types (src/client/relayApi.ts); type-only imports use `import type`.',
       ),
     },

@@ -11,7 +11,9 @@ function chromium(): string {
   if (fromEnv) return fromEnv;
   const found = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'].find((p) => fs.existsSync(p));
   if (found === undefined) {
-    throw new Error('No Chromium found. On Debian/Ubuntu: apt-get install -y chromium. Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome.');
+    throw new Error(
+      'No Chromium found. On Debian/Ubuntu: apt-get install -y chromium. Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome.',
+    );
   }
   return found;
 }

@@ -36,7 +36,13 @@ export function App() {
       {source === null ? (
         <Welcome />
       ) : (
-        <Suspense fallback={<main className="workspace-loading" aria-busy="true">Loading the session view…</main>}>
+        <Suspense
+          fallback={
+            <main className="workspace-loading" aria-busy="true">
+              Loading the session view…
+            </main>
+          }
+        >
           <Workspace />
         </Suspense>
       )}

@@ -297,7 +297,9 @@ export function openFromHash(): void {
   const wanted = turn !== null && Number.isFinite(turn) ? turn : null;
   const source = useAnalysis.getState().source;
   const onScreen =
-    h.live !== undefined ? source?.kind === 'live' && source.sessionId === h.live : h.sample !== undefined && source?.kind === 'url' && source.name === h.sample;
+    h.live !== undefined
+      ? source?.kind === 'live' && source.sessionId === h.live
+      : h.sample !== undefined && source?.kind === 'url' && source.name === h.sample;
   if (onScreen) {
     if (wanted !== null) selectTurn(wanted);
     return;

@@ -40,7 +40,10 @@ export function useKeyboard(): void {
         case '=':
         case '-':
         case '_':
-          if (view) setUi({ zoom: zoomAround(view.firstTurn, view.lastTurn, ui.zoom, ui.selectedTurn ?? (view.from + view.to) / 2, e.key === '+' || e.key === '=' ? 0.5 : 2) });
+          if (view)
+            setUi({
+              zoom: zoomAround(view.firstTurn, view.lastTurn, ui.zoom, ui.selectedTurn ?? (view.from + view.to) / 2, e.key === '+' || e.key === '=' ? 0.5 : 2),
+            });
           break;
         case '0':
           setUi({ zoom: null });

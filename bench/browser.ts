@@ -236,11 +236,17 @@ async function benchLoad(browser: Browser, relay: RelayHandle, file: string): Pr
   }
   const floor = median(floors);
   const app = median(runs.map((r) => r.seconds));
-  console.log(`  load by drop, ${mb.toFixed(0)} MB, ${LOAD_TURNS} turns × 200 spans (median of ${runs.length}; runs ${runs.map((r) => r.seconds.toFixed(2)).join(' / ')} s)`);
+  console.log(
+    `  load by drop, ${mb.toFixed(0)} MB, ${LOAD_TURNS} turns × 200 spans (median of ${runs.length}; runs ${runs.map((r) => r.seconds.toFixed(2)).join(' / ')} s)`,
+  );
   console.log(`    bare Worker read + JSON.parse (floor)  ${floor.toFixed(2)} s   ${(mb / floor).toFixed(0)} MB/s`);
-  console.log(`    dashboard, drop → all charts drawn     ${app.toFixed(2)} s   ${(mb / app).toFixed(0)} MB/s   ×${(app / floor).toFixed(2)} the floor (goal ≤ ×2)`);
+  console.log(
+    `    dashboard, drop → all charts drawn     ${app.toFixed(2)} s   ${(mb / app).toFixed(0)} MB/s   ×${(app / floor).toFixed(2)} the floor (goal ≤ ×2)`,
+  );
   console.log(`    in the analysis Worker (last run): ${runs[runs.length - 1]!.worker}`);
-  console.log(`    peak JS heap: page ${Math.max(...runs.map((r) => r.pageHeapMB)).toFixed(0)} MB, analysis Worker ${Math.max(...runs.map((r) => r.workerHeapMB)).toFixed(0)} MB (typed-array stores are outside the JS heap)`);
+  console.log(
+    `    peak JS heap: page ${Math.max(...runs.map((r) => r.pageHeapMB)).toFixed(0)} MB, analysis Worker ${Math.max(...runs.map((r) => r.workerHeapMB)).toFixed(0)} MB (typed-array stores are outside the JS heap)`,
+  );
 }
 
 // ---------------------------------------------------------------- 2. live
@@ -295,10 +301,16 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   await page.close();
   const frames = m.frames.slice(1).sort((a, b) => a - b);
   const q = (p: number): number => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] ?? 0;
-  console.log(`  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following`);
+  console.log(
+    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following`,
+  );
   console.log(`    all ${total} turns on screen ${shownSeconds.toFixed(1)} s after the first frame`);
-  console.log(`    main-thread long tasks > 50 ms: ${m.long.length}${m.long.length ? ` (max ${Math.max(...m.long).toFixed(0)} ms, total ${m.long.reduce((a, b) => a + b, 0).toFixed(0)} ms)` : ''} (goal: none)`);
-  console.log(`    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames`);
+  console.log(
+    `    main-thread long tasks > 50 ms: ${m.long.length}${m.long.length ? ` (max ${Math.max(...m.long).toFixed(0)} ms, total ${m.long.reduce((a, b) => a + b, 0).toFixed(0)} ms)` : ''} (goal: none)`,
+  );
+  console.log(
+    `    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames`,
+  );
 }
 
 export function median(xs: number[]): number {

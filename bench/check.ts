@@ -17,7 +17,10 @@ function countSnapshots(lines: string[]): number {
 }
 
 function floors(file: string): { parse: number; parseHash: number; parseCpuMs: number | null; snapshots: number; mb: number } {
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  const lines = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
   const snapshots = countSnapshots(lines);
   const mb = fs.statSync(file).size / 1e6;
   let cpuMs: number | null = null;
@@ -83,13 +86,20 @@ export async function benchCheck(): Promise<void> {
   console.log(`transcript: ${f.snapshots} snapshots, ${f.mb.toFixed(0)} MB (${path.relative(ROOT, big)})`);
   console.log(`floor 1, JSON.parse of every line (in memory):   ${f.parse.toFixed(0).padStart(6)} snapshots/s`);
   console.log(`floor 2, JSON.parse + sha256 of every span text: ${f.parseHash.toFixed(0).padStart(6)} snapshots/s`);
-  console.log(`check --json, end to end from the file:          ${checkRate.toFixed(0).padStart(6)} snapshots/s, ${(f.mb / (c.ms / 1000)).toFixed(0)} MB/s (median of 3)`);
+  console.log(
+    `check --json, end to end from the file:          ${checkRate.toFixed(0).padStart(6)} snapshots/s, ${(f.mb / (c.ms / 1000)).toFixed(0)} MB/s (median of 3)`,
+  );
   console.log(`ratio check / floor 1: ${(checkRate / f.parse).toFixed(2)} (goal ≥ 0.50); check / floor 2: ${(checkRate / f.parseHash).toFixed(2)}`);
   // The floors are the best of 3; the same for check, and CPU time, which a shared machine's load moves less
   const bestRatio = f.snapshots / (c.bestMs / 1000) / f.parse;
-  const cpuRatio = f.parseCpuMs !== null && c.bestCpuMs !== null ? `; main-thread CPU: floor 1 ${f.parseCpuMs} ms, check ${c.bestCpuMs} ms, ratio ${(f.parseCpuMs / c.bestCpuMs).toFixed(2)}` : '';
+  const cpuRatio =
+    f.parseCpuMs !== null && c.bestCpuMs !== null
+      ? `; main-thread CPU: floor 1 ${f.parseCpuMs} ms, check ${c.bestCpuMs} ms, ratio ${(f.parseCpuMs / c.bestCpuMs).toFixed(2)}`
+      : '';
   console.log(`best of 3: check ${c.bestMs.toFixed(0)} ms, ratio to floor 1 ${bestRatio.toFixed(2)}${cpuRatio}`);
-  console.log(`peak RSS: 500 turns ${cSmall.maxRssMiB.toFixed(0)} MiB, 2,000 turns ${c.maxRssMiB.toFixed(0)} MiB (ratio ${(c.maxRssMiB / cSmall.maxRssMiB).toFixed(2)} for 4× the file)`);
+  console.log(
+    `peak RSS: 500 turns ${cSmall.maxRssMiB.toFixed(0)} MiB, 2,000 turns ${c.maxRssMiB.toFixed(0)} MiB (ratio ${(c.maxRssMiB / cSmall.maxRssMiB).toFixed(2)} for 4× the file)`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCheck();

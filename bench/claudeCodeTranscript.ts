@@ -7,7 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OUT } from './transcripts.ts';
 
-const WORDS = 'login cookie session token retry schema migration table index query cache build test flaky race await promise config option handler request response header'.split(' ');
+const WORDS =
+  'login cookie session token retry schema migration table index query cache build test flaky race await promise config option handler request response header'.split(
+    ' ',
+  );
 
 function prose(seed: number, chars: number): string {
   const out: string[] = [];
@@ -41,13 +44,28 @@ export function claudeCodeTranscript(calls: number, resultChars: number): string
       push({ type: 'user', uuid: `s${c}`, isCompactSummary: true, message: { role: 'user', content: `Summary: ${prose(c + 7, 2000)}` } });
       context = 600;
     }
-    if (c % 50 === 0) push({ type: 'system', subtype: 'microcompact_boundary', uuid: `m${c}`, microcompactMetadata: { trigger: 'auto', preTokens: context, tokensSaved: 100, compactedToolIds: [`toolu_${c - 40}`, `toolu_${c - 39}`] } });
+    if (c % 50 === 0)
+      push({
+        type: 'system',
+        subtype: 'microcompact_boundary',
+        uuid: `m${c}`,
+        microcompactMetadata: { trigger: 'auto', preTokens: context, tokensSaved: 100, compactedToolIds: [`toolu_${c - 40}`, `toolu_${c - 39}`] },
+      });
     context += Math.ceil(resultChars / 4) + 60;
     const usage = { input_tokens: 10, cache_creation_input_tokens: 200, cache_read_input_tokens: context, output_tokens: 50 };
     const message = (content: unknown[]) => ({ id: `msg_${c}`, role: 'assistant', model: 'claude-sonnet-4-5', content, usage });
     push({ type: 'assistant', uuid: `a${c}`, requestId: `req_${c}`, message: message([{ type: 'text', text: prose(c * 3, 200) }]) });
-    push({ type: 'assistant', uuid: `b${c}`, requestId: `req_${c}`, message: message([{ type: 'tool_use', id: `toolu_${c}`, name: 'Bash', input: { command: prose(c * 5, 60) } }]) });
-    push({ type: 'user', uuid: `r${c}`, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${c}`, content: prose(c * 11, resultChars) }] } });
+    push({
+      type: 'assistant',
+      uuid: `b${c}`,
+      requestId: `req_${c}`,
+      message: message([{ type: 'tool_use', id: `toolu_${c}`, name: 'Bash', input: { command: prose(c * 5, 60) } }]),
+    });
+    push({
+      type: 'user',
+      uuid: `r${c}`,
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${c}`, content: prose(c * 11, resultChars) }] },
+    });
     if (c % 10 === 0) lines.push(JSON.stringify({ type: 'progress', uuid: `g${c}`, sessionId: 'bench-cc' }));
   }
   fs.writeFileSync(`${file}.tmp`, lines.join('\n') + '\n');

@@ -24,7 +24,10 @@ function transcript(name: string, seed: number, faults: boolean): string {
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   let batch: string[] = [];
-  for (const m of simulateSession({ seed, sessionId: `bench-${name}`, turns: TURNS, spans: 200, textChars: 440, faults: faults ? allFaults(TURNS) : [] }, nodeSha256)) {
+  for (const m of simulateSession(
+    { seed, sessionId: `bench-${name}`, turns: TURNS, spans: 200, textChars: 440, faults: faults ? allFaults(TURNS) : [] },
+    nodeSha256,
+  )) {
     batch.push(JSON.stringify(m));
     if (batch.length === 50) {
       fs.writeSync(fd, batch.join('\n') + '\n');

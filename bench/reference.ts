@@ -11,7 +11,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 function median(file: string, scorer: string): { ms: number; cpuMs: number | null } {
   const runs: { ms: number; cpuMs: number | null }[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/checkChild.ts'), file, '--scorer', scorer], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/checkChild.ts'), file, '--scorer', scorer], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
     runs.push(JSON.parse(r.stderr.trim().split('\n').pop() ?? '{}') as { ms: number; cpuMs: number | null });
   }
   runs.sort((a, b) => a.ms - b.ms);

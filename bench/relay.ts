@@ -57,10 +57,26 @@ function spansJson(spans: number, textChars: number): string {
 
 async function startRelay(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--data', dataDir, '--no-static', '--max-sessions', '10000', ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== '')], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      path.join(ROOT, 'bin/context-health.mjs'),
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--no-static',
+      '--max-sessions',
+      '10000',
+      ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   // BENCH_RELAY_LOG=file keeps the relay's output (with BENCH_RELAY_NODE_ARGS=--trace-gc, say)
   const logTo = process.env.BENCH_RELAY_LOG;
   if (logTo !== undefined) {
@@ -287,11 +303,14 @@ function benchLinkCheck(spans: Buffer, rounds = 5, perRound = 2000): void {
 }
 
 if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('bench/relay.ts')) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' }, rate: { type: 'string' }, 'append-only': { type: 'boolean', default: false } } });
-  if (values['append-only']) benchLinkCheck(Buffer.from(asciiJson(spansJson(200, 400))));
-  else await benchRelay({
-    ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
-    ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
-    ...(values['text-chars'] === undefined ? {} : { textChars: Number(values['text-chars']) }),
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string' }, 'text-chars': { type: 'string' }, rate: { type: 'string' }, 'append-only': { type: 'boolean', default: false } },
   });
+  if (values['append-only']) benchLinkCheck(Buffer.from(asciiJson(spansJson(200, 400))));
+  else
+    await benchRelay({
+      ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
+      ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
+      ...(values['text-chars'] === undefined ? {} : { textChars: Number(values['text-chars']) }),
+    });
 }

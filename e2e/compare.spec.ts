@@ -16,14 +16,22 @@ interface DiffJson {
 }
 
 function diffJson(a: string, b: string, align = 'turn'): DiffJson {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'diff', '--json', '--fail-on-new', 'never', '--align', align, a, b], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'diff', '--json', '--fail-on-new', 'never', '--align', align, a, b], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`diff failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout) as DiffJson;
 }
 
 async function shownSignals(page: Page): Promise<DiffJson['signals']> {
   return page.getByTestId('compare-signal').evaluateAll((rows) =>
-    rows.map((r) => ({ signal: r.getAttribute('data-signal')!, a: Number(r.getAttribute('data-a')), b: Number(r.getAttribute('data-b')), difference: Number(r.getAttribute('data-difference')) })),
+    rows.map((r) => ({
+      signal: r.getAttribute('data-signal')!,
+      a: Number(r.getAttribute('data-a')),
+      b: Number(r.getAttribute('data-b')),
+      difference: Number(r.getAttribute('data-difference')),
+    })),
   );
 }
 

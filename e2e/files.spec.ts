@@ -52,7 +52,10 @@ test('bad lines are listed by line number and never stop the load', async ({ pag
   expect(status.errors).toBe(oracle.input_errors.length);
   expect(status.turns).toBe(oracle.sessions.reduce((n, s) => n + s.turns, 0));
   await page.getByRole('button', { name: /Show the \d+ input error/ }).click();
-  const lines = await page.getByTestId('input-errors').locator('li[data-line]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-line'))));
+  const lines = await page
+    .getByTestId('input-errors')
+    .locator('li[data-line]')
+    .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-line'))));
   expect(lines).toEqual(oracle.input_errors.map((e) => e.line));
 });
 

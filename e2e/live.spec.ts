@@ -55,9 +55,7 @@ test('a reconnect mid-stream loses nothing', async ({ page, allowPageErrors }) =
     await page.goto(`${relay.url}/`);
     const first = replay(file, relay.url, { session: sessionId, speed: '5' });
     await followSession(page, sessionId);
-    await expect
-      .poll(async () => Number(await page.getByTestId('session-turns').getAttribute('data-turns')), { timeout: 30_000 })
-      .toBeGreaterThanOrEqual(25);
+    await expect.poll(async () => Number(await page.getByTestId('session-turns').getAttribute('data-turns')), { timeout: 30_000 }).toBeGreaterThanOrEqual(25);
     // the relay crashes mid-stream
     await relay.kill();
     first.kill('SIGKILL');

@@ -10,9 +10,11 @@ test('an uncaught page exception fails the test', async ({ page }) => {
   await gotoApp(page);
   const thrown = page.waitForEvent('pageerror');
   // thrown from a task of the page's own, so nothing catches it
-  await page.evaluate(() => setTimeout(() => {
-    throw new Error('e2e: deliberate uncaught error');
-  }));
+  await page.evaluate(() =>
+    setTimeout(() => {
+      throw new Error('e2e: deliberate uncaught error');
+    }),
+  );
   expect((await thrown).message).toBe('e2e: deliberate uncaught error');
 });
 

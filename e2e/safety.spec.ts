@@ -21,7 +21,8 @@ function hostileTranscript(): string {
       { span_id: 'hostile', text: IMG, score: 0.5, text_sha256: turn > 3 ? sha('older text') : sha(IMG), tokens: 9 },
       { span_id: EVIL_ID, text: SCRIPT, score: 0.4, text_sha256: sha(SCRIPT), derived_from: ['gone', 'hostile'], tokens: 9 },
     ];
-    for (let i = 0; i < 8; i++) spans.push({ span_id: `m${i}`, text: `filler ${i}`, score: 0.1 * i, text_sha256: sha(`filler ${i}`), pinned: false, tokens: 3 });
+    for (let i = 0; i < 8; i++)
+      spans.push({ span_id: `m${i}`, text: `filler ${i}`, score: 0.1 * i, text_sha256: sha(`filler ${i}`), pinned: false, tokens: 3 });
     lines.push(JSON.stringify({ type: 'snapshot', session_id: '<b onmouseover=alert(1)>s</b>', turn, spans }));
   }
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ch-xss-')), 'hostile.jsonl');
@@ -47,7 +48,10 @@ test('a span whose text is <img src=x onerror=…> executes nothing', async ({ p
   await expect(text).toHaveText(IMG);
   await expect(page.getByTestId('span-inspector').getByTestId('hash-check')).toHaveAttribute('data-binding', 'stale');
   // the span with a hostile id and a <script> text
-  await page.getByRole('button', { name: `Inspect span ${EVIL_ID}` }).first().click();
+  await page
+    .getByRole('button', { name: `Inspect span ${EVIL_ID}` })
+    .first()
+    .click();
   await expect(page.getByTestId('span-inspector').getByTestId('span-text')).toHaveText(SCRIPT);
   // the lineage graph (drawn once scrolled into view) shows the hostile id as a label
   await page.getByRole('region', { name: 'Derivation graph of the selected turn' }).scrollIntoViewIfNeeded();

@@ -46,9 +46,11 @@ for (const tool of wanted) {
     if (!path && aptInstall('chromium')) path = findChromium();
     if (path) console.log(`ensure-tools: chromium at ${path}`);
     else {
-      console.error('ensure-tools: no Chromium found, and it could not be installed.\n' +
-        '  On Debian/Ubuntu as root: apt-get install -y chromium\n' +
-        '  Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome, then run npm test again.');
+      console.error(
+        'ensure-tools: no Chromium found, and it could not be installed.\n' +
+          '  On Debian/Ubuntu as root: apt-get install -y chromium\n' +
+          '  Elsewhere: install Chrome or Chromium and set CHROMIUM_PATH=/path/to/chrome, then run npm test again.',
+      );
       failed = true;
     }
   } else if (tool === 'python') {
@@ -61,8 +63,10 @@ for (const tool of wanted) {
     if (found) console.log(`ensure-tools: python3 at ${found}`);
     else if (!needed) console.log(`ensure-tools: python3 not needed (no reference code at ${oracle}; the differential test will be skipped)`);
     else {
-      console.error('ensure-tools: python3 not found and could not be installed; the differential test runs the seed\'s\n' +
-        `  reference code (${oracle}) with it. Install Python 3 (apt-get install -y python3) and run again.`);
+      console.error(
+        "ensure-tools: python3 not found and could not be installed; the differential test runs the seed's\n" +
+          `  reference code (${oracle}) with it. Install Python 3 (apt-get install -y python3) and run again.`,
+      );
       failed = true;
     }
   } else {

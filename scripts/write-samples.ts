@@ -99,9 +99,21 @@ add(
   ),
 );
 
-const allFaultsMessages = session({ seed: 5, sessionId: 'all-faults', title: 'Every fault, one after another', turns: 150, spans: 16, textChars: 64, faults: allFaults(150) });
+const allFaultsMessages = session({
+  seed: 5,
+  sessionId: 'all-faults',
+  title: 'Every fault, one after another',
+  turns: 150,
+  spans: 16,
+  textChars: 64,
+  faults: allFaults(150),
+});
 const allFaultsText = jsonl(allFaultsMessages);
-add('all-faults.jsonl', 'Every fault of the generator in its own window (see allFaults(150) in src/sim/scenario.ts), healthy turns between them.', allFaultsText);
+add(
+  'all-faults.jsonl',
+  'Every fault of the generator in its own window (see allFaults(150) in src/sim/scenario.ts), healthy turns between them.',
+  allFaultsText,
+);
 samples.push({
   file: 'all-faults.jsonl.gz',
   what: 'all-faults.jsonl, gzip-compressed (contract §2: readers accept .jsonl.gz).',
@@ -132,7 +144,11 @@ add(
     if (a[k] !== undefined) lines.push(a[k]!);
     if (b[k] !== undefined) lines.push(b[k]!);
   }
-  add('two-sessions-interleaved.jsonl', 'Two sessions whose lines interleave: agent-a healthy; agent-b with gaps in its turn numbers and stale scores (turns 31–51).', jsonl(lines));
+  add(
+    'two-sessions-interleaved.jsonl',
+    'Two sessions whose lines interleave: agent-a healthy; agent-b with gaps in its turn numbers and stale scores (turns 31–51).',
+    jsonl(lines),
+  );
 }
 
 {

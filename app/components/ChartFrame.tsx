@@ -44,7 +44,14 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
           <h3>{title}</h3>
           <p className="chart-sub">{subtitle}</p>
         </div>
-        <button type="button" className="btn small ghost" onClick={() => void save()} disabled={saving || state === 'loading'} data-no-export aria-label={`Save “${title}” as PNG`}>
+        <button
+          type="button"
+          className="btn small ghost"
+          onClick={() => void save()}
+          disabled={saving || state === 'loading'}
+          data-no-export
+          aria-label={`Save “${title}” as PNG`}
+        >
           {saving ? 'Saving…' : 'Save PNG'}
         </button>
       </figcaption>

@@ -4,7 +4,14 @@ import { chooseSession, loadStatusText, turnsLoaded } from './analysis.ts';
 
 const session = (id: string, turns: number): SessionSummary =>
   ({ sessionId: id, title: null, turns, firstTurn: 1, lastTurn: turns, signalCounts: {}, findings: 0, incidents: 0 }) as unknown as SessionSummary;
-const summary = (sessions: SessionSummary[], errors = 0): JobSummary => ({ sessions, inputErrorCount: errors, inputErrors: [], linesRead: 0, format: 'jsonl', gzip: false });
+const summary = (sessions: SessionSummary[], errors = 0): JobSummary => ({
+  sessions,
+  inputErrorCount: errors,
+  inputErrors: [],
+  linesRead: 0,
+  format: 'jsonl',
+  gzip: false,
+});
 
 describe('analysis store transforms', () => {
   it('keeps the session on screen when it still exists, else shows the first', () => {
@@ -21,7 +28,9 @@ describe('analysis store transforms', () => {
     expect(loadStatusText(src, done, summary([session('a', 120)], 2))).toBe('run.jsonl: 120 turns loaded, 2 input errors');
     expect(loadStatusText(src, done, summary([session('a', 1)], 1))).toBe('run.jsonl: 1 turn loaded, 1 input error');
     expect(loadStatusText(src, done, summary([], 5))).toBe('run.jsonl: 0 turns loaded, 5 input errors: no valid snapshot in this file');
-    expect(loadStatusText(src, { state: 'cancelled', progress: null, message: null }, summary([session('a', 40)]))).toBe('run.jsonl: cancelled: 40 turns loaded, 0 input errors before stopping');
+    expect(loadStatusText(src, { state: 'cancelled', progress: null, message: null }, summary([session('a', 40)]))).toBe(
+      'run.jsonl: cancelled: 40 turns loaded, 0 input errors before stopping',
+    );
     expect(loadStatusText(src, done, summary([session('a', 2), session('b', 3)]))).toBe('run.jsonl: 5 turns loaded in 2 sessions, 0 input errors');
   });
 
@@ -29,6 +38,8 @@ describe('analysis store transforms', () => {
     const src = { kind: 'file' as const, name: 's.jsonl', bytes: 10 };
     const done = { state: 'done' as const, progress: null, message: null };
     const adapted = { ...summary([session('a', 6)]), adapter: { format: 'claude-code' as const, skipped: { progress: 3, 'user (sidechain)': 1 } } };
-    expect(loadStatusText(src, done, adapted)).toBe('s.jsonl: 6 turns loaded, 0 input errors (Claude Code transcript; records not mapped: 3 progress, 1 user (sidechain))');
+    expect(loadStatusText(src, done, adapted)).toBe(
+      's.jsonl: 6 turns loaded, 0 input errors (Claude Code transcript; records not mapped: 3 progress, 1 user (sidechain))',
+    );
   });
 });

@@ -3,7 +3,17 @@
 // list) is not here: it lives in TanStack Query. Bulk results arrive already shaped and
 // decimated; this store only holds the latest reply for each panel.
 import { create } from 'zustand';
-import type { ConnectionState, FindingsIndex, JobSummary, LoadProgress, LoadState, SeriesView, SessionSummary, SpanDetail, TurnDetail } from '../../src/worker/client.ts';
+import type {
+  ConnectionState,
+  FindingsIndex,
+  JobSummary,
+  LoadProgress,
+  LoadState,
+  SeriesView,
+  SessionSummary,
+  SpanDetail,
+  TurnDetail,
+} from '../../src/worker/client.ts';
 
 export type SourceInfo = { kind: 'file' | 'url'; name: string; bytes: number | null } | { kind: 'live'; sessionId: string };
 

@@ -62,7 +62,9 @@ export async function waitLoaded(page: Page, timeout = 60_000): Promise<LoadStat
 }
 
 export async function signalCounts(page: Page): Promise<Record<string, number>> {
-  return page.getByTestId('signal-count').evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-signal')!, Number(e.getAttribute('data-count'))])));
+  return page
+    .getByTestId('signal-count')
+    .evaluateAll((els) => Object.fromEntries(els.map((e) => [e.getAttribute('data-signal')!, Number(e.getAttribute('data-count'))])));
 }
 
 export async function waitSessionTurns(page: Page, turns: number, timeout = 60_000): Promise<void> {
@@ -75,9 +77,11 @@ export async function collectFindings(page: Page): Promise<{ signal: string; tur
   await list.evaluate((el) => (el.scrollTop = 0));
   const seen = new Map<string, { signal: string; turn: number; severity: string }>();
   for (let guard = 0; guard < 10_000; guard++) {
-    const rows = await list.locator('[data-signal]').evaluateAll((els) =>
-      els.map((e) => ({ signal: e.getAttribute('data-signal')!, turn: Number(e.getAttribute('data-turn')), severity: e.getAttribute('data-severity')! })),
-    );
+    const rows = await list
+      .locator('[data-signal]')
+      .evaluateAll((els) =>
+        els.map((e) => ({ signal: e.getAttribute('data-signal')!, turn: Number(e.getAttribute('data-turn')), severity: e.getAttribute('data-severity')! })),
+      );
     for (const r of rows) seen.set(`${r.signal}@${r.turn}`, r);
     const done = await list.evaluate((el) => {
       if (el.scrollTop + el.clientHeight >= el.scrollHeight - 1) return true;

@@ -39,7 +39,10 @@ export const test = base.extend<PageErrorFixtures & { pageErrorWatch: Watch }>({
         watch.problems.push({ kind: 'console', text: `${m.text()}${at}` });
       });
       await use(watch);
-      expect(unexpectedProblems(watch.problems, watch.allowed), 'uncaught page errors and console errors the test did not declare with allowPageErrors').toEqual([]);
+      expect(
+        unexpectedProblems(watch.problems, watch.allowed),
+        'uncaught page errors and console errors the test did not declare with allowPageErrors',
+      ).toEqual([]);
     },
     { auto: true },
   ],

@@ -5,7 +5,11 @@ import { describeSkipped } from '../ingest/adapters/skipped.ts';
 import type { AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 
-const FORMAT_NAMES: Record<TranscriptFormat, string> = { wire: 'Context Health messages', 'claude-code': 'Claude Code transcript', 'swe-agent': 'SWE-agent trajectory' };
+const FORMAT_NAMES: Record<TranscriptFormat, string> = {
+  wire: 'Context Health messages',
+  'claude-code': 'Claude Code transcript',
+  'swe-agent': 'SWE-agent trajectory',
+};
 
 export function adapterNote(summary: AdapterSummary): string {
   if (summary.format === 'wire') return '';

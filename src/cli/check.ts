@@ -46,7 +46,10 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
     },
     { mode: options.scorer ?? 'auto', sha256: nodeSha256 },
   );
-  const pipeline = new TranscriptPipeline(scoring, { ...(options.from === undefined ? {} : { from: options.from }), fallbackSessionId: sessionIdFromPath(path) });
+  const pipeline = new TranscriptPipeline(scoring, {
+    ...(options.from === undefined ? {} : { from: options.from }),
+    fallbackSessionId: sessionIdFromPath(path),
+  });
   await readTranscript(
     path,
     (text, line) => {

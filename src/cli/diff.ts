@@ -11,7 +11,8 @@ import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
 import { writeAll } from './output.ts';
 
-export const DIFF_USAGE = 'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]...';
+export const DIFF_USAGE =
+  'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]...';
 
 export interface DiffIo {
   stdout: Writable;
@@ -161,9 +162,26 @@ function incidentJson(x: Incident): IncidentJson {
   return { signal: x.signal, severity: SEVERITY[x.signal], first_turn: x.firstTurn, last_turn: x.lastTurn, turns: x.last - x.first + 1 };
 }
 
-function diffJson(c: Comparison, sessions: [SessionReport, SessionReport], results: CheckResult[], paths: [string, string], failOnNew: Severity | 'never', fresh: Incident[]): DiffJson {
-  const side = (i: 0 | 1): SideJson => ({ file: shown(paths[i]), session_id: sessions[i].session_id, turns: sessions[i].turns, input_errors: results[i]!.report.input_errors.length });
-  const verdict = (v: TurnVerdict, s: SessionReport): VerdictJson => ({ turn: v.turn, position: relativePosition(v.index, s.turns), action: v.action, drop: v.drops });
+function diffJson(
+  c: Comparison,
+  sessions: [SessionReport, SessionReport],
+  results: CheckResult[],
+  paths: [string, string],
+  failOnNew: Severity | 'never',
+  fresh: Incident[],
+): DiffJson {
+  const side = (i: 0 | 1): SideJson => ({
+    file: shown(paths[i]),
+    session_id: sessions[i].session_id,
+    turns: sessions[i].turns,
+    input_errors: results[i]!.report.input_errors.length,
+  });
+  const verdict = (v: TurnVerdict, s: SessionReport): VerdictJson => ({
+    turn: v.turn,
+    position: relativePosition(v.index, s.turns),
+    action: v.action,
+    drop: v.drops,
+  });
   const d = c.firstDivergence;
   return {
     a: side(0),
@@ -171,7 +189,11 @@ function diffJson(c: Comparison, sessions: [SessionReport, SessionReport], resul
     align: c.align,
     signals: c.signals,
     first_divergence: d === null ? null : { a: verdict(d.a, sessions[0]), b: verdict(d.b, sessions[1]), cause: d.cause, signals: d.signals },
-    incidents: { only_a: c.onlyA.map(incidentJson), only_b: c.onlyB.map(incidentJson), both: c.both.map((p) => ({ a: incidentJson(p.a), b: incidentJson(p.b) })) },
+    incidents: {
+      only_a: c.onlyA.map(incidentJson),
+      only_b: c.onlyB.map(incidentJson),
+      both: c.both.map((p) => ({ a: incidentJson(p.a), b: incidentJson(p.b) })),
+    },
     fail_on_new: failOnNew,
     new: fresh.map(incidentJson),
   };
@@ -206,7 +228,8 @@ function humanDiff(d: DiffJson, results: CheckResult[]): string {
     out.push(`first divergence at ${where}: A ${what(v.a)}, B ${what(v.b)}${v.cause ? `, because of ${v.cause}` : ''}`);
     if (others.length > 0) out.push(`  also fired on one side only there: ${others.join(', ')}`);
   }
-  const runs = (x: IncidentJson): string => `${x.signal.padEnd(24)} ${x.severity.padEnd(9)} turn${x.first_turn === x.last_turn ? ` ${x.first_turn}` : `s ${x.first_turn}–${x.last_turn}`}`;
+  const runs = (x: IncidentJson): string =>
+    `${x.signal.padEnd(24)} ${x.severity.padEnd(9)} turn${x.first_turn === x.last_turn ? ` ${x.first_turn}` : `s ${x.first_turn}–${x.last_turn}`}`;
   const listed = (title: string, list: IncidentJson[], most = 20): void => {
     out.push('', `${title}: ${list.length}`);
     for (const x of list.slice(0, most)) out.push(`  ${runs(x)}`);

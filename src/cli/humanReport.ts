@@ -6,7 +6,9 @@ import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];
   const turns = report.sessions.reduce((n, s) => n + s.turns, 0);
-  out.push(`${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`);
+  out.push(
+    `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
+  );
   for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id)));
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
@@ -54,20 +56,47 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
     const recompute = notOk.filter((v) => v.action === 'recompute');
     if (recompute.length > 0) {
       const first = recompute[0]!;
-      out.push(`    recompute  turns ${runList(runsOf(recompute.map((v) => v.turn), order))}`);
-      out.push(`               first at turn ${first.turn}: ${first.recompute.length} span${first.recompute.length === 1 ? '' : 's'} (${first.recompute.slice(0, 6).join(', ')}${first.recompute.length > 6 ? ', …' : ''})`);
+      out.push(
+        `    recompute  turns ${runList(
+          runsOf(
+            recompute.map((v) => v.turn),
+            order,
+          ),
+        )}`,
+      );
+      out.push(
+        `               first at turn ${first.turn}: ${first.recompute.length} span${first.recompute.length === 1 ? '' : 's'} (${first.recompute.slice(0, 6).join(', ')}${first.recompute.length > 6 ? ', …' : ''})`,
+      );
     }
     const freeze = notOk.filter((v) => v.action === 'freeze');
-    if (freeze.length > 0) out.push(`    freeze     turns ${runList(runsOf(freeze.map((v) => v.turn), order))}: halt pruning, carry the full context forward`);
+    if (freeze.length > 0)
+      out.push(
+        `    freeze     turns ${runList(
+          runsOf(
+            freeze.map((v) => v.turn),
+            order,
+          ),
+        )}: halt pruning, carry the full context forward`,
+      );
     if (dropTurns.length > 0) {
       const ids = [...new Set(dropTurns.flatMap((v) => v.drop))];
-      out.push(`    drop       turns ${runList(runsOf(dropTurns.map((v) => v.turn), order))}: ${ids.slice(0, 6).join(', ')}${ids.length > 6 ? ', …' : ''} (poisoned: drop, do not rescore)`);
+      out.push(
+        `    drop       turns ${runList(
+          runsOf(
+            dropTurns.map((v) => v.turn),
+            order,
+          ),
+        )}: ${ids.slice(0, 6).join(', ')}${ids.length > 6 ? ', …' : ''} (poisoned: drop, do not rescore)`,
+      );
     }
   }
   return out;
 }
 
 function runList(runs: [number, number][], most = 4): string {
-  const shown = runs.slice(0, most).map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
+  const shown = runs
+    .slice(0, most)
+    .map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`))
+    .join(', ');
   return runs.length > most ? `${shown} (+${runs.length - most} more runs)` : shown;
 }

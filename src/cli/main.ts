@@ -153,7 +153,9 @@ function parseByteCount(text: string): number {
   const m = /^(\d+)([KM]?)$/i.exec(text.trim());
   const n = m === null ? Number.NaN : Number(m[1]) * (m[2]!.toUpperCase() === 'M' ? 1 << 20 : m[2]!.toUpperCase() === 'K' ? 1 << 10 : 1);
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_LINE_BYTES) {
-    throw new UsageError(`--max-line-bytes must be a whole number of bytes from 1 to ${formatBytes(MAX_MAX_LINE_BYTES)} (a suffix K or M for KiB or MiB), got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--max-line-bytes must be a whole number of bytes from 1 to ${formatBytes(MAX_MAX_LINE_BYTES)} (a suffix K or M for KiB or MiB), got ${JSON.stringify(text)}`,
+    );
   }
   return n;
 }

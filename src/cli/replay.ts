@@ -143,7 +143,14 @@ function parseReplayArgs(args: string[]): ReplayOptions | 'help' | string {
 }
 
 /** Reads the transcript line by line and sends each message, paced, at most WINDOW unacknowledged. */
-async function streamTranscript(input: ReplayInput, client: HarnessClient, pacer: Pacer, renamer: SessionRenamer, tally: Tally, progress: Progress): Promise<void> {
+async function streamTranscript(
+  input: ReplayInput,
+  client: HarnessClient,
+  pacer: Pacer,
+  renamer: SessionRenamer,
+  tally: Tally,
+  progress: Progress,
+): Promise<void> {
   const inFlight: Promise<void>[] = [];
   const lines: { text: string | { error: string }; line: number }[] = [];
   const reader = new TranscriptReader(
@@ -217,7 +224,9 @@ function summarise(options: ReplayOptions, tally: Tally, ids: string[]): number 
       `${tally.stored} messages stored (${turns}), ${tally.duplicate} already there, ${rejected.length} rejected\n`,
   );
   if (tally.duplicate > 0 && tally.stored === 0 && renameTo === null) {
-    process.stdout.write(`the relay already held every message of this transcript; to watch it again live, replay it under a new id: --session ${ids[0] ?? 'NAME'}-2\n`);
+    process.stdout.write(
+      `the relay already held every message of this transcript; to watch it again live, replay it under a new id: --session ${ids[0] ?? 'NAME'}-2\n`,
+    );
   } else if (rejected.some((r) => /does not increase|must come before/.test(r.message)) && renameTo === null) {
     process.stdout.write(`some turns clash with a session the relay already holds; replay under a new id with --session NAME\n`);
   }

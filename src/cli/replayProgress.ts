@@ -16,7 +16,10 @@ export class Progress {
     if (!force && now - this.lastShown < (this.tty ? 100 : 2000)) return;
     this.lastShown = now;
     const mb = (n: number): string => (n / 1e6).toFixed(1);
-    const of = this.bytesTotal === null ? `${mb(bytesRead)} MB read` : `${mb(bytesRead)} of ${mb(this.bytesTotal)} MB (${this.bytesTotal === 0 ? 100 : Math.floor((100 * bytesRead) / this.bytesTotal)}%)`;
+    const of =
+      this.bytesTotal === null
+        ? `${mb(bytesRead)} MB read`
+        : `${mb(bytesRead)} of ${mb(this.bytesTotal)} MB (${this.bytesTotal === 0 ? 100 : Math.floor((100 * bytesRead) / this.bytesTotal)}%)`;
     const text = `replay: ${this.turns} turns sent, ${this.acked} messages acknowledged · ${of} · speed ${this.speed === 0 ? 'max' : `×${this.speed}`}`;
     process.stderr.write(this.tty ? `\r\x1b[2K${text}` : `${text}\n`);
     this.drawn = true;

@@ -281,14 +281,17 @@ export class HarnessClient {
   /** A connection that went silent with messages in flight (a vanished peer) is dropped and retried. */
   private watch(ws: WebSocket): void {
     if (this.watchdog !== null) clearInterval(this.watchdog);
-    this.watchdog = setInterval(() => {
-      if (this.ws !== ws) {
-        clearInterval(this.watchdog!);
-        this.watchdog = null;
-        return;
-      }
-      if (this.nextToSend > 0 && Date.now() - this.lastHeard > this.silenceTimeoutMs) ws.terminate();
-    }, Math.min(5000, this.silenceTimeoutMs / 2));
+    this.watchdog = setInterval(
+      () => {
+        if (this.ws !== ws) {
+          clearInterval(this.watchdog!);
+          this.watchdog = null;
+          return;
+        }
+        if (this.nextToSend > 0 && Date.now() - this.lastHeard > this.silenceTimeoutMs) ws.terminate();
+      },
+      Math.min(5000, this.silenceTimeoutMs / 2),
+    );
     this.watchdog.unref();
   }
 

@@ -122,7 +122,22 @@ export class SessionAnalysis {
     const prev = this.prev;
     const index = table.index;
     const scan = scanSpans(table, prev, this.sha256, th.max_rewrites);
-    const { checks, estimates, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, repeat, poisoned, pinnedScored, orphanCiters, missingParents } = scan;
+    const {
+      checks,
+      estimates,
+      nScored,
+      tokensTotal,
+      textsChanged,
+      unbound,
+      stale,
+      unscored,
+      changed,
+      repeat,
+      poisoned,
+      pinnedScored,
+      orphanCiters,
+      missingParents,
+    } = scan;
 
     // contract §3 statistics over finite scores
     const sorted = scan.scores.subarray(0, nScored);
@@ -151,21 +166,41 @@ export class SessionAnalysis {
     };
 
     if (unbound.length > 0) {
-      emit('unbound_score', unbound, `${count(unbound, 'span')} ${verb(unbound, 'carries', 'carry')} a score with no text_sha256 binding (${idList(unbound)}): the score cannot be tied to the text it was computed on`);
+      emit(
+        'unbound_score',
+        unbound,
+        `${count(unbound, 'span')} ${verb(unbound, 'carries', 'carry')} a score with no text_sha256 binding (${idList(unbound)}): the score cannot be tied to the text it was computed on`,
+      );
     }
     if (stale.length > 0) {
-      emit('stale_score', stale, `${count(stale, 'span')} ${verb(stale, 'carries', 'carry')} a score bound to other text (${idList(stale)}): text_sha256 does not match sha256 of the current text`);
+      emit(
+        'stale_score',
+        stale,
+        `${count(stale, 'span')} ${verb(stale, 'carries', 'carry')} a score bound to other text (${idList(stale)}): text_sha256 does not match sha256 of the current text`,
+      );
     }
     if (unscored.length > 0) {
-      emit('unscored_span', unscored, `${count(unscored, 'span')} ${verb(unscored, 'has', 'have')} a null score, invalidated and awaiting recompute (${idList(unscored)})`);
+      emit(
+        'unscored_span',
+        unscored,
+        `${count(unscored, 'span')} ${verb(unscored, 'has', 'have')} a null score, invalidated and awaiting recompute (${idList(unscored)})`,
+      );
     }
     const shortfall = spansModified > 0 && scoresInvalidated < spansModified;
     if (shortfall) {
-      emit('invalidation_shortfall', rewrite?.modified_span_ids ?? [], `the rewrite reported ${spansModified} spans modified but only ${scoresInvalidated} scores invalidated: pruning would act on stale scores`);
+      emit(
+        'invalidation_shortfall',
+        rewrite?.modified_span_ids ?? [],
+        `the rewrite reported ${spansModified} spans modified but only ${scoresInvalidated} scores invalidated: pruning would act on stale scores`,
+      );
     }
     const unreported = prev !== null && textsChanged > spansModified;
     if (unreported) {
-      emit('unreported_rewrite', changed, `${textsChanged} span texts changed since turn ${prev.turn} but the rewrite reported ${spansModified} modified (${idList(changed)}): the model's own report cannot be trusted`);
+      emit(
+        'unreported_rewrite',
+        changed,
+        `${textsChanged} span texts changed since turn ${prev.turn} but the rewrite reported ${spansModified} modified (${idList(changed)}): the model's own report cannot be trusted`,
+      );
     }
 
     // contract §4 relevance_inflation / monotonic_drift
@@ -176,22 +211,44 @@ export class SessionAnalysis {
     }
     if (rewriteTurn) this.inflationStreak = inflation ? this.inflationStreak + 1 : 0;
     if (inflation) {
-      emit('relevance_inflation', [], `tokens fell from ${prev!.tokensTotal} to ${tokensTotal} while mean relevance rose from ${fmt(prev!.mean!)} to ${fmt(mean!)} (more than ${pct(th.relevance_tolerance)}): a compression artifact, not a quality gain`);
+      emit(
+        'relevance_inflation',
+        [],
+        `tokens fell from ${prev!.tokensTotal} to ${tokensTotal} while mean relevance rose from ${fmt(prev!.mean!)} to ${fmt(mean!)} (more than ${pct(th.relevance_tolerance)}): a compression artifact, not a quality gain`,
+      );
       // monotonic_drift: turns without a rewrite neither extend nor break the run
       if (this.inflationStreak >= th.drift_turns) {
-        emit('monotonic_drift', [], `mean relevance has risen while tokens fell on ${this.inflationStreak} rewrite turns in a row (threshold ${th.drift_turns}): scores are drifting, not improving`);
+        emit(
+          'monotonic_drift',
+          [],
+          `mean relevance has risen while tokens fell on ${this.inflationStreak} rewrite turns in a row (threshold ${th.drift_turns}): scores are drifting, not improving`,
+        );
       }
     }
 
     if (orphanCiters.length > 0) {
-      const parts = [...missingParents].map((p) => `${JSON.stringify(p)}${this.everPruned.has(p) || pruned.includes(p) ? ' (pruned earlier)' : ' (never seen pruned)'}`);
-      emit('orphaned_parent', orphanCiters, `${count(orphanCiters, 'live span')} ${verb(orphanCiters, 'derives', 'derive')} from missing parents ${parts.join(', ')}`);
+      const parts = [...missingParents].map(
+        (p) => `${JSON.stringify(p)}${this.everPruned.has(p) || pruned.includes(p) ? ' (pruned earlier)' : ' (never seen pruned)'}`,
+      );
+      emit(
+        'orphaned_parent',
+        orphanCiters,
+        `${count(orphanCiters, 'live span')} ${verb(orphanCiters, 'derives', 'derive')} from missing parents ${parts.join(', ')}`,
+      );
     }
     if (repeat.length > 0) {
-      emit('rewrite_repeat', repeat, `${count(repeat, 'span')} rewritten ${th.max_rewrites} times without a recompute (${idList(repeat)}): a rewrite of a rewrite`);
+      emit(
+        'rewrite_repeat',
+        repeat,
+        `${count(repeat, 'span')} rewritten ${th.max_rewrites} times without a recompute (${idList(repeat)}): a rewrite of a rewrite`,
+      );
     }
     if (poisoned.length > 0) {
-      emit('poisoned_span', poisoned, `${count(poisoned, 'span')} rewritten more than ${th.max_rewrites} times without a recompute (${idList(poisoned)}): paraphrase of a paraphrase; drop, do not rescore`);
+      emit(
+        'poisoned_span',
+        poisoned,
+        `${count(poisoned, 'span')} rewritten more than ${th.max_rewrites} times without a recompute (${idList(poisoned)}): paraphrase of a paraphrase; drop, do not rescore`,
+      );
     }
 
     // contract §4 spread_collapse / canary_inversion / relevance_collapse (seed 002)
@@ -199,7 +256,11 @@ export class SessionAnalysis {
     this.collapseStreak = narrow ? this.collapseStreak + 1 : 0;
     const spreadCollapse = narrow && this.collapseStreak >= th.collapse_turns;
     if (spreadCollapse) {
-      emit('spread_collapse', [], `score stdev ${fmt(stats.stdev)} below the floor ${th.spread_floor} over ${nScored} scored spans for ${this.collapseStreak} snapshots in a row`);
+      emit(
+        'spread_collapse',
+        [],
+        `score stdev ${fmt(stats.stdev)} below the floor ${th.spread_floor} over ${nScored} scored spans for ${this.collapseStreak} snapshots in a row`,
+      );
     }
     if (inverted.length > 0) {
       emit('canary_inversion', inverted, `pinned ${count(inverted, 'span')} scored below the median ${fmt(median!)} (${idList(inverted)})`);
@@ -222,7 +283,11 @@ export class SessionAnalysis {
         return b === Binding.Unscored || b === Binding.Unbound || b === Binding.Stale;
       });
       if (onStale.length > 0) {
-        emit('pruned_on_stale_score', onStale, `${count(onStale, 'span')} pruned although at turn ${prev.turn} their scores were null, unbound or stale (${idList(onStale)})`);
+        emit(
+          'pruned_on_stale_score',
+          onStale,
+          `${count(onStale, 'span')} pruned although at turn ${prev.turn} their scores were null, unbound or stale (${idList(onStale)})`,
+        );
       }
       if (prev.action === 'freeze') {
         emit('pruned_during_freeze', [...pruned], `${count(pruned, 'span')} pruned although turn ${prev.turn}'s verdict was freeze (${idList(pruned)})`);
@@ -412,12 +477,26 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
   };
 }
 
-type SpanLists = Pick<SpanScan, 'unbound' | 'stale' | 'unscored' | 'changed' | 'repeat' | 'poisoned' | 'pinnedScored' | 'orphanCiters' | 'missingParents' | 'orphanEdges'>;
+type SpanLists = Pick<
+  SpanScan,
+  'unbound' | 'stale' | 'unscored' | 'changed' | 'repeat' | 'poisoned' | 'pinnedScored' | 'orphanCiters' | 'missingParents' | 'orphanEdges'
+>;
 
 /** scanSpans' lists, in snapshot order, from its flags. */
 function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
   const { ids, index } = table;
-  const lists: SpanLists = { unbound: [], stale: [], unscored: [], changed: [], repeat: [], poisoned: [], pinnedScored: [], orphanCiters: [], missingParents: new Set(), orphanEdges: 0 };
+  const lists: SpanLists = {
+    unbound: [],
+    stale: [],
+    unscored: [],
+    changed: [],
+    repeat: [],
+    poisoned: [],
+    pinnedScored: [],
+    orphanCiters: [],
+    missingParents: new Set(),
+    orphanEdges: 0,
+  };
   for (let i = 0; i < flags.length; i++) {
     const f = flags[i]!;
     if (f === 0) continue;
@@ -460,7 +539,10 @@ function verb(list: readonly unknown[], singular: string, plural: string): strin
 }
 
 function idList(ids: readonly string[]): string {
-  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
+  const shown = ids
+    .slice(0, 5)
+    .map((id) => JSON.stringify(id))
+    .join(', ');
   return ids.length > 5 ? `${shown} and ${ids.length - 5} more` : shown;
 }
 

@@ -11,7 +11,11 @@ function session(turns: number[], fired: Record<number, Signal[]> = {}): Session
     const signals = fired[turn] ?? [];
     for (const signal of signals) findings.push({ turn, signal, severity: SEVERITY[signal], span_ids: [], message: '' });
     // contract §5: freeze on relevance_collapse, recompute on an untrustworthy score
-    const action: Action = signals.includes('relevance_collapse') ? 'freeze' : signals.some((s) => s === 'stale_score' || s === 'unbound_score' || s === 'unscored_span') ? 'recompute' : 'prune_ok';
+    const action: Action = signals.includes('relevance_collapse')
+      ? 'freeze'
+      : signals.some((s) => s === 'stale_score' || s === 'unbound_score' || s === 'unscored_span')
+        ? 'recompute'
+        : 'prune_ok';
     return { turn, action, prune_safe: action === 'prune_ok', recompute: [], drop: signals.includes('poisoned_span') ? ['x'] : [] };
   });
   return { session_id: 's', turns: turns.length, findings, verdicts, metrics: [] };
@@ -146,7 +150,10 @@ describe('compareSessions', () => {
     );
     const c = compareSessions(a, b);
     const brief = (xs: { signal: Signal; firstTurn: number; lastTurn: number }[]): string[] => xs.map((x) => `${x.signal} ${x.firstTurn}-${x.lastTurn}`);
-    expect(c.both.map((p) => `${brief([p.a])[0]} = ${brief([p.b])[0]}`)).toEqual(['stale_score 5-12 = stale_score 4-5', 'stale_score 5-12 = stale_score 12-14']);
+    expect(c.both.map((p) => `${brief([p.a])[0]} = ${brief([p.b])[0]}`)).toEqual([
+      'stale_score 5-12 = stale_score 4-5',
+      'stale_score 5-12 = stale_score 12-14',
+    ]);
     expect(brief(c.onlyA)).toEqual(['orphaned_parent 30-30']);
     expect(brief(c.onlyB)).toEqual(['unbound_score 5-12', 'stale_score 20-20', 'orphaned_parent 31-31']);
     expect(brief(newIncidents(c, 'fault'))).toEqual(brief(c.onlyB));

@@ -76,7 +76,15 @@ const BIT: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s,
  * The signals that decide a contract §5 verdict, strongest action first: freeze
  * (relevance_collapse), then recompute (§4.3 untrustworthy scores, §4.7, §4.8), then drop.
  */
-const VERDICT_SIGNALS: readonly Signal[] = ['relevance_collapse', 'unbound_score', 'stale_score', 'unscored_span', 'invalidation_shortfall', 'unreported_rewrite', 'poisoned_span'];
+const VERDICT_SIGNALS: readonly Signal[] = [
+  'relevance_collapse',
+  'unbound_score',
+  'stale_score',
+  'unscored_span',
+  'invalidation_shortfall',
+  'unreported_rewrite',
+  'poisoned_span',
+];
 
 /** The outline of one session of a contract §6.1 `check --json` report. */
 export function outlineOfReport(s: SessionReport): SessionOutline {

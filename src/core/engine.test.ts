@@ -111,7 +111,11 @@ describe('contract §2 input errors: line number and a plain sentence, and the n
     ['a lone surrogate in a span_id', valid.replace('"span_id":"b"', '"span_id":"b\\ud83c"'), /surrogate|Unicode/i],
     ['a lone surrogate in the session_id', valid.replace('"session_id":"s"', '"session_id":"s\\udfff"'), /surrogate|Unicode/i],
     ['a lone surrogate written in upper-case hex (\\uDBFF)', valid.replace('"text":"the text of span a"', '"text":"\\uDBFF!"'), /surrogate|Unicode/i],
-    ['a lone surrogate in a text of a line that also holds a raw non-ASCII text', line(snap(5, [span('a', { text: 'café 🌍' }), span('b')])).replace('"text":"the text of span b"', '"text":"\\ud800"'), /surrogate|Unicode/i],
+    [
+      'a lone surrogate in a text of a line that also holds a raw non-ASCII text',
+      line(snap(5, [span('a', { text: 'café 🌍' }), span('b')])).replace('"text":"the text of span b"', '"text":"\\ud800"'),
+      /surrogate|Unicode/i,
+    ],
     ['a header config out of range', line({ type: 'session', session_id: 'h', config: { drift_turns: 0 } }), /drift_turns/],
     ['a header config of the wrong type', line({ type: 'session', session_id: 'h', config: { spread_floor: '0.1' } }), /spread_floor/],
     ['a header title that is not a string', line({ type: 'session', session_id: 'h', title: 3 }), /title/],
@@ -162,15 +166,28 @@ describe('contract §2 turn order', () => {
     const spans = Array.from({ length: 60 }, (_, i) => span(`m${i}`, { text: `span number ${i} `.repeat(20), score: 0.25 }));
     const original = line(snap(1, spans));
     for (let k = 0; k < 60; k += 7) {
-      const changed = line(snap(1, spans.map((s, i) => (i === k ? { ...s, score: 0.75 } : s))));
+      const changed = line(
+        snap(
+          1,
+          spans.map((s, i) => (i === k ? { ...s, score: 0.75 } : s)),
+        ),
+      );
       expect(changed.length).toBe(original.length);
       const outcomes = feed([original, line(snap(2)), line(snap(3)), changed]);
-      expect(outcomes.map((o) => o.kind), `score of m${k} changed`).toEqual(['turn', 'turn', 'turn', 'error']);
+      expect(
+        outcomes.map((o) => o.kind),
+        `score of m${k} changed`,
+      ).toEqual(['turn', 'turn', 'turn', 'error']);
     }
   });
 
   it('turns of different sessions are independent', () => {
-    const outcomes = feed([line(snap(5, undefined, {}, 'A')), line(snap(1, undefined, {}, 'B')), line(snap(6, undefined, {}, 'A')), line(snap(2, undefined, {}, 'B'))]);
+    const outcomes = feed([
+      line(snap(5, undefined, {}, 'A')),
+      line(snap(1, undefined, {}, 'B')),
+      line(snap(6, undefined, {}, 'A')),
+      line(snap(2, undefined, {}, 'B')),
+    ]);
     expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn', 'turn', 'turn']);
   });
 
@@ -194,7 +211,15 @@ describe('contract §2 replays are ignored silently', () => {
   it('equal as parsed JSON: other key order and white space are still the same snapshot', () => {
     const s = snap(1, [span('a', { derived_from: ['b'] }), span('b')], { rewrite: { spans_modified: 0, scores_invalidated: 0 } });
     const reordered = (v: unknown): unknown =>
-      Array.isArray(v) ? v.map(reordered) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reordered(x)])) : v;
+      Array.isArray(v)
+        ? v.map(reordered)
+        : typeof v === 'object' && v !== null
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reordered(x)]),
+            )
+          : v;
     const again = JSON.stringify(reordered(s), null, 1).replace(/\n/g, ' ');
     expect(again).not.toBe(line(s));
     // right after, and a few turns later
@@ -228,7 +253,13 @@ describe('contract §2 session headers', () => {
 
   it('a later identical header is ignored, before or after snapshots, in any key order', () => {
     const reordered = line({ config: { spread_floor: 0.1 }, title: 'run', session_id: 's', type: 'session' });
-    expect(feed([line(head), line(head), line(snap(1)), reordered, line(snap(2))]).map((o) => o.kind)).toEqual(['header', 'ignored', 'turn', 'ignored', 'turn']);
+    expect(feed([line(head), line(head), line(snap(1)), reordered, line(snap(2))]).map((o) => o.kind)).toEqual([
+      'header',
+      'ignored',
+      'turn',
+      'ignored',
+      'turn',
+    ]);
   });
 
   it('a later different header is an input error', () => {
@@ -253,7 +284,11 @@ describe('contract §2 session headers', () => {
   });
 
   it("another session's header is no business of this one", () => {
-    expect(feed([line(snap(1)), line({ ...head, session_id: 'other' }), line(snap(1, undefined, {}, 'other'))]).map((o) => o.kind)).toEqual(['turn', 'header', 'turn']);
+    expect(feed([line(snap(1)), line({ ...head, session_id: 'other' }), line(snap(1, undefined, {}, 'other'))]).map((o) => o.kind)).toEqual([
+      'turn',
+      'header',
+      'turn',
+    ]);
   });
 });
 
@@ -279,7 +314,22 @@ describe('contract §2 bad input never stops the reader', () => {
     const report = new ReportBuilder();
     const outcomes = lines.map((t, i) => engine.ingestLine(t, i + 1));
     outcomes.forEach((o) => report.add(o));
-    expect(outcomes.map((o) => o.kind)).toEqual(['header', 'turn', 'ignored', 'error', 'turn', 'ignored', 'error', 'turn', 'error', 'turn', 'ignored', 'error', 'error', 'turn']);
+    expect(outcomes.map((o) => o.kind)).toEqual([
+      'header',
+      'turn',
+      'ignored',
+      'error',
+      'turn',
+      'ignored',
+      'error',
+      'turn',
+      'error',
+      'turn',
+      'ignored',
+      'error',
+      'error',
+      'turn',
+    ]);
     const built = report.build();
     expect(built.input_errors.map((e) => e.line)).toEqual([4, 7, 9, 12, 13]);
     for (const e of built.input_errors) expectPlainSentence(e.message);

@@ -111,7 +111,11 @@ export class Engine {
       }
       return {
         kind: 'error',
-        error: { line, session_id: sid, message: `turn ${message.turn} of session ${JSON.stringify(sid)} does not increase (the previous snapshot was turn ${last.turn})` },
+        error: {
+          line,
+          session_id: sid,
+          message: `turn ${message.turn} of session ${JSON.stringify(sid)} does not increase (the previous snapshot was turn ${last.turn})`,
+        },
       };
     }
     const table = checked.spans ?? SpanTable.of(message.spans);
@@ -139,7 +143,13 @@ export class Engine {
 
   private newSlot(sid: string, header: SessionHeader | null): SessionSlot {
     const thresholds = resolveThresholds(header?.config, this.userThresholds);
-    const slot: SessionSlot = { header, analysis: new SessionAnalysis(sid, thresholds, this.options.sha256), last: null, digests: new Map(), textHashes: NO_TEXT_HASHES };
+    const slot: SessionSlot = {
+      header,
+      analysis: new SessionAnalysis(sid, thresholds, this.options.sha256),
+      last: null,
+      digests: new Map(),
+      textHashes: NO_TEXT_HASHES,
+    };
     this.sessions.set(sid, slot);
     return slot;
   }

@@ -61,7 +61,12 @@ export interface SpanFacts {
  * wrote them there; see spanTable.ts), and so is the hash of the fields it does not name
  * (`spanObjectHash`: validation enumerates each span's keys for the nesting limit anyway).
  */
-export function snapshotFingerprint(snap: { spans: readonly object[] }, table: SpanTable, memo: TextHashes, facts: SpanFacts): { hash: number; memo: TextHashes } {
+export function snapshotFingerprint(
+  snap: { spans: readonly object[] },
+  table: SpanTable,
+  memo: TextHashes,
+  facts: SpanFacts,
+): { hash: number; memo: TextHashes } {
   const n = snap.spans.length;
   const hashes = new Int32Array(n);
   let spansHash = 0x5bd1e995 ^ n;

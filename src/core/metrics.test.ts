@@ -59,7 +59,16 @@ describe('contract §3 score statistics over finite scores', () => {
 
   it('n_scored = 0: no mean, median or stdev', () => {
     expect(one(scored(null, null))).toMatchObject({ n_spans: 2, n_scored: 0, mean_score: null, median_score: null, stdev_score: null });
-    expect(one([])).toMatchObject({ n_spans: 0, n_scored: 0, tokens_total: 0, mean_score: null, median_score: null, stdev_score: null, orphan_edges: 0, texts_changed: 0 });
+    expect(one([])).toMatchObject({
+      n_spans: 0,
+      n_scored: 0,
+      tokens_total: 0,
+      mean_score: null,
+      median_score: null,
+      stdev_score: null,
+      orphan_edges: 0,
+      texts_changed: 0,
+    });
   });
 
   it('a score of 0 and negative scores are finite scores', () => {
@@ -178,7 +187,9 @@ describe('contract §6 metrics in the report', () => {
   it('each turn carries contract §3 metrics with the keys of the --json example', () => {
     const engine = new Engine({ sha256 });
     const report = new ReportBuilder();
-    report.add(engine.ingestLine(JSON.stringify(snap(12, [span('a', { tokens: 5, score: 0.5 }), span('b', { tokens: 7, score: 0.7, derived_from: ['z'] })])), 1));
+    report.add(
+      engine.ingestLine(JSON.stringify(snap(12, [span('a', { tokens: 5, score: 0.5 }), span('b', { tokens: 7, score: 0.7, derived_from: ['z'] })])), 1),
+    );
     const [m] = report.build().sessions[0]!.metrics;
     expect(m).toMatchObject({ turn: 12, tokens_total: 12, mean_score: 0.6, median_score: 0.6, n_scored: 2, orphan_edges: 1 });
     expect(m!.stdev_score).toBeCloseTo(0.1, 12);

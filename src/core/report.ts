@@ -59,7 +59,15 @@ export class ReportBuilder {
     for (const f of r.findings) s.findings.push(f);
     s.verdicts.push(r.verdict);
     const m = r.metrics;
-    s.metrics.push({ turn: m.turn, tokens_total: m.tokens_total, mean_score: m.mean_score, median_score: m.median_score, stdev_score: m.stdev_score, n_scored: m.n_scored, orphan_edges: m.orphan_edges });
+    s.metrics.push({
+      turn: m.turn,
+      tokens_total: m.tokens_total,
+      mean_score: m.mean_score,
+      median_score: m.median_score,
+      stdev_score: m.stdev_score,
+      n_scored: m.n_scored,
+      orphan_edges: m.orphan_edges,
+    });
   }
 
   private session(id: string): SessionReport {

@@ -50,7 +50,12 @@ const snapshotArb = fc.record(
     ts: fc.constant('2026-11-11T10:03:00Z'),
     spans: fc.array(spanArb, { maxLength: 6 }),
     rewrite: fc.record(
-      { spans_modified: natural, scores_invalidated: natural, modified_span_ids: fc.array(ids, { maxLength: 3 }), invalidated_span_ids: fc.array(ids, { maxLength: 3 }) },
+      {
+        spans_modified: natural,
+        scores_invalidated: natural,
+        modified_span_ids: fc.array(ids, { maxLength: 3 }),
+        invalidated_span_ids: fc.array(ids, { maxLength: 3 }),
+      },
       { requiredKeys: ['spans_modified', 'scores_invalidated'] },
     ),
     pruned: fc.array(ids, { maxLength: 3 }),
@@ -125,7 +130,11 @@ function mutate(v: unknown, pick: number, m: Mutation): unknown {
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('set' as const), value: odd }),
   fc.constant({ kind: 'delete' as const }),
-  fc.record({ kind: fc.constant('add' as const), key: fc.constantFrom('type', 'session_id', 'turn', 'spans', 'score', 'text', 'tokens', 'unknown', 'config', 'rewrite'), value: odd }),
+  fc.record({
+    kind: fc.constant('add' as const),
+    key: fc.constantFrom('type', 'session_id', 'turn', 'spans', 'score', 'text', 'tokens', 'unknown', 'config', 'rewrite'),
+    value: odd,
+  }),
 );
 
 const mutatedArb = fc.tuple(messageArb, fc.nat(), mutationArb).map(([m, pick, how]) => mutate(m, pick, how));
@@ -144,7 +153,17 @@ describe('fastAccepts agrees with the zod schema (wire.ts is the contract)', () 
 
   it('on objects with the message keys and arbitrary values', () => {
     const loose = fc.record(
-      { type: fc.oneof(fc.constantFrom('snapshot', 'session'), odd), session_id: fc.oneof(fc.constant('s'), odd), turn: odd, spans: fc.oneof(fc.array(fc.oneof(spanArb, odd), { maxLength: 3 }), odd), config: odd, title: odd, rewrite: odd, pruned: odd, ts: odd },
+      {
+        type: fc.oneof(fc.constantFrom('snapshot', 'session'), odd),
+        session_id: fc.oneof(fc.constant('s'), odd),
+        turn: odd,
+        spans: fc.oneof(fc.array(fc.oneof(spanArb, odd), { maxLength: 3 }), odd),
+        config: odd,
+        title: odd,
+        rewrite: odd,
+        pruned: odd,
+        ts: odd,
+      },
       { requiredKeys: [] },
     );
     fc.assert(
@@ -174,9 +193,11 @@ describe('fastAccepts agrees with the zod schema (wire.ts is the contract)', () 
   it('the boundary values, one by one', () => {
     const base = { type: 'snapshot', session_id: 's', turn: 1, spans: [{ span_id: 'a', text: 't', score: 0.5, text_sha256: null }] };
     for (const turn of [0, -1, 1.5, 2 ** 53 - 1, 2 ** 53, 1e20, -(2 ** 53 - 1), -(2 ** 53)]) expect(agrees({ ...base, turn }), `turn ${turn}`).toBe(true);
-    for (const tokens of [0, 1, -1, 0.5, 2 ** 53 - 1, 2 ** 53, 1e300]) expect(agrees({ ...base, spans: [{ ...base.spans[0], tokens }] }), `tokens ${tokens}`).toBe(true);
+    for (const tokens of [0, 1, -1, 0.5, 2 ** 53 - 1, 2 ** 53, 1e300])
+      expect(agrees({ ...base, spans: [{ ...base.spans[0], tokens }] }), `tokens ${tokens}`).toBe(true);
     for (const score of [0, -1e308, 1e308, 5e-324, null]) expect(agrees({ ...base, spans: [{ ...base.spans[0], score }] }), `score ${score}`).toBe(true);
-    for (const drift_turns of [0, 1, 2 ** 53, 1.5]) expect(agrees({ type: 'session', session_id: 's', config: { drift_turns } }), `drift_turns ${drift_turns}`).toBe(true);
+    for (const drift_turns of [0, 1, 2 ** 53, 1.5])
+      expect(agrees({ type: 'session', session_id: 's', config: { drift_turns } }), `drift_turns ${drift_turns}`).toBe(true);
   });
 });
 
@@ -232,7 +253,9 @@ describe('the engine on random lines', () => {
 
 describe('contract §2 replays: equal as parsed JSON is ignored, anything else with an old turn is an error', () => {
   const canonical = (v: unknown): string =>
-    JSON.stringify(v, (_k, x: unknown) => (typeof x === 'object' && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+    JSON.stringify(v, (_k, x: unknown) =>
+      typeof x === 'object' && x !== null && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x,
+    );
   const shuffledKeys = (v: unknown, seed: number): unknown => {
     if (Array.isArray(v)) return v.map((x, i) => shuffledKeys(x, seed + i));
     if (typeof v !== 'object' || v === null) return v;
@@ -244,9 +267,9 @@ describe('contract §2 replays: equal as parsed JSON is ignored, anything else w
   // a session of valid snapshots with increasing turns and unique span ids, texts changing now and then
   const sessionArb = fc
     .array(
-      fc.uniqueArray(spanArb, { selector: (s) => s.span_id, maxLength: 6 }).chain((spans) =>
-        fc.record({ spans: fc.constant(spans), gap: fc.integer({ min: 1, max: 3 }), pruned: fc.array(ids, { maxLength: 2 }) }),
-      ),
+      fc
+        .uniqueArray(spanArb, { selector: (s) => s.span_id, maxLength: 6 })
+        .chain((spans) => fc.record({ spans: fc.constant(spans), gap: fc.integer({ min: 1, max: 3 }), pruned: fc.array(ids, { maxLength: 2 }) })),
       { minLength: 2, maxLength: 8 },
     )
     .map((turns) => {

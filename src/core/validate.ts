@@ -189,7 +189,10 @@ function fastHeader(h: Record<string, unknown>): boolean {
   const c = h.config;
   if (!isObj(c)) return false;
   const nonNeg = (v: unknown): boolean => isFiniteNum(v) && (v as number) >= 0;
-  const intAtLeast = (min: number) => (v: unknown): boolean => isNatural(v) && (v as number) >= min;
+  const intAtLeast =
+    (min: number) =>
+    (v: unknown): boolean =>
+      isNatural(v) && (v as number) >= min;
   return (
     optional(c.relevance_tolerance, nonNeg) &&
     optional(c.drift_turns, intAtLeast(1)) &&
@@ -238,6 +241,17 @@ function fastSpan(v: unknown, table: SpanTable | null, i: number): boolean {
   if (pinned !== undefined && typeof pinned !== 'boolean') return false;
   const role = sp.role;
   if (role !== undefined && typeof role !== 'string') return false;
-  table?.set(i, id, text, score as number | null, claim as string | null, tokens as number | undefined, rewrites as number | undefined, parents as string[] | undefined, pinned as boolean | undefined, role as string | undefined);
+  table?.set(
+    i,
+    id,
+    text,
+    score as number | null,
+    claim as string | null,
+    tokens as number | undefined,
+    rewrites as number | undefined,
+    parents as string[] | undefined,
+    pinned as boolean | undefined,
+    role as string | undefined,
+  );
   return true;
 }

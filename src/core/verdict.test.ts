@@ -87,7 +87,11 @@ describe('contract §5 action precedence', () => {
 
   it('drop lists every poisoned span, whatever the action', () => {
     const poisoned = (id: string): Span => span(id, { rewrite_count: 3 });
-    expect(last([snap(1, [span('a'), poisoned('p'), span('b', { rewrite_count: 2 }), poisoned('q')])])).toMatchObject({ action: 'prune_ok', prune_safe: true, drop: ['p', 'q'] });
+    expect(last([snap(1, [span('a'), poisoned('p'), span('b', { rewrite_count: 2 }), poisoned('q')])])).toMatchObject({
+      action: 'prune_ok',
+      prune_safe: true,
+      drop: ['p', 'q'],
+    });
     expect(last([snap(1, [unscored('a'), poisoned('p')])])).toMatchObject({ action: 'recompute', drop: ['p'] });
     expect(last(collapsed([poisoned('p')]))).toMatchObject({ action: 'freeze', drop: ['p'] });
     expect(last([snap(1, [poisoned('p')])], { max_rewrites: 3 }).drop).toEqual([]);
@@ -132,14 +136,18 @@ describe('contract §5 recompute list: seeds and every span one hop from them, i
   });
 
   it('on a shortfall the reported live modified_span_ids are seeds; unknown ids are ignored', () => {
-    const v = last([snap(1, row('a', 'b', 'c', 'd', 'e', 'f', 'g'), { rewrite: { spans_modified: 3, scores_invalidated: 0, modified_span_ids: ['f', 'gone', 'b'] } })]);
+    const v = last([
+      snap(1, row('a', 'b', 'c', 'd', 'e', 'f', 'g'), { rewrite: { spans_modified: 3, scores_invalidated: 0, modified_span_ids: ['f', 'gone', 'b'] } }),
+    ]);
     expect(v.recompute).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
   });
 
   it('on a shortfall the spans whose text changed are seeds too', () => {
     const v = last([
       snap(1, row('a', 'b', 'c', 'd', 'e', 'f', 'g')),
-      snap(2, [span('a'), span('b'), span('c'), span('d'), span('e'), span('f', { text: 'changed f' }), span('g')], { rewrite: { spans_modified: 1, scores_invalidated: 0, modified_span_ids: ['b'] } }),
+      snap(2, [span('a'), span('b'), span('c'), span('d'), span('e'), span('f', { text: 'changed f' }), span('g')], {
+        rewrite: { spans_modified: 1, scores_invalidated: 0, modified_span_ids: ['b'] },
+      }),
     ]);
     expect(v.recompute).toEqual(['a', 'b', 'c', 'e', 'f', 'g']);
   });
@@ -147,20 +155,37 @@ describe('contract §5 recompute list: seeds and every span one hop from them, i
   it('a shortfall that identifies no span at all: every live span', () => {
     expect(last([snap(1, row('a', 'b', 'c', 'd'), { rewrite: { spans_modified: 2, scores_invalidated: 1 } })]).recompute).toEqual(['a', 'b', 'c', 'd']);
     // reported ids that are not live identify nothing either
-    expect(last([snap(1, row('a', 'b', 'c', 'd'), { rewrite: { spans_modified: 2, scores_invalidated: 1, modified_span_ids: ['gone'] } })]).recompute).toEqual(['a', 'b', 'c', 'd']);
+    expect(last([snap(1, row('a', 'b', 'c', 'd'), { rewrite: { spans_modified: 2, scores_invalidated: 1, modified_span_ids: ['gone'] } })]).recompute).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
   });
 
   it('an empty buffer with a shortfall: recompute, with nothing to list', () => {
-    expect(last([snap(1, []), snap(2, [], { rewrite: { spans_modified: 1, scores_invalidated: 0 } })])).toMatchObject({ action: 'recompute', prune_safe: false, recompute: [] });
+    expect(last([snap(1, []), snap(2, [], { rewrite: { spans_modified: 1, scores_invalidated: 0 } })])).toMatchObject({
+      action: 'recompute',
+      prune_safe: false,
+      recompute: [],
+    });
   });
 
   it('seeds from a shortfall do not replace the null/unbound/stale seeds', () => {
-    const v = last([snap(1, [span('a'), span('b'), unscored('c'), span('d'), span('e'), span('f'), span('g')], { rewrite: { spans_modified: 1, scores_invalidated: 0, modified_span_ids: ['g'] } })]);
+    const v = last([
+      snap(1, [span('a'), span('b'), unscored('c'), span('d'), span('e'), span('f'), span('g')], {
+        rewrite: { spans_modified: 1, scores_invalidated: 0, modified_span_ids: ['g'] },
+      }),
+    ]);
     expect(v.recompute).toEqual(['b', 'c', 'd', 'f', 'g']);
   });
 
   it('the verdict follows the snapshot: it clears once the scores are recomputed', () => {
-    const vs = verdicts([snap(1, row('a', 'b')), snap(2, [span('a'), unscored('b', { text: 'b2' })], { rewrite: { spans_modified: 1, scores_invalidated: 1 } }), snap(3, [span('a'), span('b', { text: 'b2' })])]);
+    const vs = verdicts([
+      snap(1, row('a', 'b')),
+      snap(2, [span('a'), unscored('b', { text: 'b2' })], { rewrite: { spans_modified: 1, scores_invalidated: 1 } }),
+      snap(3, [span('a'), span('b', { text: 'b2' })]),
+    ]);
     expect(vs.map((v) => v.action)).toEqual(['prune_ok', 'recompute', 'prune_ok']);
     expect(vs[1]!.recompute).toEqual(['a', 'b']);
   });

@@ -13,10 +13,7 @@ export const spanSchema = z
     span_id: z.string().describe('unique within a snapshot'),
     text: z.string(),
     score,
-    text_sha256: z
-      .string()
-      .nullable()
-      .describe('64 lowercase hex of sha256(utf8(text)) when the score was computed; null or "" = no binding'),
+    text_sha256: z.string().nullable().describe('64 lowercase hex of sha256(utf8(text)) when the score was computed; null or "" = no binding'),
     tokens: z.number().int().min(0).optional().describe('absent: ceil(code points / 4), marked as estimated'),
     rewrite_count: z.number().int().min(0).optional().describe('rewrites since the last recompute; default 0'),
     derived_from: z.array(z.string()).optional().describe('ids of the spans this one was derived from; default []'),

@@ -243,7 +243,17 @@ describe('JSON array: chunking and the decoder do not matter', () => {
   it('invalid UTF-8 inside an element becomes an error of that element; the others survive', () => {
     const text = JSON.stringify(snapshot(2));
     const at = text.indexOf('plain ascii');
-    const bytes = concat(['[', JSON.stringify(snapshot(1)), ',\n', text.slice(0, at), new Uint8Array([0xff, 0xfe]), text.slice(at), ',\n', JSON.stringify(snapshot(3)), ']\n']);
+    const bytes = concat([
+      '[',
+      JSON.stringify(snapshot(1)),
+      ',\n',
+      text.slice(0, at),
+      new Uint8Array([0xff, 0xfe]),
+      text.slice(at),
+      ',\n',
+      JSON.stringify(snapshot(3)),
+      ']\n',
+    ]);
     const r = expectSameEverywhere(bytes);
     expect(r.report.input_errors.map((e) => e.line)).toEqual([2]);
     expect(r.report.input_errors[0]!.message).toMatch(/UTF-8/);

@@ -54,7 +54,9 @@ describe('the line limit', () => {
     expect(structure).toEqual([]);
     expect(got.map(([line]) => line)).toEqual([3, 4, 5]);
     expect(got[0]![1]).toBe(msg(1));
-    expect(errorOf(got[1])).toBe(`the element is ${big.length} bytes long, over the limit of 256 bytes per element (--max-line-bytes): it was skipped, not read`);
+    expect(errorOf(got[1])).toBe(
+      `the element is ${big.length} bytes long, over the limit of 256 bytes per element (--max-line-bytes): it was skipped, not read`,
+    );
     expect(got[2]![1]).toBe(msg(3));
   });
 

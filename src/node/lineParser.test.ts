@@ -63,8 +63,20 @@ function expectExact(parser: NodeLineParser, bytes: Uint8Array): 'text' | 'parse
   return 'parsed';
 }
 
-const span = (id: unknown, text: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ span_id: id, text, score: 0.5, text_sha256: null, ...extra });
-const snap = (spans: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: 'snapshot', session_id: 's', turn: 1, spans, ...extra });
+const span = (id: unknown, text: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  span_id: id,
+  text,
+  score: 0.5,
+  text_sha256: null,
+  ...extra,
+});
+const snap = (spans: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  type: 'snapshot',
+  session_id: 's',
+  turn: 1,
+  spans,
+  ...extra,
+});
 
 describe('NodeLineParser agrees with JSON.parse of the UTF-8 text', () => {
   it.each<[string, string | Uint8Array]>([
@@ -72,7 +84,7 @@ describe('NodeLineParser agrees with JSON.parse of the UTF-8 text', () => {
     ['non-ASCII span texts', JSON.stringify(snap([span('a', 'naïve café'), span('b', '中文的上下文窗口 🌍'), span('c', 'plain')]))],
     ['a non-ASCII span id', JSON.stringify(snap([span('ü', 'café')]))],
     ['a non-ASCII role and unknown field', JSON.stringify(snap([span('a', 'café', { role: 'système', note: ['→', { k: '€' }] })]))],
-    ['a non-ASCII key', JSON.stringify(snap([span('a', 'café', { 'clé': 1, 'naïve': 'é' })], { 'ключ': 'значение' }))],
+    ['a non-ASCII key', JSON.stringify(snap([span('a', 'café', { clé: 1, naïve: 'é' })], { ключ: 'значение' }))],
     ['a non-ASCII session_id and no texts', JSON.stringify(snap([], { session_id: 'run-ü' }))],
     ['a header with a non-ASCII title', JSON.stringify({ type: 'session', session_id: 's', title: 'Überschrift 🌍' })],
     ['a text that is not a string', JSON.stringify(snap([span('a', ['é']), span('b', 'é')]))],
@@ -81,8 +93,14 @@ describe('NodeLineParser agrees with JSON.parse of the UTF-8 text', () => {
     ['spans not an array', JSON.stringify(snap({ text: 'é' } as unknown as unknown[]))],
     ['a top-level string', JSON.stringify('café')],
     ['a top-level array', JSON.stringify([{ text: 'é', span_id: 'a' }])],
-    ['ASCII escapes', '{"type":"snapshot","session_id":"s","turn":1,"spans":[{"span_id":"a","text":"caf\\u00e9 \\u0041 é \\u001b[0m","score":null,"text_sha256":null}]}'],
-    ['only ASCII escapes beside raw non-ASCII', '{"type":"snapshot","session_id":"s\\u0021","turn":1,"spans":[{"span_id":"a","text":"\\u0041 é","score":null,"text_sha256":null}]}'],
+    [
+      'ASCII escapes',
+      '{"type":"snapshot","session_id":"s","turn":1,"spans":[{"span_id":"a","text":"caf\\u00e9 \\u0041 é \\u001b[0m","score":null,"text_sha256":null}]}',
+    ],
+    [
+      'only ASCII escapes beside raw non-ASCII',
+      '{"type":"snapshot","session_id":"s\\u0021","turn":1,"spans":[{"span_id":"a","text":"\\u0041 é","score":null,"text_sha256":null}]}',
+    ],
     ['a \\u00e9 escape beside raw é', '{"spans":[{"span_id":"a","text":"\\u00e9 é"}]}'],
     ['a surrogate pair escape beside raw text', '{"spans":[{"span_id":"a","text":"\\ud83c\\udf0d é"}]}'],
     ['a lone surrogate escape beside raw text', '{"spans":[{"span_id":"a","text":"\\ud800 é"}]}'],
@@ -201,7 +219,10 @@ describe('random lines through one parser agree with JSON.parse of their UTF-8 t
 describe('the CLI path gives the report of the ordinary path', () => {
   it('a simulated session with every fault and non-ASCII texts', () => {
     const lines: string[] = [];
-    for (const m of simulateSession({ seed: 3, sessionId: 'ü-run', turns: 60, spans: 30, textChars: 80, nonAscii: true, pinned: 2, faults: allFaults(60) }, nodeSha256)) {
+    for (const m of simulateSession(
+      { seed: 3, sessionId: 'ü-run', turns: 60, spans: 30, textChars: 80, nonAscii: true, pinned: 2, faults: allFaults(60) },
+      nodeSha256,
+    )) {
       lines.push(JSON.stringify(m));
     }
     // a replayed older snapshot, a line with a non-ASCII unknown field, and a changed old one
@@ -225,7 +246,9 @@ describe('the CLI path gives the report of the ordinary path', () => {
     };
     const ordinary = run(nodeDecoder, (engine, text: string, line) => engine.ingestLine(text, line));
     const parser = new NodeLineParser();
-    const cli = run(parser.decode, (engine, rec, line) => (typeof rec === 'string' ? engine.ingestLine(rec, line) : engine.ingestParsedLine(rec.parsed, line, true)));
+    const cli = run(parser.decode, (engine, rec, line) =>
+      typeof rec === 'string' ? engine.ingestLine(rec, line) : engine.ingestParsedLine(rec.parsed, line, true),
+    );
     expect(cli).toEqual(ordinary);
     expect(ordinary.sessions[0]!.turns).toBe(60);
     expect(ordinary.input_errors.length).toBeGreaterThan(0);

@@ -25,7 +25,8 @@ export async function readTranscript<T>(
   // a process substitution `<(…)` or a device is read as a stream, like stdin (ESPIPE otherwise).
   const stat = fromStdin ? null : await fs.promises.stat(path);
   const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
-  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, new TranscriptSplitter(sink, onStructureError, decode, split), onProgress);
+  if (bytesTotal !== null && !(await startsWithGzip(path)))
+    return readPlainFile(path, bytesTotal, new TranscriptSplitter(sink, onStructureError, decode, split), onProgress);
   const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
   let bytesRead = 0;

@@ -57,7 +57,10 @@ export class AccessPolicy {
     this.servedNames = servedHostNames(options.host);
     this.servesLoopback = [...this.servedNames].some((n) => n === 'localhost');
     for (const u of publicUrls) this.servedNames.add(u.hostname);
-    this.extraOrigins = new Set([...publicUrls.map((u) => u.origin), ...(options.allowOrigins ?? []).map((o) => parseOrigin(o, '--allow-origin', true).origin)]);
+    this.extraOrigins = new Set([
+      ...publicUrls.map((u) => u.origin),
+      ...(options.allowOrigins ?? []).map((o) => parseOrigin(o, '--allow-origin', true).origin),
+    ]);
   }
 
   /** Why this request may not have `access`, or null when it may. */

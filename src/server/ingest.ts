@@ -9,9 +9,7 @@ import type { SessionLogStore } from './store.ts';
 import type { Validator } from './validator.ts';
 
 export type IngestResult =
-  | { ok: true; sessionId: string; seq: number; turn: number | null; duplicate: boolean }
-  | { ok: false; message: string; sessionId?: string }
-  | { ok: 'blank' };
+  { ok: true; sessionId: string; seq: number; turn: number | null; duplicate: boolean } | { ok: false; message: string; sessionId?: string } | { ok: 'blank' };
 
 export interface IngestCounters {
   accepted: number;

@@ -77,7 +77,13 @@ export function serveIngestSocket(ws: WebSocket, socket: Duplex, unfinished: Unf
 export function closeOnPurpose(ws: WebSocket, code: number, reason: string): void {
   if (ws.readyState !== ws.OPEN) return;
   // a close reason is at most 123 bytes
-  ws.close(code, Buffer.from(reason).subarray(0, 123).toString().replace(/\uFFFD$/, ''));
+  ws.close(
+    code,
+    Buffer.from(reason)
+      .subarray(0, 123)
+      .toString()
+      .replace(/\uFFFD$/, ''),
+  );
   ws.pause();
   setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
 }

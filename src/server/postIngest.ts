@@ -92,7 +92,13 @@ export async function postIngest(
   const lines = new LineCutter(limits.maxMessageBytes, (raw, line, tooLong) => {
     if (line > connection.maxRequestLines) return;
     if (tooLong) {
-      pending.push({ line, result: { ok: false, message: `the line is longer than ${limits.maxMessageBytes} bytes, the most this relay accepts per message (--max-message-bytes)` } });
+      pending.push({
+        line,
+        result: {
+          ok: false,
+          message: `the line is longer than ${limits.maxMessageBytes} bytes, the most this relay accepts per message (--max-message-bytes)`,
+        },
+      });
     } else if (isBlank(raw)) report.blankLines++;
     else pending.push({ line, result: ingest.message(raw) });
   });
@@ -103,11 +109,17 @@ export async function postIngest(
     for await (const chunk of body) {
       bytesRead += (chunk as Buffer).length;
       if (bytesRead > connection.maxRequestBytes) {
-        throw new StopReading(413, `the request body is longer than ${connection.maxRequestBytes} bytes (decompressed), the most this relay reads per request (--max-request-bytes); send the rest in another request`);
+        throw new StopReading(
+          413,
+          `the request body is longer than ${connection.maxRequestBytes} bytes (decompressed), the most this relay reads per request (--max-request-bytes); send the rest in another request`,
+        );
       }
       lines.push(chunk as Buffer);
       if (lines.lineNo > connection.maxRequestLines) {
-        throw new StopReading(413, `the request has more than ${connection.maxRequestLines} lines, the most this relay reads per request (--max-request-lines); send the rest in another request`);
+        throw new StopReading(
+          413,
+          `the request has more than ${connection.maxRequestLines} lines, the most this relay reads per request (--max-request-lines); send the rest in another request`,
+        );
       }
       const over = holder.hold(lines.held);
       if (over !== null) throw new StopReading(over.scope === 'relay' ? 503 : 429, overdraftMessage(over));

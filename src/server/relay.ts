@@ -106,7 +106,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   const ingestSockets = new Set<WebSocket>();
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
-  const wssIngest = new WebSocketServer({ noServer: true, maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20), perMessageDeflate: false, skipUTF8Validation: true });
+  const wssIngest = new WebSocketServer({
+    noServer: true,
+    maxPayload: Math.max(2 * limits.maxMessageBytes, 1 << 20),
+    perMessageDeflate: false,
+    skipUTF8Validation: true,
+  });
   const wssSubscribe = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   const heartbeat = startHeartbeat(() => [...wssIngest.clients, ...wssSubscribe.clients], options.heartbeatMs ?? 30_000);
 
@@ -198,7 +203,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       unlock();
       store.close();
       void validator.close();
-      if (e.code === 'EADDRINUSE') reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));
+      if (e.code === 'EADDRINUSE')
+        reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));
       else if (e.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${options.host}: no such address on this machine`));
       else reject(e);
     };

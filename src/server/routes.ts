@@ -79,7 +79,11 @@ export function routeTable(deps: RouteDeps): Route[] {
 }
 
 /** Finds the route for a request: the route, or the status and error to answer with. */
-export function findRoute(table: Route[], method: string, pathname: string): { route: Route; sessionId: string } | { status: number; error: string; allow?: string } {
+export function findRoute(
+  table: Route[],
+  method: string,
+  pathname: string,
+): { route: Route; sessionId: string } | { status: number; error: string; allow?: string } {
   const byPath = table.filter((r) => r.path.test(pathname));
   if (byPath.length === 0) return { status: 404, error: `no route ${quoted(pathname)}` };
   const m = method === 'HEAD' ? 'GET' : method;

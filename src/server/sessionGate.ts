@@ -51,7 +51,10 @@ export type Decision =
 
 export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
   if (raw.length > limits.maxMessageBytes) {
-    return { kind: 'error', message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)` };
+    return {
+      kind: 'error',
+      message: `the message is ${raw.length} bytes; this relay accepts at most ${limits.maxMessageBytes} bytes per message (--max-message-bytes)`,
+    };
   }
   if (isBlank(raw)) return { kind: 'blank' };
   let text: string;
@@ -99,10 +102,18 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   if (session === undefined) {
     if (sid === '.' || sid === '..') {
       // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
-      return { kind: 'error', sessionId: sid, message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id` };
+      return {
+        kind: 'error',
+        sessionId: sid,
+        message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id`,
+      };
     }
     if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
-      return { kind: 'error', sessionId: sid, message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)` };
+      return {
+        kind: 'error',
+        sessionId: sid,
+        message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)`,
+      };
     }
     if (store.count() >= limits.maxSessions) {
       return {

@@ -39,7 +39,8 @@ function run(opts: ScenarioOptions): Run {
   return { messages, findings, verdicts, stdev };
 }
 
-const signalsIn = (findings: readonly Finding[], from: number, to: number): Set<Signal> => new Set(findings.filter((f) => f.turn >= from && f.turn <= to).map((f) => f.signal));
+const signalsIn = (findings: readonly Finding[], from: number, to: number): Set<Signal> =>
+  new Set(findings.filter((f) => f.turn >= from && f.turn <= to).map((f) => f.signal));
 const loud = (f: Finding): boolean => f.severity === 'fault' || f.severity === 'warning';
 
 describe('random', () => {
@@ -77,7 +78,13 @@ describe('simulateSession', () => {
     expect(msgs[0]).toEqual({ type: 'session', session_id: 'sim', title: 'T', started_at: '2026-11-11T10:00:00Z', config: { spread_floor: 0.07 } });
     const snaps = msgs.slice(1) as Snapshot[];
     expect(snaps.map((s) => s.turn)).toEqual([10, 13, 16, 19, 22]);
-    expect(snaps.map((s) => s.ts)).toEqual(['2026-11-11T10:00:00Z', '2026-11-11T10:00:03Z', '2026-11-11T10:00:06Z', '2026-11-11T10:00:09Z', '2026-11-11T10:00:12Z']);
+    expect(snaps.map((s) => s.ts)).toEqual([
+      '2026-11-11T10:00:00Z',
+      '2026-11-11T10:00:03Z',
+      '2026-11-11T10:00:06Z',
+      '2026-11-11T10:00:09Z',
+      '2026-11-11T10:00:12Z',
+    ]);
     expect([...simulateSession({ ...base, turns: 2, header: false }, sha256)].map((m) => m.type)).toEqual(['snapshot', 'snapshot']);
   });
 
@@ -197,7 +204,16 @@ describe('simulateSession', () => {
     expect(windows.filter((w) => w.from > 100 && w.from <= 200)).toEqual(first.map((w): FaultWindow => ({ ...w, from: w.from + 100, to: w.to + 100 })));
     const r = run({ seed: 10, sessionId: 'demo', turns: 210, spans: 40, faults: windows });
     const early = signalsIn(r.findings, 1, 110);
-    for (const s of ['stale_score', 'monotonic_drift', 'poisoned_span', 'orphaned_parent', 'spread_collapse', 'canary_inversion', 'relevance_collapse', 'pruned_during_freeze'] as const) {
+    for (const s of [
+      'stale_score',
+      'monotonic_drift',
+      'poisoned_span',
+      'orphaned_parent',
+      'spread_collapse',
+      'canary_inversion',
+      'relevance_collapse',
+      'pruned_during_freeze',
+    ] as const) {
       expect(early, s).toContain(s);
     }
     // healthy stretches a newcomer can compare against: the opening and the end of the cycle
@@ -208,7 +224,9 @@ describe('simulateSession', () => {
   });
 
   it('refuses options it cannot honour', () => {
-    const bad = (o: Partial<ScenarioOptions>): (() => void) => () => [...simulateSession({ ...base, ...o }, sha256)];
+    const bad =
+      (o: Partial<ScenarioOptions>): (() => void) =>
+      () => [...simulateSession({ ...base, ...o }, sha256)];
     expect(bad({ spans: 0 })).toThrow(RangeError);
     expect(bad({ turns: -1 })).toThrow(RangeError);
     expect(bad({ pinned: 30 })).toThrow(RangeError);

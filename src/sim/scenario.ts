@@ -241,7 +241,8 @@ class Schedule {
   constructor(windows: readonly FaultWindow[]) {
     for (const w of windows) {
       if (!FAULT_KINDS.includes(w.fault)) throw new RangeError(`unknown fault ${JSON.stringify(w.fault)}`);
-      if (!Number.isInteger(w.from) || !Number.isInteger(w.to) || w.from > w.to) throw new RangeError(`fault window ${w.fault} needs integers from ≤ to, got ${w.from}..${w.to}`);
+      if (!Number.isInteger(w.from) || !Number.isInteger(w.to) || w.from > w.to)
+        throw new RangeError(`fault window ${w.fault} needs integers from ≤ to, got ${w.from}..${w.to}`);
     }
     this.windows = [...windows].sort((a, b) => a.from - b.from);
   }
@@ -262,7 +263,14 @@ const WORDS = (
   'patch error warning log trace metric threshold window summary constraint deadline owner ticket bug feature flag plan step result'
 ).split(' ');
 const NON_ASCII_WORDS = ['café', 'naïve', 'résumé', 'Zürich', 'façade', '—', '→', '日本語', 'データ', '東京', '🚀', '✅', '😀', 'µs', '±', '€'];
-const TOOL_COMMANDS = ['$ npm test', '$ git diff --stat', '$ grep -rn TODO src', '$ curl -s /api/health', "$ psql -c 'select count(*) from orders'", '$ ls -la build'];
+const TOOL_COMMANDS = [
+  '$ npm test',
+  '$ git diff --stat',
+  '$ grep -rn TODO src',
+  '$ curl -s /api/health',
+  "$ psql -c 'select count(*) from orders'",
+  '$ ls -la build',
+];
 const CANARIES_UNICODE = [
   'Pinned constraint: never run destructive commands outside the sandbox directory.',
   'Pinned constraint: the customer’s budget is 2 000 € — every plan must stay under it.',
@@ -327,7 +335,10 @@ class Simulator {
     this.textChars = opts.textChars ?? 120;
     need(Number.isFinite(this.textChars) && this.textChars >= 16, `textChars must be ≥ 16, got ${this.textChars}`);
     this.pinnedCount = opts.pinned ?? Math.min(2, opts.spans - 1);
-    need(Number.isInteger(this.pinnedCount) && this.pinnedCount >= 0 && this.pinnedCount < opts.spans, `pinned must be a whole number from 0 to spans − 1, got ${this.pinnedCount}`);
+    need(
+      Number.isInteger(this.pinnedCount) && this.pinnedCount >= 0 && this.pinnedCount < opts.spans,
+      `pinned must be a whole number from 0 to spans − 1, got ${this.pinnedCount}`,
+    );
     this.startTurn = opts.startTurn ?? 1;
     this.turnGap = opts.turnGap ?? 1;
     need(Number.isInteger(this.startTurn), `startTurn must be an integer, got ${this.startTurn}`);
@@ -437,7 +448,8 @@ class Simulator {
       if (kind < 0.5) {
         const user = this.newSpan(this.freshId(), 'user', this.words(this.textChars * rng.float(0.5, 1.2)), rng.float(0.5, 0.95), []);
         added.push(user);
-        if (rng.chance(0.85)) added.push(this.newSpan(this.freshId(), 'assistant', this.words(this.textChars * rng.float(0.8, 1.6)), rng.float(0.4, 0.9), [user.id]));
+        if (rng.chance(0.85))
+          added.push(this.newSpan(this.freshId(), 'assistant', this.words(this.textChars * rng.float(0.8, 1.6)), rng.float(0.4, 0.9), [user.id]));
       } else if (kind < 0.85) {
         const call = this.newSpan(this.freshId(), 'assistant', this.words(this.textChars * rng.float(0.5, 1.0), 'Running:'), rng.float(0.35, 0.8), []);
         const output = this.newSpan(this.freshId(), 'tool', this.toolText(this.textChars * rng.float(0.6, 1.8)), rng.float(0.25, 0.8), [call.id]);
@@ -469,7 +481,11 @@ class Simulator {
       // a healthy rewrite: new text, fresh score bound to it, counts reported truthfully
       const spans = this.pickEligible(rng.pick([1, 1, 1, 2, 2, 3]));
       for (const span of spans) this.rewriteCorrectly(span, rng.chance(0.5) ? 'summary' : 'paraphrase');
-      this.addReport(spans.map((s) => s.id), spans.length, spans.length);
+      this.addReport(
+        spans.map((s) => s.id),
+        spans.length,
+        spans.length,
+      );
     }
 
     const staleAge = this.faultAge.get('stale_rewrite')!;
@@ -484,7 +500,12 @@ class Simulator {
       }
       // every other turn the model even reports the rewrite as invalidated, which it was not;
       // otherwise it reports nothing (contract §4 unreported_rewrite)
-      if (spans.length > 0 && staleAge % 2 === 1) this.addReport(spans.map((s) => s.id), spans.length, spans.length);
+      if (spans.length > 0 && staleAge % 2 === 1)
+        this.addReport(
+          spans.map((s) => s.id),
+          spans.length,
+          spans.length,
+        );
     }
 
     if (a.has('underreported_rewrite')) {
@@ -510,7 +531,12 @@ class Simulator {
         span.hold = 'null_scores';
         span.recomputeAt = this.index + rng.int(2, 3);
       }
-      if (spans.length > 0) this.addReport(spans.map((s) => s.id), spans.length, spans.length);
+      if (spans.length > 0)
+        this.addReport(
+          spans.map((s) => s.id),
+          spans.length,
+          spans.length,
+        );
     }
 
     if (a.has('prune_on_stale')) {
@@ -593,7 +619,8 @@ class Simulator {
     if (brokenPruner) {
       // contract §4 pruned_on_stale_score: evict what was null, unbound or stale last snapshot
       for (const span of this.spans) {
-        if (!span.pinned && span.doomed === null && span.emittedBinding !== undefined && span.emittedBinding !== 'bound' && !this.driftTargets.includes(span)) this.doom(span, 'fault');
+        if (!span.pinned && span.doomed === null && span.emittedBinding !== undefined && span.emittedBinding !== 'bound' && !this.driftTargets.includes(span))
+          this.doom(span, 'fault');
       }
     }
     if (a.has('fanin_orphans')) {
@@ -855,7 +882,14 @@ class Simulator {
   /** Spans a rewrite fault may take: seen in a snapshot, unpinned, in good standing, not yet touched this turn. */
   private eligible(): SimSpan[] {
     return this.spans.filter(
-      (s) => !s.pinned && s.doomed === null && s.hold === null && s.emittedText !== undefined && s.emittedBinding === 'bound' && !this.touched.has(s) && !this.driftTargets.includes(s),
+      (s) =>
+        !s.pinned &&
+        s.doomed === null &&
+        s.hold === null &&
+        s.emittedText !== undefined &&
+        s.emittedBinding === 'bound' &&
+        !this.touched.has(s) &&
+        !this.driftTargets.includes(s),
     );
   }
 

@@ -13,7 +13,9 @@ import type { QueryKind, QueryMap, QueryRequest, WorkerEvent } from './protocol.
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
 function transcript(seed: number, turns: number, faults: boolean): string[] {
-  return [...simulateSession({ seed, sessionId: `run-${seed}`, turns, spans: 24, faults: faults ? allFaults(turns) : [] }, sha256)].map((m) => JSON.stringify(m));
+  return [...simulateSession({ seed, sessionId: `run-${seed}`, turns, spans: 24, faults: faults ? allFaults(turns) : [] }, sha256)].map((m) =>
+    JSON.stringify(m),
+  );
 }
 
 function report(lines: string[]): CheckReport {

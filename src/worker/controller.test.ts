@@ -96,13 +96,34 @@ describe('Controller: files', () => {
       for (const f of want.findings) counts[f.signal] = (counts[f.signal] ?? 0) + 1;
       expect(s.signalCounts).toEqual(counts);
       const ix = h.query('findings', { sessionId: 'run' });
-      const SIG = ['unbound_score', 'stale_score', 'unscored_span', 'invalidation_shortfall', 'unreported_rewrite', 'relevance_inflation', 'monotonic_drift', 'orphaned_parent', 'rewrite_repeat', 'poisoned_span', 'spread_collapse', 'canary_inversion', 'relevance_collapse', 'no_canary', 'pruned_on_stale_score', 'pruned_during_freeze'];
+      const SIG = [
+        'unbound_score',
+        'stale_score',
+        'unscored_span',
+        'invalidation_shortfall',
+        'unreported_rewrite',
+        'relevance_inflation',
+        'monotonic_drift',
+        'orphaned_parent',
+        'rewrite_repeat',
+        'poisoned_span',
+        'spread_collapse',
+        'canary_inversion',
+        'relevance_collapse',
+        'no_canary',
+        'pruned_on_stale_score',
+        'pruned_during_freeze',
+      ];
       expect(findingsOf(ix)).toEqual(want.findings.map((f) => `${f.turn}:${SIG.indexOf(f.signal)}`).sort());
     });
   }
 
   it('cuts lines the same at every byte (1-byte chunks)', async () => {
-    const few = [...transcript(60).slice(0, 6), 'not json', '{"type":"snapshot","session_id":"run","turn":2,"spans":[{"span_id":"é","text":"日本語 ✓","score":null,"text_sha256":null}]}'];
+    const few = [
+      ...transcript(60).slice(0, 6),
+      'not json',
+      '{"type":"snapshot","session_id":"run","turn":2,"spans":[{"span_id":"é","text":"日本語 ✓","score":null,"text_sha256":null}]}',
+    ];
     const h = new Harness();
     h.open({ kind: 'file', file: chunkedBlob(new TextEncoder().encode(few.join('\n')), 1) as File, name: 'x' });
     const done = await h.done();

@@ -12,7 +12,18 @@ import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { DecompressedSizeLimit } from './fileSource.ts';
 import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
-import type { ConnectionState, JobSummary, LoadProgress, LoadState, OpenRequest, QueryRequest, Request, SessionSummary, Source, WorkerEvent } from './protocol.ts';
+import type {
+  ConnectionState,
+  JobSummary,
+  LoadProgress,
+  LoadState,
+  OpenRequest,
+  QueryRequest,
+  Request,
+  SessionSummary,
+  Source,
+  WorkerEvent,
+} from './protocol.ts';
 import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
 
@@ -310,10 +321,13 @@ export class Controller {
 
   private scheduleSummary(job: Job): void {
     if (this.summaryTimer !== null || this.job !== job) return;
-    this.summaryTimer = setTimeout(() => {
-      this.summaryTimer = null;
-      if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
-    }, this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000));
+    this.summaryTimer = setTimeout(
+      () => {
+        this.summaryTimer = null;
+        if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
+      },
+      this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000),
+    );
   }
 
   private flushSummary(job: Job): void {
@@ -395,4 +409,3 @@ function describeReadError(e: unknown, job: Job): string {
   }
   return `reading stopped ${where}: ${detail}; everything before that point was analysed`;
 }
-

@@ -93,7 +93,10 @@ describe('degenerate files', () => {
     const asLines = [snapshot('run', 1), huge, snapshot('run', 3)].join('\n');
     const asArray = `[\n${[snapshot('run', 1), huge, snapshot('run', 3)].join(',\n')}\n]`;
     // the array's element starts on line 3 (line 1 is the `[`)
-    for (const [text, line, what] of [[asLines, 2, 'line'], [asArray, 3, 'element']] as const) {
+    for (const [text, line, what] of [
+      [asLines, 2, 'line'],
+      [asArray, 3, 'element'],
+    ] as const) {
       const { done } = await load(encode(text), small, 4096);
       expect(done.state).toBe('done');
       expect(done.summary.sessions[0]!.turns).toBe(2);

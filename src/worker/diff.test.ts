@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { wordDiff } from './diff.ts';
 
-const render = (ops: ReturnType<typeof wordDiff>): string => ops.map((o) => (o.op === 'same' ? o.text : o.op === 'add' ? `[+${o.text}]` : `[-${o.text}]`)).join('');
+const render = (ops: ReturnType<typeof wordDiff>): string =>
+  ops.map((o) => (o.op === 'same' ? o.text : o.op === 'add' ? `[+${o.text}]` : `[-${o.text}]`)).join('');
 
 describe('wordDiff', () => {
   it('marks replaced words', () => {
@@ -12,8 +13,18 @@ describe('wordDiff', () => {
     const a = 'keep the original task statement: ship by Friday, no regressions.';
     const b = 'keep the task: ship Friday; regressions allowed!';
     const ops = wordDiff(a, b);
-    expect(ops.filter((o) => o.op !== 'add').map((o) => o.text).join('')).toBe(a);
-    expect(ops.filter((o) => o.op !== 'del').map((o) => o.text).join('')).toBe(b);
+    expect(
+      ops
+        .filter((o) => o.op !== 'add')
+        .map((o) => o.text)
+        .join(''),
+    ).toBe(a);
+    expect(
+      ops
+        .filter((o) => o.op !== 'del')
+        .map((o) => o.text)
+        .join(''),
+    ).toBe(b);
   });
 
   it('is one same op for equal texts and falls back on very long changes', () => {

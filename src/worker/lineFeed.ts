@@ -48,7 +48,13 @@ export interface FeedResult {
  * Reads the source here. Throws when reading fails (lines before the failure were delivered).
  * With `sha256`, sessions that carry no score get the reference scorer's (contract §7), as in `check`.
  */
-export async function feedHere(source: FeedSource, signal: AbortSignal, sink: FeedSink, limits: ReadLimits = DEFAULT_READ_LIMITS, sha256?: Sha256Hex): Promise<FeedResult> {
+export async function feedHere(
+  source: FeedSource,
+  signal: AbortSignal,
+  sink: FeedSink,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+  sha256?: Sha256Hex,
+): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   // contract §7 adapters: other agents' transcripts become §2 messages here, before the engine

@@ -94,7 +94,8 @@ export class LiveSubscription {
       // and starting over from 0 would mix two histories in one analysis: stop and say so.
       if (ev.code === 4009 || ev.code === 4010) {
         this.stopped = true;
-        const what = ev.code === 4009 ? `the relay no longer has this session up to seq ${this.lastSeq} (was its data reset?)` : 'the session was deleted on the relay';
+        const what =
+          ev.code === 4009 ? `the relay no longer has this session up to seq ${this.lastSeq} (was its data reset?)` : 'the session was deleted on the relay';
         this.o.onState({ state: 'closed', reason: `${what}; open the session again to start over` });
         return;
       }

@@ -13,9 +13,7 @@ export type { InputError, Thresholds, Action, Severity, Signal };
 // ------------------------------------------------------------------ sources
 
 export type Source =
-  | { kind: 'file'; file: File; name: string }
-  | { kind: 'url'; url: string; name: string }
-  | { kind: 'live'; wsUrl: string; sessionId: string };
+  { kind: 'file'; file: File; name: string } | { kind: 'url'; url: string; name: string } | { kind: 'live'; wsUrl: string; sessionId: string };
 
 // ------------------------------------------------------------------ requests
 

@@ -137,7 +137,9 @@ describe('turn and span details', () => {
   });
 
   it("gives a span's hashes, history and a diff against its previous turn", () => {
-    const staleTurn = [...Array(store.turnCount).keys()].find((t) => turnDetail(store, store.turn.get(t))!.spans!.some((s) => s.binding === 'stale' && s.textChanged))!;
+    const staleTurn = [...Array(store.turnCount).keys()].find((t) =>
+      turnDetail(store, store.turn.get(t))!.spans!.some((s) => s.binding === 'stale' && s.textChanged),
+    )!;
     const turn = store.turn.get(staleTurn);
     const span = turnDetail(store, turn)!.spans!.find((s) => s.binding === 'stale' && s.textChanged)!;
     const d = spanDetail(store, turn, span.spanId, sha256)!;

@@ -313,4 +313,3 @@ export function transferables(value: SeriesView | FindingsIndex): ArrayBuffer[] 
   visit(value);
   return [...out];
 }
-

@@ -124,7 +124,17 @@ export class SpanRows {
   }
 
   /** Positional, not an object: a million rows must not mean a million allocations. */
-  push(span: number, score: number, binding: number, rewrites: number, textVer: number, claimVer: number, parentsVer: number, tokens: number, flags: number): void {
+  push(
+    span: number,
+    score: number,
+    binding: number,
+    rewrites: number,
+    textVer: number,
+    claimVer: number,
+    parentsVer: number,
+    tokens: number,
+    flags: number,
+  ): void {
     const local = this.total - this.base;
     const ci = local >>> 16;
     const o = local & (CHUNK - 1);
@@ -551,4 +561,3 @@ export function bindingName(b: number): BindingName {
       return 'bound';
   }
 }
-

@@ -27,7 +27,13 @@ const lines = [
     spans: [span('a', 'alpha', 0.9, { pinned: true }), { ...span('b', 'beta é', 0.4), text: 'beta rewritten' }, span('c', 'gamma', 0.2)],
     rewrite: { spans_modified: 1, scores_invalidated: 1 },
   },
-  { type: 'snapshot', session_id: 'run-1', turn: 3, spans: [span('a', 'alpha', 0.9, { pinned: true }), span('b', 'beta again', 0.5), span('c', 'gamma', 0.2)], rewrite: { spans_modified: 1, scores_invalidated: 1 } },
+  {
+    type: 'snapshot',
+    session_id: 'run-1',
+    turn: 3,
+    spans: [span('a', 'alpha', 0.9, { pinned: true }), span('b', 'beta again', 0.5), span('c', 'gamma', 0.2)],
+    rewrite: { spans_modified: 1, scores_invalidated: 1 },
+  },
 ].map((m) => JSON.stringify(m));
 
 let dir: string;
@@ -36,7 +42,17 @@ beforeAll(() => {
   fs.writeFileSync(path.join(dir, 't.jsonl'), lines.join('\n') + '\n');
   fs.writeFileSync(path.join(dir, 't.jsonl.gz'), zlib.gzipSync(lines.join('\n') + '\n'));
   fs.writeFileSync(path.join(dir, 't.json'), '[\n' + lines.join(',\n') + '\n]\n');
-  fs.writeFileSync(path.join(dir, 'bad.jsonl'), [lines[0], 'garbage', lines[1], '{"type":"snapshot","session_id":"run-1","turn":2,"spans":[{"span_id":"x","text":"t","score":NaN,"text_sha256":null}]}', lines[2], lines[3]].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'bad.jsonl'),
+    [
+      lines[0],
+      'garbage',
+      lines[1],
+      '{"type":"snapshot","session_id":"run-1","turn":2,"spans":[{"span_id":"x","text":"t","score":NaN,"text_sha256":null}]}',
+      lines[2],
+      lines[3],
+    ].join('\n'),
+  );
   fs.writeFileSync(path.join(dir, 'healthy.jsonl'), [lines[0], lines[1]].join('\n'));
   fs.writeFileSync(path.join(dir, 'nothing.jsonl'), 'not json\n{"type":"session","session_id":"x"}\n');
 });

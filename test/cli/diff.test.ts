@@ -33,14 +33,18 @@ async function diffInProcess(args: string[]): Promise<{ code: number; stdout: st
 /** What `diff` must say, worked out from two `check --json` sessions by the contract's own words. */
 function expectedFromChecks(a: SessionReport, b: SessionReport): Pick<DiffJson, 'signals'> & { divergenceTurn: number | null } {
   const turnsFired = (s: SessionReport, signal: string): number => new Set(s.findings.filter((f) => f.signal === signal).map((f) => f.turn)).size;
-  const signals = SIGNALS.map((signal) => ({ signal, severity: SEVERITY[signal], a: turnsFired(a, signal), b: turnsFired(b, signal), difference: turnsFired(b, signal) - turnsFired(a, signal) })).filter(
-    (s) => s.a > 0 || s.b > 0,
-  );
+  const signals = SIGNALS.map((signal) => ({
+    signal,
+    severity: SEVERITY[signal],
+    a: turnsFired(a, signal),
+    b: turnsFired(b, signal),
+    difference: turnsFired(b, signal) - turnsFired(a, signal),
+  })).filter((s) => s.a > 0 || s.b > 0);
   // by turn number: the first turn both have whose action or drop differs
   const bByTurn = new Map(b.verdicts.map((v) => [v.turn, v]));
   const first = a.verdicts.find((v) => {
     const w = bByTurn.get(v.turn);
-    return w !== undefined && (w.action !== v.action || (w.drop.length > 0) !== (v.drop.length > 0));
+    return w !== undefined && (w.action !== v.action || w.drop.length > 0 !== v.drop.length > 0);
   });
   return { signals, divergenceTurn: first?.turn ?? null };
 }

@@ -63,7 +63,9 @@ describe('endless and degenerate input', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as CheckReport;
     expect(report.sessions[0]!.turns).toBe(2);
-    expect(report.input_errors).toEqual([{ line: 2, message: `the line is ${3 << 20} bytes long, over the limit of 1 KiB per line (--max-line-bytes): it was skipped, not read` }]);
+    expect(report.input_errors).toEqual([
+      { line: 2, message: `the line is ${3 << 20} bytes long, over the limit of 1 KiB per line (--max-line-bytes): it was skipped, not read` },
+    ]);
   });
 
   it('memory stays flat on 320 MiB of NUL bytes with no newline, piped in (it held all of it, twice)', async () => {

@@ -39,7 +39,10 @@ function runOracle(snapshots: Snapshot[]): { prune_raises: boolean; integrity_ra
   const r = spawnSync('python3', [path.join(root, 'test/oracle/oracle_driver.py'), reference], { input, encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error) throw new Error(`python3 could not be run (${r.error.message}); run scripts/ensure-tools.mjs python`);
   if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { prune_raises: boolean; integrity_raises: boolean });
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { prune_raises: boolean; integrity_raises: boolean });
 }
 
 function engineSignals(snapshots: Snapshot[]): Set<string>[] {
@@ -73,7 +76,8 @@ function compare(snapshots: Snapshot[]): { comparedPrune: number; pruneRaised: n
   return { comparedPrune, pruneRaised, integrityRaised };
 }
 
-const suite = oracleFound || oracleRequired ? 'agreement with the seed\'s 000_reference.py' : `agreement with the seed's 000_reference.py (skipped: ${skipReason})`;
+const suite =
+  oracleFound || oracleRequired ? "agreement with the seed's 000_reference.py" : `agreement with the seed's 000_reference.py (skipped: ${skipReason})`;
 describe.skipIf(!oracleFound && !oracleRequired)(suite, () => {
   for (const seed of [11, 12, 13]) {
     it(`simulated agent loop with every fault, seed ${seed}`, () => {

@@ -19,7 +19,9 @@ afterEach(async () => {
 const CLI = ['bin/context-health.mjs'];
 
 function simFile(turns: number, sessionId = 'sim'): { file: string; lines: string[] } {
-  const lines = [...simulateSession({ seed: 11, sessionId, turns, spans: 30, faults: allFaults(Math.max(60, turns)) }, nodeSha256)].map((m) => JSON.stringify(m));
+  const lines = [...simulateSession({ seed: 11, sessionId, turns, spans: 30, faults: allFaults(Math.max(60, turns)) }, nodeSha256)].map((m) =>
+    JSON.stringify(m),
+  );
   const file = path.join(tempDir(), `${sessionId}.jsonl`);
   fs.writeFileSync(file, lines.join('\n') + '\n');
   return { file, lines };
@@ -97,7 +99,10 @@ describe('serve', () => {
     expect(header).toMatchObject({ type: 'session', title: 'Live demo: a simulated self-editing agent' });
     first.child.kill('SIGTERM');
     expect(await exited(first.child)).toBe(0);
-    const before = fs.readFileSync(path.join(data, 'sessions', 'demo.jsonl'), 'utf8').trim().split('\n').length;
+    const before = fs
+      .readFileSync(path.join(data, 'sessions', 'demo.jsonl'), 'utf8')
+      .trim()
+      .split('\n').length;
 
     const second = await spawnServe(['--port', '0', '--data', data, '--demo', '--demo-interval', '20', '--no-static']);
     children.push(second.child);
@@ -109,7 +114,10 @@ describe('serve', () => {
     expect(second.output()).toMatch(new RegExp(`continuing the demo session after turn ${before - 1}`));
     expect(second.output()).not.toMatch(/refused a demo message/);
     // exactly what the generator makes uninterrupted: the restart left no seam
-    const stored = fs.readFileSync(path.join(data, 'sessions', 'demo.jsonl'), 'utf8').trim().split('\n');
+    const stored = fs
+      .readFileSync(path.join(data, 'sessions', 'demo.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(stored.length).toBeGreaterThanOrEqual(before + 20);
     const startedAt = (JSON.parse(stored[0]!) as { started_at: string }).started_at;
     const expected: string[] = [];

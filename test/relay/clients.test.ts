@@ -182,7 +182,19 @@ describe('TypeScript client', () => {
   it('the example runs against a relay', async () => {
     const relay = await testRelay();
     relays.push(relay);
-    const r = await run(process.execPath, ['--import', 'tsx', 'examples/ts-harness.ts', '--url', relay.url, '--session', 'ex-ts', '--turns', '12', '--interval-ms', '0']);
+    const r = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'examples/ts-harness.ts',
+      '--url',
+      relay.url,
+      '--session',
+      'ex-ts',
+      '--turns',
+      '12',
+      '--interval-ms',
+      '0',
+    ]);
     expect(r.stderr + r.stdout).toMatch(/turn 12: 12 spans, stored as seq 13/);
     expect(r.code).toBe(0);
     expect(await transcriptLines(relay.url, 'ex-ts')).toHaveLength(13);
@@ -212,7 +224,8 @@ describe('Python client', () => {
 
   it('hashes text as UTF-8 the way the engine does', async () => {
     const texts = ['', 'plain', 'é', '日本語', '👩‍🔬 emoji', 'e\u0301 combining', '\u2028'];
-    const code = 'import json,sys; sys.path.insert(0, "clients/python"); from context_health_client import text_sha256; print(json.dumps([text_sha256(t) for t in json.loads(sys.argv[1])]))';
+    const code =
+      'import json,sys; sys.path.insert(0, "clients/python"); from context_health_client import text_sha256; print(json.dumps([text_sha256(t) for t in json.loads(sys.argv[1])]))';
     const r = await run('python3', ['-c', code, JSON.stringify(texts)]);
     expect(JSON.parse(r.stdout)).toEqual(texts.map((t) => nodeSha256(t)));
   });

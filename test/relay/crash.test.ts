@@ -19,7 +19,13 @@ it('keeps every acknowledged message across SIGKILL and restart, with no duplica
   const port = new URL(first.url).port;
   const acks = new Map<number, Ack>();
   let statuses = 0;
-  const client = new HarnessClient({ url: first.url, maxInFlight: 16, initialBackoffMs: 50, maxBackoffMs: 200, onStatus: (s) => s === 'retrying' && statuses++ });
+  const client = new HarnessClient({
+    url: first.url,
+    maxInFlight: 16,
+    initialBackoffMs: 50,
+    maxBackoffMs: 200,
+    onStatus: (s) => s === 'retrying' && statuses++,
+  });
   const total = 1500;
   const sending = (async () => {
     await client.session('crash', { title: 'killed mid-stream' });

@@ -160,10 +160,18 @@ export function exited(child: ChildProcess): Promise<number | null> {
 }
 
 /** Runs a command to completion, collecting its output. */
-export function run(cmd: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // PYTHONDONTWRITEBYTECODE: the Python runs leave no __pycache__ in the work tree
-    const child = spawn(cmd, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

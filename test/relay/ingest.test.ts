@@ -47,7 +47,18 @@ describe('POST /api/ingest', () => {
     const r = await relay();
     const good = generatedSession('run-1', 3, 4);
     const other = generatedSession('run-2', 1, 2);
-    const body = [good[0], good[1], 'not json', '', other[0], '{"type":"snapshot","session_id":"run-1","turn":5,"spans":[{"span_id":"a","text":"t","score":NaN,"text_sha256":null}]}', good[2], '{"type":"note","session_id":"run-1"}', good[3], other[1]].join('\n');
+    const body = [
+      good[0],
+      good[1],
+      'not json',
+      '',
+      other[0],
+      '{"type":"snapshot","session_id":"run-1","turn":5,"spans":[{"span_id":"a","text":"t","score":NaN,"text_sha256":null}]}',
+      good[2],
+      '{"type":"note","session_id":"run-1"}',
+      good[3],
+      other[1],
+    ].join('\n');
     const { status, json } = await postNdjson(r.url, body);
     expect(status).toBe(400);
     expect(json.accepted.map((a) => [a.line, a.session_id, a.seq, a.duplicate])).toEqual([
@@ -63,7 +74,9 @@ describe('POST /api/ingest', () => {
     expect(json.errors[1]!.message).toMatch(/NaN and Infinity are not JSON numbers/);
     expect(json.errors[2]!.message).toMatch(/type must be "session" or "snapshot"/);
     expect(await transcriptLines(r.url, 'run-1')).toEqual(good);
-    const sessions = (await (await fetch(`${r.url}api/sessions`)).json()) as { sessions: { session_id: string; title: string; last_seq: number; last_turn: number }[] };
+    const sessions = (await (await fetch(`${r.url}api/sessions`)).json()) as {
+      sessions: { session_id: string; title: string; last_seq: number; last_turn: number }[];
+    };
     expect(sessions.sessions.map((s) => [s.session_id, s.title, s.last_seq, s.last_turn])).toEqual([
       ['run-2', 'generated run-2', 2, 1],
       ['run-1', 'generated run-1', 4, 3],
@@ -94,7 +107,10 @@ describe('POST /api/ingest', () => {
   it('refuses a turn that does not increase unless it is a copy, and a header after the first snapshot', async () => {
     const r = await relay();
     await postNdjson(r.url, [JSON.stringify(snapshot('o', 5, 2)), JSON.stringify(snapshot('o', 6, 2))].join('\n'));
-    const { json } = await postNdjson(r.url, [JSON.stringify(snapshot('o', 4, 3)), JSON.stringify({ type: 'session', session_id: 'o' }), JSON.stringify(snapshot('o', 7, 2))].join('\n'));
+    const { json } = await postNdjson(
+      r.url,
+      [JSON.stringify(snapshot('o', 4, 3)), JSON.stringify({ type: 'session', session_id: 'o' }), JSON.stringify(snapshot('o', 7, 2))].join('\n'),
+    );
     expect(json.errors).toEqual([
       { line: 1, session_id: 'o', message: expect.stringMatching(/turn 4 of session "o" does not increase \(the last stored snapshot is turn 6\)/) },
       { line: 2, session_id: 'o', message: 'a session header for "o" must come before its first snapshot' },
@@ -105,7 +121,11 @@ describe('POST /api/ingest', () => {
   it('takes gzip bodies and CRLF line ends', async () => {
     const r = await relay();
     const { gzipSync } = await import('node:zlib');
-    const res = await fetch(`${r.url}api/ingest`, { method: 'POST', body: gzipSync(generatedSession('gz', 3).join('\r\n')), headers: { 'content-encoding': 'gzip' } });
+    const res = await fetch(`${r.url}api/ingest`, {
+      method: 'POST',
+      body: gzipSync(generatedSession('gz', 3).join('\r\n')),
+      headers: { 'content-encoding': 'gzip' },
+    });
     expect(res.status).toBe(200);
     expect(await transcriptLines(r.url, 'gz')).toEqual(generatedSession('gz', 3));
   });
@@ -118,7 +138,11 @@ describe('WebSocket /api/ingest', () => {
     const lines = generatedSession('w', 4);
     expect(await send(lines[0]!)).toEqual({ type: 'ack', frame: 1, session_id: 'w', seq: 1, turn: null, duplicate: false });
     expect(await send(lines[1]!)).toEqual({ type: 'ack', frame: 2, session_id: 'w', seq: 2, turn: 1, duplicate: false });
-    expect(await send('{"type":"snapshot","session_id":"w","turn":2,"spans":[{"span_id":"a","text":"x","score":1,"text_sha256":null},{"span_id":"a","text":"y","score":1,"text_sha256":null}]}')).toEqual({
+    expect(
+      await send(
+        '{"type":"snapshot","session_id":"w","turn":2,"spans":[{"span_id":"a","text":"x","score":1,"text_sha256":null},{"span_id":"a","text":"y","score":1,"text_sha256":null}]}',
+      ),
+    ).toEqual({
       type: 'error',
       frame: 3,
       session_id: 'w',
@@ -148,7 +172,9 @@ describe('retries', () => {
     const second = await relay({ dataDir });
     for (const turn of [1500, 1499, 1000, 477]) expect((await resend(second.url, turn)).accepted[0]).toMatchObject({ seq: turn + 1, turn, duplicate: true });
     const old = await resend(second.url, 100);
-    expect(old.errors[0]!.message).toMatch(/turn 100 of session "long" does not increase \(the last stored snapshot is turn 1500\), and it is not a copy of a stored snapshot \(retries are recognised among the last 1024 messages\)/);
+    expect(old.errors[0]!.message).toMatch(
+      /turn 100 of session "long" does not increase \(the last stored snapshot is turn 1500\), and it is not a copy of a stored snapshot \(retries are recognised among the last 1024 messages\)/,
+    );
     const changed = JSON.stringify({ ...(JSON.parse(lines[1490]!) as object), pruned: ['x'] });
     expect((await postNdjson(second.url, changed)).json.errors[0]!.message).toMatch(/turn 1490 .* does not increase/);
     expect(await transcriptLines(second.url, 'long')).toHaveLength(1501);
@@ -161,7 +187,8 @@ describe('ordering', () => {
     // alternate ~40 KB snapshots (worker) with tiny ones (inline), in one body and on one socket
     const lines: string[] = [];
     for (let t = 1; t <= 60; t++) lines.push(JSON.stringify(snapshot('mix', t, t % 2 === 0 ? 40 : 1, t % 2 === 0 ? 1000 : 10)));
-    const bad = '{"type":"snapshot","session_id":"mix","turn":1000,"spans":[{"span_id":"a","text":"' + 'x'.repeat(40_000) + '","score":"high","text_sha256":null}]}';
+    const bad =
+      '{"type":"snapshot","session_id":"mix","turn":1000,"spans":[{"span_id":"a","text":"' + 'x'.repeat(40_000) + '","score":"high","text_sha256":null}]}';
     const { json } = await postNdjson(r.url, [...lines.slice(0, 30), bad, ...lines.slice(30, 40)].join('\n'));
     expect(json.accepted.map((a) => a.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(json.errors).toEqual([{ line: 31, session_id: 'mix', message: expect.stringMatching(/span 0 \("a"\) score must be a finite number/) }]);
@@ -178,14 +205,21 @@ describe('limits', () => {
     const r = await relay({ limits: { maxMessageBytes: 4096, maxSpansPerSnapshot: 10, maxSessions: 2 } });
     const { send } = await ingestSocket(r.url);
     const big = JSON.stringify(snapshot('a', 1, 5, 2000));
-    expect(await send(big)).toMatchObject({ type: 'error', frame: 1, message: expect.stringMatching(/^the message is \d+ bytes; this relay accepts at most 4096 bytes per message \(--max-message-bytes\)$/) });
+    expect(await send(big)).toMatchObject({
+      type: 'error',
+      frame: 1,
+      message: expect.stringMatching(/^the message is \d+ bytes; this relay accepts at most 4096 bytes per message \(--max-message-bytes\)$/),
+    });
     expect(await send(JSON.stringify(snapshot('a', 1, 11, 10)))).toMatchObject({
       type: 'error',
       message: 'the snapshot has 11 spans; this relay accepts at most 10 per snapshot (--max-spans)',
     });
     expect(await send(JSON.stringify(snapshot('a', 1, 10, 10)))).toMatchObject({ type: 'ack', seq: 1 });
     expect(await send(JSON.stringify(snapshot('b', 1, 1, 10)))).toMatchObject({ type: 'ack', seq: 1 });
-    expect(await send(JSON.stringify(snapshot('c', 1, 1, 10)))).toMatchObject({ type: 'error', message: expect.stringMatching(/already holds 2 sessions, its limit \(--max-sessions\)/) });
+    expect(await send(JSON.stringify(snapshot('c', 1, 1, 10)))).toMatchObject({
+      type: 'error',
+      message: expect.stringMatching(/already holds 2 sessions, its limit \(--max-sessions\)/),
+    });
     expect(await send(JSON.stringify(snapshot('a', 2, 1, 10)))).toMatchObject({ type: 'ack', seq: 2 });
     // an NDJSON line over the limit is named, and the lines around it are stored
     const body = [JSON.stringify(snapshot('b', 2, 1, 10)), big, JSON.stringify(snapshot('b', 3, 1, 10))].join('\n');
@@ -225,7 +259,9 @@ describe('token and origin', () => {
   });
 
   it('refuses to listen beyond loopback without a token', async () => {
-    await expect(startRelay({ port: 0, host: '0.0.0.0', dataDir: tempDir(), distDir: null, log: () => {} })).rejects.toThrow(/refusing to listen on 0\.0\.0\.0 without a token/);
+    await expect(startRelay({ port: 0, host: '0.0.0.0', dataDir: tempDir(), distDir: null, log: () => {} })).rejects.toThrow(
+      /refusing to listen on 0\.0\.0\.0 without a token/,
+    );
   });
 
   it('refuses another site’s page (Origin) and a rebound host name (Host)', async () => {

@@ -18,7 +18,10 @@ afterEach(async () => {
 });
 
 /** One HTTP request with exactly these headers (fetch may not set Host); resolves with status and body. */
-function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; body: string }> {
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
       let body = '';
@@ -66,7 +69,9 @@ describe('origin and host policy', () => {
 
   it('lets in exactly the origins given with --allow-origin (the Vite dev server)', async () => {
     const r = await relay({ allowOrigins: ['http://localhost:5173'] });
-    expect((await request(`${r.url}api/ingest`, { method: 'POST', headers: { origin: 'http://localhost:5173', host: 'localhost:5173' }, body: line('dev') })).status).toBe(200);
+    expect(
+      (await request(`${r.url}api/ingest`, { method: 'POST', headers: { origin: 'http://localhost:5173', host: 'localhost:5173' }, body: line('dev') })).status,
+    ).toBe(200);
     expect(await upgradeStatus(`${r.url}api/sessions/dev/subscribe`, { origin: 'http://localhost:5173' })).toBe(101);
     expect((await request(`${r.url}api/sessions`, { headers: { origin: 'http://localhost:5174' } })).status).toBe(403);
   });
@@ -273,7 +278,9 @@ describe('a vanished data directory', () => {
     fs.rmSync(r.dataDir, { recursive: true, force: true });
     const after = await request(`${r.url}api/ingest`, { method: 'POST', body: line('open', 2) });
     expect(after.status).toBe(400);
-    expect(JSON.parse(after.body).errors[0].message).toMatch(/could not store the message: the log of session "open" .* was deleted while the relay ran; nothing more is acknowledged/);
+    expect(JSON.parse(after.body).errors[0].message).toMatch(
+      /could not store the message: the log of session "open" .* was deleted while the relay ran; nothing more is acknowledged/,
+    );
     const health = await request(`${r.url}api/health`);
     expect(health.status).toBe(503);
     expect(JSON.parse(health.body)).toMatchObject({ ok: false, problem: expect.stringMatching(/deleted while the relay ran/) });

@@ -14,7 +14,7 @@ const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
 export function CanaryChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(1);
   const s = view?.canary;
-  const yRank = useStableDomain(useMemo(() => s ? rankDomain(s) : [1, 10] as [number, number], [s]));
+  const yRank = useStableDomain(useMemo(() => (s ? rankDomain(s) : ([1, 10] as [number, number])), [s]));
   const rankTicks = useMemo(() => [1, ...niceTicks(yRank[0], yRank[1], 5).filter((v) => v > 1)], [yRank]);
   const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));
   const none = useStableRanges(useMemo(() => (s ? bandRanges(s.noCanary, minW) : []), [s, minW]));
@@ -30,7 +30,12 @@ export function CanaryChart() {
   const hover: Readout | undefined = s
     ? (t) =>
         readout(s.x, t, [
-          ...s.canaries.map((c, k) => ({ label: `rank of ${c.spanId.length > 14 ? c.spanId.slice(0, 13) + '…' : c.spanId}`, y: c.rank, color: color(k), digits: 0 })),
+          ...s.canaries.map((c, k) => ({
+            label: `rank of ${c.spanId.length > 14 ? c.spanId.slice(0, 13) + '…' : c.spanId}`,
+            y: c.rank,
+            color: color(k),
+            digits: 0,
+          })),
           { label: 'median rank', y: s.medianRank, color: C.median, digits: 1 },
           { label: 'scored spans', y: s.nScored, color: C.muted, digits: 0 },
         ])
@@ -41,8 +46,8 @@ export function CanaryChart() {
       title="Canary rank"
       subtitle={
         <>
-          Rank of each pinned span among the scored spans (1 = highest score) against the median rank. A healthy scorer keeps canaries near the top; a
-          canary below the median line is an inversion.
+          Rank of each pinned span among the scored spans (1 = highest score) against the median rank. A healthy scorer keeps canaries near the top; a canary
+          below the median line is an inversion.
           {s && s.hiddenCanaries > 0 ? ` ${s.hiddenCanaries} more pinned spans not drawn (the ${s.canaries.length} most often inverted are).` : ''}
         </>
       }
@@ -54,8 +59,8 @@ export function CanaryChart() {
         <div className="chart-empty" role="note" style={{ height: CHART_HEIGHT }}>
           <strong>No canary in this session</strong>
           <span>
-            (contract §4 <code>no_canary</code>) No pinned span carries a finite score, so relevance collapse cannot be detected. Pin at least one load-bearing span
-            (for example the task statement) and keep scoring it.
+            (contract §4 <code>no_canary</code>) No pinned span carries a finite score, so relevance collapse cannot be detected. Pin at least one load-bearing
+            span (for example the task statement) and keep scoring it.
           </span>
         </div>
       ) : (
@@ -63,11 +68,24 @@ export function CanaryChart() {
           <ComposedChart data={anchor} margin={CHART_MARGIN}>
             <CartesianGrid stroke={C.grid} vertical={false} />
             <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-            <YAxis interval={0} type="number" reversed domain={yRank} ticks={rankTicks} allowDataOverflow allowDecimals={false} tick={AXIS_TICK} width={56} label={yLabel('rank (1 = top)', 'left')} />
+            <YAxis
+              interval={0}
+              type="number"
+              reversed
+              domain={yRank}
+              ticks={rankTicks}
+              allowDataOverflow
+              allowDecimals={false}
+              tick={AXIS_TICK}
+              width={56}
+              label={yLabel('rank (1 = top)', 'left')}
+            />
             <Shade ranges={none} fill={C.shadeNone} opacity={0.5} />
             <Shade ranges={inv} fill={C.shadeFault} opacity={0.18} />
             {s && <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />}
-            {s?.canaries.map((c, k) => <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />)}
+            {s?.canaries.map((c, k) => (
+              <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />
+            ))}
             <CompareLine pick={B_SERIES.canary} />
             {s && s.inversionX.length > 0 && <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} />}
             <TurnOverlay readout={hover} />

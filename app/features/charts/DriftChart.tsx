@@ -12,9 +12,9 @@ import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.
 export function DriftChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(2);
   const s = view?.drift;
-  const yTokens = useStableDomain(useMemo(() => s ? tokensDomain(s) : [0, 1] as [number, number], [s]));
+  const yTokens = useStableDomain(useMemo(() => (s ? tokensDomain(s) : ([0, 1] as [number, number])), [s]));
   const tokensTicks = useMemo(() => niceTicks(yTokens[0], yTokens[1], 5), [yTokens]);
-  const yMean = useStableDomain(useMemo(() => s ? meanDomain(s) : [0, 1] as [number, number], [s]));
+  const yMean = useStableDomain(useMemo(() => (s ? meanDomain(s) : ([0, 1] as [number, number])), [s]));
   const meanTicks = useMemo(() => niceTicks(yMean[0], yMean[1], 5), [yMean]);
   const inflBands = useStableRanges(useMemo(() => (s ? bandRanges(s.inflation, minW) : []), [s, minW]));
   const driftBands = useStableRanges(useMemo(() => (s ? bandRanges(s.drift, minW) : []), [s, minW]));
@@ -56,17 +56,31 @@ export function DriftChart() {
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis interval={0}
+          <YAxis
+            interval={0}
             yAxisId="tokens"
             type="number"
-            domain={yTokens} ticks={tokensTicks}
+            domain={yTokens}
+            ticks={tokensTicks}
             allowDataOverflow
             tick={AXIS_TICK}
             width={56}
             tickFormatter={thousands}
             label={yLabel('tokens', 'left')}
           />
-          <YAxis interval={0} yAxisId="mean" type="number" orientation="right" domain={yMean} ticks={meanTicks} allowDataOverflow tick={AXIS_TICK} width={52} tickFormatter={twoDecimals} label={yLabel('mean relevance', 'right')} />
+          <YAxis
+            interval={0}
+            yAxisId="mean"
+            type="number"
+            orientation="right"
+            domain={yMean}
+            ticks={meanTicks}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={52}
+            tickFormatter={twoDecimals}
+            label={yLabel('mean relevance', 'right')}
+          />
           <Shade ranges={inflBands} fill={C.shadeWarn} opacity={0.3} />
           <Shade ranges={driftBands} fill={C.shadeFault} opacity={0.3} />
           {s && <SeriesBand x={s.x} lo={s.bandLow} hi={s.bandHigh} yAxisId="mean" fill={C.tolBand} opacity={0.85} />}

@@ -3,7 +3,21 @@
 // rendered as text.
 // with the graph, not in main.tsx: React Flow's CSS stays out of the first load too
 import '@xyflow/react/dist/style.css';
-import { Background, Controls, Handle, MarkerType, Position, ReactFlow, useNodesInitialized, useReactFlow, useStore, type Edge, type FitViewOptions, type Node, type NodeProps } from '@xyflow/react';
+import {
+  Background,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  useNodesInitialized,
+  useReactFlow,
+  useStore,
+  type Edge,
+  type FitViewOptions,
+  type Node,
+  type NodeProps,
+} from '@xyflow/react';
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
@@ -15,7 +29,18 @@ type SpanNodeData = { node: GraphNode; selected: boolean };
 type SpanNode = Node<SpanNodeData, 'span'>;
 
 const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected } }: NodeProps<SpanNode>) {
-  const tag = data.kind === 'ghost' ? (data.prunedEarlier ? 'missing · pruned' : 'missing · never pruned') : data.kind === 'citer' ? 'cites missing' : data.pinned ? 'pinned' : data.binding !== 'bound' ? data.binding : '';
+  const tag =
+    data.kind === 'ghost'
+      ? data.prunedEarlier
+        ? 'missing · pruned'
+        : 'missing · never pruned'
+      : data.kind === 'citer'
+        ? 'cites missing'
+        : data.pinned
+          ? 'pinned'
+          : data.binding !== 'bound'
+            ? data.binding
+            : '';
   return (
     <div className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`} title={data.id}>
       <Handle type="target" position={Position.Top} isConnectable={false} />
@@ -34,9 +59,12 @@ function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {
   useEffect(() => {
     const el = ref.current;
     if (el === null || seen) return;
-    const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) setSeen(true);
-    }, { rootMargin: '200px' });
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) setSeen(true);
+      },
+      { rootMargin: '200px' },
+    );
     io.observe(el);
     return () => io.disconnect();
   }, [ref, seen]);
@@ -130,7 +158,8 @@ export function LineageGraph() {
   else if (selectedTurn === null) note = 'Select a turn to see its derivation graph.';
   else if (turn === null) note = 'Loading…';
   else if (graph === null) note = `The per-span rows of turn ${turn.turn} are no longer held in memory (long run); recent turns have them.`;
-  else if (graph.nodes.length === 0) note = `No derived_from edges among the ${turn.metrics.n_spans} live spans of turn ${turn.turn}: nothing can be orphaned here.`;
+  else if (graph.nodes.length === 0)
+    note = `No derived_from edges among the ${turn.metrics.n_spans} live spans of turn ${turn.turn}: nothing can be orphaned here.`;
 
   return (
     <section className="lineage" aria-label="Derivation graph of the selected turn" ref={box}>

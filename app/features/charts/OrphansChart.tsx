@@ -30,18 +30,24 @@ export function OrphansChart() {
       }
       state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
       points={s?.x.length ?? 0}
-      legend={[
-        { label: 'orphan edges', color: C.fault, kind: 'area' },
-        { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' },
-        ...bLegend,
-      ]}
+      legend={[{ label: 'orphan edges', color: C.fault, kind: 'area' }, { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' }, ...bLegend]}
       footer={<LineageGraph />}
     >
       <ResponsiveContainer width="100%" height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis interval={0} type="number" allowDecimals={false} domain={yEdges} ticks={yTicks} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('edges (count)', 'left')} />
+          <YAxis
+            interval={0}
+            type="number"
+            allowDecimals={false}
+            domain={yEdges}
+            ticks={yTicks}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('edges (count)', 'left')}
+          />
           <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
           {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
           <CompareLine pick={B_SERIES.orphans} />

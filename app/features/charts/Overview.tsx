@@ -57,7 +57,16 @@ export function Overview() {
   };
   const sliderKeys = (edge: 'from' | 'to') => (e: React.KeyboardEvent) => {
     const v = edge === 'from' ? from : to;
-    const d = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -step : e.key === 'ArrowRight' || e.key === 'ArrowUp' ? step : e.key === 'PageDown' ? -step * 10 : e.key === 'PageUp' ? step * 10 : 0;
+    const d =
+      e.key === 'ArrowLeft' || e.key === 'ArrowDown'
+        ? -step
+        : e.key === 'ArrowRight' || e.key === 'ArrowUp'
+          ? step
+          : e.key === 'PageDown'
+            ? -step * 10
+            : e.key === 'PageUp'
+              ? step * 10
+              : 0;
     if (d === 0) return;
     e.preventDefault();
     e.stopPropagation();
@@ -68,13 +77,27 @@ export function Overview() {
     <section className="overview" aria-label="Whole session overview and zoom">
       <div className="overview-head">
         <span>
-          <strong>Session overview</strong> <span className="muted">turns {first}–{last} ({view.turnCount.toLocaleString('en-US')} snapshots){zoom ? ` · showing ${from}–${to}` : ''} · drag to zoom, click to select</span>
+          <strong>Session overview</strong>{' '}
+          <span className="muted">
+            turns {first}–{last} ({view.turnCount.toLocaleString('en-US')} snapshots){zoom ? ` · showing ${from}–${to}` : ''} · drag to zoom, click to select
+          </span>
         </span>
         <span className="overview-buttons">
-          <button type="button" className="btn small ghost" onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 0.5) })} title="Zoom in around the cursor (+)">
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 0.5) })}
+            title="Zoom in around the cursor (+)"
+          >
             Zoom in
           </button>
-          <button type="button" className="btn small ghost" onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 2) })} disabled={zoom === null} title="Zoom out (−)">
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 2) })}
+            disabled={zoom === null}
+            title="Zoom out (−)"
+          >
             Zoom out
           </button>
           <button type="button" className="btn small ghost" onClick={() => setUi({ zoom: null })} disabled={zoom === null} title="Whole session (0)">
@@ -110,10 +133,32 @@ export function Overview() {
             <div className="overview-window" style={{ left: `${pct(from)}%`, width: `${pct(to + 1) - pct(from)}%` }} />
           </>
         )}
-        {drag !== null && <div className="overview-drag" style={{ left: `${pct(Math.min(drag.a, drag.b))}%`, width: `${Math.abs(pct(drag.b) - pct(drag.a))}%` }} />}
+        {drag !== null && (
+          <div className="overview-drag" style={{ left: `${pct(Math.min(drag.a, drag.b))}%`, width: `${Math.abs(pct(drag.b) - pct(drag.a))}%` }} />
+        )}
         {turn !== null && <div className="overview-cursor" style={{ left: `${pct(turn + 0.5)}%`, background: C.cursor }} />}
-        <div className="overview-handle" role="slider" tabIndex={0} aria-label="Zoom window start (turn)" aria-valuemin={first} aria-valuemax={last} aria-valuenow={from} style={{ left: `${pct(from)}%` }} onKeyDown={sliderKeys('from')} />
-        <div className="overview-handle" role="slider" tabIndex={0} aria-label="Zoom window end (turn)" aria-valuemin={first} aria-valuemax={last} aria-valuenow={to} style={{ left: `${pct(to + 1)}%` }} onKeyDown={sliderKeys('to')} />
+        <div
+          className="overview-handle"
+          role="slider"
+          tabIndex={0}
+          aria-label="Zoom window start (turn)"
+          aria-valuemin={first}
+          aria-valuemax={last}
+          aria-valuenow={from}
+          style={{ left: `${pct(from)}%` }}
+          onKeyDown={sliderKeys('from')}
+        />
+        <div
+          className="overview-handle"
+          role="slider"
+          tabIndex={0}
+          aria-label="Zoom window end (turn)"
+          aria-valuemin={first}
+          aria-valuemax={last}
+          aria-valuenow={to}
+          style={{ left: `${pct(to + 1)}%` }}
+          onKeyDown={sliderKeys('to')}
+        />
       </div>
     </section>
   );

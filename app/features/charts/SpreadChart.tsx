@@ -12,9 +12,9 @@ import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.
 export function SpreadChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(0);
   const s = view?.spread;
-  const yStdev = useStableDomain(useMemo(() => s ? stdevDomain(s) : [0, 1] as [number, number], [s]));
+  const yStdev = useStableDomain(useMemo(() => (s ? stdevDomain(s) : ([0, 1] as [number, number])), [s]));
   const stdevTicks = useMemo(() => niceTicks(yStdev[0], yStdev[1], 5), [yStdev]);
-  const yScore = useStableDomain(useMemo(() => s ? scoreDomain(s) : [0, 1] as [number, number], [s]));
+  const yScore = useStableDomain(useMemo(() => (s ? scoreDomain(s) : ([0, 1] as [number, number])), [s]));
   const scoreTicks = useMemo(() => niceTicks(yScore[0], yScore[1], 5), [yScore]);
   const collapse = useStableRanges(useMemo(() => (s ? bandRanges(s.collapse, minW) : []), [s, minW]));
   const relCollapse = useStableRanges(useMemo(() => (s ? bandRanges(s.relevanceCollapse, minW) : []), [s, minW]));
@@ -55,15 +55,43 @@ export function SpreadChart() {
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis interval={0} yAxisId="stdev" type="number" domain={yStdev} ticks={stdevTicks} allowDataOverflow tick={AXIS_TICK} width={56} label={yLabel('stdev (score units)', 'left')} />
-          <YAxis interval={0} yAxisId="score" type="number" orientation="right" domain={yScore} ticks={scoreTicks} allowDataOverflow tick={AXIS_TICK} width={52} label={yLabel('score', 'right')} />
+          <YAxis
+            interval={0}
+            yAxisId="stdev"
+            type="number"
+            domain={yStdev}
+            ticks={stdevTicks}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('stdev (score units)', 'left')}
+          />
+          <YAxis
+            interval={0}
+            yAxisId="score"
+            type="number"
+            orientation="right"
+            domain={yScore}
+            ticks={scoreTicks}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={52}
+            label={yLabel('score', 'right')}
+          />
           <Shade ranges={collapse} fill={C.shadeWarn} opacity={0.35} />
           <Shade ranges={relCollapse} fill={C.shadeFault} opacity={0.35} />
           {s && <SeriesBand x={s.x} lo={s.p10} hi={s.p90} yAxisId="score" fill={C.band} />}
           {s && <SeriesLine x={s.x} y={s.median} yAxisId="score" stroke={C.median} width={1.2} dash="4 3" />}
           {s && <SeriesLine x={s.x} y={s.stdev} yAxisId="stdev" stroke={C.primary} width={2} />}
           <CompareLine pick={B_SERIES.spread} yAxisId="stdev" />
-          <ReferenceLine yAxisId="stdev" y={floor} stroke={C.fault} strokeDasharray="6 4" strokeWidth={1.5} label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }} />
+          <ReferenceLine
+            yAxisId="stdev"
+            y={floor}
+            stroke={C.fault}
+            strokeDasharray="6 4"
+            strokeWidth={1.5}
+            label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }}
+          />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>

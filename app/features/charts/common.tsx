@@ -21,7 +21,13 @@ export const turnAxisLabel = { value: 'turn', position: 'insideBottom' as const,
 const labels = new Map<string, ReturnType<typeof makeLabel>>();
 
 function makeLabel(value: string, side: 'left' | 'right') {
-  return { value, angle: side === 'left' ? -90 : 90, position: side === 'left' ? ('insideLeft' as const) : ('insideRight' as const), offset: 8, style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' as const } };
+  return {
+    value,
+    angle: side === 'left' ? -90 : 90,
+    position: side === 'left' ? ('insideLeft' as const) : ('insideRight' as const),
+    offset: 8,
+    style: { fontSize: 11, fill: C.muted, textAnchor: 'middle' as const },
+  };
 }
 
 /** Axis labels are created once: a new object each render makes Recharts lay the axis out again. */

@@ -111,10 +111,15 @@ export interface ReadoutLine {
   color: string;
 }
 
-const fmt = (v: number | undefined, digits = 3): string => (v === undefined || Number.isNaN(v) ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(digits));
+const fmt = (v: number | undefined, digits = 3): string =>
+  v === undefined || Number.isNaN(v) ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(digits);
 
 /** The values under the pointer: the drawn point nearest to `turn`. */
-export function readout(x: Float64Array, turn: number, series: readonly { label: string; y: Float64Array; color: string; digits?: number }[]): { turn: number; lines: ReadoutLine[] } | null {
+export function readout(
+  x: Float64Array,
+  turn: number,
+  series: readonly { label: string; y: Float64Array; color: string; digits?: number }[],
+): { turn: number; lines: ReadoutLine[] } | null {
   const i = nearestIndex(x, turn);
   if (i < 0) return null;
   return { turn: x[i]!, lines: series.map((s) => ({ label: s.label, value: fmt(s.y[i], s.digits), color: s.color })) };

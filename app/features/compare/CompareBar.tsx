@@ -11,7 +11,15 @@ import './compare.css';
 // The same files as the source picker's (TopBar's ACCEPT, Welcome's samples); not imported
 // from there, because the top bar imports this bar.
 const ACCEPT = '.jsonl,.json,.gz,.ndjson,application/json,application/gzip,application/x-ndjson';
-const SAMPLES = ['all-faults.jsonl', 'stale-scores.jsonl', 'collapse.jsonl', 'drift-and-orphans.jsonl', 'healthy.jsonl', 'with-bad-lines.jsonl', 'two-sessions-interleaved.jsonl'];
+const SAMPLES = [
+  'all-faults.jsonl',
+  'stale-scores.jsonl',
+  'collapse.jsonl',
+  'drift-and-orphans.jsonl',
+  'healthy.jsonl',
+  'with-bad-lines.jsonl',
+  'two-sessions-interleaved.jsonl',
+];
 
 /**
  * The bar is also a drop zone: a file dropped on it opens as B (dropped anywhere else it
@@ -26,7 +34,13 @@ export function CompareBar() {
     openPartner({ kind: 'file', name: file.name, file });
   };
   return (
-    <span className="compare-drop" data-testid="compare-drop" title="Drop a transcript here to compare with it" onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
+    <span
+      className="compare-drop"
+      data-testid="compare-drop"
+      title="Drop a transcript here to compare with it"
+      onDragOver={(e) => e.preventDefault()}
+      onDrop={onDrop}
+    >
       {partner === null ? <ComparePicker /> : <PartnerControls />}
     </span>
   );
@@ -114,7 +128,8 @@ function PartnerControls() {
   return (
     <span className="compare-controls" data-testid="compare-status" data-state={state} data-turns={turns}>
       <span className="compare-b">
-        <span className="compare-key b" aria-hidden="true" /> B: {partnerLabel(partner, partner.kind === 'same' ? sessionId : null)} · {turns.toLocaleString('en-US')} turns
+        <span className="compare-key b" aria-hidden="true" /> B: {partnerLabel(partner, partner.kind === 'same' ? sessionId : null)} ·{' '}
+        {turns.toLocaleString('en-US')} turns
         {partner.kind === 'live' ? ` (${state})` : load === 'reading' ? ' (loading…)' : ''}
       </span>
       {summary !== null && summary.sessions.length > 1 && partner.kind !== 'same' && (

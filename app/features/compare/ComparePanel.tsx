@@ -23,7 +23,8 @@ export function ComparePanel() {
         <h2>
           A vs B{' '}
           <span className="muted">
-            <span className="compare-key" aria-hidden="true" /> A session {aSession ?? '—'} · <span className="compare-key b" aria-hidden="true" /> B {partnerLabel(partner, bSession)}
+            <span className="compare-key" aria-hidden="true" /> A session {aSession ?? '—'} · <span className="compare-key b" aria-hidden="true" /> B{' '}
+            {partnerLabel(partner, bSession)}
           </span>
         </h2>
       </header>
@@ -45,55 +46,73 @@ function Differences({ c }: { c: Comparison }) {
   return (
     <div className="compare-body">
       <div>
-      {c.signals.length === 0 ? (
-        <p className="empty ok">No signal fired in either session.</p>
-      ) : (
-        <table data-testid="compare-signals">
-          <thead>
-            <tr>
-              <th scope="col">signal</th>
-              <th scope="col">A</th>
-              <th scope="col">B</th>
-              <th scope="col">B − A</th>
-            </tr>
-          </thead>
-          <tbody>
-            {c.signals.map((s) => (
-              <tr key={s.signal} data-testid="compare-signal" data-signal={s.signal} data-a={s.a} data-b={s.b} data-difference={s.difference}>
-                <td>
-                  <SeverityBadge severity={s.severity} /> <code>{s.signal}</code>
-                </td>
-                <td>{s.a.toLocaleString('en-US')}</td>
-                <td>{s.b.toLocaleString('en-US')}</td>
-                <td className={s.difference > 0 ? 'more' : s.difference < 0 ? 'fewer' : ''}>{s.difference > 0 ? `+${s.difference}` : s.difference === 0 ? '0' : `−${-s.difference}`}</td>
+        {c.signals.length === 0 ? (
+          <p className="empty ok">No signal fired in either session.</p>
+        ) : (
+          <table data-testid="compare-signals">
+            <thead>
+              <tr>
+                <th scope="col">signal</th>
+                <th scope="col">A</th>
+                <th scope="col">B</th>
+                <th scope="col">B − A</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {c.signals.map((s) => (
+                <tr key={s.signal} data-testid="compare-signal" data-signal={s.signal} data-a={s.a} data-b={s.b} data-difference={s.difference}>
+                  <td>
+                    <SeverityBadge severity={s.severity} /> <code>{s.signal}</code>
+                  </td>
+                  <td>{s.a.toLocaleString('en-US')}</td>
+                  <td>{s.b.toLocaleString('en-US')}</td>
+                  <td className={s.difference > 0 ? 'more' : s.difference < 0 ? 'fewer' : ''}>
+                    {s.difference > 0 ? `+${s.difference}` : s.difference === 0 ? '0' : `−${-s.difference}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
       </div>
       <div>
-      <p>
-        {d === null ? (
-          <span data-testid="first-divergence-none">The verdicts are the same on every compared turn.</span>
-        ) : (
-          <>
-            First divergence:{' '}
-            <button type="button" className="link" data-testid="first-divergence" data-a-turn={d.a.turn} data-b-turn={d.b.turn} onClick={() => selectPair(d.a.turn, d.b.turn)}>
-              {c.align === 'turn' ? `turn ${d.a.turn}` : `A turn ${d.a.turn} / B turn ${d.b.turn}`}
-            </button>
-            : A <code>{d.a.action}{d.a.drops ? ' + drop' : ''}</code>, B <code>{d.b.action}{d.b.drops ? ' + drop' : ''}</code>
-            {d.cause !== null && (
-              <>
-                , because of <code>{d.cause}</code>
-              </>
-            )}
-          </>
-        )}
-      </p>
-      <Incidents title="Only in B" testId="compare-only-b" list={c.onlyB} side="b" />
-      <Incidents title="Only in A" testId="compare-only-a" list={c.onlyA} side="a" />
-      <Incidents title="In both" testId="compare-both" list={c.both.map((p) => p.a)} side="a" pairs={c.both.map((p) => p.b)} />
+        <p>
+          {d === null ? (
+            <span data-testid="first-divergence-none">The verdicts are the same on every compared turn.</span>
+          ) : (
+            <>
+              First divergence:{' '}
+              <button
+                type="button"
+                className="link"
+                data-testid="first-divergence"
+                data-a-turn={d.a.turn}
+                data-b-turn={d.b.turn}
+                onClick={() => selectPair(d.a.turn, d.b.turn)}
+              >
+                {c.align === 'turn' ? `turn ${d.a.turn}` : `A turn ${d.a.turn} / B turn ${d.b.turn}`}
+              </button>
+              : A{' '}
+              <code>
+                {d.a.action}
+                {d.a.drops ? ' + drop' : ''}
+              </code>
+              , B{' '}
+              <code>
+                {d.b.action}
+                {d.b.drops ? ' + drop' : ''}
+              </code>
+              {d.cause !== null && (
+                <>
+                  , because of <code>{d.cause}</code>
+                </>
+              )}
+            </>
+          )}
+        </p>
+        <Incidents title="Only in B" testId="compare-only-b" list={c.onlyB} side="b" />
+        <Incidents title="Only in A" testId="compare-only-a" list={c.onlyA} side="a" />
+        <Incidents title="In both" testId="compare-both" list={c.both.map((p) => p.a)} side="a" pairs={c.both.map((p) => p.b)} />
       </div>
     </div>
   );

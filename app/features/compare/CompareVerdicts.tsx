@@ -10,12 +10,23 @@ export function CompareVerdicts() {
   if (partner === null || a === null) return null;
   const say = (action: string, drops: boolean): string => `${action.replace('_', ' ').toUpperCase()}${drops ? ' + DROP' : ''}`;
   return (
-    <section className="compare-verdicts" data-testid="compare-verdicts" data-a-turn={a.turn} data-a-action={a.action} data-b-turn={b?.turn ?? ''} data-b-action={b?.action ?? ''} aria-live="polite">
+    <section
+      className="compare-verdicts"
+      data-testid="compare-verdicts"
+      data-a-turn={a.turn}
+      data-a-action={a.action}
+      data-b-turn={b?.turn ?? ''}
+      data-b-action={b?.action ?? ''}
+      aria-live="polite"
+    >
       <div className="a">
         <span className="compare-key" aria-hidden="true" /> A turn {a.turn}: <strong>{say(a.action, a.drop.length > 0)}</strong>
       </div>
       <div className="b">
-        <span className="compare-key b" aria-hidden="true" /> {b === null ? 'B has no turn here' : (
+        <span className="compare-key b" aria-hidden="true" />{' '}
+        {b === null ? (
+          'B has no turn here'
+        ) : (
           <>
             B turn {b.turn}: <strong>{say(b.action, b.drop.length > 0)}</strong>
           </>

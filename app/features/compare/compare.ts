@@ -29,7 +29,11 @@ function sourceOf(partner: PartnerSpec): Source | null {
       return { kind: 'url', url: `${import.meta.env.BASE_URL}samples/${partner.name}`, name: partner.name };
     case 'live': {
       const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-      return { kind: 'live', wsUrl: `${scheme}://${location.host}/api/sessions/${encodeURIComponent(partner.sessionId)}/subscribe`, sessionId: partner.sessionId };
+      return {
+        kind: 'live',
+        wsUrl: `${scheme}://${location.host}/api/sessions/${encodeURIComponent(partner.sessionId)}/subscribe`,
+        sessionId: partner.sessionId,
+      };
     }
     case 'file':
       return { kind: 'file', file: partner.file, name: partner.name };

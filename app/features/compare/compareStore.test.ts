@@ -3,7 +3,14 @@ import type { JobSummary } from '../../../src/worker/client.ts';
 import { partnerX } from './align.ts';
 import { choosePartnerSession, compareHash, partnerFromHash } from './compareStore.ts';
 
-const summary = (...ids: string[]): JobSummary => ({ sessions: ids.map((sessionId) => ({ sessionId })) as JobSummary['sessions'], inputErrorCount: 0, inputErrors: [], linesRead: 0, format: 'jsonl', gzip: false });
+const summary = (...ids: string[]): JobSummary => ({
+  sessions: ids.map((sessionId) => ({ sessionId })) as JobSummary['sessions'],
+  inputErrorCount: 0,
+  inputErrors: [],
+  linesRead: 0,
+  format: 'jsonl',
+  gzip: false,
+});
 
 describe('compare state', () => {
   it('picks B’s session: the one asked for, else the first, else (same source) the first that is not A’s', () => {

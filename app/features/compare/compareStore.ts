@@ -57,7 +57,14 @@ export function choosePartnerSession(summary: JobSummary, partner: PartnerSpec, 
 
 /** The URL's part of a comparison: `compare=sample:<file>` or `live:<id>` or `same`, the session and the alignment. */
 export function compareHash(partner: PartnerSpec | null, requested: string | null, align: Alignment): Record<string, string | null> {
-  const value = partner === null || partner.kind === 'file' ? null : partner.kind === 'sample' ? `sample:${partner.name}` : partner.kind === 'live' ? `live:${partner.sessionId}` : 'same';
+  const value =
+    partner === null || partner.kind === 'file'
+      ? null
+      : partner.kind === 'sample'
+        ? `sample:${partner.name}`
+        : partner.kind === 'live'
+          ? `live:${partner.sessionId}`
+          : 'same';
   return { compare: value, compare_session: value === null ? null : requested, align: value === null || align === 'turn' ? null : align };
 }
 

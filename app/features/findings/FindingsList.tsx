@@ -43,7 +43,13 @@ export function FindingsList() {
     overscan: 12,
   });
   const items = virtualizer.getVirtualItems();
-  const findingIdx = ix === null ? [] : items.map((it) => rows[it.index]!).filter((r) => ix.rowKind[r] !== ROW_INCIDENT).map((r) => ix.rowRef[r]!);
+  const findingIdx =
+    ix === null
+      ? []
+      : items
+          .map((it) => rows[it.index]!)
+          .filter((r) => ix.rowKind[r] !== ROW_INCIDENT)
+          .map((r) => ix.rowRef[r]!);
   const details = useFindingDetails(findingIdx);
 
   // keep the selected turn's findings in view when the cursor moves (keyboard stepping);
@@ -61,7 +67,10 @@ export function FindingsList() {
     <section className="panel findings" aria-label="Findings">
       <header className="panel-head">
         <h2>
-          Findings <span className="muted">{ix === null ? '' : `${ix.findings.toLocaleString('en-US')} in ${ix.incidentSignal.length.toLocaleString('en-US')} incidents`}</span>
+          Findings{' '}
+          <span className="muted">
+            {ix === null ? '' : `${ix.findings.toLocaleString('en-US')} in ${ix.incidentSignal.length.toLocaleString('en-US')} incidents`}
+          </span>
         </h2>
         <div className="filters" role="group" aria-label="Filter findings">
           {(['fault', 'warning', 'info'] as Severity[]).map((sev) => (
@@ -81,7 +90,9 @@ export function FindingsList() {
           <button
             type="button"
             className="btn small ghost"
-            onClick={() => setUi({ collapsed: allCollapsed || ix === null ? new Set() : new Set(Array.from({ length: ix.incidentSignal.length }, (_, k) => k)) })}
+            onClick={() =>
+              setUi({ collapsed: allCollapsed || ix === null ? new Set() : new Set(Array.from({ length: ix.incidentSignal.length }, (_, k) => k)) })
+            }
             disabled={ix === null || ix.incidentSignal.length === 0}
           >
             {allCollapsed ? 'Expand all' : 'Collapse all'}

@@ -46,4 +46,3 @@ export function incidentLabel(ix: FindingsIndex, incident: number): { signal: Si
     count: ix.incidentCount[incident]!,
   };
 }
-

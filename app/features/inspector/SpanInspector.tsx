@@ -44,7 +44,8 @@ export function SpanInspector() {
 function SpanBody({ d }: { d: SpanDetail }) {
   const history = useMemo(() => {
     const rows: { x: number; score: number | null; rewrites: number }[] = [];
-    for (let i = 0; i < d.historyX.length; i++) rows.push({ x: d.historyX[i]!, score: Number.isNaN(d.historyScore[i]!) ? null : d.historyScore[i]!, rewrites: d.historyRewrites[i]! });
+    for (let i = 0; i < d.historyX.length; i++)
+      rows.push({ x: d.historyX[i]!, score: Number.isNaN(d.historyScore[i]!) ? null : d.historyScore[i]!, rewrites: d.historyRewrites[i]! });
     return rows;
   }, [d]);
   const bad = useMemo(() => {
@@ -99,7 +100,13 @@ function SpanBody({ d }: { d: SpanDetail }) {
         {d.claimedSha256 !== null && !same && d.computedSha256 !== null && <p className="muted">The hashes differ: the score was computed on other text.</p>}
       </div>
       <h3>Text at turn {d.shownTurn}</h3>
-      {d.text === null ? <p className="empty">This old version of the text is no longer held (bounded memory); its sha256 is above.</p> : <pre className="span-text" data-testid="span-text">{d.text}</pre>}
+      {d.text === null ? (
+        <p className="empty">This old version of the text is no longer held (bounded memory); its sha256 is above.</p>
+      ) : (
+        <pre className="span-text" data-testid="span-text">
+          {d.text}
+        </pre>
+      )}
       {d.diff !== null && (
         <>
           <h3>Changed since turn {d.diffAgainst}</h3>
@@ -114,7 +121,11 @@ function SpanBody({ d }: { d: SpanDetail }) {
       <h3>Score history</h3>
       {history.length > 1 ? (
         <ResponsiveContainer width="100%" height={120}>
-          <LineChart data={history} margin={{ top: 6, right: 8, bottom: 4, left: 0 }} onClick={(e) => e?.activeLabel !== undefined && selectTurn(Number(e.activeLabel))}>
+          <LineChart
+            data={history}
+            margin={{ top: 6, right: 8, bottom: 4, left: 0 }}
+            onClick={(e) => e?.activeLabel !== undefined && selectTurn(Number(e.activeLabel))}
+          >
             <CartesianGrid stroke={C.grid} vertical={false} />
             <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 10, fill: C.muted }} />
             <YAxis domain={['auto', 'auto']} tick={{ fontSize: 10, fill: C.muted }} width={40} />

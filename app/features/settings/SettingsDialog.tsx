@@ -62,8 +62,8 @@ export function SettingsDialog() {
       >
         <h2 id="settings-title">Thresholds</h2>
         <p className="muted">
-          Leave a field empty to use the session header&apos;s value, or the default. A value set here overrides both for every session of this source;
-          applying re-runs the analysis.
+          Leave a field empty to use the session header&apos;s value, or the default. A value set here overrides both for every session of this source; applying
+          re-runs the analysis.
         </p>
         <div className="settings-grid">
           {THRESHOLD_KEYS.map((k) => {

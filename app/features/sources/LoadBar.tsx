@@ -33,7 +33,11 @@ export function LoadBar() {
             data-state={load.state}
             data-turns={summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0}
             data-errors={errors}
-            data-timing={p ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages` : undefined}
+            data-timing={
+              p
+                ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages`
+                : undefined
+            }
           >
             {loadStatusText(source, load, summary)}
           </span>
@@ -50,7 +54,10 @@ export function LoadBar() {
             <ol className="error-list" data-testid="input-errors">
               {summary!.inputErrors.map((e, i) => (
                 <li key={i} data-line={e.line}>
-                  <strong>{source.kind === 'live' ? 'message' : 'line'} {e.line}</strong>: {e.message}
+                  <strong>
+                    {source.kind === 'live' ? 'message' : 'line'} {e.line}
+                  </strong>
+                  : {e.message}
                 </li>
               ))}
               {errors > summary!.inputErrors.length && <li className="muted">… and {errors - summary!.inputErrors.length} more</li>}

@@ -49,7 +49,9 @@ export function LiveSessionPicker() {
           if (e.target.value !== '') openLive(e.target.value);
         }}
       >
-        <option value="">{q.isPending ? 'Live sessions…' : q.isError ? 'No relay' : sessions.length === 0 ? 'No live session yet' : 'Follow a live session…'}</option>
+        <option value="">
+          {q.isPending ? 'Live sessions…' : q.isError ? 'No relay' : sessions.length === 0 ? 'No live session yet' : 'Follow a live session…'}
+        </option>
         {sessions.map((s) => (
           <option key={s.session_id} value={s.session_id}>
             {s.session_id}

@@ -26,15 +26,23 @@ export function Welcome() {
         <div className="ways">
           <section>
             <h2>Drop a transcript</h2>
-            <p>Drag a <code>.jsonl</code>, <code>.jsonl.gz</code> or <code>.json</code> file anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.</p>
+            <p>
+              Drag a <code>.jsonl</code>, <code>.jsonl.gz</code> or <code>.json</code> file anywhere on this page. It is read in chunks in a background worker;
+              nothing is uploaded.
+            </p>
             <FileButton className="btn primary" label="Choose a file…" testId="welcome-file-input" />
           </section>
           <section>
             <h2>Follow a live session</h2>
             {q.isError ? (
-              <p className="muted">No relay answers at <code>/api</code>. Run <code>context-health serve</code> and open the page it prints, then stream into it with <code>context-health replay</code> or your harness.</p>
+              <p className="muted">
+                No relay answers at <code>/api</code>. Run <code>context-health serve</code> and open the page it prints, then stream into it with{' '}
+                <code>context-health replay</code> or your harness.
+              </p>
             ) : sessions.length === 0 ? (
-              <p className="muted">{q.isPending ? 'Asking the relay…' : 'The relay has no session yet. Stream one with context-health replay <file> or from your harness.'}</p>
+              <p className="muted">
+                {q.isPending ? 'Asking the relay…' : 'The relay has no session yet. Stream one with context-health replay <file> or from your harness.'}
+              </p>
             ) : (
               <ul className="session-list">
                 {sessions.slice(0, 8).map((s) => (

@@ -99,7 +99,11 @@ function SpanTable({ spans, turn }: { spans: SpanRow[] | null; turn: number }) {
                 onClick={() => selectSpan(s.spanId)}
               >
                 <span className="span-id" title={s.spanId}>
-                  {s.pinned && <span className="pin" title="pinned canary">pin</span>}
+                  {s.pinned && (
+                    <span className="pin" title="pinned canary">
+                      pin
+                    </span>
+                  )}
                   {s.spanId}
                 </span>
                 <span>{fmtNum(s.score)}</span>

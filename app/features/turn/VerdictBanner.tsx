@@ -46,7 +46,13 @@ export function VerdictBanner() {
   const a = ACTION_TEXT[turn.action];
   const worst = [...turn.findings].sort((x, y) => SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity]);
   return (
-    <section className={`verdict ${a.tone}${turn.turn !== selected ? ' stale' : ''}`} data-testid="verdict" data-action={turn.action} data-turn={turn.turn} aria-live="polite">
+    <section
+      className={`verdict ${a.tone}${turn.turn !== selected ? ' stale' : ''}`}
+      data-testid="verdict"
+      data-action={turn.action}
+      data-turn={turn.turn}
+      aria-live="polite"
+    >
       <div className="verdict-headline">{headline}</div>
       <div className="verdict-main">
         <span className="verdict-turn">Turn {turn.turn}</span>
@@ -70,7 +76,8 @@ export function VerdictBanner() {
         <ul className="verdict-findings">
           {worst.map((f) => (
             <li key={f.signal}>
-              <SeverityBadge severity={f.severity} /> <strong>{SIGNAL_INFO[f.signal].title}</strong> <span className="muted">— {SIGNAL_INFO[f.signal].todo}</span>
+              <SeverityBadge severity={f.severity} /> <strong>{SIGNAL_INFO[f.signal].title}</strong>{' '}
+              <span className="muted">— {SIGNAL_INFO[f.signal].todo}</span>
             </li>
           ))}
         </ul>

@@ -40,15 +40,13 @@ function convert(text: string): Converted {
 }
 
 const fixtureText = fs.readFileSync(FIXTURE, 'utf8');
-const records = fixtureText
-  .split('\n')
-  .flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
+const records = fixtureText.split('\n').flatMap((l) => {
+  try {
+    return [JSON.parse(l) as Record<string, unknown>];
+  } catch {
+    return [];
+  }
+});
 const fixture = convert(fixtureText);
 const snapshots = fixture.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
 const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);

@@ -211,11 +211,20 @@ export class ClaudeCodeAdapter {
     const system: Span = { span_id: SYSTEM_SPAN_ID, text: SYSTEM_SPAN_TEXT, score: null, text_sha256: null, pinned: true, role: 'system' };
     const total = promptTokens(message);
     if (total !== null) {
-      const shares = fitTokens(this.context.map((b) => b.estimate), total);
+      const shares = fitTokens(
+        this.context.map((b) => b.estimate),
+        total,
+      );
       visible.forEach((s, i) => (s.tokens = shares[i]!));
       system.tokens = total - shares.reduce((a, b) => a + b, 0);
     }
-    const snap: Snapshot = { type: 'snapshot', session_id: this.sessionId ?? this.fallbackSessionId, turn: this.turn, spans: [system, ...visible], request_id: requestId };
+    const snap: Snapshot = {
+      type: 'snapshot',
+      session_id: this.sessionId ?? this.fallbackSessionId,
+      turn: this.turn,
+      spans: [system, ...visible],
+      request_id: requestId,
+    };
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;
     if (this.removed.length > 0) snap.pruned = this.removed;
     const live = new Set(visible.map((s) => s.span_id));

@@ -21,7 +21,13 @@ interface Span {
   pinned?: boolean;
   role?: string;
 }
-const span = (id: string, text: string, score: number | null, extra: Partial<Span> = {}): Span => ({ span_id: id, text, score, text_sha256: score === null ? null : sha256(text), ...extra });
+const span = (id: string, text: string, score: number | null, extra: Partial<Span> = {}): Span => ({
+  span_id: id,
+  text,
+  score,
+  text_sha256: score === null ? null : sha256(text),
+  ...extra,
+});
 const snap = (sid: string, turn: number, spans: Span[]) => ({ type: 'snapshot', session_id: sid, turn, spans });
 
 interface Run {
@@ -64,8 +70,16 @@ const scored = [
   snap('h', 2, [span('pin', 'keep the api stable', 0.9, { pinned: true }), span('a', 'api change log', null), span('b', 'unrelated', 0.1)]),
 ];
 const unscored = [
-  snap('u', 1, [span('task', 'fix the login cookie race', null, { role: 'user', pinned: true }), span('x', 'cookie set after login resolves', null), span('y', 'weather', null)]),
-  snap('u', 2, [span('task', 'fix the login cookie race', null, { role: 'user', pinned: true }), span('x', 'cookie set after login resolves', null), span('z', 'lunch menu', null)]),
+  snap('u', 1, [
+    span('task', 'fix the login cookie race', null, { role: 'user', pinned: true }),
+    span('x', 'cookie set after login resolves', null),
+    span('y', 'weather', null),
+  ]),
+  snap('u', 2, [
+    span('task', 'fix the login cookie race', null, { role: 'user', pinned: true }),
+    span('x', 'cookie set after login resolves', null),
+    span('z', 'lunch menu', null),
+  ]),
 ];
 
 describe('ScoringStage', () => {
@@ -94,7 +108,10 @@ describe('ScoringStage', () => {
   });
 
   it('both: a session whose first snapshots carry no score but a later one does is the harness’s throughout', () => {
-    const late = [...unscored, snap('u', 3, [span('task', 'fix the login cookie race', 0.9, { role: 'user', pinned: true }), span('x', 'cookie set after login resolves', 0.5)])];
+    const late = [
+      ...unscored,
+      snap('u', 3, [span('task', 'fix the login cookie race', 0.9, { role: 'user', pinned: true }), span('x', 'cookie set after login resolves', 0.5)]),
+    ];
     const scores = (vs: readonly Record<string, unknown>[]): unknown[] => vs.map((v) => (v.spans as Span[]).map((sp) => sp.score));
     expect(scores(run(late, 'both').seen)).toEqual(scores(late));
   });
@@ -104,7 +121,9 @@ describe('ScoringStage', () => {
     const r = run(mixed, 'both');
     const h = r.seen.filter((v) => v.session_id === 'h');
     const u = r.seen.filter((v) => v.session_id === 'u');
-    expect(h.map((v) => (v.spans as Span[] | undefined)?.map((sp) => sp.score))).toEqual([scored[0], scored[1], scored[2]].map((v) => ((v as Record<string, unknown>).spans as Span[] | undefined)?.map((sp) => sp.score)));
+    expect(h.map((v) => (v.spans as Span[] | undefined)?.map((sp) => sp.score))).toEqual(
+      [scored[0], scored[1], scored[2]].map((v) => ((v as Record<string, unknown>).spans as Span[] | undefined)?.map((sp) => sp.score)),
+    );
     expect((u[0]!.spans as Span[]).every((s) => typeof s.score === 'number')).toBe(true);
   });
 
@@ -139,7 +158,11 @@ describe('ScoringStage', () => {
     expect(turn3[turn3.length - 1]!.signal).toBe('reference_disagreement');
     // configurable like the others, and never without `both`
     expect(run(inverted, 'both', { reference_agreement_floor: -1 }).findings.some((f) => f.signal === 'reference_disagreement')).toBe(false);
-    expect(run(inverted, 'both', { collapse_turns: 3 }).findings.filter((f) => f.signal === 'reference_disagreement').map((f) => f.turn)).toEqual([3]);
+    expect(
+      run(inverted, 'both', { collapse_turns: 3 })
+        .findings.filter((f) => f.signal === 'reference_disagreement')
+        .map((f) => f.turn),
+    ).toEqual([3]);
     expect(run(inverted, 'auto').findings.some((f) => f.signal === 'reference_disagreement')).toBe(false);
   });
 
