@@ -88,6 +88,20 @@ describe('degenerate files', () => {
     });
   }
 
+  it('a line nested 10,000 arrays deep is one input error naming the limit; the other 49 turns load (issue 8 item 3)', async () => {
+    const deep = JSON.stringify({ type: 'snapshot', session_id: 'run', turn: 3, spans: [], extra: 0 }).replace(
+      '"extra":0',
+      `"extra":${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+    );
+    const lines = Array.from({ length: 50 }, (_, i) => (i === 2 ? deep : snapshot('run', i + 1)));
+    const { done } = await load(encode(lines.join('\n')), undefined, 4096);
+    expect(done.state).toBe('done');
+    expect(done.summary.sessions[0]!.turns).toBe(49);
+    expect(done.summary.inputErrorCount).toBe(1);
+    expect(done.summary.inputErrors[0]).toMatchObject({ line: 3 });
+    expect(done.summary.inputErrors[0]!.message).toMatch(/nest.*64/);
+  });
+
   it('skips an over-long line or array element by its number and analyses the rest', async () => {
     const huge = `{"type":"snapshot","session_id":"run","turn":2,"spans":[{"span_id":"a","text":"${'x'.repeat(200_000)}","score":0.5,"text_sha256":null}]}`;
     const asLines = [snapshot('run', 1), huge, snapshot('run', 3)].join('\n');
