@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import WebSocket from 'ws';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import { startRelay, type Relay, type RelayOptions } from '../../src/server/relay.ts';
@@ -13,6 +14,22 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export function tempDir(prefix = 'ch-relay-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * A test file's relays: `relay()` starts one (testRelay's options), and every relay it
+ * started is closed after each test. Call it once at the top of a test file.
+ */
+export function relaysPerTest(): (options?: Partial<RelayOptions>) => ReturnType<typeof testRelay> {
+  const relays: Relay[] = [];
+  afterEach(async () => {
+    await Promise.all(relays.splice(0).map((r) => r.close()));
+  });
+  return async (options = {}) => {
+    const r = await testRelay(options);
+    relays.push(r);
+    return r;
+  };
 }
 
 export async function testRelay(options: Partial<RelayOptions> = {}): Promise<Relay & { logs: string[]; dataDir: string }> {

@@ -2,20 +2,12 @@
 // engine, ordering and retry rules, limits, the token, and refusing foreign pages.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startRelay, type Relay } from '../../src/server/relay.ts';
-import { generatedSession, postNdjson, snapshot, tempDir, testRelay, transcriptLines, type IngestReply } from './helpers.ts';
+import { startRelay } from '../../src/server/relay.ts';
+import { generatedSession, postNdjson, relaysPerTest, snapshot, tempDir, transcriptLines, type IngestReply } from './helpers.ts';
 
-const relays: Relay[] = [];
-async function relay(options: Parameters<typeof testRelay>[0] = {}): Promise<Awaited<ReturnType<typeof testRelay>>> {
-  const r = await testRelay(options);
-  relays.push(r);
-  return r;
-}
-afterEach(async () => {
-  await Promise.all(relays.splice(0).map((r) => r.close()));
-});
+const relay = relaysPerTest();
 
 /** Opens an ingest socket and returns a function sending one frame and awaiting its reply. */
 async function ingestSocket(url: string, query = ''): Promise<{ ws: WebSocket; send: (text: string) => Promise<Record<string, unknown>> }> {

@@ -2,20 +2,11 @@
 // pages and rebound host names, the token, session ids the routes cannot reach, bounded
 // answers, unbounded bodies, unfinished messages, idle sockets, a vanished data directory.
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Relay } from '../../src/server/relay.ts';
-import { snapshot, testRelay } from './helpers.ts';
+import { relaysPerTest, snapshot } from './helpers.ts';
 
-const relays: Relay[] = [];
-async function relay(options: Parameters<typeof testRelay>[0] = {}): Promise<Awaited<ReturnType<typeof testRelay>>> {
-  const r = await testRelay(options);
-  relays.push(r);
-  return r;
-}
-afterEach(async () => {
-  await Promise.all(relays.splice(0).map((r) => r.close()));
-});
+const relay = relaysPerTest();
 
 /** One HTTP request with exactly these headers (fetch may not set Host); resolves with status and body. */
 function request(
@@ -292,7 +283,7 @@ describe('a vanished data directory', () => {
     const fs = await import('node:fs');
     let noticed: () => void = () => {};
     const lost = new Promise<void>((resolve) => (noticed = resolve));
-    const r = await relay({ dataCheckMs: 20, log: (l) => /nothing more is acknowledged/.test(l) && noticed() });
+    const r = await relay({ dataCheckMs: 20, log: (l: string) => /nothing more is acknowledged/.test(l) && noticed() });
     fs.rmSync(r.dataDir, { recursive: true, force: true });
     await lost;
     const health = await request(`${r.url}api/health`);
