@@ -74,7 +74,8 @@ export function shapeSpread(store: TurnColumnStore, w: Window, points: number): 
   const p10 = store.p10.view();
   const p90 = store.p90.view();
   const median = store.median.view();
-  const idx = sharedIndices(x, [stdev, p10, p90, median], w, points);
+  const agreement = store.agreement.view();
+  const idx = sharedIndices(x, store.hasAgreement ? [stdev, p10, p90, median, agreement] : [stdev, p10, p90, median], w, points);
   const minGap = (w.to - w.from) / points;
   return {
     x: gather(x, idx),
@@ -82,6 +83,8 @@ export function shapeSpread(store: TurnColumnStore, w: Window, points: number): 
     p10: gather(p10, idx),
     p90: gather(p90, idx),
     median: gather(median, idx),
+    agreement: store.hasAgreement ? gather(agreement, idx) : null,
+    agreementFloor: store.thresholds.reference_agreement_floor,
     spreadFloor: store.thresholds.spread_floor,
     minScored: store.thresholds.min_scored,
     collapse: signalBands(store, w, bit('spread_collapse'), minGap),
