@@ -254,6 +254,8 @@ export interface SeriesView {
   canary: CanarySeries;
   drift: DriftSeries;
   orphans: OrphanSeries;
+  /** turns in the window where the context was compacted (docs/adapters.md: the snapshot's `compaction`), marked on every chart */
+  compactions: Float64Array;
 }
 
 export const ROW_INCIDENT = 0;

@@ -93,6 +93,7 @@ describe('the dashboard scorer setting reads as check --scorer', () => {
     expect(auto.summary.sessions[0]!.scores).toBe('harness');
     expect((await auto.findings('disagree')).map(asCheck)).toEqual((await check(DISAGREES, 'auto')).sessions[0]!.findings);
     expect((await auto.view('disagree')).spread.agreement).toBeNull();
+    expect((await auto.view('disagree')).compactions.length).toBe(0);
     const ref = await openInWorker(DISAGREES, 'reference');
     expect(ref.summary.sessions[0]!.scores).toBe('reference');
     expect((await ref.findings('disagree')).map(asCheck)).toEqual((await check(DISAGREES, 'reference')).sessions[0]!.findings);
@@ -101,6 +102,8 @@ describe('the dashboard scorer setting reads as check --scorer', () => {
   it('a Claude Code transcript is scored by the reference under auto, and not under harness', async () => {
     const auto = await openInWorker(CLAUDE, 'auto');
     expect(auto.summary.sessions[0]!.scores).toBe('reference');
+    // docs/adapters.md compaction: the first call after the compact boundary, for every chart's turn axis
+    expect([...(await auto.view('cc-fixture')).compactions]).toEqual([5]);
     const harness = await openInWorker(CLAUDE, 'harness');
     expect(harness.summary.sessions[0]!.scores).toBe('harness');
     expect(harness.summary.sessions[0]!.signalCounts.unscored_span).toBeGreaterThan(0);

@@ -54,6 +54,7 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     canary: shapeCanary(store, w, points),
     drift: shapeDrift(store, w, points),
     orphans: shapeOrphans(store, w, points),
+    compactions: Float64Array.from(store.compactionTurns.filter((t) => t >= w.from && t <= w.to)),
   };
 }
 

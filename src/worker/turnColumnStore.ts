@@ -203,6 +203,8 @@ export class TurnColumnStore {
   title: string | null = null;
   /** some snapshot carried reference_agreement (contract §7, `--scorer both`) */
   hasAgreement = false;
+  /** turns whose snapshot marks a compaction (the Claude Code adapter's extra field `compaction`, docs/adapters.md), ascending */
+  readonly compactionTurns: number[] = [];
   /** contract §7 reference scorer: the session's scores are the reference's, not the harness's */
   referenceScored = false;
   headerConfig: Partial<Thresholds> = {};
@@ -343,6 +345,7 @@ export class TurnColumnStore {
     this.stdev.push(m.stdev_score ?? Number.NaN);
     this.p10.push(m.p10_score ?? Number.NaN);
     this.p90.push(m.p90_score ?? Number.NaN);
+    if (typeof snap.compaction === 'object' && snap.compaction !== null) this.compactionTurns.push(result.turn);
     const tau = snap.reference_agreement;
     this.agreement.push(typeof tau === 'number' ? tau : Number.NaN);
     if (typeof tau === 'number') this.hasAgreement = true;

@@ -8,6 +8,7 @@ import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
 import { readout } from './rows.ts';
 import { SeriesLine } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
 const TAU_DOMAIN: [number, number] = [-1, 1];
@@ -35,6 +36,7 @@ export function AgreementChart() {
       legend={[
         { label: 'reference_agreement (τ-b)', color: C.primary, kind: 'line' },
         { label: `reference_agreement_floor ${floor}`, color: C.warning, kind: 'dash' },
+        ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
       <ResponsiveContainer width="100%" height={150}>
@@ -59,6 +61,7 @@ export function AgreementChart() {
             strokeWidth={1.5}
             label={{ value: `reference_agreement_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.warning }}
           />
+          <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>
