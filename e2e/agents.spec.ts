@@ -55,6 +55,7 @@ test('the scorer setting "both" reads as check --scorer both: reference_disagree
   await dialog.getByRole('button', { name: 'Apply and re-analyse' }).click();
   await expect(page.getByTestId('load-status')).toContainText("scores: the harness's, compared with the reference (BM25)");
   await expect.poll(() => signalCounts(page)).toEqual(counts);
+  await expect(page.getByRole('button', { name: 'Thresholds · scorer both' })).toBeVisible();
   const chart = page.getByTestId('chart-agreement');
   await expect(chart).toHaveAttribute('data-state', 'ready');
   await expect(chart).toContainText('reference_agreement_floor 0');
