@@ -6,6 +6,7 @@ import { reachesFailLevel } from '../core/report.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
+import { EmbeddingsError } from '../node/embeddings.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
 
@@ -153,6 +154,10 @@ async function runCheck(args: string[]): Promise<number> {
       ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     });
   } catch (e) {
+    if (e instanceof EmbeddingsError) {
+      process.stderr.write(`context-health: ${e.message}\n`);
+      return 2;
+    }
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
   }

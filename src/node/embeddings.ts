@@ -14,6 +14,9 @@ export interface EmbeddingsOptions {
   apiKey?: string;
 }
 
+/** The endpoint failed (unreachable, an HTTP error, or an answer without the vectors): not a reading error. */
+export class EmbeddingsError extends Error {}
+
 export const DEFAULT_EMBEDDINGS_MODEL = 'text-embedding-3-small';
 
 export class EmbeddingsClient {
@@ -49,20 +52,30 @@ export class EmbeddingsClient {
 
   private async request(input: string[]): Promise<number[][]> {
     this.requests++;
-    const res = await fetch(this.endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}) },
-      body: JSON.stringify({ model: this.o.model ?? DEFAULT_EMBEDDINGS_MODEL, input }),
-    });
-    if (!res.ok) throw new Error(`the embeddings endpoint ${this.endpoint} answered ${res.status} ${res.statusText}`);
-    const body = (await res.json()) as { data?: { index?: number; embedding?: unknown }[] };
+    let res: Response;
+    try {
+      res = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.o.apiKey ? { authorization: `Bearer ${this.o.apiKey}` } : {}) },
+        body: JSON.stringify({ model: this.o.model ?? DEFAULT_EMBEDDINGS_MODEL, input }),
+      });
+    } catch (e) {
+      throw new EmbeddingsError(`cannot reach the embeddings endpoint ${this.endpoint}: ${(e as Error).message}`);
+    }
+    if (!res.ok) throw new EmbeddingsError(`the embeddings endpoint ${this.endpoint} answered ${res.status} ${res.statusText}`);
+    let body: { data?: { index?: number; embedding?: unknown }[] };
+    try {
+      body = (await res.json()) as typeof body;
+    } catch {
+      throw new EmbeddingsError(`the embeddings endpoint ${this.endpoint} did not answer with JSON`);
+    }
     const out: number[][] = new Array<number[]>(input.length);
     (body.data ?? []).forEach((d, k) => {
       const i = typeof d.index === 'number' ? d.index : k;
       if (Array.isArray(d.embedding) && d.embedding.every((x) => typeof x === 'number')) out[i] = d.embedding as number[];
     });
     for (let i = 0; i < input.length; i++) {
-      if (out[i] === undefined) throw new Error(`the embeddings endpoint ${this.endpoint} returned no embedding for input ${i}`);
+      if (out[i] === undefined) throw new EmbeddingsError(`the embeddings endpoint ${this.endpoint} returned no embedding for input ${i}`);
     }
     return out;
   }

@@ -36,6 +36,11 @@ beforeAll(async () => {
     const body: Buffer[] = [];
     req.on('data', (d: Buffer) => body.push(d));
     req.on('end', () => {
+      if (req.url?.startsWith('/fail') === true) {
+        res.statusCode = 500;
+        res.end('{}');
+        return;
+      }
       const { model, input } = JSON.parse(Buffer.concat(body).toString('utf8')) as { model: string; input: string[] };
       seen.push({ model, inputs: input, path: req.url ?? '' });
       res.setHeader('content-type', 'application/json');
@@ -111,5 +116,9 @@ describe('the embeddings reference scorer', () => {
     expect((await runCli(['check', '--embeddings-model', 'm', CLAUDE])).code).toBe(2);
     expect((await runCli(['check', '--embeddings-url', 'not a url', CLAUDE])).code).toBe(2);
     expect((await runCli(['check', '--embeddings-url', base, '-'], { stdin: '' })).code).toBe(2);
+    // an endpoint that fails is named as such, not as a file that cannot be read
+    const failing = await runCli(['check', '--embeddings-url', `${base}/fail/v1`, CLAUDE]);
+    expect(failing.code).toBe(2);
+    expect(failing.stderr).toMatch(/embeddings endpoint .*\/fail\/v1\/embeddings answered 500/);
   });
 });
