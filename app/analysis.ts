@@ -65,7 +65,7 @@ function start(source: Source, info: AnalysisState['source']): void {
   resetFindingDetails();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
-  worker().open(source, useUi.getState().userThresholds);
+  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer);
 }
 
 /** Runs the analysis again with the thresholds now set (the Worker re-reads the source). */
@@ -75,7 +75,7 @@ export function reanalyse(): void {
   resetFindingDetails();
   const keep = useAnalysis.getState();
   set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
-  worker().open(lastSource, useUi.getState().userThresholds);
+  worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer);
 }
 
 export function cancelLoad(): void {

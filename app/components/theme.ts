@@ -18,6 +18,7 @@ export const C = {
   shadeWarn: '#f7c77d',
   shadeFault: '#f1948a',
   shadeNone: '#d5dae1',
+  compaction: '#0f766e',
 } as const;
 
 /** Distinct, print-safe colours for canary lines. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSummary, SessionSummary } from '../../src/worker/client.ts';
-import { chooseSession, loadStatusText, turnsLoaded } from './analysis.ts';
+import { chooseSession, loadStatusText, scoresNote, turnsLoaded } from './analysis.ts';
 
 const session = (id: string, turns: number): SessionSummary =>
   ({ sessionId: id, title: null, turns, firstTurn: 1, lastTurn: turns, signalCounts: {}, findings: 0, incidents: 0 }) as unknown as SessionSummary;
@@ -11,6 +11,7 @@ const summary = (sessions: SessionSummary[], errors = 0): JobSummary => ({
   linesRead: 0,
   format: 'jsonl',
   gzip: false,
+  scorer: 'auto',
 });
 
 describe('analysis store transforms', () => {
@@ -40,6 +41,17 @@ describe('analysis store transforms', () => {
     const adapted = { ...summary([session('a', 6)]), adapter: { format: 'claude-code' as const, skipped: { progress: 3, 'user (sidechain)': 1 } } };
     expect(loadStatusText(src, done, adapted)).toBe(
       's.jsonl: 6 turns loaded, 0 input errors (Claude Code transcript; records not mapped: 3 progress, 1 user (sidechain))',
+    );
+  });
+
+  it('says where the scores came from whenever they are not the harness’s under auto (contract §7)', () => {
+    const scored = (id: string, scores: 'harness' | 'reference', hasAgreement = false) => ({ ...session(id, 3), scores, hasAgreement });
+    expect(scoresNote(summary([scored('a', 'harness')]))).toBe('');
+    expect(scoresNote(summary([scored('a', 'reference')]))).toBe('; scores: reference (BM25)');
+    expect(scoresNote({ ...summary([scored('a', 'harness', true)]), scorer: 'both' })).toBe("; scores: the harness's, compared with the reference (BM25)");
+    expect(scoresNote({ ...summary([scored('a', 'harness')]), scorer: 'harness' })).toBe("; scores: the harness's");
+    expect(scoresNote(summary([scored('a', 'reference'), scored('b', 'harness')]))).toBe(
+      "; scores: reference (BM25) in 1 of 2 sessions, the harness's in the rest",
     );
   });
 });

@@ -74,7 +74,7 @@ export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summar
   const errors = summary?.inputErrorCount ?? 0;
   const sessions = summary?.sessions.length ?? 0;
   const name = source !== null && source.kind !== 'live' ? `${source.name}: ` : '';
-  const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}${adapterNote(summary)}`;
+  const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}${adapterNote(summary)}${scoresNote(summary)}`;
   switch (load.state) {
     case 'done':
       return turns === 0 ? `${name}${counts}: no valid snapshot in this file` : `${name}${counts}`;
@@ -85,6 +85,20 @@ export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summar
     default:
       return `${name}${counts}`;
   }
+}
+
+/**
+ * contract §7: where the scores came from, said whenever they are not simply the harness's
+ * own under the default (so a native transcript's sentence is as it always was).
+ */
+export function scoresNote(summary: JobSummary | null): string {
+  const sessions = summary?.sessions ?? [];
+  if (summary === null || sessions.length === 0) return '';
+  const byReference = sessions.filter((s) => s.scores === 'reference').length;
+  const agreement = sessions.some((s) => s.hasAgreement) ? ', compared with the reference (BM25)' : '';
+  if (byReference === sessions.length) return '; scores: reference (BM25)';
+  if (byReference > 0) return `; scores: reference (BM25) in ${byReference} of ${sessions.length} sessions, the harness's in the rest${agreement}`;
+  return summary.scorer === 'auto' ? '' : `; scores: the harness's${agreement}`;
 }
 
 /** docs/adapters.md: another agent's transcript says so, and lists every record it left out by kind. */

@@ -3,7 +3,7 @@
 // Pure transforms first (tested), then a thin create().
 import { indexAtOrBefore } from '../../src/core/bisect.ts';
 import { create } from 'zustand';
-import type { Severity, Signal, Thresholds } from '../../src/worker/client.ts';
+import type { ScorerMode, Severity, Signal, Thresholds } from '../../src/worker/client.ts';
 
 export interface TurnWindow {
   from: number;
@@ -22,6 +22,8 @@ export interface UiState {
   collapsed: ReadonlySet<number>;
   selectedSpan: string | null;
   userThresholds: Partial<Thresholds>;
+  /** whose scores the Worker's engine sees, as `check --scorer` (contract §7) */
+  scorer: ScorerMode;
   settingsOpen: boolean;
   helpOpen: boolean;
   /** pixel width of the chart plot area, sets how many points the Worker sends */
@@ -37,6 +39,7 @@ export const initialUiState: UiState = {
   collapsed: new Set(),
   selectedSpan: null,
   userThresholds: {},
+  scorer: 'auto',
   settingsOpen: false,
   helpOpen: false,
   chartWidth: 800,

@@ -82,10 +82,12 @@ export function replay(file: string, url: string, opts: { session?: string; spee
 export interface CheckJson {
   sessions: { session_id: string; turns: number; findings: { turn: number; signal: string; severity: string }[] }[];
   input_errors: { line: number; message: string }[];
+  /** other agents' transcripts only (docs/adapters.md) */
+  adapter?: { format: string; skipped_records: Record<string, number> };
 }
 
-export function checkJson(file: string, sets: Record<string, number> = {}): CheckJson {
-  const args = [BIN, 'check', '--json', '--fail-on', 'never', file];
+export function checkJson(file: string, sets: Record<string, number> = {}, options: string[] = []): CheckJson {
+  const args = [BIN, 'check', '--json', '--fail-on', 'never', ...options, file];
   for (const [k, v] of Object.entries(sets)) args.push('--set', `${k}=${v}`);
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0 && r.status !== 2) throw new Error(`check failed (${r.status}): ${r.stderr}`);

@@ -6,6 +6,9 @@ import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
+import { EmbeddingScorer, TextCollector } from '../core/embeddingScorer.ts';
+import type { SpanScorer } from '../core/referenceScorer.ts';
+import { EmbeddingsClient, type EmbeddingsOptions } from '../node/embeddings.ts';
 import { NodeLineParser } from '../node/lineParser.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
@@ -19,6 +22,8 @@ export interface CheckOptions {
   from?: TranscriptFormat;
   /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
   scorer?: ScorerMode;
+  /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
+  embeddings?: EmbeddingsOptions;
 }
 
 export interface CheckResult {
@@ -30,6 +35,19 @@ export interface CheckResult {
 }
 
 export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckResult> {
+  if (options.embeddings === undefined) return run(path, options);
+  // contract §7 embeddings: the scorer is synchronous (the stage is the same in every door), so
+  // a first pass collects every text the reference will score, the endpoint is asked for them
+  // (batched, each distinct text once), and the second pass scores from the cache
+  if (path === '-') throw new Error('--embeddings-url reads the file twice, so it needs a file, not stdin');
+  const texts = new Set<string>();
+  await run(path, options, () => new TextCollector(texts));
+  const client = new EmbeddingsClient(options.embeddings);
+  await client.embedAll(texts);
+  return run(path, options, () => new EmbeddingScorer((t) => client.get(t)));
+}
+
+async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
   const report = new ReportBuilder();
   // contract §7 adapters: other agents' transcripts become §2 messages before the engine
@@ -44,7 +62,7 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
       },
       error: (line, message) => report.addError({ line, message }),
     },
-    { mode: options.scorer ?? 'auto', sha256: nodeSha256 },
+    { mode: options.scorer ?? 'auto', sha256: nodeSha256, ...(makeScorer === undefined ? {} : { makeScorer }) },
   );
   const pipeline = new TranscriptPipeline(scoring, {
     ...(options.from === undefined ? {} : { from: options.from }),

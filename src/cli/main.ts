@@ -6,12 +6,14 @@ import { reachesFailLevel } from '../core/report.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
+import { EmbeddingsError } from '../node/embeddings.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
+                 [--embeddings-url URL [--embeddings-model M]]
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
@@ -35,6 +37,11 @@ options:
   --from FORMAT           auto (default: told by content), claude-code, swe-agent or wire
   --scorer WHICH          auto (default), harness, reference or both: whose relevance scores
                           the detectors read (docs/contract.md §7, docs/adapters.md)
+  --embeddings-url URL    the reference scores spans by cosine similarity of embeddings to
+                          the task, from an OpenAI-compatible endpoint (URL of /v1/embeddings
+                          or its base /v1) instead of BM25; each distinct text is asked once,
+                          in batches of 64. Bearer token: CONTEXT_HEALTH_EMBEDDINGS_KEY
+  --embeddings-model M    the model named in each request (default text-embedding-3-small)
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -98,6 +105,8 @@ async function runCheck(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
       from: { type: 'string' },
       scorer: { type: 'string', default: 'auto' },
+      'embeddings-url': { type: 'string' },
+      'embeddings-model': { type: 'string' },
     },
   });
   if (values.help) {
@@ -123,15 +132,32 @@ async function runCheck(args: string[]): Promise<number> {
     throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
   const path = positionals[0]!;
+  const embeddingsUrl = values['embeddings-url'];
+  if (embeddingsUrl === undefined && values['embeddings-model'] !== undefined) throw new UsageError('--embeddings-model needs --embeddings-url');
+  if (embeddingsUrl !== undefined && !URL.canParse(embeddingsUrl)) throw new UsageError(`--embeddings-url must be a URL, got ${JSON.stringify(embeddingsUrl)}`);
+  if (embeddingsUrl !== undefined && path === '-') throw new UsageError('--embeddings-url needs a file (it is read twice), not stdin');
   let result;
   try {
     result = await checkTranscript(path, {
       userThresholds,
       scorer,
+      ...(embeddingsUrl === undefined
+        ? {}
+        : {
+            embeddings: {
+              url: embeddingsUrl,
+              ...(values['embeddings-model'] === undefined ? {} : { model: values['embeddings-model'] }),
+              ...(process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY ? { apiKey: process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY } : {}),
+            },
+          }),
       ...(from === undefined ? {} : { from }),
       ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     });
   } catch (e) {
+    if (e instanceof EmbeddingsError) {
+      process.stderr.write(`context-health: ${e.message}\n`);
+      return 2;
+    }
     process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
     return 2;
   }

@@ -4,7 +4,7 @@
 // (signal names, severities, thresholds) are re-exported here so the app never imports
 // src/core itself.
 import type { Thresholds } from '../core/config.ts';
-import type { QueryKind, QueryMap, QueryRequest, Request, Source, WorkerEvent } from './protocol.ts';
+import type { QueryKind, QueryMap, QueryRequest, Request, ScorerMode, Source, WorkerEvent } from './protocol.ts';
 
 export type * from './protocol.ts';
 export type * from './compareTypes.ts';
@@ -59,13 +59,13 @@ export class AnalysisClient {
   }
 
   /** Starts analysing a source; everything from the previous job is dropped from now on. */
-  open(source: Source, userThresholds: Partial<Thresholds>): number {
+  open(source: Source, userThresholds: Partial<Thresholds>, scorer: ScorerMode = 'auto'): number {
     const job = ++this.jobId;
     for (const [req, p] of this.pending) {
       p.reject(new StaleReply());
       this.pending.delete(req);
     }
-    this.worker.postMessage({ type: 'open', job, source, userThresholds });
+    this.worker.postMessage({ type: 'open', job, source, userThresholds, scorer });
     return job;
   }
 

@@ -5,6 +5,8 @@
 import type { Sha256Hex } from '../core/analyse.ts';
 import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
+import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
+import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
@@ -45,6 +47,8 @@ export interface ControllerOptions {
 
 class Job {
   readonly engine: Engine;
+  /** contract §7 reference_disagreement, after the engine, exactly as src/cli/check.ts wires it */
+  readonly disagreement = new ReferenceDisagreement();
   readonly stores = new Map<string, TurnColumnStore>();
   readonly errors: InputError[] = [];
   errorCount = 0;
@@ -65,6 +69,7 @@ class Job {
     readonly id: number,
     readonly source: Source,
     readonly userThresholds: Partial<Thresholds>,
+    readonly scorer: ScorerMode,
     sha256: Sha256Hex,
     private readonly limits: StoreLimits,
   ) {
@@ -105,6 +110,12 @@ class Job {
     }
   }
 
+  /** The session's scores come from the reference scorer (contract §7): said on screen. */
+  markReferenceScored(sid: string): void {
+    const store = this.stores.get(sid); // a message the engine refused makes no session
+    if (store !== undefined) store.referenceScored = true;
+  }
+
   addError(error: InputError): void {
     this.errorCount++;
     if (this.errors.length < MAX_LISTED_ERRORS) this.errors.push(error);
@@ -128,6 +139,7 @@ class Job {
       linesRead: this.lines,
       format: this.format,
       gzip: this.gzip,
+      scorer: this.scorer,
       ...(this.adapter === undefined ? {} : { adapter: this.adapter }),
     };
   }
@@ -171,6 +183,8 @@ export function sessionSummary(s: TurnColumnStore): SessionSummary {
     hasCanary: s.hasCanary,
     hasRewrites: s.hasRewrites,
     spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.turn.get(heldFrom) : null,
+    scores: s.referenceScored ? 'reference' : 'harness',
+    hasAgreement: s.hasAgreement,
   };
 }
 
@@ -227,7 +241,7 @@ export class Controller {
 
   private async open(req: OpenRequest): Promise<void> {
     if (this.job !== null) this.stopJob(this.job, 'replaced by a new source');
-    const job = new Job(req.job, req.source, req.userThresholds, this.o.sha256, this.o.limits ?? DEFAULT_STORE_LIMITS);
+    const job = new Job(req.job, req.source, req.userThresholds, req.scorer ?? 'auto', this.o.sha256, this.o.limits ?? DEFAULT_STORE_LIMITS);
     this.job = job;
     if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
     let state: LoadState = 'done';
@@ -245,13 +259,18 @@ export class Controller {
       },
       value: (value, lineNo, noSurrogateEscape) => {
         job.lines = lineNo;
-        job.take(job.engine.ingestParsedLine(value, lineNo, noSurrogateEscape));
+        const outcome = job.engine.ingestParsedLine(value, lineNo, noSurrogateEscape);
+        if (outcome.kind === 'turn') job.disagreement.observe(outcome, job.engine.thresholds(outcome.result.sessionId));
+        job.take(outcome);
       },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
     };
     try {
-      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS, this.o.sha256);
+      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS, this.o.sha256, {
+        mode: job.scorer,
+        onReferenceScored: (sid) => job.markReferenceScored(sid),
+      });
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;

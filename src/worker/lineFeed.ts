@@ -5,7 +5,7 @@
 import { DEFAULT_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import type { Sha256Hex } from '../core/analyse.ts';
 import { TranscriptPipeline, type AdapterSummary, type MessageFeed } from '../ingest/adapters/pipeline.ts';
-import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
+import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 
@@ -44,6 +44,13 @@ export interface FeedResult {
   adapter: AdapterSummary;
 }
 
+export interface ScoringChoice {
+  /** as `check --scorer` (contract §7); default auto */
+  mode?: ScorerMode;
+  /** told, as each snapshot goes to the sink, whether its session's scores are the reference's */
+  onReferenceScored?: (sessionId: string) => void;
+}
+
 /**
  * Reads the source here. Throws when reading fails (lines before the failure were delivered).
  * With `sha256`, sessions that carry no score get the reference scorer's (contract §7), as in `check`.
@@ -54,16 +61,26 @@ export async function feedHere(
   sink: FeedSink,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
   sha256?: Sha256Hex,
+  scoring: ScoringChoice = {},
 ): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
   // contract §7 adapters: other agents' transcripts become §2 messages here, before the engine
+  let stage: ScoringStage | null = null;
   const toSink: MessageFeed = {
     text: (text, lineNo) => sink.line(text, lineNo),
-    value: (value, lineNo, noSurrogateEscape) => (sink.value ? sink.value(value, lineNo, noSurrogateEscape) : sink.line(JSON.stringify(value), lineNo)),
+    value: (value, lineNo, noSurrogateEscape) => {
+      if (sink.value) sink.value(value, lineNo, noSurrogateEscape);
+      else sink.line(JSON.stringify(value), lineNo);
+      // after the sink, so the header has made the session's store with its config
+      const sid = sessionIdOf(value);
+      if (stage !== null && sid !== null && stage.referenceScored(sid)) scoring.onReferenceScored?.(sid);
+    },
     error: (lineNo, message) => sink.error(lineNo, message),
   };
-  const pipeline = new TranscriptPipeline(sha256 === undefined ? toSink : new ScoringStage(toSink, { mode: 'auto', sha256 }));
+  // the same stage as `check --scorer` (src/cli/check.ts), so the Worker reads as check does
+  if (sha256 !== undefined) stage = new ScoringStage(toSink, { mode: scoring.mode ?? 'auto', sha256 });
+  const pipeline = new TranscriptPipeline(stage ?? toSink);
   const reader = new TranscriptReader(
     (text, lineNo) => {
       if (typeof text === 'string') pipeline.line(text, lineNo);
@@ -99,4 +116,10 @@ export async function feedHere(
   reader.end();
   pipeline.end();
   return { gzip, format: reader.format, aborted: false, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
+}
+
+function sessionIdOf(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const sid = (value as { session_id?: unknown }).session_id;
+  return typeof sid === 'string' ? sid : null;
 }

@@ -6,9 +6,10 @@ import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
+import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
 
-export type { InputError, Thresholds, Action, Severity, Signal };
+export type { InputError, Thresholds, Action, Severity, Signal, ScorerMode };
 
 // ------------------------------------------------------------------ sources
 
@@ -23,6 +24,8 @@ export interface OpenRequest {
   source: Source;
   /** thresholds set by the user in the settings: they override each session header's config */
   userThresholds: Partial<Thresholds>;
+  /** whose scores the engine sees, as `check --scorer` (contract §7); default auto */
+  scorer?: ScorerMode;
 }
 
 export interface CancelRequest {
@@ -134,6 +137,10 @@ export interface SessionSummary {
   hasRewrites: boolean;
   /** turns before this one no longer have per-span rows in memory (bounded store) */
   spansHeldFrom: number | null;
+  /** contract §7: where the scores came from: the harness's own, or the reference scorer (BM25) */
+  scores: 'harness' | 'reference';
+  /** some snapshot carried reference_agreement (`both`): the agreement series is drawn */
+  hasAgreement: boolean;
 }
 
 export interface JobSummary {
@@ -144,6 +151,8 @@ export interface JobSummary {
   linesRead: number;
   format: 'jsonl' | 'json-array' | 'unknown' | 'live';
   gzip: boolean;
+  /** the scorer mode the source was read with (contract §7, as `check --scorer`) */
+  scorer: ScorerMode;
   /** another agent's transcript (docs/adapters.md): its format and the records left out, by kind */
   adapter?: { format: 'wire' | 'claude-code' | 'swe-agent'; skipped: Record<string, number> };
 }
@@ -169,6 +178,9 @@ export interface SpreadSeries {
   p10: Float64Array;
   p90: Float64Array;
   median: Float64Array;
+  /** contract §7 reference_agreement per turn (NaN: none); null when no snapshot of the session has one */
+  agreement: Float64Array | null;
+  agreementFloor: number;
   spreadFloor: number;
   minScored: number;
   /** turns where spread_collapse fired */
@@ -242,6 +254,8 @@ export interface SeriesView {
   canary: CanarySeries;
   drift: DriftSeries;
   orphans: OrphanSeries;
+  /** turns in the window where the context was compacted (docs/adapters.md: the snapshot's `compaction`), marked on every chart */
+  compactions: Float64Array;
 }
 
 export const ROW_INCIDENT = 0;

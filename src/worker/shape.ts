@@ -54,6 +54,7 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     canary: shapeCanary(store, w, points),
     drift: shapeDrift(store, w, points),
     orphans: shapeOrphans(store, w, points),
+    compactions: Float64Array.from(store.compactionTurns.filter((t) => t >= w.from && t <= w.to)),
   };
 }
 
@@ -74,7 +75,8 @@ export function shapeSpread(store: TurnColumnStore, w: Window, points: number): 
   const p10 = store.p10.view();
   const p90 = store.p90.view();
   const median = store.median.view();
-  const idx = sharedIndices(x, [stdev, p10, p90, median], w, points);
+  const agreement = store.agreement.view();
+  const idx = sharedIndices(x, store.hasAgreement ? [stdev, p10, p90, median, agreement] : [stdev, p10, p90, median], w, points);
   const minGap = (w.to - w.from) / points;
   return {
     x: gather(x, idx),
@@ -82,6 +84,8 @@ export function shapeSpread(store: TurnColumnStore, w: Window, points: number): 
     p10: gather(p10, idx),
     p90: gather(p90, idx),
     median: gather(median, idx),
+    agreement: store.hasAgreement ? gather(agreement, idx) : null,
+    agreementFloor: store.thresholds.reference_agreement_floor,
     spreadFloor: store.thresholds.spread_floor,
     minScored: store.thresholds.min_scored,
     collapse: signalBands(store, w, bit('spread_collapse'), minGap),

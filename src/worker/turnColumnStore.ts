@@ -201,6 +201,12 @@ export class SpanRows {
  */
 export class TurnColumnStore {
   title: string | null = null;
+  /** some snapshot carried reference_agreement (contract §7, `--scorer both`) */
+  hasAgreement = false;
+  /** turns whose snapshot marks a compaction (the Claude Code adapter's extra field `compaction`, docs/adapters.md), ascending */
+  readonly compactionTurns: number[] = [];
+  /** contract §7 reference scorer: the session's scores are the reference's, not the harness's */
+  referenceScored = false;
   headerConfig: Partial<Thresholds> = {};
 
   // ---- per turn (index t = the t-th analysed snapshot of the session)
@@ -214,6 +220,8 @@ export class TurnColumnStore {
   readonly stdev = f64();
   readonly p10 = f64();
   readonly p90 = f64();
+  /** contract §7 reference_agreement (Kendall τ-b, `--scorer both`); NaN where the snapshot has none */
+  readonly agreement = f64();
   readonly orphanEdges = i32();
   readonly spansModified = i32();
   readonly scoresInvalidated = i32();
@@ -337,6 +345,10 @@ export class TurnColumnStore {
     this.stdev.push(m.stdev_score ?? Number.NaN);
     this.p10.push(m.p10_score ?? Number.NaN);
     this.p90.push(m.p90_score ?? Number.NaN);
+    if (typeof snap.compaction === 'object' && snap.compaction !== null) this.compactionTurns.push(result.turn);
+    const tau = snap.reference_agreement;
+    this.agreement.push(typeof tau === 'number' ? tau : Number.NaN);
+    if (typeof tau === 'number') this.hasAgreement = true;
     this.orphanEdges.push(m.orphan_edges);
     this.spansModified.push(m.spans_modified);
     this.scoresInvalidated.push(m.scores_invalidated);

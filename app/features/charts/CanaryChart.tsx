@@ -6,6 +6,7 @@ import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, rankDomain, readout } from './rows.ts';
 import { SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
@@ -26,6 +27,7 @@ export function CanaryChart() {
     { label: 'below the median (canary_inversion)', color: C.fault, kind: 'dot' },
     { label: 'no scored canary', color: C.shadeNone, kind: 'shade' },
     ...bLegend,
+    ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
   ];
   const hover: Readout | undefined = s
     ? (t) =>
@@ -88,6 +90,7 @@ export function CanaryChart() {
             ))}
             <CompareLine pick={B_SERIES.canary} />
             {s && s.inversionX.length > 0 && <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} />}
+            <CompactionMarkers turns={view?.compactions} />
             <TurnOverlay readout={hover} />
           </ComposedChart>
         </ResponsiveContainer>

@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef } from 'react';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi } from '../../stores/ui.ts';
+import { AgreementChart as AgreementChartImpl } from './AgreementChart.tsx';
 import { CanaryChart as CanaryChartImpl } from './CanaryChart.tsx';
 import { DriftChart as DriftChartImpl } from './DriftChart.tsx';
 import { OrphansChart as OrphansChartImpl } from './OrphansChart.tsx';
@@ -14,6 +15,7 @@ const SpreadChart = memo(SpreadChartImpl);
 const CanaryChart = memo(CanaryChartImpl);
 const DriftChart = memo(DriftChartImpl);
 const OrphansChart = memo(OrphansChartImpl);
+const AgreementChart = memo(AgreementChartImpl);
 
 /** Axes and margins take about this many pixels of a chart's width. */
 const AXES_PX = 124;
@@ -40,6 +42,7 @@ export function Charts() {
     <div className="charts" ref={ref} data-testid="charts" data-view-turns={turns}>
       <Overview />
       <SpreadChart />
+      <AgreementChart />
       <CanaryChart />
       <DriftChart />
       <OrphansChart />

@@ -6,6 +6,7 @@ import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDec
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, meanDomain, readout, tokensDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
@@ -50,6 +51,7 @@ export function DriftChart() {
         { label: 'relevance_inflation', color: C.warning, kind: 'dot' },
         { label: 'monotonic_drift', color: C.fault, kind: 'dot' },
         ...bLegend,
+        ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -89,6 +91,7 @@ export function DriftChart() {
           <CompareLine pick={B_SERIES.drift} yAxisId="mean" />
           {s && s.inflationX.length > 0 && <SeriesMarkers x={s.inflationX} y={s.inflationMean} yAxisId="mean" fill={C.warning} shape="triangle" r={4} />}
           {s && s.driftX.length > 0 && <SeriesMarkers x={s.driftX} y={s.driftMean} yAxisId="mean" fill={C.fault} shape="diamond" r={4} />}
+          <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>

@@ -7,6 +7,7 @@ import { LineageGraph } from './LineageGraph.tsx';
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { countTicks, bandRanges, edgesDomain, readout } from './rows.ts';
 import { SeriesStepArea, Shade } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
@@ -30,7 +31,12 @@ export function OrphansChart() {
       }
       state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
       points={s?.x.length ?? 0}
-      legend={[{ label: 'orphan edges', color: C.fault, kind: 'area' }, { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' }, ...bLegend]}
+      legend={[
+        { label: 'orphan edges', color: C.fault, kind: 'area' },
+        { label: 'orphaned_parent fired', color: C.shadeFault, kind: 'shade' },
+        ...bLegend,
+        ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
+      ]}
       footer={<LineageGraph />}
     >
       <ResponsiveContainer width="100%" height={150}>
@@ -51,6 +57,7 @@ export function OrphansChart() {
           <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
           {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
           <CompareLine pick={B_SERIES.orphans} />
+          <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>

@@ -6,6 +6,7 @@ import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, readout, scoreDomain, stdevDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, Shade } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
@@ -49,6 +50,7 @@ export function SpreadChart() {
         { label: 'spread_collapse', color: C.shadeWarn, kind: 'shade' },
         { label: 'relevance_collapse', color: C.shadeFault, kind: 'shade' },
         ...bLegend,
+        ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
       <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
@@ -92,6 +94,7 @@ export function SpreadChart() {
             strokeWidth={1.5}
             label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }}
           />
+          <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
       </ResponsiveContainer>

@@ -47,7 +47,7 @@ export function openPartner(partner: PartnerSpec, requested: string | null = nul
   const source = sourceOf(partner);
   if (source === null) return;
   useCompare.setState({ ...initialCompareState, partner, requested, align, load: 'reading' }, true);
-  partnerWorker().open(source, useUi.getState().userThresholds);
+  partnerWorker().open(source, useUi.getState().userThresholds, useUi.getState().scorer);
   writeCompareHash();
 }
 

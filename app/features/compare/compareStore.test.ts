@@ -10,6 +10,7 @@ const summary = (...ids: string[]): JobSummary => ({
   linesRead: 0,
   format: 'jsonl',
   gzip: false,
+  scorer: 'auto',
 });
 
 describe('compare state', () => {

@@ -1,7 +1,7 @@
 // contract §4 thresholds. A value set here overrides the session header's config, which
 // overrides the default; applying re-runs the whole analysis in the Worker.
 import { useEffect, useRef, useState } from 'react';
-import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, thresholdProblem, type Thresholds } from '../../../src/worker/client.ts';
+import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, thresholdProblem, type ScorerMode, type Thresholds } from '../../../src/worker/client.ts';
 import { reanalyse } from '../../analysis.ts';
 import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
@@ -16,9 +16,20 @@ const WHAT: Record<keyof Thresholds, string> = {
   reference_agreement_floor: 'reference_disagreement (check --scorer both): least rank agreement (Kendall τ-b, −1 to 1) with the reference scorer',
 };
 
+/** contract §7 reference scorer: the modes of `check --scorer`, in the order the CLI lists them. */
+const SCORERS: Record<ScorerMode, string> = {
+  auto: "auto (default): imported agents' transcripts (Claude Code, SWE-agent) are scored by the reference scorer (BM25); this page's own format keeps its scores",
+  harness: "harness: every score as the transcript carries it; other agents' transcripts stay unscored",
+  reference: "reference: every span scored by the reference scorer (BM25 against the task), the harness's scores replaced",
+  both: "both: the harness's scores, compared with the reference's on each turn (reference_agreement, Kendall τ-b); reference_disagreement fires",
+};
+const SCORER_ORDER: readonly ScorerMode[] = ['auto', 'harness', 'reference', 'both'];
+
 export function SettingsDialog() {
   const open = useUi((s) => s.settingsOpen);
   const user = useUi((s) => s.userThresholds);
+  const scorer = useUi((s) => s.scorer);
+  const [scorerDraft, setScorerDraft] = useState<ScorerMode>(scorer);
   const session = useAnalysis(sessionOnScreen);
   const ref = useRef<HTMLDialogElement>(null);
   const [draft, setDraft] = useState<Record<string, string>>({});
@@ -28,9 +39,10 @@ export function SettingsDialog() {
     if (d === null) return;
     if (open && !d.open) {
       setDraft(Object.fromEntries(THRESHOLD_KEYS.map((k) => [k, user[k] === undefined ? '' : String(user[k])])));
+      setScorerDraft(scorer);
       d.showModal();
     } else if (!open && d.open) d.close();
-  }, [open, user]);
+  }, [open, user, scorer]);
 
   const header = session?.headerConfig ?? {};
   const problems = Object.fromEntries(
@@ -47,7 +59,7 @@ export function SettingsDialog() {
       const raw = (draft[k] ?? '').trim();
       if (raw !== '') next[k] = Number(raw);
     }
-    setUi({ userThresholds: next, settingsOpen: false });
+    setUi({ userThresholds: next, scorer: scorerDraft, settingsOpen: false });
     reanalyse();
   };
 
@@ -92,6 +104,19 @@ export function SettingsDialog() {
             );
           })}
         </div>
+        <label className="setting">
+          <span className="setting-name">
+            <code>scorer</code>
+          </span>
+          <select name="scorer" data-testid="scorer-setting" value={scorerDraft} onChange={(e) => setScorerDraft(e.target.value as ScorerMode)}>
+            {SCORER_ORDER.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+          <span className="setting-help">Whose scores the analysis sees, as check --scorer. {SCORERS[scorerDraft]}.</span>
+        </label>
         <div className="dialog-actions">
           <button type="button" className="btn ghost" onClick={() => setDraft(Object.fromEntries(THRESHOLD_KEYS.map((k) => [k, ''])))}>
             Clear my values

@@ -70,6 +70,7 @@ export function TopBar() {
   const sessionId = useAnalysis((s) => s.sessionId);
   const follow = useUi((s) => s.follow);
   const user = useUi((s) => s.userThresholds);
+  const scorer = useUi((st) => st.scorer);
   const custom = Object.keys(user).length;
   const latest = useAnalysis((s) => s.latestSummary);
   const shown = summary?.sessions.find((x) => x.sessionId === sessionId)?.turns ?? 0;
@@ -113,8 +114,14 @@ export function TopBar() {
         </div>
       )}
       <span className="spacer" />
-      <button type="button" className="btn ghost" onClick={() => setUi({ settingsOpen: true })} title="Detector thresholds (contract §4)">
+      <button
+        type="button"
+        className="btn ghost"
+        onClick={() => setUi({ settingsOpen: true })}
+        title="Detector thresholds (contract §4) and the scorer (contract §7)"
+      >
         Thresholds{custom > 0 ? ` (${custom} set)` : ''}
+        {scorer !== 'auto' ? ` · scorer ${scorer}` : ''}
       </button>
       <button type="button" className="btn ghost" onClick={() => setUi({ helpOpen: true })} aria-label="Keyboard shortcuts (?)">
         ?

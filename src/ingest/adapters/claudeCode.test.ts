@@ -156,6 +156,9 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(ids(turn5)).toEqual([SYSTEM_SPAN_ID, 'u5#0']);
     expect(turn5.pruned).toEqual(before);
     expect(spanOf(turn5, 'u5#0')).toMatchObject({ role: 'summary', derived_from: before });
+    // marked with the boundary's metadata (an extra field), on that call only
+    expect(turn5.compaction).toEqual({ trigger: 'manual', preTokens: 1950 });
+    expect(snapshots.filter((s) => s.compaction !== undefined).map((s) => s.turn)).toEqual([5]);
     // lineage is kept on later turns; nothing more is pruned
     const turn6 = snapshots[5]!;
     expect(ids(turn6)).toEqual([SYSTEM_SPAN_ID, 'u5#0', 'a7#0', 'u6#0', 'u7#0']);

@@ -43,6 +43,8 @@ export class ClaudeCodeAdapter {
   private removed: string[] = [];
   /** the spans a pending compaction summary replaces (null: no compaction pending) */
   private replaced: string[] | null = null;
+  /** adapters.md compaction: the boundary's compactMetadata, marked on the next call's snapshot */
+  private compaction: { trigger: string | null; preTokens: number | null } | null = null;
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
   private readonly requestIds = new Set<string>();
@@ -177,6 +179,11 @@ export class ClaudeCodeAdapter {
       this.replaced = [...(this.replaced ?? []), ...ids];
       this.context = [];
       for (const id of ids) this.modified.delete(id);
+      const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
+      this.compaction = {
+        trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
+        preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
+      };
       return;
     }
     if (subtype === 'microcompact_boundary') {
@@ -227,6 +234,9 @@ export class ClaudeCodeAdapter {
     };
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;
     if (this.removed.length > 0) snap.pruned = this.removed;
+    // an extra field (contract §2.2 keeps unknown fields): the dashboard marks this turn on its charts
+    if (this.compaction !== null) snap.compaction = this.compaction;
+    this.compaction = null;
     const live = new Set(visible.map((s) => s.span_id));
     const modified = [...this.modified].filter((id) => live.has(id));
     if (modified.length > 0) snap.rewrite = { spans_modified: modified.length, scores_invalidated: modified.length, modified_span_ids: modified };

@@ -93,6 +93,11 @@ export class ScoringStage implements MessageFeed {
     this.next.error(line, message);
   }
 
+  /** The session's scores are the reference's (so far): the dashboard says so (contract §7). */
+  referenceScored(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.harness === false;
+  }
+
   /** The input ended: sessions that never carried a score are scored by the reference. */
   end(): void {
     for (const s of this.sessions.values()) {

@@ -1,0 +1,70 @@
+// contract §7 reference_agreement: per turn, Kendall τ-b between the harness's ranking of
+// the spans and the reference scorer's (BM25 against the task), with the
+// reference_agreement_floor that reference_disagreement judges against. Drawn only when the
+// session's snapshots carry an agreement (`both`).
+import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { C } from '../../components/theme.ts';
+import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
+import { readout } from './rows.ts';
+import { SeriesLine } from './Series.tsx';
+import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
+import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+
+const TAU_DOMAIN: [number, number] = [-1, 1];
+const TAU_TICKS = [-1, -0.5, 0, 0.5, 1];
+
+export function AgreementChart() {
+  const { view, xd, anchor, xTicks } = useTurnAxis(0);
+  const s = view?.spread;
+  const agreement = s?.agreement ?? null;
+  if (view !== null && agreement === null) return null;
+  const floor = s?.agreementFloor ?? 0;
+  const hover: Readout | undefined = s && agreement ? (t) => readout(s.x, t, [{ label: 'τ-b', y: agreement, color: C.primary, digits: 3 }]) : undefined;
+  return (
+    <ChartFrame
+      testId="chart-agreement"
+      title="Agreement with the reference scorer"
+      subtitle={
+        <>
+          Kendall τ-b between the harness&apos;s ranking of the spans and the reference scorer&apos;s (BM25 against the task), per turn; 1 = the same order, −1
+          = reversed. <code>reference_disagreement</code> fires when it stays below <code>reference_agreement_floor</code> ({floor}).
+        </>
+      }
+      state={view === null ? 'loading' : agreement && agreement.length > 0 ? 'ready' : 'empty'}
+      points={agreement?.length ?? 0}
+      legend={[
+        { label: 'reference_agreement (τ-b)', color: C.primary, kind: 'line' },
+        { label: `reference_agreement_floor ${floor}`, color: C.warning, kind: 'dash' },
+        ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
+      ]}
+    >
+      <ResponsiveContainer width="100%" height={150}>
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={C.grid} vertical={false} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis
+            interval={0}
+            type="number"
+            domain={TAU_DOMAIN}
+            ticks={TAU_TICKS}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
+          />
+          {s && agreement && <SeriesLine x={s.x} y={agreement} stroke={C.primary} width={2} />}
+          <ReferenceLine
+            y={floor}
+            stroke={C.warning}
+            strokeDasharray="6 4"
+            strokeWidth={1.5}
+            label={{ value: `reference_agreement_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.warning }}
+          />
+          <CompactionMarkers turns={view?.compactions} />
+          <TurnOverlay readout={hover} />
+        </ComposedChart>
+      </ResponsiveContainer>
+    </ChartFrame>
+  );
+}
