@@ -172,6 +172,20 @@ function writeState(file: string, state: Record<string, FileState>): void {
   fs.renameSync(`${file}.tmp`, file);
 }
 
+const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
+
+Tails Claude Code transcripts (a .jsonl file, or a project folder: new files in it too) as
+they grow, turns each new API call into a snapshot scored by the reference scorer, and
+streams it into a relay (docs/adapters.md).
+
+options:
+  --url URL      the relay (default http://127.0.0.1:8787, what npm start serves)
+  --state FILE   where it remembers how far it got per file, to resume after a restart
+                 (default .context-health-watch.json)
+  --poll MS      how often files are checked for growth (default 500)
+  --token T      the relay's token, when it has one
+  -h, --help     this text`;
+
 export async function runWatch(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -181,8 +195,13 @@ export async function runWatch(args: string[]): Promise<number> {
       state: { type: 'string', default: '.context-health-watch.json' },
       poll: { type: 'string', default: '500' },
       token: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(WATCH_USAGE + '\n');
+    return 0;
+  }
   if (positionals.length === 0) throw new Error('watch takes at least one file or folder');
   const watcher = startWatch({
     paths: positionals,

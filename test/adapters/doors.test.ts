@@ -1,23 +1,12 @@
 // contract §7 adapters: `check` as a user runs it on a Claude Code transcript. The Worker's
 // side is src/worker/adapters.test.ts.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/core/report.ts';
+import { ROOT, runCli } from '../cli/runCli.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const FIXTURE = path.join(ROOT, 'test/fixtures/adapters/claude-code.jsonl');
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), ...args], { cwd: ROOT });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString('utf8') }));
-  });
-}
 
 describe('check on a Claude Code transcript', () => {
   it('check recognises it by content, lists the records it left out, and --from forces the format', async () => {
@@ -57,5 +46,14 @@ describe('check --scorer (contract §7 reference scorer)', () => {
     expect(harness.sessions[0]!.metrics.every((m) => m.n_scored === 0)).toBe(true);
     expect(auto.sessions[0]!.findings.some((f) => f.signal === 'unscored_span')).toBe(false);
     expect((await runCli(['check', '--scorer', 'bogus', FIXTURE])).code).toBe(2);
+  });
+});
+
+describe('watch', () => {
+  it('--help says what it watches and how it resumes, instead of failing on an unknown option', async () => {
+    const r = await runCli(['watch', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/usage: context-health watch/);
+    expect(r.stdout).toMatch(/--state FILE/);
   });
 });
