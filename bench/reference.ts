@@ -1,10 +1,12 @@
 // contract §7 reference scorer: `check --scorer reference` against plain `check`
-// (`--scorer harness`: the same adapter, no scoring) on a large generated Claude Code
-// transcript, each in a fresh process, median of 3. Goal: reference ≥ 0.7× plain's throughput.
+// (`--scorer harness`: the same reader, no scoring), each in a fresh process, median of 3,
+// on a large generated Claude Code transcript and on the 2,000-turn × 200-span native
+// bench transcript. Goal: reference ≥ 0.7× plain's throughput on both.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { claudeCodeTranscript } from './claudeCodeTranscript.ts';
+import { benchTranscript } from './transcripts.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -22,16 +24,20 @@ function median(file: string, scorer: string): { ms: number; cpuMs: number | nul
   return runs[1]!;
 }
 
-export async function benchReference(): Promise<void> {
-  console.log('\n== check --scorer reference vs plain check (generated Claude Code transcript) ==');
-  const file = claudeCodeTranscript(2000, 1500);
+function compare(label: string, file: string): void {
   const mb = fs.statSync(file).size / 1e6;
   const plain = median(file, 'harness');
   const reference = median(file, 'reference');
-  console.log(`transcript: 2,000 API calls, ${mb.toFixed(0)} MB (${path.relative(ROOT, file)})`);
-  console.log(`plain check (--scorer harness): ${plain.ms.toFixed(0)} ms; --scorer reference: ${reference.ms.toFixed(0)} ms (median of 3)`);
+  console.log(`${label}, ${mb.toFixed(0)} MB (${path.relative(ROOT, file)})`);
+  console.log(`  plain check (--scorer harness): ${plain.ms.toFixed(0)} ms; --scorer reference: ${reference.ms.toFixed(0)} ms (median of 3)`);
   const cpu = plain.cpuMs !== null && reference.cpuMs !== null ? `; main-thread CPU ratio ${(plain.cpuMs / reference.cpuMs).toFixed(2)}` : '';
-  console.log(`throughput ratio reference / plain: ${(plain.ms / reference.ms).toFixed(2)} (goal ≥ 0.70)${cpu}`);
+  console.log(`  throughput ratio reference / plain: ${(plain.ms / reference.ms).toFixed(2)} (goal ≥ 0.70)${cpu}`);
+}
+
+export async function benchReference(): Promise<void> {
+  console.log('\n== check --scorer reference vs plain check ==');
+  compare('Claude Code transcript: 2,000 API calls', claudeCodeTranscript(2000, 1500));
+  compare('native transcript: 2,000 turns × 200 spans', benchTranscript(2000, 200, 400));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchReference();
