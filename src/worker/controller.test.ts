@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { SIGNALS } from '../core/signals.ts';
 import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { Controller } from './controller.ts';
 import { feedHere } from './lineFeed.ts';
@@ -96,25 +97,7 @@ describe('Controller: files', () => {
       for (const f of want.findings) counts[f.signal] = (counts[f.signal] ?? 0) + 1;
       expect(s.signalCounts).toEqual(counts);
       const ix = h.query('findings', { sessionId: 'run' });
-      const SIG = [
-        'unbound_score',
-        'stale_score',
-        'unscored_span',
-        'invalidation_shortfall',
-        'unreported_rewrite',
-        'relevance_inflation',
-        'monotonic_drift',
-        'orphaned_parent',
-        'rewrite_repeat',
-        'poisoned_span',
-        'spread_collapse',
-        'canary_inversion',
-        'relevance_collapse',
-        'no_canary',
-        'pruned_on_stale_score',
-        'pruned_during_freeze',
-      ];
-      expect(findingsOf(ix)).toEqual(want.findings.map((f) => `${f.turn}:${SIG.indexOf(f.signal)}`).sort());
+      expect(findingsOf(ix)).toEqual(want.findings.map((f) => `${f.turn}:${SIGNALS.indexOf(f.signal)}`).sort());
     });
   }
 
