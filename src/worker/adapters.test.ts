@@ -10,24 +10,12 @@ import { Engine } from '../core/engine.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
+import { chunkedBlob } from './chunkedBlob.testing.ts';
 import { Controller } from './controller.ts';
 import type { WorkerEvent } from './protocol.ts';
 
 const FIXTURE = new URL('../../test/fixtures/adapters/claude-code.jsonl', import.meta.url);
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
-
-function chunkedBlob(bytes: Uint8Array, size: number): Blob {
-  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
-  return Object.assign(blob, {
-    stream: () =>
-      new ReadableStream<Uint8Array>({
-        start(c) {
-          for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
-          c.close();
-        },
-      }),
-  });
-}
 
 async function viaWorker(bytes: Uint8Array, chunk: number): Promise<Extract<WorkerEvent, { type: 'done' }>> {
   const events: WorkerEvent[] = [];

@@ -7,6 +7,7 @@ import { Engine } from '../core/engine.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import { SIGNALS } from '../core/signals.ts';
 import { allFaults, simulateSession } from '../sim/scenario.ts';
+import { chunkedBlob } from './chunkedBlob.testing.ts';
 import { Controller } from './controller.ts';
 import { feedHere } from './lineFeed.ts';
 import type { SocketLike } from './liveSource.ts';
@@ -55,20 +56,6 @@ class Harness {
     if (!r.ok) throw new Error(r.error);
     return r.body as QueryMap[K]['reply'];
   }
-}
-
-/** A Blob whose stream() yields chunks of a chosen size: a line split across chunks is the bug to catch. */
-function chunkedBlob(bytes: Uint8Array, size: number): Blob {
-  const blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
-  return Object.assign(blob, {
-    stream: () =>
-      new ReadableStream<Uint8Array>({
-        start(c) {
-          for (let i = 0; i < bytes.length; i += size) c.enqueue(bytes.slice(i, i + size));
-          c.close();
-        },
-      }),
-  });
 }
 
 function findingsOf(ix: FindingsIndex): string[] {
