@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import { nodeSha256 } from '../src/node/platform.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
+import { writeSimulated } from './transcripts.ts';
 import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
 
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -50,20 +51,14 @@ export async function benchBrowser(): Promise<void> {
 // ---------------------------------------------------------------- 1. load
 
 function writeTranscript(): string {
-  const file = path.join(OUT, `browser-${LOAD_TURNS}x200.jsonl`);
-  if (fs.existsSync(file)) return file;
-  const fd = fs.openSync(file, 'w');
-  let batch: string[] = [];
-  for (const m of simulateSession({ seed: 240, sessionId: 'bench-load', turns: LOAD_TURNS, spans: 200, textChars: 440, faults: [] }, nodeSha256)) {
-    batch.push(JSON.stringify(m));
-    if (batch.length === 50) {
-      fs.writeSync(fd, batch.join('\n') + '\n');
-      batch = [];
-    }
-  }
-  if (batch.length > 0) fs.writeSync(fd, batch.join('\n') + '\n');
-  fs.closeSync(fd);
-  return file;
+  return writeSimulated(path.join(OUT, `browser-${LOAD_TURNS}x200.jsonl`), {
+    seed: 240,
+    sessionId: 'bench-load',
+    turns: LOAD_TURNS,
+    spans: 200,
+    textChars: 440,
+    faults: [],
+  });
 }
 
 interface LoadRun {

@@ -8,36 +8,25 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { nodeSha256 } from '../src/node/platform.ts';
-import { allFaults, simulateSession } from '../src/sim/scenario.ts';
+import { allFaults } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
 import { median, waitAllChartsScript } from './browser.ts';
+import { writeSimulated } from './transcripts.ts';
 
 const OUT = path.join(ROOT, 'bench', 'out');
 const TURNS = Number(process.env.BENCH_TURNS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 function transcript(name: string, seed: number, faults: boolean): string {
-  const file = path.join(OUT, `compare-${name}-${TURNS}x200.jsonl`);
-  if (fs.existsSync(file)) return file;
-  const tmp = `${file}.tmp`;
-  const fd = fs.openSync(tmp, 'w');
-  let batch: string[] = [];
-  for (const m of simulateSession(
-    { seed, sessionId: `bench-${name}`, turns: TURNS, spans: 200, textChars: 440, faults: faults ? allFaults(TURNS) : [] },
-    nodeSha256,
-  )) {
-    batch.push(JSON.stringify(m));
-    if (batch.length === 50) {
-      fs.writeSync(fd, batch.join('\n') + '\n');
-      batch = [];
-    }
-  }
-  if (batch.length > 0) fs.writeSync(fd, batch.join('\n') + '\n');
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
-  return file;
+  return writeSimulated(path.join(OUT, `compare-${name}-${TURNS}x200.jsonl`), {
+    seed,
+    sessionId: `bench-${name}`,
+    turns: TURNS,
+    spans: 200,
+    textChars: 440,
+    faults: faults ? allFaults(TURNS) : [],
+  });
 }
 
 /** Resolves (seconds since the drop) when B is loaded, drawn dashed, and compared. */

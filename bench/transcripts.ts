@@ -6,19 +6,20 @@ import { nodeSha256 } from '../src/node/platform.ts';
 
 export const OUT = path.resolve(import.meta.dirname, 'out');
 
-export function benchTranscript(turns: number, spans: number, textChars: number): string {
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, `session-${turns}x${spans}x${textChars}.jsonl`);
+type ScenarioConfig = Parameters<typeof simulateSession>[0];
+
+/**
+ * A simulated session written to `file` once (kept while it exists): lines buffered into
+ * large writes, and written to a temporary name first so an interrupted run leaves no half file.
+ */
+export function writeSimulated(file: string, config: ScenarioConfig): string {
   if (fs.existsSync(file)) return file;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp`;
   const fd = fs.openSync(tmp, 'w');
   let buffered: string[] = [];
   let size = 0;
-  const gen = simulateSession(
-    { seed: 42, sessionId: `bench-${turns}`, turns, spans, textChars, nonAscii: true, pinned: 2, faults: allFaults(turns) },
-    nodeSha256,
-  );
-  for (const msg of gen) {
+  for (const msg of simulateSession(config, nodeSha256)) {
     const line = JSON.stringify(msg) + '\n';
     buffered.push(line);
     size += line.length;
@@ -32,4 +33,17 @@ export function benchTranscript(turns: number, spans: number, textChars: number)
   fs.closeSync(fd);
   fs.renameSync(tmp, file);
   return file;
+}
+
+export function benchTranscript(turns: number, spans: number, textChars: number): string {
+  return writeSimulated(path.join(OUT, `session-${turns}x${spans}x${textChars}.jsonl`), {
+    seed: 42,
+    sessionId: `bench-${turns}`,
+    turns,
+    spans,
+    textChars,
+    nonAscii: true,
+    pinned: 2,
+    faults: allFaults(turns),
+  });
 }
