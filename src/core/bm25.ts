@@ -12,57 +12,100 @@ export function terms(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** What BM25 needs of one document: its length in terms and how often each term occurs. */
+/**
+ * Terms numbered in order of first sight. One per scorer (a session): a document is a
+ * sorted list of term numbers, so finding the query's terms in it is a walk over small
+ * integers, not a hash lookup per query term and document (contract §7 reference scorer:
+ * the scores do not depend on the numbering). It grows with the session's distinct terms.
+ */
+export class TermDictionary {
+  private readonly ids = new Map<string, number>();
+  private readonly names: string[] = [];
+  /** the query last scored (its sorted distinct terms) and a number that changes when it does */
+  private queryKey = '';
+  private queryVersion = 0;
+  /** per term number: its position in the query being scored, −1 when not in it */
+  private queryPosition = new Int32Array(256).fill(-1);
+
+  id(term: string): number {
+    let id = this.ids.get(term);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(term, id);
+      this.names.push(term);
+    }
+    return id;
+  }
+
+  /** Orders term numbers by their terms' text: a document's terms in this order meet the sorted query's in order. */
+  byTerm = (a: number, b: number): number => (this.names[a]! < this.names[b]! ? -1 : this.names[a]! > this.names[b]! ? 1 : 0);
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** A number for this query (its sorted distinct terms), the same as last time when it did not change. */
+  versionOf(unique: readonly string[]): number {
+    const key = unique.join('\u0000');
+    if (key !== this.queryKey) {
+      this.queryKey = key;
+      this.queryVersion++;
+    }
+    return this.queryVersion;
+  }
+
+  /** Marks the query's term numbers with their positions for the length of `use`. */
+  withQuery<T>(queryIds: readonly number[], use: (position: Int32Array) => T): T {
+    if (this.queryPosition.length < this.ids.size) {
+      const grown = new Int32Array(Math.max(this.ids.size, 2 * this.queryPosition.length)).fill(-1);
+      this.queryPosition = grown;
+    }
+    const position = this.queryPosition;
+    queryIds.forEach((id, q) => (position[id] = q));
+    try {
+      return use(position);
+    } finally {
+      for (const id of queryIds) position[id] = -1;
+    }
+  }
+}
+
+/** What BM25 needs of one document: its length in terms and how often each (numbered) term occurs. */
 export interface TermCounts {
   length: number;
-  tf: Map<string, number>;
+  /** the distinct terms' numbers, in the order of their terms' text (as the query is sorted) */
+  ids: Int32Array;
+  /** occurrences of ids[i] */
+  counts: Int32Array;
+  /**
+   * The query's terms this document holds, flat as [position, count, position, count, …] in query order,
+   * kept for the query version they were found for: the query seldom changes from turn to
+   * turn, and a span unchanged since the last turn is then not looked through again.
+   */
+  hits?: { version: number; flat: number[] };
 }
 
-export function termCounts(text: string): TermCounts {
-  const tf = new Map<string, number>();
+export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
+  const tf = new Map<number, number>();
   const all = terms(text);
-  for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
-  return { length: all.length, tf };
-}
-
-/**
- * Which of a query's terms each document holds, with their counts, remembered per document
- * (by identity) while the query stays the same: a span unchanged since the last turn is
- * not looked through again. The scores do not depend on it.
- */
-export class QueryHits {
-  private key = '';
-  private byDoc = new WeakMap<TermCounts, number[]>();
-
-  /** For each document, its (query term index, count) pairs, flat: [q0, f0, q1, f1, …] in term order. */
-  of(queryTerms: readonly string[], docs: readonly TermCounts[]): number[][] {
-    const key = queryTerms.join('\u0000');
-    if (key !== this.key) {
-      this.key = key;
-      this.byDoc = new WeakMap();
-    }
-    return docs.map((d) => {
-      let hits = this.byDoc.get(d);
-      if (hits === undefined) {
-        hits = [];
-        for (let q = 0; q < queryTerms.length; q++) {
-          const f = d.tf.get(queryTerms[q]!);
-          if (f !== undefined) hits.push(q, f);
-        }
-        this.byDoc.set(d, hits);
-      }
-      return hits;
-    });
+  for (const t of all) {
+    const id = dictionary.id(t);
+    tf.set(id, (tf.get(id) ?? 0) + 1);
   }
+  const ids = Int32Array.from([...tf.keys()].sort(dictionary.byTerm));
+  const counts = new Int32Array(ids.length);
+  ids.forEach((id, i) => (counts[i] = tf.get(id)!));
+  return { length: all.length, ids, counts };
 }
 
 /**
  * BM25 of each document against the query, in document order. idf is the non-negative
  * form ln(1 + (N − df + 0.5) / (df + 0.5)), so a term in every span still counts a little
  * and no score is negative. A repeated query term counts once per occurrence. Terms are
- * summed in sorted order, so the result does not depend on the query's order.
+ * summed in sorted order, so the result does not depend on the query's order. The
+ * documents' counts must come from the same dictionary.
  */
-export function bm25(query: readonly string[], docs: readonly TermCounts[], memo: QueryHits = new QueryHits()): number[] {
+export function bm25(query: readonly string[], docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
   const n = docs.length;
   const out = new Array<number>(n).fill(0);
   if (n === 0 || query.length === 0) return out;
@@ -72,21 +115,40 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], memo
   const queryCounts = new Map<string, number>();
   for (const q of query) queryCounts.set(q, (queryCounts.get(q) ?? 0) + 1);
   const unique = [...queryCounts.keys()].sort();
-  const hits = memo.of(unique, docs);
-  const df = new Array<number>(unique.length).fill(0);
-  for (const h of hits) for (let k = 0; k < h.length; k += 2) df[h[k]!]!++;
-  const weight = unique.map((t, q) => (df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * queryCounts.get(t)!));
-  for (let i = 0; i < n; i++) {
-    const d = docs[i]!;
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
-    let score = 0;
-    const h = hits[i]!;
-    // hits are in term order: the same summation order as term by term
-    for (let k = 0; k < h.length; k += 2) {
-      const f = h[k + 1]!;
-      score += (weight[h[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
+  const queryIds = unique.map((t) => dictionary.id(t));
+  const version = dictionary.versionOf(unique);
+  return dictionary.withQuery(queryIds, (position) => {
+    const hits = docs.map((d) => hitsOf(d, position, version));
+    const df = new Array<number>(unique.length).fill(0);
+    for (const h of hits) for (let k = 0; k < h.length; k += 2) df[h[k]!]!++;
+    const weight = unique.map((t, q) => (df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * queryCounts.get(t)!));
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      const h = hits[i]!;
+      if (h.length === 0) continue;
+      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+      let score = 0;
+      // hits are in query order: the same summation order, hence the same floating-point
+      // result, as term by term in sorted order
+      for (let k = 0; k < h.length; k += 2) {
+        const f = h[k + 1]!;
+        score += (weight[h[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
+      }
+      out[i] = score;
     }
-    out[i] = score;
+    return out;
+  });
+}
+
+/** A document's hits for this query version, found again only when the query changed. */
+function hitsOf(d: TermCounts, position: Int32Array, version: number): number[] {
+  if (d.hits?.version === version) return d.hits.flat;
+  // a document's terms are in text order, as the query's are: its hits come in query order
+  const flat: number[] = [];
+  for (let k = 0; k < d.ids.length; k++) {
+    const at = position[d.ids[k]!]!;
+    if (at >= 0) flat.push(at, d.counts[k]!);
   }
-  return out;
+  d.hits = { version, flat };
+  return flat;
 }

@@ -1,6 +1,7 @@
 // contract §7 reference scorer: BM25 against the task, normalised per turn, deterministic.
 import { describe, expect, it } from 'vitest';
-import { bm25, termCounts, terms } from './bm25.ts';
+import fc from 'fast-check';
+import { bm25, BM25_B, BM25_K1, TermDictionary, termCounts, terms } from './bm25.ts';
 import { kendallTauB } from './rankAgreement.ts';
 import { Bm25Scorer, type ScorableSpan } from './referenceScorer.ts';
 
@@ -12,13 +13,52 @@ describe('BM25', () => {
   });
 
   it('scores a span by the query terms it holds, rarer terms weighing more, longer spans less', () => {
-    const docs = ['login cookie race', 'login', 'unrelated words here', 'login login login cookie'].map(termCounts);
-    const s = bm25(['login', 'cookie'], docs);
+    const dictionary = new TermDictionary();
+    const docs = ['login cookie race', 'login', 'unrelated words here', 'login login login cookie'].map((t) => termCounts(t, dictionary));
+    const s = bm25(['login', 'cookie'], docs, dictionary);
     expect(s[2]).toBe(0);
     expect(s[0]).toBeGreaterThan(s[1]!); // holds the rarer term too
     expect(s[3]).toBeGreaterThan(s[0]!); // repeats saturate but still add
-    expect(bm25([], docs)).toEqual([0, 0, 0, 0]);
-    expect(bm25(['x'], [])).toEqual([]);
+    expect(bm25([], docs, dictionary)).toEqual([0, 0, 0, 0]);
+    expect(bm25(['x'], [], dictionary)).toEqual([]);
+  });
+
+  it('gives exactly the textbook formula, summed term by term in sorted order, whatever the numbering of terms', () => {
+    // the textbook form, written plainly: the numbered, sorted-walk version must equal it to the last bit
+    const plain = (query: string[], texts: string[]): number[] => {
+      const docs = texts.map((t) => {
+        const tf = new Map<string, number>();
+        for (const w of terms(t)) tf.set(w, (tf.get(w) ?? 0) + 1);
+        return { length: terms(t).length, tf };
+      });
+      const n = docs.length;
+      const avgdl = docs.reduce((a, d) => a + d.length, 0) / n || 1;
+      const qc = new Map<string, number>();
+      for (const q of query) qc.set(q, (qc.get(q) ?? 0) + 1);
+      const unique = [...qc.keys()].sort();
+      return docs.map((d) => {
+        let score = 0;
+        for (const t of unique) {
+          const f = d.tf.get(t);
+          if (f === undefined) continue;
+          const df = docs.filter((e) => e.tf.has(t)).length;
+          const w = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * qc.get(t)!;
+          score += (w * (f * (BM25_K1 + 1))) / (f + BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl));
+        }
+        return score;
+      });
+    };
+    const word = fc.constantFrom('login', 'cookie', 'race', 'table', 'users', 'drop', 'schema', 'naïve', '東京', 'v2', 'x');
+    const text = fc.array(word, { maxLength: 12 }).map((w) => w.join(' '));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 6 }), fc.array(text, { maxLength: 8 }), fc.array(text, { maxLength: 8 }), (query, warmup, texts) => {
+        // a dictionary that has already numbered other texts, in another order
+        const dictionary = new TermDictionary();
+        for (const t of warmup) termCounts(t, dictionary);
+        const docs = texts.map((t) => termCounts(t, dictionary));
+        expect(bm25(query, docs, dictionary)).toEqual(plain(query, texts));
+      }),
+    );
   });
 });
 

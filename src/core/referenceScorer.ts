@@ -2,7 +2,7 @@
 // live span is scored by BM25 against the current task (the latest user-authored prompt of
 // the session plus the pinned spans' text), normalised per turn to [0, 1] by the turn's
 // best score. Pure, deterministic, one instance per session (it remembers the task).
-import { bm25, QueryHits, termCounts, terms, type TermCounts } from './bm25.ts';
+import { bm25, TermDictionary, termCounts, terms, type TermCounts } from './bm25.ts';
 
 /** What a scorer sees of a span. */
 export interface ScorableSpan {
@@ -34,8 +34,8 @@ export class Bm25Scorer implements SpanScorer {
   private readonly memo = new Map<string, { text: string; counts: TermCounts }>();
   private queryText: string | null = null;
   private query: string[] = [];
-  /** which query terms each span holds, kept while the query is unchanged (it seldom changes) */
-  private readonly hits = new QueryHits();
+  /** the session's terms, numbered: spans and query are matched by number */
+  private readonly dictionary = new TermDictionary();
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
     // contract §7: the current task is the last span with role "user" in snapshot order
@@ -55,7 +55,7 @@ export class Bm25Scorer implements SpanScorer {
     const docs = spans.map((s) => {
       const old = this.memo.get(s.span_id);
       if (old !== undefined && old.text === s.text) return old.counts;
-      const counts = termCounts(s.text);
+      const counts = termCounts(s.text, this.dictionary);
       this.memo.set(s.span_id, { text: s.text, counts });
       return counts;
     });
@@ -64,7 +64,7 @@ export class Bm25Scorer implements SpanScorer {
       const live = new Set(spans.map((s) => s.span_id));
       for (const id of this.memo.keys()) if (!live.has(id)) this.memo.delete(id);
     }
-    const raw = bm25(this.query, docs, this.hits);
+    const raw = bm25(this.query, docs, this.dictionary);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));
