@@ -213,4 +213,24 @@ describe('Controller: live', () => {
     h.c.handle({ type: 'cancel', job: 1 });
     expect(h.events.filter((e) => e.type === 'connection').at(-1)).toMatchObject({ connection: { state: 'closed' } });
   });
+
+  it('says a live session is scored by the reference when its header says so (contract §7, as `watch` sends it)', async () => {
+    const sockets: SocketLike[] = [];
+    const h = new Harness(() => {
+      const s: SocketLike = { onopen: null, onmessage: null, onclose: null, onerror: null, close: () => undefined };
+      sockets.push(s);
+      return s;
+    });
+    h.open({ kind: 'live', wsUrl: 'ws://relay/api/sessions/cc/subscribe', sessionId: 'cc' });
+    const frame = (o: object): void => sockets.at(-1)!.onmessage!({ data: JSON.stringify(o) });
+    const spans = [{ span_id: 'a', text: 'fix the bug', score: 1, text_sha256: null, role: 'user' }];
+    frame({ type: 'hello', session_id: 'cc', since: 0, last_seq: 2 });
+    frame({ type: 'msg', seq: 1, data: { type: 'session', session_id: 'cc', scores: 'reference' } });
+    frame({ type: 'msg', seq: 2, data: { type: 'snapshot', session_id: 'cc', turn: 1, spans } });
+    frame({ type: 'caught_up', seq: 2 });
+    await new Promise((r) => setTimeout(r, 50));
+    const last = (): JobSummary => h.events.filter((e): e is Extract<WorkerEvent, { type: 'summary' }> => e.type === 'summary').at(-1)!.summary as JobSummary;
+    expect(last().sessions[0]!.scores).toBe('reference');
+    h.c.handle({ type: 'cancel', job: 1 });
+  });
 });

@@ -153,6 +153,8 @@ function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
     if (typeof v === 'number') config[key] = v;
   }
   store.headerConfig = config;
+  // contract §7: the stream was scored by the reference before it got here (`watch`, an adapter)
+  if (header.scores === 'reference') store.referenceScored = true;
 }
 
 export function sessionSummary(s: TurnColumnStore): SessionSummary {

@@ -127,6 +127,13 @@ describe('ScoringStage', () => {
     expect((u[0]!.spans as Span[]).every((s) => typeof s.score === 'number')).toBe(true);
   });
 
+  it('marks the header of a session it scores, so a live reader can say where the scores came from', () => {
+    expect(run(scored, 'reference').seen[0]).toEqual({ type: 'session', session_id: 'h', scores: 'reference' });
+    // scores that are the harness's are not marked
+    expect(run(scored, 'both').seen[0]).toEqual({ type: 'session', session_id: 'h' });
+    expect(run(scored, 'auto').seen[0]).toEqual({ type: 'session', session_id: 'h' });
+  });
+
   it('reference: harness scores are replaced', () => {
     const r = run(scored, 'reference');
     const spans = r.seen[1]!.spans as Span[];

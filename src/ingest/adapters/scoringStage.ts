@@ -126,7 +126,12 @@ export class ScoringStage implements MessageFeed {
 
   private emit(s: SessionScoring, h: Held): void {
     const spans = scorableSpans(h.value);
-    if (spans === null) return this.next.value(h.value, h.line, h.noSurrogateEscape);
+    if (spans === null) {
+      // contract §7: a header says so when the reference scores the session, so a reader
+      // that sees only the stream (the relay, a live dashboard) can show where scores came from
+      const header = isObject(h.value) && h.value.type === 'session' && s.harness === false;
+      return this.next.value(header ? { ...(h.value as JsonObject), scores: 'reference' } : h.value, h.line, h.noSurrogateEscape);
+    }
     const snapshot = h.value as JsonObject;
     if (s.harness === true) {
       if (this.options.mode !== 'both') return this.next.value(h.value, h.line, h.noSurrogateEscape);
