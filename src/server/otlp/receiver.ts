@@ -74,7 +74,9 @@ export class OtlpReceiver {
     const encoding: Encoding = media === 'application/x-protobuf' ? 'protobuf' : 'json';
     if (req.method !== 'POST') {
       drain(req);
-      return reply(res, 405, encoding, status(UNIMPLEMENTED, `${req.method ?? ''} is not answered here; OTLP/HTTP exports with POST ${OTLP_TRACES_PATH}`), { allow: 'POST' });
+      return reply(res, 405, encoding, status(UNIMPLEMENTED, `${req.method ?? ''} is not answered here; OTLP/HTTP exports with POST ${OTLP_TRACES_PATH}`), {
+        allow: 'POST',
+      });
     }
     const refused = this.options.access.check(req, url, 'write');
     if (refused !== null) {
@@ -89,7 +91,12 @@ export class OtlpReceiver {
     const contentEncoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
       drain(req);
-      return reply(res, 415, encoding, status(INVALID_ARGUMENT, `Content-Encoding ${JSON.stringify(contentEncoding.slice(0, 50))} is not supported: send gzip or none`));
+      return reply(
+        res,
+        415,
+        encoding,
+        status(INVALID_ARGUMENT, `Content-Encoding ${JSON.stringify(contentEncoding.slice(0, 50))} is not supported: send gzip or none`),
+      );
     }
     const limit = this.options.maxBodyBytes;
     const tooLarge = (what: string): Promise<void> | void =>
@@ -97,7 +104,10 @@ export class OtlpReceiver {
         res,
         413,
         encoding,
-        status(RESOURCE_EXHAUSTED, `the ${what} is longer than ${limit} bytes, the most this relay reads per OTLP request (--max-message-bytes): export smaller batches`),
+        status(
+          RESOURCE_EXHAUSTED,
+          `the ${what} is longer than ${limit} bytes, the most this relay reads per OTLP request (--max-message-bytes): export smaller batches`,
+        ),
       );
     const raw = await readBody(req, limit);
     if (raw === null) return tooLarge('request body');
@@ -114,7 +124,8 @@ export class OtlpReceiver {
     try {
       request = encoding === 'protobuf' ? decodeTraceRequest(body) : parseJson(body);
     } catch (e) {
-      const what = encoding === 'protobuf' ? 'the protobuf body is not an ExportTraceServiceRequest (truncated or not protobuf)' : 'the JSON body is not valid JSON';
+      const what =
+        encoding === 'protobuf' ? 'the protobuf body is not an ExportTraceServiceRequest (truncated or not protobuf)' : 'the JSON body is not valid JSON';
       return reply(res, 400, encoding, status(INVALID_ARGUMENT, `${what}: ${(e as Error).message}`));
     }
     let result;
@@ -134,7 +145,16 @@ export class OtlpReceiver {
           ? { rejectedSpans: 0, errorMessage: result.warning }
           : null;
     if (rejected.length > 0) this.options.log(`OTLP: ${rejected.length} span(s) rejected: ${describeRejected(rejected)}`);
-    reply(res, 200, encoding, encoding === 'protobuf' ? encodeTraceResponse(partial) : partial === null ? {} : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } });
+    reply(
+      res,
+      200,
+      encoding,
+      encoding === 'protobuf'
+        ? encodeTraceResponse(partial)
+        : partial === null
+          ? {}
+          : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } },
+    );
   }
 
   /** Stores everything still held (the relay is closing). */

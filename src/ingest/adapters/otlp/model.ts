@@ -83,7 +83,8 @@ function readSpan(raw: unknown, resource: Attributes, where: string): OtlpSpan {
   const traceId = id(field(raw, 'traceId', 'trace_id'), 16, 'traceId');
   const spanId = id(field(raw, 'spanId', 'span_id'), 8, 'spanId');
   const parent = field(raw, 'parentSpanId', 'parent_span_id');
-  const parentSpanId = parent === undefined || parent === null || parent === '' || (Array.isArray(parent) && parent.length === 0) ? '' : id(parent, 8, 'parentSpanId');
+  const parentSpanId =
+    parent === undefined || parent === null || parent === '' || (Array.isArray(parent) && parent.length === 0) ? '' : id(parent, 8, 'parentSpanId');
   const startNs = nanos(field(raw, 'startTimeUnixNano', 'start_time_unix_nano'), 'startTimeUnixNano');
   const endRaw = field(raw, 'endTimeUnixNano', 'end_time_unix_nano');
   const endNs = endRaw === undefined ? startNs : nanos(endRaw, 'endTimeUnixNano');
@@ -102,7 +103,18 @@ function readSpan(raw: unknown, resource: Attributes, where: string): OtlpSpan {
       });
     });
   }
-  return { traceId, spanId, parentSpanId, name: typeof name === 'string' ? name : '', startNs, endNs, attributes: attributes(field(raw, 'attributes')), events, resource, where };
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name: typeof name === 'string' ? name : '',
+    startNs,
+    endNs,
+    attributes: attributes(field(raw, 'attributes')),
+    events,
+    resource,
+    where,
+  };
 }
 
 /** OTLP/JSON: ids are hex (not base64, unlike the usual protobuf JSON mapping); protobuf: bytes. */
