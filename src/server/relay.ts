@@ -138,7 +138,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       },
     };
   };
-  const otlp = new OtlpReceiver({ ingest, access, maxBodyBytes: limits.maxMessageBytes, reorderMs: options.otlpReorderMs, log });
+  const otlp = new OtlpReceiver({
+    ingest,
+    access,
+    maxBodyBytes: limits.maxMessageBytes,
+    reorderMs: options.otlpReorderMs,
+    storedTurn: (id) => (store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
+    log,
+  });
   const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {

@@ -207,6 +207,22 @@ describe('POST /v1/traces: ordering', () => {
       expect.objectContaining({ span_id: early!.spanContext().spanId, message: expect.stringMatching(/reorder window/) as unknown }),
     ]);
   });
+  it('a conversation that goes on after a restart continues its session', async () => {
+    const dataDir = tempDir();
+    const [first, second] = chatSpans('resumed', [10, 20]);
+    const send = async (url: string, span: ReadableSpan) =>
+      (await post(url, PROTOBUF.serializeRequest([span] as never)!, { 'content-type': 'application/x-protobuf' })).status;
+    const a = await relay({ otlpReorderMs: 0, dataDir });
+    expect(await send(a.url, first!)).toBe(200);
+    await a.close();
+    const b = await relay({ otlpReorderMs: 0, dataDir });
+    expect(await send(b.url, second!)).toBe(200);
+    expect((await stored(b.url, 'resumed')).map((m) => [m.type, m.turn])).toEqual([
+      ['session', undefined],
+      ['snapshot', 1],
+      ['snapshot', 2],
+    ]);
+  });
 });
 
 describe('POST /v1/traces: bodies that cannot be used get the OTLP error response and change nothing', () => {

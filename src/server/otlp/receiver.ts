@@ -41,6 +41,8 @@ export interface OtlpReceiverOptions {
   /** the largest body read, compressed or not (the relay's --max-message-bytes) */
   maxBodyBytes: number;
   reorderMs?: number;
+  /** the last turn the relay holds for a session, null when it has none (after a restart) */
+  storedTurn: (sessionId: string) => number | null;
   log: (line: string) => void;
 }
 
@@ -53,7 +55,7 @@ export class OtlpReceiver {
   private closed = false;
 
   constructor(private readonly options: OtlpReceiverOptions) {
-    this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs });
+    this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
     this.scoring = new ScoringStage(
       {
         text: () => {},

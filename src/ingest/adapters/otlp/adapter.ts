@@ -27,6 +27,11 @@ const LISTED_INPUT_ERRORS = 100;
 export interface OtlpAdapterOptions {
   sha256: Sha256Hex;
   reorderMs?: number;
+  /**
+   * The last turn already stored for a session (null: none stored): a relay restarted
+   * mid-conversation numbers the next call after it and sends no second header.
+   */
+  storedTurn?: (sessionId: string) => number | null;
 }
 
 export interface OtlpMessage {
@@ -78,9 +83,11 @@ export class OtlpAdapter {
   private readonly sessions = new Map<string, SessionState>();
   private readonly seen = new Set<string>();
   private readonly sha256: Sha256Hex;
+  private readonly storedTurn: (sessionId: string) => number | null;
 
   constructor(options: OtlpAdapterOptions) {
     this.sha256 = options.sha256;
+    this.storedTurn = options.storedTurn ?? (() => null);
     this.buffer = new ReorderBuffer(options.reorderMs ?? DEFAULT_REORDER_MS);
   }
 
@@ -178,9 +185,10 @@ export class OtlpAdapter {
       const e = item.event;
       let s = this.sessions.get(item.session);
       if (s === undefined) {
-        s = { id: item.session, retrieval: e.kind === 'retrieval', turn: 0, previous: [], task: null, lineage: new Map(), errors: [], unlisted: 0 };
+        const stored = this.storedTurn(item.session);
+        s = { id: item.session, retrieval: e.kind === 'retrieval', turn: stored ?? 0, previous: [], task: null, lineage: new Map(), errors: [], unlisted: 0 };
         this.sessions.set(item.session, s);
-        out.push({ value: this.header(s, e), unscored: !s.retrieval });
+        if (stored === null) out.push({ value: this.header(s, e), unscored: !s.retrieval });
       }
       s.turn++;
       const snap = e.kind === 'call' ? this.callSnapshot(s, e) : this.retrievalSnapshot(s, e);
