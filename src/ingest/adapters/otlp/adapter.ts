@@ -21,6 +21,8 @@ import { ReorderBuffer } from './reorder.ts';
 export const DEFAULT_REORDER_MS = 2000;
 /** span keys (trace id + span id) remembered to recognise an exporter's retry */
 const SEEN_SPANS = 100_000;
+/** conversations whose state is kept; the least recently used beyond are forgotten (then numbered from the stored turn) */
+const KEPT_SESSIONS = 10_000;
 /** input errors carried by one snapshot at most; the rest are counted */
 const LISTED_INPUT_ERRORS = 100;
 
@@ -184,10 +186,19 @@ export class OtlpAdapter {
     for (const item of items) {
       const e = item.event;
       let s = this.sessions.get(item.session);
-      if (s === undefined) {
+      if (s !== undefined) {
+        // least recently used first: a Map keeps insertion order
+        this.sessions.delete(item.session);
+        this.sessions.set(item.session, s);
+      } else {
         const stored = this.storedTurn(item.session);
         s = { id: item.session, retrieval: e.kind === 'retrieval', turn: stored ?? 0, previous: [], task: null, lineage: new Map(), errors: [], unlisted: 0 };
         this.sessions.set(item.session, s);
+        if (this.sessions.size > KEPT_SESSIONS) {
+          const oldest = this.sessions.keys().next().value!;
+          this.sessions.delete(oldest);
+          this.buffer.forget(oldest);
+        }
         if (stored === null) out.push({ value: this.header(s, e), unscored: !s.retrieval });
       }
       s.turn++;

@@ -69,6 +69,11 @@ export class ReorderBuffer<T extends Orderable> {
     return next;
   }
 
+  /** Forgets a session's order once nothing of it is held (its state was dropped to bound memory). */
+  forget(session: string): void {
+    if (!this.held.has(session)) this.released.delete(session);
+  }
+
   get size(): number {
     let n = 0;
     for (const list of this.held.values()) n += list.length;
