@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { inputMessages, retrievedDocs, runOtelAgent } from '../../examples/otel-ts.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import { runCli } from '../cli/runCli.ts';
-import { relaysPerTest, tempDir, transcriptLines } from './helpers.ts';
+import { Recorder, relaysPerTest, run, tempDir, transcriptLines } from './helpers.ts';
 
 const relay = relaysPerTest();
 
@@ -124,6 +124,30 @@ describe('POST /v1/traces: an agent instrumented with the OpenTelemetry SDK', ()
     expect(retrieval[0]!.spans!.map((s) => [s.span_id, s.score, s.pinned === true])).toEqual(
       retrievedDocs(1, false).map((d) => [`doc-${d.id}`, d.score, d.pinned]),
     );
+  });
+
+  it('the example runs as a script against a relay (default window: the turns arrive after it)', async () => {
+    const r = await relay({ otlpReorderMs: 50 });
+    const out = await run(process.execPath, [
+      '--import',
+      'tsx',
+      'examples/otel-ts.ts',
+      '--url',
+      r.url,
+      '--conversation',
+      'script',
+      '--calls',
+      '3',
+      '--protocol',
+      'json',
+    ]);
+    expect(out.stdout).toMatch(/sent 3 model calls of conversation script/);
+    expect(out.code).toBe(0);
+    // the relay stores the turns once the reorder window has passed: wait for them
+    const sub = new Recorder(r.url, 'script');
+    await sub.untilSeq(4);
+    await sub.close();
+    expect((await stored(r.url, 'script')).map((m) => m.turn ?? 'header')).toEqual(['header', 1, 2, 3]);
   });
 
   it('retriever scores drive the collapse detectors exactly as the same data in the native format', async () => {
