@@ -120,6 +120,12 @@ describe('POST /v1/traces: an agent instrumented with the OpenTelemetry SDK', ()
     expect(turns[4]!.pruned).toEqual(removed);
     const summary = turns[4]!.spans!.find((s) => s.role === 'summary')!;
     expect(summary.derived_from).toEqual(removed);
+    // the scores are the reference scorer's exactly as check applies it: rescoring changes nothing
+    const file = path.join(tempDir('ch-otlp-'), 'conv.jsonl');
+    fs.writeFileSync(file, (await transcriptLines(r.url, 'conv')).join('\n') + '\n');
+    const asStored = await runCli(['check', '--json', '--fail-on', 'never', file]);
+    const rescored = await runCli(['check', '--json', '--fail-on', 'never', '--scorer', 'reference', file]);
+    expect(JSON.parse(asStored.stdout)).toEqual(JSON.parse(rescored.stdout));
     const retrieval = (await stored(r.url, 'conv/retrieval')).slice(1);
     expect(retrieval[0]!.spans!.map((s) => [s.span_id, s.score, s.pinned === true])).toEqual(
       retrievedDocs(1, false).map((d) => [`doc-${d.id}`, d.score, d.pinned]),

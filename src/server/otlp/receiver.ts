@@ -16,7 +16,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { OtlpAdapter, type OtlpMessage } from '../../ingest/adapters/otlp/adapter.ts';
 import type { Rejected } from '../../ingest/adapters/otlp/model.ts';
-import { ScoringStage } from '../../ingest/adapters/scoringStage.ts';
+import type { Snapshot } from '../../core/wire.ts';
+import { Bm25Scorer } from '../../core/referenceScorer.ts';
 import { nodeSha256 } from '../../node/platform.ts';
 import type { AccessPolicy } from '../accessPolicy.ts';
 import type { Ingest } from '../ingest.ts';
@@ -32,6 +33,8 @@ const UNAUTHENTICATED = 16;
 const UNIMPLEMENTED = 12;
 /** rejections listed in one partial_success message; the rest are counted */
 const LISTED_REJECTIONS = 20;
+/** sessions whose reference scorer is kept (it holds the last turn's texts); the least recently used beyond are dropped */
+const KEPT_SCORERS = 1000;
 
 type Encoding = 'json' | 'protobuf';
 
@@ -48,22 +51,13 @@ export interface OtlpReceiverOptions {
 
 export class OtlpReceiver {
   private readonly adapter: OtlpAdapter;
-  private readonly scoring: ScoringStage;
-  /** what the scoring stage passed on, collected for one release */
-  private scored: unknown[] = [];
+  /** contract §7 reference scorer, one per session without scores of its own */
+  private readonly scorers = new Map<string, { scorer: Bm25Scorer; hashes: Map<string, { text: string; hash: string }> }>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(private readonly options: OtlpReceiverOptions) {
     this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
-    this.scoring = new ScoringStage(
-      {
-        text: () => {},
-        value: (value) => this.scored.push(value),
-        error: () => {},
-      },
-      { mode: 'auto', sha256: nodeSha256 },
-    );
   }
 
   /** Spans held in the reorder window. */
@@ -175,12 +169,10 @@ export class OtlpReceiver {
   private async send(messages: OtlpMessage[]): Promise<Rejected[]> {
     const sent: { value: unknown; result: ReturnType<Ingest['message']> }[] = [];
     for (const m of messages) {
-      this.scored = [];
       // contract §7: sessions without scores are scored by the reference, as other adapters' are
-      this.scoring.value(m.value, 0, false, m.unscored);
-      for (const value of this.scored) sent.push({ value, result: this.options.ingest.message(Buffer.from(JSON.stringify(value))) });
+      if (m.unscored && m.value.type === 'snapshot') this.score(m.value);
+      sent.push({ value: m.value, result: this.options.ingest.message(Buffer.from(JSON.stringify(m.value))) });
     }
-    this.scored = [];
     const rejected: Rejected[] = [];
     for (const { value, result } of sent) {
       const r = await result;
@@ -192,6 +184,30 @@ export class OtlpReceiver {
       }
     }
     return rejected;
+  }
+
+  /**
+   * The reference scorer applied as scoringStage.ts applies it to other adapters' sessions
+   * (`check --scorer auto`): BM25 against the session's task, each score bound to the hash
+   * of the text it was computed on (contract §2.3). Here with bounded memory: the relay runs
+   * for days.
+   */
+  private score(snapshot: Snapshot): void {
+    let s = this.scorers.get(snapshot.session_id);
+    if (s !== undefined) this.scorers.delete(snapshot.session_id);
+    else s = { scorer: new Bm25Scorer(), hashes: new Map() };
+    this.scorers.set(snapshot.session_id, s);
+    if (this.scorers.size > KEPT_SCORERS) this.scorers.delete(this.scorers.keys().next().value!);
+    const scores = s.scorer.scoreTurn(snapshot.spans);
+    const hashes = new Map<string, { text: string; hash: string }>();
+    snapshot.spans.forEach((span, i) => {
+      const known = s.hashes.get(span.span_id);
+      const hash = known !== undefined && known.text === span.text ? known.hash : nodeSha256(span.text);
+      hashes.set(span.span_id, { text: span.text, hash });
+      span.score = scores[i]!;
+      span.text_sha256 = hash;
+    });
+    s.hashes = hashes;
   }
 
   private schedule(): void {
