@@ -263,7 +263,7 @@ describe('POST /v1/traces: ordering', () => {
 });
 
 describe('POST /v1/traces: bodies that cannot be used get the OTLP error response and change nothing', () => {
-  it('wrong content type, truncated protobuf, bad JSON, bad gzip, 50 MB: refused, nothing stored', async () => {
+  it('wrong content type, truncated protobuf, bad JSON, bad gzip, 50 MB, a gzip bomb: refused, nothing stored', async () => {
     const r = await relay({ otlpReorderMs: 0 });
     const [one] = chatSpans('kept', [10]);
     const good = PROTOBUF.serializeRequest([one] as never)!;
@@ -300,6 +300,11 @@ describe('POST /v1/traces: bodies that cannot be used get the OTLP error respons
     const tooLarge = await post(r.url, huge, { 'content-type': 'application/x-protobuf' });
     expect(tooLarge.status).toBe(413);
     expect(readStatus(tooLarge.body)).toMatchObject({ code: 8, message: expect.stringMatching(/longer than 16777216 bytes.*--max-message-bytes/) as unknown });
+
+    const bomb = zlib.gzipSync(Buffer.alloc(17 * 1024 * 1024, 0x0a)); // small, but 17 MiB once decompressed
+    const inflated = await post(r.url, bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+    expect(inflated.status).toBe(413);
+    expect(readStatus(inflated.body).message).toMatch(/decompressed request body is longer than 16777216 bytes/);
 
     expect(await transcriptLines(r.url, 'kept')).toEqual(before);
     expect(files()).toEqual(filesBefore);
