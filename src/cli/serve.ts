@@ -6,6 +6,7 @@ import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { startRelay, StartupError, type Relay } from '../server/relay.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
+import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
   --port N                 port (default 8787; 0 = any free port)
@@ -33,7 +34,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
   --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
-  --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)`;
+  --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)
+  --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
+                           before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)`;
 
 export async function runServe(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -63,6 +66,7 @@ export async function runServe(args: string[]): Promise<number> {
       'idle-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
       'validator-threads': { type: 'string' },
+      'otlp-reorder-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -75,6 +79,7 @@ export async function runServe(args: string[]): Promise<number> {
   const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
   let validatorThreads: number | undefined;
+  let otlpReorderMs: number | undefined;
   try {
     if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
     port = count(values.port, '--port', 0);
@@ -93,6 +98,7 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
+    if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
   } catch (e) {
     process.stderr.write(`context-health serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
     return 2;
@@ -117,6 +123,7 @@ export async function runServe(args: string[]): Promise<number> {
       connection,
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
+      ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
     });
   } catch (e) {
     if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {

@@ -16,6 +16,7 @@ import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLi
 import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
+import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { serveIngestSocket } from './ingestConnection.ts';
 import { postIngest } from './postIngest.ts';
@@ -53,6 +54,8 @@ export interface RelayOptions {
   dataCheckMs?: number;
   /** how often every WebSocket is pinged; one that misses a ping is dropped (default 30 s) */
   heartbeatMs?: number;
+  /** OTLP receiver (POST /v1/traces): how long spans wait for earlier ones (default 2000 ms) */
+  otlpReorderMs?: number;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -135,6 +138,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       },
     };
   };
+  const otlp = new OtlpReceiver({
+    ingest,
+    access,
+    maxBodyBytes: limits.maxMessageBytes,
+    reorderMs: options.otlpReorderMs,
+    storedTurn: (id) => (store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
+    log,
+  });
   const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
@@ -150,6 +161,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://relay');
     const p = url.pathname;
+    if (p === OTLP_TRACES_PATH) return otlp.serve(req, res, url);
     if (!p.startsWith('/api/') && p !== '/api') return serveStatic(options.distDir, req, res, p);
     // a foreign page learns nothing, not even which routes exist
     const foreign = access.check(req, url, 'open');
@@ -240,6 +252,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         }, 500);
         await closed;
         clearTimeout(timer);
+        await otlp.close();
         await validator.close();
         store.close();
         unlock();

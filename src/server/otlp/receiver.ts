@@ -1,0 +1,286 @@
+// `POST /v1/traces`: the OTLP/HTTP traces receiver (contract §7 OTLP; docs/relay-protocol.md
+// "OpenTelemetry"). Any agent instrumented with OpenTelemetry streams to the relay by
+// pointing its OTLP exporter here. Per the OTLP/HTTP specification:
+// - bodies are `application/x-protobuf` (ExportTraceServiceRequest, decoded by the official
+//   definitions' generated code, protobuf.ts) or `application/json` (OTLP/JSON: hex ids,
+//   int64 as strings or numbers), `Content-Encoding: gzip` or none;
+// - success is 200 with an ExportTraceServiceResponse in the request's encoding, its
+//   `partial_success` counting the spans rejected and saying why (or warning, with 0);
+// - a body that cannot be used is answered with a google.rpc.Status (400 undecodable, 413
+//   too large, 415 unsupported media type, 401/403 as the access policy says), and nothing
+//   is stored.
+// The spans become contract §2 messages (src/ingest/adapters/otlp/), scored by the reference
+// scorer where they carry no score (scoringStage.ts), and take the path of every other
+// message (ingest.ts): validated, stored, acknowledged, fanned out.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
+import { OtlpAdapter, type OtlpMessage } from '../../ingest/adapters/otlp/adapter.ts';
+import type { Rejected } from '../../ingest/adapters/otlp/model.ts';
+import type { Snapshot } from '../../core/wire.ts';
+import { Bm25Scorer } from '../../core/referenceScorer.ts';
+import { nodeSha256 } from '../../node/platform.ts';
+import type { AccessPolicy } from '../accessPolicy.ts';
+import type { Ingest } from '../ingest.ts';
+import { decodeTraceRequest, encodeStatus, encodeTraceResponse } from './protobuf.ts';
+
+export const OTLP_TRACES_PATH = '/v1/traces';
+
+/** google.rpc.Code values used in the error bodies */
+const INVALID_ARGUMENT = 3;
+const PERMISSION_DENIED = 7;
+const RESOURCE_EXHAUSTED = 8;
+const UNAUTHENTICATED = 16;
+const UNIMPLEMENTED = 12;
+/** rejections listed in one partial_success message; the rest are counted */
+const LISTED_REJECTIONS = 20;
+/** sessions whose reference scorer is kept (it holds the last turn's texts); the least recently used beyond are dropped */
+const KEPT_SCORERS = 1000;
+
+type Encoding = 'json' | 'protobuf';
+
+export interface OtlpReceiverOptions {
+  ingest: Ingest;
+  access: AccessPolicy;
+  /** the largest body read, compressed or not (the relay's --max-message-bytes) */
+  maxBodyBytes: number;
+  reorderMs?: number;
+  /** the last turn the relay holds for a session, null when it has none (after a restart) */
+  storedTurn: (sessionId: string) => number | null;
+  log: (line: string) => void;
+}
+
+export class OtlpReceiver {
+  private readonly adapter: OtlpAdapter;
+  /** contract §7 reference scorer, one per session without scores of its own */
+  private readonly scorers = new Map<string, { scorer: Bm25Scorer; hashes: Map<string, { text: string; hash: string }> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly options: OtlpReceiverOptions) {
+    this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
+  }
+
+  /** Spans held in the reorder window. */
+  get held(): number {
+    return this.adapter.held;
+  }
+
+  async serve(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const media = mediaType(req.headers['content-type']);
+    const encoding: Encoding = media === 'application/x-protobuf' ? 'protobuf' : 'json';
+    if (req.method !== 'POST') {
+      drain(req);
+      return reply(res, 405, encoding, status(UNIMPLEMENTED, `${req.method ?? ''} is not answered here; OTLP/HTTP exports with POST ${OTLP_TRACES_PATH}`), {
+        allow: 'POST',
+      });
+    }
+    const refused = this.options.access.check(req, url, 'write');
+    if (refused !== null) {
+      drain(req);
+      return reply(res, refused.status, encoding, status(refused.status === 401 ? UNAUTHENTICATED : PERMISSION_DENIED, refused.message), refused.headers);
+    }
+    if (media !== 'application/x-protobuf' && media !== 'application/json') {
+      drain(req);
+      const given = media === null ? 'no Content-Type' : `Content-Type ${JSON.stringify(media.slice(0, 100))}`;
+      return reply(res, 415, 'json', status(INVALID_ARGUMENT, `${given} is not an OTLP/HTTP body: send application/x-protobuf or application/json`));
+    }
+    const contentEncoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (contentEncoding !== 'gzip' && contentEncoding !== 'identity') {
+      drain(req);
+      return reply(
+        res,
+        415,
+        encoding,
+        status(INVALID_ARGUMENT, `Content-Encoding ${JSON.stringify(contentEncoding.slice(0, 50))} is not supported: send gzip or none`),
+      );
+    }
+    const limit = this.options.maxBodyBytes;
+    const tooLarge = (what: string): Promise<void> | void =>
+      reply(
+        res,
+        413,
+        encoding,
+        status(
+          RESOURCE_EXHAUSTED,
+          `the ${what} is longer than ${limit} bytes, the most this relay reads per OTLP request (--max-message-bytes): export smaller batches`,
+        ),
+      );
+    const raw = await readBody(req, limit);
+    if (raw === null) return tooLarge('request body');
+    let body: Buffer = raw;
+    if (contentEncoding === 'gzip') {
+      try {
+        body = zlib.gunzipSync(raw, { maxOutputLength: limit });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge('decompressed request body');
+        return reply(res, 400, encoding, status(INVALID_ARGUMENT, `the gzip body could not be decompressed: ${(e as Error).message}`));
+      }
+    }
+    let request: unknown;
+    try {
+      request = encoding === 'protobuf' ? decodeTraceRequest(body) : parseJson(body);
+    } catch (e) {
+      const what =
+        encoding === 'protobuf' ? 'the protobuf body is not an ExportTraceServiceRequest (truncated or not protobuf)' : 'the JSON body is not valid JSON';
+      return reply(res, 400, encoding, status(INVALID_ARGUMENT, `${what}: ${(e as Error).message}`));
+    }
+    let result;
+    try {
+      result = this.adapter.receive(request, Date.now());
+    } catch (e) {
+      return reply(res, 400, encoding, status(INVALID_ARGUMENT, (e as Error).message));
+    }
+    // with no window (or nothing to wait for), what is due is stored before the answer
+    const refusedLater = await this.release();
+    const rejected: Rejected[] = [...result.rejected, ...refusedLater];
+    this.schedule();
+    const partial =
+      rejected.length > 0
+        ? { rejectedSpans: rejected.length, errorMessage: describeRejected(rejected) }
+        : result.warning !== null
+          ? { rejectedSpans: 0, errorMessage: result.warning }
+          : null;
+    if (rejected.length > 0) this.options.log(`OTLP: ${rejected.length} span(s) rejected: ${describeRejected(rejected)}`);
+    reply(
+      res,
+      200,
+      encoding,
+      encoding === 'protobuf'
+        ? encodeTraceResponse(partial)
+        : partial === null
+          ? {}
+          : { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } },
+    );
+  }
+
+  /** Stores everything still held (the relay is closing). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.send(this.adapter.flush());
+  }
+
+  /** Sends the messages whose window has passed; returns the ones the relay refused, as rejections. */
+  private async release(): Promise<Rejected[]> {
+    return this.send(this.adapter.due(Date.now()));
+  }
+
+  private async send(messages: OtlpMessage[]): Promise<Rejected[]> {
+    const sent: { value: unknown; result: ReturnType<Ingest['message']> }[] = [];
+    for (const m of messages) {
+      // contract §7: sessions without scores are scored by the reference, as other adapters' are
+      if (m.unscored && m.value.type === 'snapshot') this.score(m.value);
+      sent.push({ value: m.value, result: this.options.ingest.message(Buffer.from(JSON.stringify(m.value))) });
+    }
+    const rejected: Rejected[] = [];
+    for (const { value, result } of sent) {
+      const r = await result;
+      if (r.ok === false) {
+        const v = value as { session_id?: string; turn?: number; otlp?: { span_id?: string } };
+        const where = v.otlp?.span_id !== undefined ? `span ${v.otlp.span_id}` : `the header of session ${JSON.stringify(v.session_id)}`;
+        rejected.push({ where, message: r.message });
+        this.options.log(`OTLP: the relay refused ${where} (session ${JSON.stringify(v.session_id)}, turn ${v.turn ?? '-'}): ${r.message}`);
+      }
+    }
+    return rejected;
+  }
+
+  /**
+   * The reference scorer applied as scoringStage.ts applies it to other adapters' sessions
+   * (`check --scorer auto`): BM25 against the session's task, each score bound to the hash
+   * of the text it was computed on (contract §2.3). Here with bounded memory: the relay runs
+   * for days.
+   */
+  private score(snapshot: Snapshot): void {
+    let s = this.scorers.get(snapshot.session_id);
+    if (s !== undefined) this.scorers.delete(snapshot.session_id);
+    else s = { scorer: new Bm25Scorer(), hashes: new Map() };
+    this.scorers.set(snapshot.session_id, s);
+    if (this.scorers.size > KEPT_SCORERS) this.scorers.delete(this.scorers.keys().next().value!);
+    const scores = s.scorer.scoreTurn(snapshot.spans);
+    const hashes = new Map<string, { text: string; hash: string }>();
+    snapshot.spans.forEach((span, i) => {
+      const known = s.hashes.get(span.span_id);
+      const hash = known !== undefined && known.text === span.text ? known.hash : nodeSha256(span.text);
+      hashes.set(span.span_id, { text: span.text, hash });
+      span.score = scores[i]!;
+      span.text_sha256 = hash;
+    });
+    s.hashes = hashes;
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    const next = this.adapter.nextDueMs();
+    if (next === null) return;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        void this.release().then(() => this.schedule());
+      },
+      Math.max(0, next - Date.now()),
+    );
+    this.timer.unref();
+  }
+}
+
+function mediaType(header: string | undefined): string | null {
+  if (header === undefined) return null;
+  return header.split(';')[0]!.trim().toLowerCase();
+}
+
+function status(code: number, message: string): { code: number; message: string } {
+  return { code, message };
+}
+
+function parseJson(body: Buffer): unknown {
+  const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  return JSON.parse(text);
+}
+
+function describeRejected(rejected: Rejected[]): string {
+  const listed = rejected.slice(0, LISTED_REJECTIONS).map((r) => `${r.where}: ${r.message}`);
+  const more = rejected.length > LISTED_REJECTIONS ? `; and ${rejected.length - LISTED_REJECTIONS} more` : '';
+  return listed.join('; ') + more;
+}
+
+/**
+ * The body, or null when it is longer than `limit`. A longer body is still read (and
+ * thrown away) up to 4 × limit, so the exporter reads the 413 instead of a reset
+ * connection; past that the connection is closed.
+ */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of req) {
+    length += (chunk as Buffer).length;
+    if (length > 4 * limit) {
+      req.destroy();
+      return null;
+    }
+    if (length <= limit) chunks.push(chunk as Buffer);
+  }
+  return length > limit ? null : Buffer.concat(chunks);
+}
+
+function drain(req: IncomingMessage): void {
+  req.resume();
+}
+
+function reply(res: ServerResponse, code: number, encoding: Encoding, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  let bytes: Uint8Array;
+  if (encoding === 'protobuf') {
+    const b = body instanceof Uint8Array ? body : encodeStatus((body as { code: number }).code, (body as { message: string }).message);
+    bytes = b;
+  } else bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(code, {
+    'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json',
+    'content-length': bytes.length,
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(bytes);
+}
