@@ -154,4 +154,19 @@ describe('view links', () => {
     expect(sameAnalysis({ thresholds: {}, scorer: 'both' }, { thresholds: {}, scorer: 'auto' })).toBe(false);
     expect(SEVERITIES).toEqual(['fault', 'warning', 'info']);
   });
+
+  it('a jump (a new history entry) is another source, session, zoom, span, comparison or a turn moved; defaults and filters are not', () => {
+    const at: ViewLink = { ...emptyLink, source: { kind: 'sample', name: 'a.jsonl' }, session: 'run', turn: 15 };
+    expect(isJump(at, { ...at, source: { kind: 'sample', name: 'b.jsonl' } })).toBe(true);
+    expect(isJump(at, { ...at, turn: 16 })).toBe(true);
+    expect(isJump(at, { ...at, zoom: { from: 1, to: 9 } })).toBe(true);
+    expect(isJump(at, { ...at, span: 's-1' })).toBe(true);
+    expect(isJump(at, { ...at, session: 'other' })).toBe(true);
+    expect(isJump(at, { ...at, compare: { partner: { kind: 'same' }, session: null, align: 'turn' } })).toBe(true);
+    // the page's own defaults once a load ends, and settings of the view
+    expect(isJump({ ...at, turn: null, session: null }, at)).toBe(false);
+    expect(isJump(at, { ...at, signal: 'stale_score', severities: { fault: true, warning: false, info: false } })).toBe(false);
+    expect(isJump(at, { ...at, thresholds: { spread_floor: 0.02 }, scorer: 'both' })).toBe(false);
+    expect(isJump(at, { ...at })).toBe(false);
+  });
 });

@@ -204,3 +204,22 @@ export function sameSource(a: LinkSource | null, b: LinkSource | null): boolean 
 export function sameAnalysis(a: Pick<ViewLink, 'thresholds' | 'scorer'>, b: Pick<ViewLink, 'thresholds' | 'scorer'>): boolean {
   return a.scorer === b.scorer && THRESHOLD_KEYS.every((k) => a.thresholds[k] === b.thresholds[k]);
 }
+
+/**
+ * Whether going from view `a` to view `b` is a step Back should undo (a new history entry):
+ * another source, session or comparison, another zoom window or span, another turn when one
+ * was selected. A first turn or session given to a view that had none (the default picked
+ * when a load ends) and changed filters or thresholds are not: they replace the entry.
+ */
+export function isJump(a: ViewLink, b: ViewLink): boolean {
+  const zoom = (v: ViewLink): string => (v.zoom === null ? '' : `${v.zoom.from}..${v.zoom.to}`);
+  const compare = (v: ViewLink): string => (v.compare === null ? '' : JSON.stringify(compareHash(v.compare.partner, v.compare.session, v.compare.align)));
+  return (
+    !sameSource(a.source, b.source) ||
+    (a.session !== null && a.session !== b.session) ||
+    (a.turn !== null && a.turn !== b.turn) ||
+    zoom(a) !== zoom(b) ||
+    a.span !== b.span ||
+    compare(a) !== compare(b)
+  );
+}

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { digestBlob } from './fileDigest.ts';
 
-const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 131 + (i >> 8)) & 255);
+const bytes = (n: number): Uint8Array<ArrayBuffer> => Uint8Array.from({ length: n }, (_, i) => (i * 131 + (i >> 8)) & 255);
 const want = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 describe('digestBlob', () => {
