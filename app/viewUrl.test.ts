@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SIGNALS, THRESHOLD_KEYS, thresholdProblem, type Signal, type Thresholds } from '../src/worker/client.ts';
 import {
   emptyLink,
+  isJump,
   parseViewLink,
   SCORERS,
   sameAnalysis,
