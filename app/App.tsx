@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect } from 'react';
 import { warmUp } from './analysis.ts';
 import { FileCheckPanel, LinkNotice } from './features/links/LinkNotice.tsx';
 import { startLinks } from './features/links/links.ts';
+import { PrintHeader } from './features/print/PrintSummary.tsx';
 import { useLinks } from './features/links/linkStore.ts';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
@@ -28,6 +29,7 @@ export function App() {
   return (
     <div className="app">
       <TopBar />
+      <PrintHeader />
       <LoadBar />
       <LinkNotice />
       {checking ? (
