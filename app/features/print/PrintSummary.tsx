@@ -7,7 +7,7 @@ import { useUi } from '../../stores/ui.ts';
 import './print.css';
 
 /** Incident rows a printed page has room for, beside the banner and the four charts. */
-export const PRINT_INCIDENTS = 12;
+export const PRINT_INCIDENTS = 8;
 
 export function PrintHeader() {
   const source = useAnalysis((s) => s.source);
