@@ -176,6 +176,13 @@ test('a link to a dropped file names it, opens its view when that file is droppe
   await expect(fresh.getByTestId('verdict')).toHaveAttribute('data-turn', '60');
   await expect.poll(() => signalCounts(fresh)).toEqual(countsBySignal(checkJson(file).sessions[0]!.findings));
   await expect(check).toHaveCount(0);
+  // another view, then Back: the file this tab had is read again (and checked), no drop needed
+  await fresh.evaluate(() => (location.hash = 'sample=healthy.jsonl'));
+  await expect(fresh.getByTestId('load-status')).toContainText('healthy.jsonl');
+  await fresh.goBack();
+  await expect(fresh.getByTestId('load-status')).toContainText('stale-scores.jsonl');
+  await expect(fresh.getByTestId('verdict')).toHaveAttribute('data-turn', '60');
+  expect(hashOf(fresh)).toBe(link);
 
   // "open anyway": the other file, with none of the link's view, and a link of its own
   const third = await context.newPage();
