@@ -114,7 +114,9 @@ export function applyLink({ link, problems }: ParsedLink): void {
     const onScreen = sourceOnScreen();
     const src = link.source;
     if (src === null) {
+      // the page before any view: the welcome screen, with no comparison left behind it
       useLinks.setState({ expected: null, check: null });
+      if (useCompare.getState().partner !== null) closeCompare();
       closeSource();
       return;
     }
@@ -209,6 +211,8 @@ export function openAnyway(): void {
 /** Stop waiting for the link's file: the welcome screen, and a URL without the link. */
 export function forgetLink(): void {
   useLinks.setState({ expected: null, check: null, problems: [] });
+  // none of the link's view stays: its thresholds and filters were for its file
+  setUi({ zoom: null, severities: { ...emptyLink.severities }, signalFilter: null, selectedSpan: null, userThresholds: {}, scorer: 'auto' });
   closeSource();
   schedule();
 }
