@@ -196,6 +196,11 @@ test('a link to a dropped file names it, opens its view when that file is droppe
   expect(hashOf(third)).not.toContain('turn=60');
   await third.goBack(); // Back: the link again, waiting for its file
   await expect(third.getByTestId('link-expected')).toHaveAttribute('data-sha256', sha256(file));
+  // Forget the link: the welcome screen, and a URL without the link
+  await third.getByRole('button', { name: 'Forget the link' }).click();
+  await expect(third.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(third.getByTestId('link-expected')).toHaveCount(0);
+  await expect.poll(() => hashOf(third)).toBe('');
 });
 
 test('a link to a live session at a turn reopens it on the relay, paused there', async ({ page, baseURL }) => {
