@@ -83,3 +83,15 @@ test('the page count is measured, not assumed: a summary made taller than a page
   });
   expect(pdfPages(await page.pdf({ format: 'A4' }))).toBeGreaterThanOrEqual(3);
 });
+
+test('with a comparison open and filters set, the printed summary is still one page and lists the filtered incidents', async ({ page }) => {
+  await openAndDraw(page, '#sample=all-faults.jsonl&turn=40&sev=fault&compare=sample:collapse.jsonl');
+  await expect(page.getByTestId('compare-status')).toHaveAttribute('data-state', 'done');
+  await page.emulateMedia({ media: 'print' });
+  const incidents = page.getByTestId('print-incidents');
+  await expect(incidents).toContainText('(the findings filters applied)');
+  const severities = await incidents.locator('tbody td:nth-child(3)').allTextContents();
+  expect(severities.length).toBeGreaterThan(0);
+  expect(new Set(severities)).toEqual(new Set(['fault']));
+  for (const format of ['A4', 'Letter'] as const) expect(pdfPages(await page.pdf({ format })), format).toBe(1);
+});
