@@ -48,7 +48,9 @@ export async function benchLinks(): Promise<void> {
       await page.waitForFunction(() => location.hash.includes('sha256='), undefined, { timeout: 300_000, polling: 50 });
       const t2 = performance.now();
       rows.push({ load: (t1 - t0) / 1000, digest: (t2 - t1) / 1000 });
-      console.log(`  run ${run + 1}: load ${((t1 - t0) / 1000).toFixed(2)} s, then the sha256 in ${((t2 - t1) / 1000).toFixed(2)} s: ×${((t2 - t1) / (t1 - t0)).toFixed(2)} of the load`);
+      console.log(
+        `  run ${run + 1}: load ${((t1 - t0) / 1000).toFixed(2)} s, then the sha256 in ${((t2 - t1) / 1000).toFixed(2)} s: ×${((t2 - t1) / (t1 - t0)).toFixed(2)} of the load`,
+      );
       await page.close();
     }
     const median = rows.map((r) => r.digest / r.load).sort((a, b) => a - b)[Math.floor(rows.length / 2)]!;
