@@ -1,6 +1,9 @@
 import { lazy, Suspense, useEffect } from 'react';
-import { openFromHash, warmUp } from './analysis.ts';
-import { openCompareFromHash } from './features/compare/compare.ts';
+import { warmUp } from './analysis.ts';
+import { FileCheckPanel, LinkNotice } from './features/links/LinkNotice.tsx';
+import { startLinks } from './features/links/links.ts';
+import { PrintHeader } from './features/print/PrintSummary.tsx';
+import { useLinks } from './features/links/linkStore.ts';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
 import { TopBar } from './features/sources/TopBar.tsx';
@@ -16,24 +19,22 @@ export function App() {
   useKeyboard();
   const dragging = useFileDrop();
   const source = useAnalysis((s) => s.source);
+  const checking = useLinks((s) => s.check !== null);
   useEffect(() => {
     warmUp();
-    const openView = (): void => {
-      openFromHash();
-      openCompareFromHash();
-    };
-    openView();
-    // our own hash updates use replaceState, which fires no hashchange: this is a link
-    // pasted or edited in the address bar, or Back/Forward
-    window.addEventListener('hashchange', openView);
-    return () => window.removeEventListener('hashchange', openView);
+    // the URL is the view: applied now, on a pasted link and on Back/Forward (docs/dashboard.md "Links")
+    startLinks();
   }, []);
   useEffect(() => prefetchWorkspaceWhenIdle(), []);
   return (
     <div className="app">
       <TopBar />
+      <PrintHeader />
       <LoadBar />
-      {source === null ? (
+      <LinkNotice />
+      {checking ? (
+        <FileCheckPanel />
+      ) : source === null ? (
         <Welcome />
       ) : (
         <Suspense

@@ -7,6 +7,7 @@ import { CompareVerdicts } from './features/compare/CompareVerdicts.tsx';
 import { FindingsList } from './features/findings/FindingsList.tsx';
 import { SignalSummary } from './features/findings/SignalSummary.tsx';
 import { SpanInspector } from './features/inspector/SpanInspector.tsx';
+import { PrintIncidents } from './features/print/PrintSummary.tsx';
 import { TurnPanel } from './features/turn/TurnPanel.tsx';
 import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
 import { useUi } from './stores/ui.ts';
@@ -21,6 +22,7 @@ export function Workspace() {
         <CompareVerdicts />
         <ComparePanel />
         <Charts />
+        <PrintIncidents />
       </section>
       <aside className="side-col" aria-label="Findings and details">
         <SignalSummary />

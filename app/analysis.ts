@@ -48,14 +48,12 @@ export function openFile(file: File): void {
 
 export function openSample(url: string, name: string): void {
   start({ kind: 'url', url, name }, { kind: 'url', name, bytes: null });
-  writeHash({ sample: name });
 }
 
 export function openLive(sessionId: string): void {
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   const wsUrl = `${scheme}://${location.host}/api/sessions/${encodeURIComponent(sessionId)}/subscribe`;
   start({ kind: 'live', wsUrl, sessionId }, { kind: 'live', sessionId });
-  writeHash({ live: sessionId });
 }
 
 function start(source: Source, info: AnalysisState['source']): void {
@@ -76,6 +74,17 @@ export function reanalyse(): void {
   const keep = useAnalysis.getState();
   set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
   worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer);
+}
+
+/** Back to the welcome screen (a link, or Back, to the page with no view). */
+export function closeSource(): void {
+  if (lastSource === null) return;
+  worker().cancel();
+  lastSource = null;
+  findingsFetchedFor = -1;
+  resetFindingDetails();
+  useAnalysis.setState({ ...initialAnalysisState }, true);
+  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
 }
 
 export function cancelLoad(): void {
@@ -101,6 +110,11 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
     case 'connection':
       set({ connection: event.connection });
       return;
+    case 'digest': {
+      const source = useAnalysis.getState().source;
+      if (source?.kind === 'file') set({ source: { ...source, sha256: event.sha256 } });
+      return;
+    }
     case 'failed': {
       // the Worker died: a live session must not keep saying 'Live', a load must end
       const load = useAnalysis.getState().load;
@@ -259,56 +273,12 @@ function wireSubscriptions(): void {
       else {
         refreshTurn();
         refreshSpan();
-        writeHash({ turn: s.selectedTurn === null ? null : String(s.selectedTurn) });
       }
     } else if (s.selectedSpan !== prev.selectedSpan) refreshSpan();
   });
 }
 
-// ------------------------------------------------------------------ shareable view state (URL hash)
-
-export function readHash(): Record<string, string> {
-  return Object.fromEntries(new URLSearchParams(location.hash.slice(1)));
-}
-
-function writeHash(patch: Record<string, string | null>): void {
-  const params = new URLSearchParams(location.hash.slice(1));
-  if ('live' in patch || 'sample' in patch) {
-    params.delete('live');
-    params.delete('sample');
-    params.delete('turn');
-  }
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) params.delete(k);
-    else params.set(k, v);
-  }
-  const hash = params.toString();
-  history.replaceState(null, '', hash === '' ? location.pathname + location.search : `#${hash}`);
-}
-
-/**
- * Opens what the URL names (a live session or a sample), for shared links: at start, and
- * when a link is pasted into a tab already open (hashchange). A link to the view already
- * on screen only moves its turn; it does not load the source again.
- */
-export function openFromHash(): void {
-  const h = readHash();
-  const turn = h.turn === undefined ? null : Number(h.turn);
-  const wanted = turn !== null && Number.isFinite(turn) ? turn : null;
-  const source = useAnalysis.getState().source;
-  const onScreen =
-    h.live !== undefined
-      ? source?.kind === 'live' && source.sessionId === h.live
-      : h.sample !== undefined && source?.kind === 'url' && source.name === h.sample;
-  if (onScreen) {
-    if (wanted !== null) selectTurn(wanted);
-    return;
-  }
-  if (h.live !== undefined) openLive(h.live);
-  else if (h.sample !== undefined && /^[\w.-]+$/.test(h.sample)) openSample(`${import.meta.env.BASE_URL}samples/${h.sample}`, h.sample);
-  else return;
-  if (wanted !== null) setUi({ selectedTurn: wanted, follow: h.live === undefined });
-}
+// The URL (the view as a link) is written and read by app/features/links/links.ts.
 
 /** A span chosen in the graph, a finding, a verdict list or the spans table: opens the inspector. */
 export function selectSpan(spanId: string | null): void {

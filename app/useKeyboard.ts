@@ -2,6 +2,7 @@
 // Escape closes, ? shows the keys. Ignored while typing in a field or moving a slider.
 import { useEffect } from 'react';
 import { resumeFollow, selectSpan, selectTurn } from './analysis.ts';
+import { markContinuous } from './features/links/linkStore.ts';
 import { useAnalysis } from './stores/analysis.ts';
 import { seekSeverity, setUi, stepTurn, useUi, zoomAround } from './stores/ui.ts';
 
@@ -27,6 +28,8 @@ export function useKeyboard(): void {
           if (turns === undefined) return;
           const dir = e.key === 'ArrowLeft' ? -1 : 1;
           const next = e.shiftKey && view ? seekSeverity(turns, view.severity, ui.selectedTurn, dir) : stepTurn(turns, ui.selectedTurn, dir);
+          // a step is one of many (held down, it repeats): it replaces the history entry; a seek to a fault adds one
+          if (!e.shiftKey) markContinuous();
           if (next !== null) selectTurn(next);
           break;
         }

@@ -15,7 +15,9 @@ import type {
   TurnDetail,
 } from '../../src/worker/client.ts';
 
-export type SourceInfo = { kind: 'file' | 'url'; name: string; bytes: number | null } | { kind: 'live'; sessionId: string };
+export type SourceInfo =
+  /** sha256: a dropped file's, as sha256sum prints it, once the Worker has taken it after the load */
+  { kind: 'file' | 'url'; name: string; bytes: number | null; sha256?: string } | { kind: 'live'; sessionId: string };
 
 export interface LoadInfo {
   state: LoadState | 'idle';

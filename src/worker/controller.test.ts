@@ -64,6 +64,19 @@ function findingsOf(ix: FindingsIndex): string[] {
   return out.sort();
 }
 
+describe('Controller: the sha256 of a file', () => {
+  it('follows done, and is what sha256sum prints for the bytes as stored', async () => {
+    const bytes = new TextEncoder().encode(transcript(60).join('\n') + '\n');
+    const h = new Harness();
+    h.open({ kind: 'file', file: new Blob([bytes]) as File, name: 'f.jsonl' });
+    await h.done();
+    await expect
+      .poll(() => h.events.find((e) => e.type === 'digest'))
+      .toEqual({ type: 'digest', job: 1, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(h.events.findIndex((e) => e.type === 'done')).toBeLessThan(h.events.findIndex((e) => e.type === 'digest'));
+  });
+});
+
 describe('Controller: files', () => {
   const lines = transcript();
   const bad = [...lines.slice(0, 5), '{"type":"snapshot"', 'not json at all', '{"type":"bogus","session_id":"x"}', ...lines.slice(5)];

@@ -12,6 +12,7 @@ import type { SessionHeader } from '../core/wire.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { DecompressedSizeLimit } from './fileSource.ts';
+import { digestBlob } from './fileDigest.ts';
 import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import type {
@@ -297,6 +298,18 @@ export class Controller {
     if (this.job !== job) return;
     this.clearSummaryTimer();
     this.o.post({ type: 'done', job: job.id, state, message, progress: { ...job.progress }, summary: job.summary() });
+    if (req.source.kind === 'file') void this.digest(job, req.source.file);
+  }
+
+  /** After the load, so the first charts never wait for it: a link names a file by it. */
+  private async digest(job: Job, file: Blob): Promise<void> {
+    try {
+      const sha256 = await digestBlob(file, job.abort.signal);
+      if (sha256 !== null && this.job === job) this.o.post({ type: 'digest', job: job.id, sha256 });
+    } catch (e) {
+      // the file could not be read again (removed from disk since): the link cannot name it, nothing else is lost
+      console.warn('sha256 of the file:', e);
+    }
   }
 
   private openLive(job: Job, wsUrl: string): void {

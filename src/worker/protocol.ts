@@ -162,6 +162,8 @@ export type WorkerEvent =
   | { type: 'summary'; job: number; summary: JobSummary }
   | { type: 'done'; job: number; state: LoadState; message: string | null; progress: LoadProgress; summary: JobSummary }
   | { type: 'connection'; job: number; connection: ConnectionState }
+  /** a dropped file's sha256 as stored (sha256sum's), sent after 'done' (fileDigest.ts) */
+  | { type: 'digest'; job: number; sha256: string }
   /** the Worker itself failed (its script, or an error nothing inside it caught): the job is over */
   | { type: 'failed'; job: number; reason: string }
   | { type: 'reply'; job: number; req: number; ok: true; body: unknown }

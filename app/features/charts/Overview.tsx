@@ -6,6 +6,7 @@ import { selectTurn } from '../../analysis.ts';
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { nearestTurn, setUi, useUi, zoomAround } from '../../stores/ui.ts';
+import { markContinuous } from '../links/linkStore.ts';
 
 const SEV_COLORS = ['#e9edf2', '#9cc3ea', '#f0b35c', '#d9534f'];
 
@@ -53,6 +54,7 @@ export function Overview() {
     let b = edge === 'to' ? value : to;
     a = Math.max(first, Math.min(a, last - 1));
     b = Math.min(last, Math.max(b, a + 1));
+    markContinuous(); // an edge slider moves in steps: one history entry, not one per step
     setUi({ zoom: a <= first && b >= last ? null : { from: a, to: b } });
   };
   const sliderKeys = (edge: 'from' | 'to') => (e: React.KeyboardEvent) => {

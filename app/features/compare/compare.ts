@@ -4,11 +4,11 @@
 // coalesced like app/analysis.ts's; a growing live session (A or B) re-compares at most
 // once a second.
 import { AnalysisClient, counterpartIndex, type Alignment, type Source, type WorkerEvent } from '../../../src/worker/client.ts';
-import { currentSource, sourceClient, readHash, selectTurn } from '../../analysis.ts';
+import { currentSource, sourceClient, selectTurn } from '../../analysis.ts';
 import { coalesced, throttled } from '../../pulls.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
-import { choosePartnerSession, compareHash, initialCompareState, partnerFromHash, useCompare, type CompareState, type PartnerSpec } from './compareStore.ts';
+import { choosePartnerSession, initialCompareState, useCompare, type CompareState, type PartnerSpec } from './compareStore.ts';
 
 let client: AnalysisClient | null = null;
 
@@ -48,18 +48,15 @@ export function openPartner(partner: PartnerSpec, requested: string | null = nul
   if (source === null) return;
   useCompare.setState({ ...initialCompareState, partner, requested, align, load: 'reading' }, true);
   partnerWorker().open(source, useUi.getState().userThresholds, useUi.getState().scorer);
-  writeCompareHash();
 }
 
 export function closeCompare(): void {
   if (client !== null) client.cancel(); // a live B stops its subscription
   useCompare.setState({ ...initialCompareState, align: useCompare.getState().align }, true);
-  writeCompareHash();
 }
 
 export function setAlign(align: Alignment): void {
   set({ align, comparison: null });
-  writeCompareHash();
   refreshComparison();
   refreshPartnerView();
   refreshPartnerTurn();
@@ -68,7 +65,6 @@ export function setAlign(align: Alignment): void {
 /** B picks another of its sessions. */
 export function showPartnerSession(sessionId: string): void {
   set({ requested: sessionId, sessionId, comparison: null, view: null, turn: null });
-  writeCompareHash();
   refreshAll();
 }
 
@@ -79,28 +75,14 @@ export function selectPair(aTurn: number, bTurn: number): void {
   else selectTurn(aTurn);
 }
 
-/** Opens what the link names (`#…&compare=sample:<file>`); called with A's own openFromHash. */
-export function openCompareFromHash(): void {
-  const named = partnerFromHash(readHash());
-  if (named !== null) openPartner(named.partner, named.requested, named.align);
-}
-
-function writeCompareHash(): void {
-  const { partner, requested, align } = useCompare.getState();
-  const params = new URLSearchParams(location.hash.slice(1));
-  for (const [k, v] of Object.entries(compareHash(partner, requested, align))) {
-    if (v === null) params.delete(k);
-    else params.set(k, v);
-  }
-  const hash = params.toString();
-  history.replaceState(null, '', hash === '' ? location.pathname + location.search : `#${hash}`);
-}
+// The link's part of a comparison is written and read by app/features/links/links.ts.
 
 // ------------------------------------------------------------------ B's events
 
 function onPartnerEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
   switch (event.type) {
     case 'progress':
+    case 'digest': // B is never named by a file in a link
       return;
     case 'connection':
       set({ connection: event.connection });
