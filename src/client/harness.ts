@@ -11,6 +11,7 @@
 // Usable from any Node ≥ 20 harness (Node 20 has no global WebSocket, so this uses `ws`).
 import crypto from 'node:crypto';
 import WebSocket from 'ws';
+import { COMPACT_WIRE, declaresCompact, TextOmitter } from '../core/compact.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
@@ -83,6 +84,14 @@ export interface HarnessClientOptions {
   giveUpAfterMs?: number;
   /** with messages in flight and nothing heard from the relay for this long, reconnect (default 60 s) */
   silenceTimeoutMs?: number;
+  /**
+   * contract §7 compact wire (default true): headers sent with `session()` declare
+   * `"wire": "1.1"`, and a snapshot of a declared session leaves out every text equal to
+   * the one this client sent for the same span in the session's previous snapshot. The
+   * first new snapshot after each (re)connection, and after a rejected snapshot, is whole.
+   * Set false for a relay older than version 1.1.
+   */
+  compact?: boolean;
   /** connection changes, for a harness's log */
   onStatus?: (status: 'open' | 'retrying' | 'closed', detail: string) => void;
 }
@@ -93,6 +102,8 @@ interface Pending {
   reject: (e: Error) => void;
   /** frame number on the current connection, 0 = not sent on it */
   frame: number;
+  /** the snapshot's session, when its texts were compared for the compact wire */
+  compactSession?: string;
 }
 
 type WireInput = Message | (Omit<Snapshot, 'type'> & { type?: 'snapshot' }) | string;
@@ -118,6 +129,12 @@ export class HarnessClient {
   private fatal: Error | null = null;
   private idle: (() => void)[] = [];
   private readonly silenceTimeoutMs: number;
+  private readonly compact: boolean;
+  /** sessions whose header declared the compact wire, and the texts last sent for each */
+  private readonly compactSessions = new Set<string>();
+  private readonly omitter = new TextOmitter();
+  /** connections opened so far */
+  private opened = 0;
   private lastHeard = 0;
   private watchdog: NodeJS.Timeout | null = null;
 
@@ -133,6 +150,7 @@ export class HarnessClient {
     this.giveUpAfterMs = options.giveUpAfterMs ?? 5 * 60_000;
     this.onStatus = options.onStatus;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 60_000;
+    this.compact = options.compact ?? true;
   }
 
   /** Messages given and not yet acknowledged or rejected. */
@@ -142,7 +160,7 @@ export class HarnessClient {
 
   /** The session header (optional; before the session's first snapshot). */
   session(sessionId: string, header: { title?: string; started_at?: string; config?: ThresholdOverrides } = {}): Promise<Ack> {
-    const message: SessionHeader = { type: 'session', session_id: sessionId, ...header };
+    const message: SessionHeader = { type: 'session', session_id: sessionId, ...(this.compact ? { wire: COMPACT_WIRE } : {}), ...header };
     return this.send(message);
   }
 
@@ -169,10 +187,22 @@ export class HarnessClient {
     }
     const checked = validateMessage(value);
     if (!checked.ok) return Promise.reject(new RelayRejected(checked.error));
+    const m = checked.message;
+    let compactSession: string | undefined;
+    if (this.compact && m.type === 'session' && declaresCompact(m)) this.compactSessions.add(m.session_id);
+    if (this.compact && m.type === 'snapshot' && this.compactSessions.has(m.session_id)) {
+      // the strings themselves are compared, never a hash: every real rewrite is sent
+      const out = this.omitter.compact(m);
+      compactSession = m.session_id;
+      if (out !== m) {
+        value = out;
+        text = JSON.stringify(out);
+      }
+    }
     // non-ASCII occurs only inside JSON strings, so escaping it keeps the message as it is
     text = asciiJson(text.includes('\n') ? JSON.stringify(value) : text);
     return new Promise<Ack>((resolve, reject) => {
-      this.pending.push({ text, resolve, reject, frame: 0 });
+      this.pending.push({ text, resolve, reject, frame: 0, ...(compactSession === undefined ? {} : { compactSession }) });
       this.pump();
     });
   }
@@ -232,6 +262,8 @@ export class HarnessClient {
       this.attempt = 0;
       this.downSince = null;
       for (const p of this.pending) p.frame = 0;
+      // contract §7: the next new snapshot of every session is whole, whatever the relay kept
+      if (this.opened++ > 0) this.omitter.reset();
       this.lastHeard = Date.now();
       this.onStatus?.('open', this.wsUrl);
       this.pump();
@@ -325,6 +357,8 @@ export class HarnessClient {
     if (reply.type === 'ack') {
       p.resolve({ sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true });
     } else {
+      // the relay's previous snapshot is not the one the next compact snapshot would name
+      if (p.compactSession !== undefined) this.omitter.forget(p.compactSession);
       p.reject(new RelayRejected(reply.message ?? 'no reason given'));
     }
     this.pump();

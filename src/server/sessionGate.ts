@@ -3,6 +3,7 @@
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
+import { declaresCompact, expandSnapshot, omissionError, omissionsOf, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
@@ -41,10 +42,14 @@ export type Inspection =
       header: SessionHeader | null;
       /** the compact form, when the message held a line break (a pretty-printed frame) */
       compact: string | null;
+      /** a snapshot's span ids, in order: what the next compact snapshot may carry texts from (contract §7) */
+      spanIds?: string[];
+      /** spans that left out their text (contract §7 compact wire), and the version-1 error for them */
+      omitted?: { om: Omissions; v1Error: string };
     };
 
 export type Decision =
-  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer }
+  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer; spanIds?: string[] }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
@@ -69,7 +74,17 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
   } catch (e) {
     return { kind: 'error', message: notJsonMessage(text, e) };
   }
-  const checked = validateMessage(value);
+  // contract §7 compact wire: whether a left-out text can be carried depends on the session
+  // (its header and previous snapshot), which only order() knows; here the rest is checked
+  // with the left-out texts as empty strings, and the version-1 error kept for a session
+  // that did not declare the compact wire.
+  const om = omissionsOf(value);
+  let omitted: { om: Omissions; v1Error: string } | undefined;
+  if (om !== null) {
+    const v1 = validateMessage(value);
+    omitted = { om, v1Error: v1.ok ? 'a span text is missing' : v1.error };
+  }
+  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''));
   if (!checked.ok) {
     const sid = sessionIdOf(value);
     return { kind: 'error', message: checked.error, ...(sid === undefined ? {} : { sessionId: sid }) };
@@ -90,6 +105,8 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
     header: message.type === 'session' ? message : null,
     // a line break inside the message would split it across two log lines
     compact: raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null,
+    ...(checked.spans === undefined ? {} : { spanIds: checked.spans.ids }),
+    ...(omitted === undefined ? {} : { omitted }),
   };
 }
 
@@ -122,10 +139,31 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
         message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
       };
     }
-    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes };
+    // a new session has no header that could declare the compact wire
+    if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: ins.omitted.v1Error };
+    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, ...spanIdsOf(ins) };
   }
   if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
-  return judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  if (ins.omitted !== undefined && ins.turn !== session.lastTurn) {
+    // a resent copy of the last turn is judged below, against the stored line, as it came
+    const why = compactError(session, ins.turn!, ins.omitted);
+    if (why !== null) return { kind: 'error', sessionId: sid, message: why };
+  }
+  const d = judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  return d.kind === 'accept' ? { ...d, ...spanIdsOf(ins) } : d;
+}
+
+function spanIdsOf(ins: Inspection): { spanIds?: string[] } {
+  return ins.kind === 'valid' && ins.spanIds !== undefined ? { spanIds: ins.spanIds } : {};
+}
+
+/** contract §7 compact wire: why these left-out texts cannot be carried, or null. */
+function compactError(session: SessionLog, turn: number, omitted: { om: Omissions; v1Error: string }): string | null {
+  if (!declaresCompact(session.header)) return omitted.v1Error;
+  const ids = session.lastSpanIds;
+  if (session.lastTurn === null || ids === null) return omissionError(session.id, turn, omitted.om, null);
+  const set = (session.lastSpanIdSet ??= new Set(ids));
+  return omissionError(session.id, turn, omitted.om, { turn: session.lastTurn, has: (id) => set.has(id) });
 }
 
 function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
