@@ -17,8 +17,6 @@ export interface CompactedTranscript {
   snapshots: number;
 }
 
-const utf8 = new TextEncoder();
-
 export function compactTranscript(lines: readonly string[], sha256: Sha256Hex): CompactedTranscript {
   const engine = new Engine({ sha256 });
   const omitter = new TextOmitter();
@@ -47,9 +45,24 @@ export function compactTranscript(lines: readonly string[], sha256: Sha256Hex): 
     const compact = omitter.compact(parsed);
     const text = compact === parsed ? line : JSON.stringify(compact);
     snapshots++;
-    before += utf8.encode(line).length + 1;
-    after += utf8.encode(text).length + 1;
+    before += utf8Bytes(line) + 1;
+    after += utf8Bytes(text) + 1;
     out.push(text);
   });
   return { lines: out, snapshotBytesBefore: before, snapshotBytesAfter: after, snapshots };
+}
+
+/** Bytes of a string's UTF-8 encoding (core runs without TextEncoder's types). */
+export function utf8Bytes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
