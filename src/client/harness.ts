@@ -102,8 +102,10 @@ interface Pending {
   reject: (e: Error) => void;
   /** frame number on the current connection, 0 = not sent on it */
   frame: number;
-  /** the snapshot's session, when its texts were compared for the compact wire */
+  /** the snapshot's session, when its texts are compared for the compact wire */
   compactSession?: string;
+  /** a compact session's snapshot, until pump() encodes it (then `text` is set) */
+  whole?: Snapshot;
 }
 
 type WireInput = Message | (Omit<Snapshot, 'type'> & { type?: 'snapshot' }) | string;
@@ -188,21 +190,21 @@ export class HarnessClient {
     const checked = validateMessage(value);
     if (!checked.ok) return Promise.reject(new RelayRejected(checked.error));
     const m = checked.message;
-    let compactSession: string | undefined;
     if (this.compact && m.type === 'session' && declaresCompact(m)) this.compactSessions.add(m.session_id);
-    if (this.compact && m.type === 'snapshot' && this.compactSessions.has(m.session_id)) {
-      // the strings themselves are compared, never a hash: every real rewrite is sent
-      const out = this.omitter.compact(m);
-      compactSession = m.session_id;
-      if (out !== m) {
-        value = out;
-        text = JSON.stringify(out);
-      }
-    }
+    // contract §7: a snapshot of a compact session is encoded when it is first put on the
+    // wire (pump), against the texts last put on the wire: so the first one sent on a new
+    // connection is whole. Once sent, its text is fixed: a resend is the same bytes.
+    const whole = this.compact && m.type === 'snapshot' && this.compactSessions.has(m.session_id) ? m : undefined;
     // non-ASCII occurs only inside JSON strings, so escaping it keeps the message as it is
-    text = asciiJson(text.includes('\n') ? JSON.stringify(value) : text);
+    if (whole === undefined) text = asciiJson(text.includes('\n') ? JSON.stringify(value) : text);
     return new Promise<Ack>((resolve, reject) => {
-      this.pending.push({ text, resolve, reject, frame: 0, ...(compactSession === undefined ? {} : { compactSession }) });
+      this.pending.push({
+        text: whole === undefined ? text : '',
+        resolve,
+        reject,
+        frame: 0,
+        ...(whole === undefined ? {} : { whole, compactSession: whole.session_id }),
+      });
       this.pump();
     });
   }
@@ -243,6 +245,11 @@ export class HarnessClient {
     if (!this.open) return;
     while (this.nextToSend < this.pending.length && this.nextToSend < this.maxInFlight) {
       const p = this.pending[this.nextToSend++]!;
+      if (p.whole !== undefined) {
+        // the strings themselves are compared, never a hash: every real rewrite is sent
+        p.text = asciiJson(JSON.stringify(this.omitter.compact(p.whole)));
+        delete p.whole;
+      }
       p.frame = ++this.frame;
       this.ws.send(p.text);
     }
@@ -302,6 +309,7 @@ export class HarnessClient {
         for (const p of this.pending) if (p.frame !== 0 && (tooBig === undefined || p.text.length > tooBig.text.length)) tooBig = p;
         if (tooBig !== undefined) {
           this.pending.splice(this.pending.indexOf(tooBig), 1);
+          if (tooBig.compactSession !== undefined) this.omitter.forget(tooBig.compactSession);
           tooBig.reject(new RelayRejected(`the message (${Buffer.byteLength(tooBig.text)} bytes) is larger than the relay accepts (--max-message-bytes)`));
           if (this.pending.length === 0) for (const done of this.idle.splice(0)) done();
         }

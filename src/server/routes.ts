@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RelaySessionList } from '../client/relayApi.ts';
 import type { Access } from './accessPolicy.ts';
 import { CLOSE_GONE, type Fanout } from './fanout.ts';
+import { writeExpanded } from './expandedTranscript.ts';
 import { drainedOrClosed, json } from './httpReply.ts';
 import { quoted } from './quoted.ts';
 import type { SessionLog, SessionLogStore } from './store.ts';
@@ -100,16 +101,19 @@ export function findRoute(
 }
 
 /** A snapshot of the log as it is now: exactly last_seq complete lines. */
-async function sendTranscript({ req, res, sessionId }: RouteContext, session: SessionLog): Promise<void> {
+async function sendTranscript({ req, res, url, sessionId }: RouteContext, session: SessionLog): Promise<void> {
   const end = session.size;
+  // contract §7: ?expand=1 sends compact snapshots whole (its length is not known ahead)
+  const expand = url.searchParams.get('expand') === '1';
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
-    'content-length': end,
+    ...(expand ? {} : { 'content-length': end }),
     'content-disposition': `attachment; filename="${asciiFileName(sessionId)}.jsonl"; filename*=UTF-8''${encodeURIComponent(sessionId)}.jsonl`,
     'x-last-seq': String(session.lastSeq),
     'cache-control': 'no-store',
   });
   if (req.method === 'HEAD') return void res.end();
+  if (expand) return writeExpanded(res, readChunks(session.file, 0, end));
   for await (const chunk of readChunks(session.file, 0, end)) {
     if (res.destroyed) return; // the download was abandoned: stop reading (closes the file)
     if (!res.write(chunk)) await drainedOrClosed(res);
