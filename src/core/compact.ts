@@ -174,3 +174,32 @@ export class TextOmitter {
     return { ...snapshot, base_turn: prev.turn, spans };
   }
 }
+
+/**
+ * Whether two copies of one snapshot are the same message, one or both in the compact
+ * form: equal as parsed JSON once `base_turn` and every text that either copy left out are
+ * set aside. The relay uses it to recognise a retry that a new connection sent whole of a
+ * snapshot stored compact (or the reverse); a text left out on one side cannot differ from
+ * the other's without the harness having changed the turn it is resending.
+ */
+export function sameSnapshotModuloOmissions(a: unknown, b: unknown, equal: (x: unknown, y: unknown) => boolean): boolean {
+  const sa = a as { type?: unknown; spans?: unknown };
+  const sb = b as { type?: unknown; spans?: unknown };
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return false;
+  if (sa.type !== 'snapshot' || sb.type !== 'snapshot' || !Array.isArray(sa.spans) || !Array.isArray(sb.spans) || sa.spans.length !== sb.spans.length)
+    return false;
+  const strip = (v: object, other: unknown[]): object => {
+    const { base_turn: _b, spans, ...rest } = v as { base_turn?: unknown; spans: unknown[] };
+    return {
+      ...rest,
+      spans: spans.map((s, i) => {
+        const o = other[i] as { text?: unknown } | undefined;
+        const span = s as { text?: unknown };
+        if (typeof s !== 'object' || s === null || (span.text !== undefined && o?.text !== undefined)) return s;
+        const { text: _t, ...without } = span;
+        return without;
+      }),
+    };
+  };
+  return equal(strip(a, sb.spans), strip(b, sa.spans));
+}

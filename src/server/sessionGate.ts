@@ -3,7 +3,7 @@
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
-import { declaresCompact, expandSnapshot, omissionError, omissionsOf, type Omissions } from '../core/compact.ts';
+import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
@@ -117,35 +117,15 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
   const session = store.get(sid);
   if (session === undefined) {
-    if (sid === '.' || sid === '..') {
-      // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id`,
-      };
-    }
-    if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)`,
-      };
-    }
-    if (store.count() >= limits.maxSessions) {
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
-      };
-    }
+    const refusal = newSessionRefusal(sid, store.count(), limits);
+    if (refusal !== null) return { kind: 'error', sessionId: sid, message: refusal };
     // a new session has no header that could declare the compact wire
     if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: ins.omitted.v1Error };
     return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, ...spanIdsOf(ins) };
   }
   if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
-  if (ins.omitted !== undefined && ins.turn !== session.lastTurn) {
-    // a resent copy of the last turn is judged below, against the stored line, as it came
+  if (ins.omitted !== undefined && (session.lastTurn === null || ins.turn! > session.lastTurn)) {
+    // a resent copy of a stored turn is judged below, against the stored line, as it came
     const why = compactError(session, ins.turn!, ins.omitted);
     if (why !== null) return { kind: 'error', sessionId: sid, message: why };
   }
@@ -153,12 +133,36 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   return d.kind === 'accept' ? { ...d, ...spanIdsOf(ins) } : d;
 }
 
+/** Why a message may not create the session `sid` (the relay holds `count` sessions), or null. Shared by both stores. */
+export function newSessionRefusal(sid: string, count: number, limits: RelayLimits): string | null {
+  if (sid === '.' || sid === '..') {
+    // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
+    return `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id`;
+  }
+  if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
+    return `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)`;
+  }
+  if (count >= limits.maxSessions) {
+    return `this relay already holds ${count} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`;
+  }
+  return null;
+}
+
 function spanIdsOf(ins: Inspection): { spanIds?: string[] } {
   return ins.kind === 'valid' && ins.spanIds !== undefined ? { spanIds: ins.spanIds } : {};
 }
 
+/** What the compact-wire rule needs of a session: a SessionLog, or the Redis store's view of one. */
+export interface CompactState {
+  id: string;
+  header: SessionHeader | null;
+  lastTurn: number | null;
+  lastSpanIds: string[] | null;
+  lastSpanIdSet: Set<string> | null;
+}
+
 /** contract §7 compact wire: why these left-out texts cannot be carried, or null. */
-function compactError(session: SessionLog, turn: number, omitted: { om: Omissions; v1Error: string }): string | null {
+export function compactError(session: CompactState, turn: number, omitted: { om: Omissions; v1Error: string }): string | null {
   if (!declaresCompact(session.header)) return omitted.v1Error;
   const ids = session.lastSpanIds;
   if (session.lastTurn === null || ids === null) return omissionError(session.id, turn, omitted.om, null);
@@ -205,7 +209,7 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
     else if (t > turn) hi = mid - 1;
     else {
       const stored = store.readRecentLine(session, mid);
-      if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), parse(bytes))) {
+      if (stored.equals(raw) || stored.equals(bytes) || sameStored(parse(stored), parse(bytes))) {
         return { kind: 'duplicate', sessionId: sid, seq: mid, turn };
       }
       break;
@@ -217,6 +221,11 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
     sessionId: sid,
     message: `turn ${turn} of session ${quoted(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
   };
+}
+
+/** A stored message and a resent one are the same: as parsed JSON, or the same snapshot sent compact on one side only (contract §7). */
+export function sameStored(stored: unknown, sent: unknown): boolean {
+  return jsonEqual(stored, sent) || sameSnapshotModuloOmissions(stored, sent, jsonEqual);
 }
 
 function parse(bytes: Buffer): unknown {
