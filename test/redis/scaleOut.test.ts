@@ -64,6 +64,8 @@ describe('two relays on one Redis', () => {
       if (i === 60) {
         await Promise.all(sends);
         onA = new Recorder(a.url, sid, 30); // a late subscriber on A, from seq 30
+        const late = onA;
+        await late.until(() => late.frames.some((f) => f.type === 'caught_up'));
       }
       if (i % 25 === 0) await new Promise((r) => setTimeout(r, 5));
     }
