@@ -170,3 +170,50 @@ describe('compact wire through the relay (contract §7)', () => {
     expect(analyse(stored).sessions).toEqual(analyse(whole).sessions);
   });
 });
+
+describe('Python client, compact wire without a relay', () => {
+  it('sends whole after a request it had to resend, and after a rejected snapshot; compares strings, not hashes', async () => {
+    // _post is replaced: every line is acknowledged, except that the 4th request "needed a
+    // retry" (a dropped connection) and the 6th request's line is rejected
+    const code = `
+import json, sys; sys.path.insert(0, "clients/python")
+from context_health_client import RelayClient, RelayRejected
+c = RelayClient("http://127.0.0.1:1")
+sent = []
+calls = [0]
+def post(body):
+    calls[0] += 1
+    lines = body.decode().strip().split("\\n")
+    sent.append([json.loads(l) for l in lines])
+    if calls[0] == 4:
+        c.retries += 1
+    if calls[0] == 6:
+        return {"accepted": [], "errors": [{"line": 1, "message": "no"}]}
+    return {"accepted": [{"line": i + 1, "session_id": "p", "seq": calls[0], "turn": None} for i in range(len(lines))], "errors": []}
+c._post = post
+run = c.session("p")
+for t in range(1, 8):
+    spans = [{"span_id": "a", "text": "same", "score": 0.5, "text_sha256": None},
+             {"span_id": "b", "text": "v%d" % (t // 3), "score": 0.5, "text_sha256": "kept-old-hash"}]
+    try:
+        run.snapshot(spans)
+    except RelayRejected:
+        pass
+print(json.dumps([[sorted(k for k in m if k in ("base_turn",)) + [("text" in s) for s in m.get("spans", [])] for m in req] for req in sent]))
+`;
+    const r = await run('python3', ['-c', code]);
+    expect(r.stderr).toBe('');
+    const perRequest = JSON.parse(r.stdout) as (string | boolean)[][][];
+    // request 1: the header (declares 1.1); then turns 1..7
+    expect(perRequest[0]).toEqual([[]]);
+    expect(perRequest.slice(1).map((req) => req[0])).toEqual([
+      [true, true], // turn 1: nothing sent before
+      ['base_turn', false, false], // turn 2: both unchanged
+      ['base_turn', false, true], // turn 3: b rewritten (its hash kept: still sent); this request was resent
+      [true, true], // turn 4: whole after the resend
+      ['base_turn', false, false], // turn 5: rejected by the relay
+      [true, true], // turn 6: whole after the rejection
+      ['base_turn', false, false], // turn 7: both unchanged
+    ]);
+  });
+});
