@@ -126,7 +126,8 @@ export async function openRedisBackend(options: {
   fanout: FanoutOptions;
   log: (line: string) => void;
 }): Promise<RedisBackend> {
-  const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+  // commands issued in one tick go out as one pipeline: sessions are appended to concurrently
+  const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
   redis.on('error', () => {
     // reported per request (an ingest error names it); ioredis reconnects by itself
   });
@@ -237,8 +238,16 @@ type Decision =
 class RedisIngest implements IngestPort {
   readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
   private readonly reliefListeners = new Set<() => void>();
-  /** messages are applied one after another, in arrival order (a connection's acks go back in frame order) */
+  /** every message received so far, settled (for close) */
   private tail: Promise<unknown> = Promise.resolve();
+  /** per session: the last message being applied */
+  private readonly chains = new Map<string, Promise<IngestResult>>();
+  /**
+   * per session: its state after this relay's last append. Decisions start from it (no read
+   * per message); the append script's last_seq check catches another relay having appended
+   * since, and the state is then read again.
+   */
+  private readonly cached = new Map<string, SessionState>();
 
   constructor(
     private readonly redis: Redis,
@@ -278,22 +287,35 @@ class RedisIngest implements IngestPort {
     this.counters.waiting++;
     this.counters.waitingBytes += raw.length;
     const inspection = this.validator.inspect(raw);
-    const result = this.tail.then(async () => {
-      let r: IngestResult;
-      try {
-        r = await this.apply(raw, await inspection);
-      } catch (e) {
-        this.counters.rejected++;
-        r = { ok: false, message: `the relay could not store the message: ${(e as Error).message}` };
-      }
+    // one chain per session: a session's messages are applied in arrival order, while
+    // different sessions go to Redis at once (each connection sends its acks in frame order)
+    const sid = (ins: Inspection): string => (ins.kind === 'valid' ? ins.sessionId : '');
+    const result = Promise.resolve(inspection).then(async (ins) => {
+      const chainKey = sid(ins);
+      const before = this.chains.get(chainKey) ?? Promise.resolve();
+      const own = before.then(async () => {
+        try {
+          return await this.apply(raw, ins);
+        } catch (e) {
+          this.cached.delete(chainKey);
+          this.counters.rejected++;
+          return { ok: false, message: `the relay could not store the message: ${(e as Error).message}` } satisfies IngestResult;
+        }
+      });
+      this.chains.set(chainKey, own);
+      const r = await own;
+      if (this.chains.get(chainKey) === own) this.chains.delete(chainKey);
+      return r;
+    });
+    const done = result.then((r) => {
       this.counters.waiting--;
       const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
       this.counters.waitingBytes -= raw.length;
       if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) for (const l of [...this.reliefListeners]) l();
       return r;
     });
-    this.tail = result;
-    return result;
+    this.tail = Promise.all([this.tail, done]);
+    return done;
   }
 
   private async apply(raw: Buffer, ins: Inspection): Promise<IngestResult> {
@@ -305,7 +327,10 @@ class RedisIngest implements IngestPort {
     const sid = ins.sessionId;
     const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const d = await this.decide(ins, raw, bytes);
+      const cached = attempt === 0 ? this.cached.get(sid) : undefined;
+      const d = await this.decide(ins, raw, bytes, cached);
+      // a refusal or a retry is decided on the state in Redis, never on this relay's cache alone
+      if (d.kind === 'done' && cached !== undefined) continue;
       if (d.kind === 'done') {
         if (d.result.ok === false) this.counters.rejected++;
         else if (d.result.ok === true) this.counters.duplicates++;
@@ -322,9 +347,18 @@ class RedisIngest implements IngestPort {
         d.spanIds === undefined ? '' : JSON.stringify(d.spanIds),
         Date.now(),
       )) as number;
-      if (seq === -1) continue; // another relay appended first: decide again on the new state
-      await this.redis.zadd(SESSIONS, Date.now(), sid);
-      if (d.state === undefined) await this.directory.refreshCount();
+      if (seq === -1) {
+        this.cached.delete(sid);
+        continue; // another relay appended first (or the session was deleted): decide again on the state in Redis
+      }
+      this.remember(sid, d, seq);
+      if (d.state === undefined) {
+        await this.redis.zadd(SESSIONS, Date.now(), sid);
+        await this.directory.refreshCount();
+      } else {
+        // the list's order only; not waited for
+        void this.redis.zadd(SESSIONS, Date.now(), sid).catch(() => undefined);
+      }
       this.counters.accepted++;
       this.counters.bytes += d.bytes.length;
       return { ok: true, sessionId: sid, seq, turn: d.turn, duplicate: false };
@@ -336,11 +370,32 @@ class RedisIngest implements IngestPort {
     };
   }
 
-  /** sessionGate.ts's rules, on the state read from Redis. */
-  private async decide(ins: Extract<Inspection, { kind: 'valid' }>, raw: Buffer, bytes: Buffer): Promise<Decision> {
+  private remember(sid: string, d: Extract<Decision, { kind: 'append' }>, seq: number): void {
+    const now = Date.now();
+    const prev = d.state;
+    const state: SessionState =
+      prev === undefined
+        ? { id: sid, lastSeq: 0, lastTurn: null, header: null, headerSeq: 0, lastSpanIds: null, lastSpanIdSet: null, createdAt: now, updatedAt: now }
+        : { ...prev };
+    state.lastSeq = seq;
+    state.updatedAt = now;
+    if (d.turn !== null) state.lastTurn = d.turn;
+    if (d.header !== null) {
+      state.header = d.header;
+      state.headerSeq = seq;
+    }
+    if (d.spanIds !== undefined) {
+      state.lastSpanIds = d.spanIds;
+      state.lastSpanIdSet = null;
+    }
+    this.cached.set(sid, state);
+  }
+
+  /** sessionGate.ts's rules, on the session's state (this relay's cached one, or read from Redis). */
+  private async decide(ins: Extract<Inspection, { kind: 'valid' }>, raw: Buffer, bytes: Buffer, cached: SessionState | undefined): Promise<Decision> {
     const sid = ins.sessionId;
     const error = (message: string): Decision => ({ kind: 'done', result: { ok: false, sessionId: sid, message } });
-    const state = await readState(this.redis, sid);
+    const state = cached ?? (await readState(this.redis, sid));
     const append: Decision = { kind: 'append', state, turn: ins.turn, header: ins.header, bytes, spanIds: ins.spanIds };
     if (state === undefined) {
       const refusal = newSessionRefusal(sid, await this.directory.refreshCount(), this.limits);
