@@ -25,7 +25,7 @@ import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from '.
 import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, type FanoutOptions, type FanoutStats } from './fanout.ts';
 import { MAX_WAITING_BYTES, type IngestCounters, type IngestResult } from './ingest.ts';
 import { quoted } from './quoted.ts';
-import { compactError, newSessionRefusal, sameStored, type Inspection, type RelayLimits } from './sessionGate.ts';
+import { compactError, newSessionRefusal, sameStored, versionOneError, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { Validator } from './validator.ts';
 
 const SESSIONS = 'ch:sessions';
@@ -400,7 +400,7 @@ class RedisIngest implements IngestPort {
     if (state === undefined) {
       const refusal = newSessionRefusal(sid, await this.directory.refreshCount(), this.limits);
       if (refusal !== null) return error(refusal);
-      if (ins.omitted !== undefined) return error(ins.omitted.v1Error);
+      if (ins.omitted !== undefined) return error(versionOneError(raw));
       return append;
     }
     if (ins.header !== null) {
@@ -416,7 +416,7 @@ class RedisIngest implements IngestPort {
     }
     const turn = ins.turn!;
     if (ins.omitted !== undefined && (state.lastTurn === null || turn > state.lastTurn)) {
-      const why = compactError(state, turn, ins.omitted);
+      const why = compactError(state, turn, ins.omitted, raw);
       if (why !== null) return error(why);
     }
     if (state.lastTurn === null || turn > state.lastTurn) return append;
