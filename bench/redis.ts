@@ -5,6 +5,7 @@
 // (contract §7: 5 of 200 texts change per turn). Prints sustained rate, the latency from
 // sending on A to receiving on B, and bytes in, from one run, with the load average.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
@@ -12,10 +13,12 @@ import { startRedis } from '../test/redis/redisServer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-async function relay(store: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+/** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null). */
+async function relay(store: string | null): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const where = store === null ? ['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'))] : ['--store', store];
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--no-static', '--store', store, '--max-sessions', '10000'],
+    [path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--no-static', ...where, '--max-sessions', '10000'],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,8 +57,9 @@ function spansJson(compact: boolean, turn: number): string {
   return JSON.stringify(spans);
 }
 
-export async function runOne(store: string, compact: boolean, sessions: number, rate: number, viewers: number, seconds: number): Promise<string> {
-  const [a, b] = await Promise.all([relay(store), relay(store)]);
+export async function runOne(store: string | null, compact: boolean, sessions: number, rate: number, viewers: number, seconds: number): Promise<string> {
+  // on files one relay plays both parts (a data directory has one relay)
+  const [a, b] = store === null ? await relay(null).then((r) => [r, r] as const) : await Promise.all([relay(store), relay(store)]);
   const latencies: number[] = [];
   let measuring = false;
   let acked = 0;
@@ -110,11 +114,11 @@ export async function runOne(store: string, compact: boolean, sessions: number, 
   measuring = false;
   for (const t of timers) clearTimeout(t);
   for (const ws of [...harnesses, ...subs]) ws.terminate();
-  await Promise.all([a.stop(), b.stop()]);
+  await Promise.all(a === b ? [a.stop()] : [a.stop(), b.stop()]);
   const sorted = Float64Array.from(latencies).sort();
   const pct = (p: number): string => (sorted.length === 0 ? 'n/a' : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1));
   return (
-    `  ${compact ? 'compact (1.1)' : 'whole (1)    '} ${sessions} sessions × ${rate}/s → ${viewers} viewers on B: sustained ${(acked / elapsed).toFixed(0)} snapshots/s ` +
+    `  ${store === null ? 'files, one relay ' : 'Redis, relays A+B'} ${compact ? 'compact (1.1)' : 'whole (1)    '} ${sessions} sessions × ${rate}/s → ${viewers} viewers: sustained ${(acked / elapsed).toFixed(0)} snapshots/s ` +
     `(offered ${(sent / elapsed).toFixed(0)}), ${(bytes / Math.max(1, sent) / 1024).toFixed(1)} KB a snapshot, ${(bytes / elapsed / 1e6).toFixed(1)} MB/s in; ` +
     `A→B latency p50 ${pct(0.5)} ms p99 ${pct(0.99)} ms${errors > 0 ? `; ${errors} ERRORS` : ''}`
   );
@@ -124,10 +128,10 @@ export async function benchRedis(): Promise<void> {
   const redis = await startRedis();
   try {
     console.log(
-      `redis: two relays (ingest on A, dashboards on B) on one redis-server without persistence, 200 spans a snapshot, 6 s after 2 s warm-up; ` +
+      `redis: the JSONL store (one relay) and two relays (ingest on A, dashboards on B) on one redis-server without persistence, 200 spans a snapshot, 6 s after 2 s warm-up; ` +
         `${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} before`,
     );
-    for (const compact of [false, true]) console.log(await runOne(redis.url, compact, 20, 10, 5, 6));
+    for (const store of [null, redis.url]) for (const compact of [false, true]) console.log(await runOne(store, compact, 20, 10, 5, 6));
   } finally {
     await redis.stop();
   }
