@@ -128,14 +128,19 @@ export async function openRedisBackend(options: {
 }): Promise<RedisBackend> {
   // commands issued in one tick go out as one pipeline: sessions are appended to concurrently
   const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
-  redis.on('error', () => {
+  let lastError: Error | null = null;
+  redis.on('error', (e: Error) => {
     // reported per request (an ingest error names it); ioredis reconnects by itself
+    lastError = e;
   });
   try {
     await redis.connect();
   } catch (e) {
     redis.disconnect();
-    throw new Error(`cannot connect to Redis at ${options.url}: ${(e as Error).message}`);
+    const why = (lastError as Error | null)?.message ?? (e as Error).message;
+    throw new Error(
+      `cannot connect to Redis at ${options.url.replace(/\/\/[^@/]*@/, '//…@')}: ${why}; start redis-server there, or leave out --store to keep sessions in files`,
+    );
   }
   redis.defineCommand('chAppend', { numberOfKeys: 3, lua: APPEND_LUA });
   const directory = new RedisDirectory(redis);

@@ -9,7 +9,7 @@ import { Engine } from '../../src/core/engine.ts';
 import { ReportBuilder } from '../../src/core/report.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import type { Relay } from '../../src/server/relay.ts';
-import { exited, postNdjson, Recorder, spawnServe, testRelay, transcriptLines } from '../relay/helpers.ts';
+import { exited, postNdjson, Recorder, run, spawnServe, testRelay, transcriptLines } from '../relay/helpers.ts';
 import { startRedis, type TestRedis } from './redisServer.ts';
 
 let redis: TestRedis;
@@ -147,5 +147,16 @@ describe('two relays on one Redis', () => {
     for (const r of [...ra, ...rb]) {
       for (const ack of r.json.accepted) expect((JSON.parse(stored[ack.seq - 1]!) as { turn: number }).turn).toBe(ack.turn);
     }
+  });
+});
+
+describe('serve --store', () => {
+  it('refuses what is not a Redis URL, and says why when Redis cannot be reached', async () => {
+    const bad = await run(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--store', 'postgres://x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--store must be redis:\/\/host:port/);
+    const down = await run(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:1']);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toMatch(/cannot connect to Redis at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED/);
   });
 });
