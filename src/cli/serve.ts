@@ -22,8 +22,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --static DIR             serve this built dashboard instead of the package's dist/
   --no-static              do not serve the dashboard, only /api
   --fsync                  flush every message to disk before acknowledging it (survives power loss; slower)
-  --store URL              keep sessions in Redis Streams (redis://host:port) instead of JSONL files under
-                           --data, so several relays serve the same sessions (docs/scale-out.md)
+  --store URL              keep sessions in Redis Streams (redis://host:port, or redis-cluster://host:port for a
+                           Redis Cluster) instead of JSONL files under --data, so several relays serve the same
+                           sessions (docs/scale-out.md)
   --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_RELAY_LIMITS.maxMessageBytes}; K/M/G suffixes)
   --max-spans N            most spans per snapshot (default ${DEFAULT_RELAY_LIMITS.maxSpansPerSnapshot})
   --max-sessions N         most sessions held (default ${DEFAULT_RELAY_LIMITS.maxSessions})
@@ -103,7 +104,9 @@ export async function runServe(args: string[]): Promise<number> {
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
   const dataDir = path.resolve(values.data);
   if (values.store !== undefined && !isRedisUrl(values.store)) {
-    process.stderr.write(`context-health serve: --store must be redis://host:port (or rediss://), got ${JSON.stringify(values.store)}\n${SERVE_USAGE}\n`);
+    process.stderr.write(
+      `context-health serve: --store must be redis://host:port (rediss:// for TLS, redis-cluster://host:port for a Cluster), got ${JSON.stringify(values.store)}\n${SERVE_USAGE}\n`,
+    );
     return 2;
   }
   if (values.store !== undefined && values.demo) {

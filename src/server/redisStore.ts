@@ -16,7 +16,10 @@
 // relay appended in between (last_seq compare-and-set): the loser reads the new state and
 // decides again, so two relays never store two messages under one seq, nor a turn that
 // does not increase. A message is acknowledged only after the script (XADD) returned.
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+
+/** one Redis server, or a Redis Cluster (`redis-cluster://host:port`, any node as the seed) */
+type Client = Redis | Cluster;
 import type { WebSocket } from 'ws';
 import type { RelaySession } from '../client/relayApi.ts';
 import { jsonEqual } from '../core/equality.ts';
@@ -127,7 +130,9 @@ export async function openRedisBackend(options: {
   log: (line: string) => void;
 }): Promise<RedisBackend> {
   // commands issued in one tick go out as one pipeline: sessions are appended to concurrently
-  const redis = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
+  const redis: Client = isClusterUrl(options.url)
+    ? new Cluster(clusterSeeds(options.url), { lazyConnect: true, enableAutoPipelining: true, redisOptions: { maxRetriesPerRequest: 3 } })
+    : new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 3, enableAutoPipelining: true });
   let lastError: Error | null = null;
   redis.on('error', (e: Error) => {
     // reported per request (an ingest error names it); ioredis reconnects by itself
@@ -165,7 +170,22 @@ export async function openRedisBackend(options: {
   };
 }
 
-async function readState(redis: Redis, sid: string): Promise<SessionState | undefined> {
+/** `redis-cluster://host:port[,host:port…]`: a Redis Cluster, reached through any of these nodes. */
+export function isClusterUrl(url: string): boolean {
+  return /^rediss?-cluster:\/\//.test(url);
+}
+
+function clusterSeeds(url: string): { host: string; port: number }[] {
+  return url
+    .replace(/^rediss?-cluster:\/\//, '')
+    .split(',')
+    .map((hp) => {
+      const at = hp.lastIndexOf(':');
+      return { host: at === -1 ? hp : hp.slice(0, at), port: at === -1 ? 6379 : Number(hp.slice(at + 1)) };
+    });
+}
+
+async function readState(redis: Client, sid: string): Promise<SessionState | undefined> {
   const v = await redis.hmget(key(sid, 'meta'), ...META_FIELDS);
   if (v[0] === null) return undefined;
   return stateOf(sid, v);
@@ -175,7 +195,7 @@ class RedisDirectory implements SessionDirectory {
   readonly lost = null;
   private known = 0;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: Client) {}
 
   count(): number {
     return this.known;
@@ -189,12 +209,11 @@ class RedisDirectory implements SessionDirectory {
   async list(): Promise<RelaySession[]> {
     const ids = await this.redis.zrevrange(SESSIONS, 0, -1);
     this.known = ids.length;
-    const pipe = this.redis.pipeline();
-    for (const id of ids) pipe.hmget(key(id, 'meta'), ...META_FIELDS);
-    const rows = (await pipe.exec()) ?? [];
+    // one command per session (auto-pipelined): in a Cluster the sessions' keys are on several shards
+    const rows = await Promise.all(ids.map((id) => this.redis.hmget(key(id, 'meta'), ...META_FIELDS)));
     const out: RelaySession[] = [];
-    rows.forEach(([err, v], i) => {
-      if (err === null && Array.isArray(v) && v[0] !== null) out.push(infoOf(stateOf(ids[i]!, v as (string | null)[])));
+    rows.forEach((v, i) => {
+      if (v[0] !== null) out.push(infoOf(stateOf(ids[i]!, v)));
     });
     return out;
   }
@@ -255,7 +274,7 @@ class RedisIngest implements IngestPort {
   private readonly cached = new Map<string, SessionState>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Client,
     private readonly directory: RedisDirectory,
     private readonly limits: RelayLimits,
     private readonly validator: Validator,
@@ -443,7 +462,7 @@ interface RedisSubscriber {
   ws: WebSocket;
   sessionId: string;
   state: 'backlog' | 'live' | 'closed';
-  conn: Redis | null;
+  conn: Client | null;
 }
 
 /**
@@ -457,7 +476,7 @@ class RedisFanout implements SubscriberPort {
   private cutSlow = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Client,
     private readonly options: FanoutOptions,
   ) {}
 
@@ -525,12 +544,14 @@ class RedisFanout implements SubscriberPort {
     if (sub.state !== 'backlog') return;
     sub.state = 'live';
     sub.ws.send(JSON.stringify({ type: 'caught_up', seq: sent }));
-    sub.conn = this.redis.duplicate();
-    sub.conn.on('error', () => {});
+    // XREAD BLOCK holds its connection: each live subscriber has one of its own
+    const conn: Client = this.redis instanceof Cluster ? this.redis.duplicate() : this.redis.duplicate();
+    sub.conn = conn;
+    conn.on('error', () => {});
     while (sub.state === 'live') {
       let reply: [Buffer, Entry[]][] | null;
       try {
-        reply = (await sub.conn.xreadBuffer('COUNT', PAGE, 'BLOCK', BLOCK_MS, 'STREAMS', log, `${sent}-0`)) as [Buffer, Entry[]][] | null;
+        reply = (await conn.xreadBuffer('COUNT', PAGE, 'BLOCK', BLOCK_MS, 'STREAMS', log, `${sent}-0`)) as [Buffer, Entry[]][] | null;
       } catch (e) {
         if (sub.state !== 'live') return;
         throw e;

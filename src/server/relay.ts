@@ -28,9 +28,9 @@ import { Validator } from './validator.ts';
 import { FileDirectory, type IngestPort, type SessionDirectory, type SubscriberPort } from './backend.ts';
 import { openRedisBackend, type RedisBackend } from './redisStore.ts';
 
-/** `--store redis://…` (or rediss:// for TLS) selects the Redis store. */
+/** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
 export function isRedisUrl(store: string | undefined): boolean {
-  return store !== undefined && /^rediss?:\/\//.test(store);
+  return store !== undefined && /^rediss?(-cluster)?:\/\//.test(store);
 }
 
 export { StartupError };

@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { tempDir } from '../relay/helpers.ts';
 
 export function redisServerPath(): string | null {
@@ -28,14 +29,18 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(extra: string[] = [], knownPort?: number): Promise<TestRedis> {
   const bin = redisServerPath();
   if (bin === null) throw new Error('redis-server not found: run `node scripts/ensure-tools.mjs redis` (apt-get install -y redis-server) or set REDIS_SERVER');
   const dir = tempDir('ch-redis-');
-  const port = await freePort();
-  const child = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const port = knownPort ?? (await freePort());
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -62,6 +67,35 @@ export async function startRedis(): Promise<TestRedis> {
       child.kill('SIGTERM');
       await gone;
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Redis Cluster of `nodes` masters (no replicas) on free loopback ports, slots spread by redis-cli. */
+export async function startRedisCluster(nodes = 3): Promise<{ url: string; stop(): Promise<void> }> {
+  const bin = redisServerPath();
+  if (bin === null) throw new Error('redis-server not found: run `node scripts/ensure-tools.mjs redis`');
+  const cli = path.join(path.dirname(bin), 'redis-cli');
+  const servers: TestRedis[] = [];
+  const ports: number[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const port = await freePort();
+    ports.push(port);
+    servers.push(await startRedis(['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`], port));
+  }
+  const create = spawnSync(cli, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    encoding: 'utf8',
+  });
+  if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
+  for (let i = 0; i < 100; i++) {
+    const info = spawnSync(cli, ['-p', String(ports[0]), 'cluster', 'info'], { encoding: 'utf8' });
+    if (info.stdout.includes('cluster_state:ok')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
     },
   };
 }

@@ -10,7 +10,7 @@ import { ReportBuilder } from '../../src/core/report.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { exited, postNdjson, Recorder, run, spawnServe, testRelay, transcriptLines } from '../relay/helpers.ts';
-import { startRedis, type TestRedis } from './redisServer.ts';
+import { startRedis, startRedisCluster, type TestRedis } from './redisServer.ts';
 
 let redis: TestRedis;
 const relays: Relay[] = [];
@@ -158,5 +158,33 @@ describe('serve --store', () => {
     const down = await run(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--store', 'redis://127.0.0.1:1']);
     expect(down.code).toBe(2);
     expect(down.stderr).toMatch(/cannot connect to Redis at redis:\/\/127\.0\.0\.1:1: connect ECONNREFUSED/);
+  });
+});
+
+describe('two relays on a Redis Cluster (sessions sharded by hash tag)', () => {
+  it('ingest on A, watch on B: every session complete, in order, whichever shard holds it', async () => {
+    const cluster = await startRedisCluster(3);
+    try {
+      const a = await testRelay({ store: cluster.url });
+      const b = await testRelay({ store: cluster.url });
+      relays.push(a, b);
+      const ids = Array.from({ length: 8 }, (_, k) => `shard-${k}`);
+      const watchers = ids.map((id) => new Recorder(b.url, id));
+      const lines = ids.flatMap((id) => [
+        JSON.stringify({ type: 'session', session_id: id, wire: '1.1' }),
+        ...Array.from({ length: 20 }, (_, t) => JSON.stringify(snapshot(id, t + 1, 4))),
+      ]);
+      const r = await postNdjson(a.url, lines.join('\n'));
+      expect(r.status).toBe(200);
+      for (const w of watchers) await w.untilSeq(21);
+      for (const w of watchers) expect(msgSeqs(w)).toEqual(Array.from({ length: 21 }, (_, k) => k + 1));
+      const list = (await (await fetch(`${b.url}api/sessions`)).json()) as { sessions: { session_id: string; last_seq: number }[] };
+      expect(list.sessions.filter((s) => s.session_id.startsWith('shard-')).map((s) => s.last_seq)).toEqual(ids.map(() => 21));
+      for (const id of ids) expect(await transcriptLines(b.url, id)).toHaveLength(21);
+      await Promise.all(watchers.map((w) => w.close()));
+    } finally {
+      await Promise.all(relays.splice(0).map((r) => r.close()));
+      await cluster.stop();
+    }
   });
 });
