@@ -11,5 +11,7 @@ if (want('reference')) await (await import('./reference.ts')).benchReference();
 if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();
 if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'))) await (await import('./browser.ts')).benchBrowser();
 if (want('links') && fs.existsSync(path.join(import.meta.dirname, 'links.ts'))) await (await import('./links.ts')).benchLinks();
+if (want('compact')) (await import('./compact.ts')).benchCompact();
+if (want('redis')) await (await import('./redis.ts')).benchRedis();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();

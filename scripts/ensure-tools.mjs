@@ -2,6 +2,7 @@
 // Finds (or, as root on Debian, installs) what the test suites need beyond Node:
 //   chromium  headless browser for Playwright (CHROMIUM_PATH overrides; Debian's package `chromium`)
 //   python3   runs the seed's reference code for the differential test
+//   redis     redis-server for the Redis store's tests (REDIS_SERVER overrides; Debian's package `redis-server`)
 // Prints what it found; on failure says exactly what to do and exits 1.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -32,6 +33,13 @@ export function findChromium() {
   if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : null;
   for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']) if (fs.existsSync(p)) return p;
   return which('chromium') ?? which('chromium-browser') ?? which('google-chrome');
+}
+
+export function findRedisServer() {
+  const fromEnv = process.env.REDIS_SERVER;
+  if (fromEnv) return fs.existsSync(fromEnv) ? fromEnv : null;
+  if (fs.existsSync('/usr/bin/redis-server')) return '/usr/bin/redis-server';
+  return which('redis-server');
 }
 
 let failed = false;
@@ -66,6 +74,18 @@ for (const tool of wanted) {
       console.error(
         "ensure-tools: python3 not found and could not be installed; the differential test runs the seed's\n" +
           `  reference code (${oracle}) with it. Install Python 3 (apt-get install -y python3) and run again.`,
+      );
+      failed = true;
+    }
+  } else if (tool === 'redis') {
+    let found = findRedisServer();
+    if (!found && !process.env.REDIS_SERVER && aptInstall('redis-server')) found = findRedisServer();
+    if (found) console.log(`ensure-tools: redis-server at ${found}`);
+    else {
+      console.error(
+        'ensure-tools: no redis-server found, and it could not be installed; the Redis store tests start their own.\n' +
+          '  On Debian/Ubuntu as root: apt-get install -y redis-server\n' +
+          '  Elsewhere: install Redis 7 and set REDIS_SERVER=/path/to/redis-server, then run npm test again.',
       );
       failed = true;
     }

@@ -15,6 +15,13 @@ Each call POSTs NDJSON to /api/ingest and returns once the relay has stored the 
 body is sent again with exponential backoff; the relay acknowledges a message it had
 already stored with ``duplicate=True`` and its original seq, so a turn is never recorded
 twice. A message the relay rejects raises RelayRejected and is not retried.
+
+Compact wire (contract §7, version 1.1; ``compact=False`` turns it off for an older
+relay): ``session()`` declares ``"wire": "1.1"`` in the header, and each snapshot of such
+a session leaves out every span text equal (as a string) to the text this client sent for
+the same span_id in the session's previous snapshot, naming that snapshot's turn in
+``base_turn``. The first new snapshot after a request had to be sent again (a dropped
+connection, a restarting relay), and after a rejected snapshot, is whole.
 """
 
 import hashlib
@@ -86,7 +93,7 @@ _RETRY_STATUS = (408, 429, 500, 502, 503, 504)
 
 
 class RelayClient(object):
-    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0):
+    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0, compact=True):
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("url must be http:// or https://, got %r" % url)
@@ -102,6 +109,9 @@ class RelayClient(object):
         self._conn = None
         #: how many times a request was sent again after a dropped connection
         self.retries = 0
+        self._compact = compact
+        # contract §7 compact wire: per declared session, (turn, {span_id: text}) last sent
+        self._sent_texts = {}
 
     # -- the messages of the wire format -------------------------------------------------
 
@@ -111,6 +121,8 @@ class RelayClient(object):
         if title is not None:
             header["title"] = title
         header["started_at"] = started_at or _now()
+        if self._compact:
+            header["wire"] = COMPACT_WIRE
         if config:
             header["config"] = config
         self.send(header)
@@ -132,18 +144,65 @@ class RelayClient(object):
 
     def send_many(self, messages):
         """Several messages in one request, stored in order. Returns their Acks."""
-        lines = [_encode(m) for m in messages]
+        lines = [_encode(self._compacted(m)) for m in messages]
         if not lines:
             return []
         body = b"\n".join(lines) + b"\n"
+        retries = self.retries
         reply = self._post(body)
+        if self.retries != retries:
+            # sent again: the relay may have restarted; the next new snapshots are whole
+            self._forget_texts()
         acks = [None] * len(lines)
         for a in reply.get("accepted", []):
             acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False))
         errors = [(e["line"] - 1, e["message"]) for e in reply.get("errors", [])]
         if errors:
+            # a rejected snapshot is not the relay's previous one: send the next whole
+            for index, _ in errors:
+                sid = messages[index].get("session_id") if isinstance(messages[index], dict) else None
+                if sid in self._sent_texts:
+                    self._sent_texts[sid] = None
             raise RelayRejected(errors, [a for a in acks if a is not None])
         return acks
+
+    def _forget_texts(self):
+        for sid in self._sent_texts:
+            self._sent_texts[sid] = None
+
+    def _compacted(self, message):
+        """contract §7: the snapshot with texts equal to the last sent ones left out."""
+        if not self._compact or not isinstance(message, dict):
+            return message
+        sid = message.get("session_id")
+        if message.get("type") == "session":
+            if message.get("wire") == COMPACT_WIRE and sid not in self._sent_texts:
+                self._sent_texts[sid] = None
+            return message
+        if message.get("type") != "snapshot" or sid not in self._sent_texts or not isinstance(message.get("spans"), list):
+            return message
+        previous = self._sent_texts[sid]
+        texts = {}
+        spans = []
+        omitted = 0
+        for span in message["spans"]:
+            if not isinstance(span, dict) or not isinstance(span.get("text"), str) or not isinstance(span.get("span_id"), str):
+                self._sent_texts[sid] = None
+                return message
+            texts[span["span_id"]] = span["text"]
+            # the strings themselves are compared, never a hash: every real rewrite is sent
+            if previous is not None and previous[1].get(span["span_id"]) == span["text"]:
+                spans.append({k: v for k, v in span.items() if k != "text"})
+                omitted += 1
+            else:
+                spans.append(span)
+        self._sent_texts[sid] = (message.get("turn"), texts)
+        if omitted == 0:
+            return message
+        out = dict(message)
+        out["spans"] = spans
+        out["base_turn"] = previous[0]
+        return out
 
     def close(self):
         if self._conn is not None:
@@ -215,6 +274,9 @@ class Session(object):
         ack = self.client.snapshot(self.session_id, turn, spans, rewrite=rewrite, pruned=pruned, ts=ts, **extra)
         self.turn = turn + 1
         return ack
+
+
+COMPACT_WIRE = "1.1"
 
 
 def _encode(message):

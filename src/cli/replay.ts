@@ -12,6 +12,7 @@ import { nodeDecoder } from '../node/platform.ts';
 import { openInput, type ReplayInput } from './replayInput.ts';
 import { Pacer, SessionRenamer } from './replayPacing.ts';
 import { Progress } from './replayProgress.ts';
+import { declaresCompact, TextCarry } from '../core/compact.ts';
 
 export const REPLAY_USAGE = `usage: context-health replay <file> [options]
   <file>             a transcript: .jsonl, .jsonl.gz or .json (or - for stdin)
@@ -20,7 +21,9 @@ export const REPLAY_USAGE = `usage: context-health replay <file> [options]
                      0 or max = as fast as the relay acknowledges
   --max-gap S        wait at most S seconds between two turns, however far apart their ts (default 10)
   --session ID       replay under this session id (a second session in the file becomes ID/<its id>)
-  --token T          the relay's ingest token (or env CONTEXT_HEALTH_TOKEN)`;
+  --token T          the relay's ingest token (or env CONTEXT_HEALTH_TOKEN)
+  --expand           send every snapshot whole (contract version 1, for a relay older than 1.1);
+                     by default a session that declares the compact wire is sent compact`;
 
 /** messages handed to the client and not yet acknowledged */
 const WINDOW = 256;
@@ -33,6 +36,8 @@ interface ReplayOptions {
   maxGapMs: number;
   renameTo: string | null;
   token: string | null;
+  /** contract §7: send version 1 (whole snapshots, no `wire` in headers) */
+  expand: boolean;
 }
 
 interface Rejected {
@@ -97,9 +102,9 @@ export async function runReplay(args: string[]): Promise<number> {
   const tally = new Tally();
   const renamer = new SessionRenamer(parsed.renameTo);
   const progress = new Progress(input.bytesTotal, parsed.speed);
-  const client = new HarnessClient({ url: base.href, token: parsed.token, maxInFlight: 64, giveUpAfterMs: 30_000 });
+  const client = new HarnessClient({ url: base.href, token: parsed.token, maxInFlight: 64, giveUpAfterMs: 30_000, compact: !parsed.expand });
   try {
-    await streamTranscript(input, client, new Pacer(parsed.speed, parsed.maxGapMs), renamer, tally, progress);
+    await streamTranscript(input, client, new Pacer(parsed.speed, parsed.maxGapMs), renamer, tally, progress, parsed.expand);
   } catch (e) {
     process.stderr.write(`\ncontext-health replay: cannot read ${file}: ${(e as Error).message}\n`);
     await client.close(0);
@@ -121,6 +126,7 @@ function parseReplayArgs(args: string[]): ReplayOptions | 'help' | string {
       'max-gap': { type: 'string', default: '10' },
       session: { type: 'string' },
       token: { type: 'string' },
+      expand: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -139,7 +145,7 @@ function parseReplayArgs(args: string[]): ReplayOptions | 'help' | string {
     return `--url is not a URL: ${JSON.stringify(values.url)}`;
   }
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
-  return { file: positionals[0]!, base, speed, maxGapMs, renameTo, token };
+  return { file: positionals[0]!, base, speed, maxGapMs, renameTo, token, expand: values.expand };
 }
 
 /** Reads the transcript line by line and sends each message, paced, at most WINDOW unacknowledged. */
@@ -150,7 +156,11 @@ async function streamTranscript(
   renamer: SessionRenamer,
   tally: Tally,
   progress: Progress,
+  expand: boolean,
 ): Promise<void> {
+  // contract §7: a compact transcript (a relay's log) is read whole, the way check reads it;
+  // the client leaves texts out again for a session that declares the compact wire
+  const carry = new TextCarry();
   const inFlight: Promise<void>[] = [];
   const lines: { text: string | { error: string }; line: number }[] = [];
   const reader = new TranscriptReader(
@@ -177,8 +187,14 @@ async function streamTranscript(
       } catch {
         value = undefined; // sent as is: the relay names the reason
       }
+      let whole = text;
+      const expanded = wholeMessage(carry, value, expand);
+      if (expanded !== value) {
+        value = expanded;
+        whole = JSON.stringify(expanded);
+      }
       const message = value as { type?: unknown; session_id?: unknown; ts?: unknown } | undefined;
-      const out = renamer.lineFor(text, message);
+      const out = renamer.lineFor(whole, message);
       if (message?.type === 'snapshot') await pacer.beforeSnapshot(message.ts);
       inFlight.push(
         client.send(out).then(
@@ -205,6 +221,14 @@ async function streamTranscript(
     await sendLines();
   }
   await Promise.all(inFlight);
+}
+
+/** The message with left-out texts carried in; with `expand`, a header without its `wire` declaration too. */
+function wholeMessage(carry: TextCarry, value: unknown, expand: boolean): unknown {
+  const out = carry.expand(value);
+  if (!expand || !declaresCompact(out)) return out;
+  const { wire: _wire, ...header } = out as { wire?: unknown };
+  return header;
 }
 
 /** Prints the rejected lines and the summary; returns the exit status. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
-import { startRelay, StartupError, type Relay } from '../server/relay.ts';
+import { isRedisUrl, startRelay, StartupError, type Relay } from '../server/relay.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
@@ -23,6 +23,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --static DIR             serve this built dashboard instead of the package's dist/
   --no-static              do not serve the dashboard, only /api
   --fsync                  flush every message to disk before acknowledging it (survives power loss; slower)
+  --store URL              keep sessions in Redis Streams (redis://host:port, or redis-cluster://host:port for a
+                           Redis Cluster) instead of JSONL files under --data, so several relays serve the same
+                           sessions (docs/scale-out.md)
   --max-message-bytes N    largest message (frame or NDJSON line) accepted (default ${DEFAULT_RELAY_LIMITS.maxMessageBytes}; K/M/G suffixes)
   --max-spans N            most spans per snapshot (default ${DEFAULT_RELAY_LIMITS.maxSpansPerSnapshot})
   --max-sessions N         most sessions held (default ${DEFAULT_RELAY_LIMITS.maxSessions})
@@ -55,6 +58,7 @@ export async function runServe(args: string[]): Promise<number> {
       static: { type: 'string' },
       'no-static': { type: 'boolean', default: false },
       fsync: { type: 'boolean', default: false },
+      store: { type: 'string' },
       'max-message-bytes': { type: 'string' },
       'max-spans': { type: 'string' },
       'max-sessions': { type: 'string' },
@@ -105,6 +109,16 @@ export async function runServe(args: string[]): Promise<number> {
   }
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
   const dataDir = path.resolve(values.data);
+  if (values.store !== undefined && !isRedisUrl(values.store)) {
+    process.stderr.write(
+      `context-health serve: --store must be redis://host:port (rediss:// for TLS, redis-cluster://host:port for a Cluster), got ${JSON.stringify(values.store)}\n${SERVE_USAGE}\n`,
+    );
+    return 2;
+  }
+  if (values.store !== undefined && values.demo) {
+    process.stderr.write('context-health serve: --demo writes to the JSONL store only; leave out --store or --demo\n');
+    return 2;
+  }
   const distDir = values['no-static'] ? null : path.resolve(values.static ?? DEFAULT_DIST);
 
   let relay: Relay;
@@ -119,6 +133,7 @@ export async function runServe(args: string[]): Promise<number> {
       publicUrls: values['public-url'],
       distDir,
       fsync: values.fsync,
+      ...(values.store === undefined ? {} : { store: values.store }),
       limits,
       connection,
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
@@ -133,7 +148,7 @@ export async function runServe(args: string[]): Promise<number> {
     throw e;
   }
 
-  const sessionsAtStart = relay.store.count();
+  const sessionsAtStart = relay.directory.count();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {
     const { startDemo } = await import('../server/demo.ts');
@@ -143,7 +158,7 @@ export async function runServe(args: string[]): Promise<number> {
   const wsUrl = relay.url.replace(/^http/, 'ws');
   process.stdout.write(
     `context-health: listening on ${relay.url} — open it in a browser\n` +
-      `  data: ${dataDir} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
+      `  data: ${values.store === undefined ? dataDir : redactedUrl(values.store)} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
       `${values.demo ? ' · demo session "demo"' : ''}\n` +
       `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
       `  stop with Ctrl-C\n`,
@@ -157,7 +172,7 @@ export async function runServe(args: string[]): Promise<number> {
         process.exit(130);
       }
       stopping = true;
-      process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${dataDir})\n`);
+      process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${values.store === undefined ? dataDir : 'Redis'})\n`);
       stopDemo?.();
       void relay.close().then(() => resolve(0));
     };
@@ -186,4 +201,9 @@ function seconds(text: string, flag: string): number {
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new Error(`${flag} must be a number of seconds > 0, got ${JSON.stringify(text)}`);
   return Math.round(n * 1000);
+}
+
+/** The Redis URL without its password, for the start-up line. */
+function redactedUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//…@');
 }

@@ -11,6 +11,7 @@
 // Usable from any Node ≥ 20 harness (Node 20 has no global WebSocket, so this uses `ws`).
 import crypto from 'node:crypto';
 import WebSocket from 'ws';
+import { COMPACT_WIRE, declaresCompact, TextOmitter } from '../core/compact.ts';
 import { validateMessage } from '../core/validate.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
@@ -83,6 +84,14 @@ export interface HarnessClientOptions {
   giveUpAfterMs?: number;
   /** with messages in flight and nothing heard from the relay for this long, reconnect (default 60 s) */
   silenceTimeoutMs?: number;
+  /**
+   * contract §7 compact wire (default true): headers sent with `session()` declare
+   * `"wire": "1.1"`, and a snapshot of a declared session leaves out every text equal to
+   * the one this client sent for the same span in the session's previous snapshot. The
+   * first new snapshot after each (re)connection, and after a rejected snapshot, is whole.
+   * Set false for a relay older than version 1.1.
+   */
+  compact?: boolean;
   /** connection changes, for a harness's log */
   onStatus?: (status: 'open' | 'retrying' | 'closed', detail: string) => void;
 }
@@ -93,6 +102,10 @@ interface Pending {
   reject: (e: Error) => void;
   /** frame number on the current connection, 0 = not sent on it */
   frame: number;
+  /** the snapshot's session, when its texts are compared for the compact wire */
+  compactSession?: string;
+  /** a compact session's snapshot, until pump() encodes it (then `text` is set) */
+  whole?: Snapshot;
 }
 
 type WireInput = Message | (Omit<Snapshot, 'type'> & { type?: 'snapshot' }) | string;
@@ -118,6 +131,12 @@ export class HarnessClient {
   private fatal: Error | null = null;
   private idle: (() => void)[] = [];
   private readonly silenceTimeoutMs: number;
+  private readonly compact: boolean;
+  /** sessions whose header declared the compact wire, and the texts last sent for each */
+  private readonly compactSessions = new Set<string>();
+  private readonly omitter = new TextOmitter();
+  /** connections opened so far */
+  private opened = 0;
   private lastHeard = 0;
   private watchdog: NodeJS.Timeout | null = null;
 
@@ -133,6 +152,7 @@ export class HarnessClient {
     this.giveUpAfterMs = options.giveUpAfterMs ?? 5 * 60_000;
     this.onStatus = options.onStatus;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 60_000;
+    this.compact = options.compact ?? true;
   }
 
   /** Messages given and not yet acknowledged or rejected. */
@@ -142,7 +162,7 @@ export class HarnessClient {
 
   /** The session header (optional; before the session's first snapshot). */
   session(sessionId: string, header: { title?: string; started_at?: string; config?: ThresholdOverrides } = {}): Promise<Ack> {
-    const message: SessionHeader = { type: 'session', session_id: sessionId, ...header };
+    const message: SessionHeader = { type: 'session', session_id: sessionId, ...(this.compact ? { wire: COMPACT_WIRE } : {}), ...header };
     return this.send(message);
   }
 
@@ -169,10 +189,22 @@ export class HarnessClient {
     }
     const checked = validateMessage(value);
     if (!checked.ok) return Promise.reject(new RelayRejected(checked.error));
+    const m = checked.message;
+    if (this.compact && m.type === 'session' && declaresCompact(m)) this.compactSessions.add(m.session_id);
+    // contract §7: a snapshot of a compact session is encoded when it is first put on the
+    // wire (pump), against the texts last put on the wire: so the first one sent on a new
+    // connection is whole. Once sent, its text is fixed: a resend is the same bytes.
+    const whole = this.compact && m.type === 'snapshot' && this.compactSessions.has(m.session_id) ? m : undefined;
     // non-ASCII occurs only inside JSON strings, so escaping it keeps the message as it is
-    text = asciiJson(text.includes('\n') ? JSON.stringify(value) : text);
+    if (whole === undefined) text = asciiJson(text.includes('\n') ? JSON.stringify(value) : text);
     return new Promise<Ack>((resolve, reject) => {
-      this.pending.push({ text, resolve, reject, frame: 0 });
+      this.pending.push({
+        text: whole === undefined ? text : '',
+        resolve,
+        reject,
+        frame: 0,
+        ...(whole === undefined ? {} : { whole, compactSession: whole.session_id }),
+      });
       this.pump();
     });
   }
@@ -213,6 +245,11 @@ export class HarnessClient {
     if (!this.open) return;
     while (this.nextToSend < this.pending.length && this.nextToSend < this.maxInFlight) {
       const p = this.pending[this.nextToSend++]!;
+      if (p.whole !== undefined) {
+        // the strings themselves are compared, never a hash: every real rewrite is sent
+        p.text = asciiJson(JSON.stringify(this.omitter.compact(p.whole)));
+        delete p.whole;
+      }
       p.frame = ++this.frame;
       this.ws.send(p.text);
     }
@@ -232,6 +269,8 @@ export class HarnessClient {
       this.attempt = 0;
       this.downSince = null;
       for (const p of this.pending) p.frame = 0;
+      // contract §7: the next new snapshot of every session is whole, whatever the relay kept
+      if (this.opened++ > 0) this.omitter.reset();
       this.lastHeard = Date.now();
       this.onStatus?.('open', this.wsUrl);
       this.pump();
@@ -270,6 +309,7 @@ export class HarnessClient {
         for (const p of this.pending) if (p.frame !== 0 && (tooBig === undefined || p.text.length > tooBig.text.length)) tooBig = p;
         if (tooBig !== undefined) {
           this.pending.splice(this.pending.indexOf(tooBig), 1);
+          if (tooBig.compactSession !== undefined) this.omitter.forget(tooBig.compactSession);
           tooBig.reject(new RelayRejected(`the message (${Buffer.byteLength(tooBig.text)} bytes) is larger than the relay accepts (--max-message-bytes)`));
           if (this.pending.length === 0) for (const done of this.idle.splice(0)) done();
         }
@@ -325,6 +365,8 @@ export class HarnessClient {
     if (reply.type === 'ack') {
       p.resolve({ sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true });
     } else {
+      // the relay's previous snapshot is not the one the next compact snapshot would name
+      if (p.compactSession !== undefined) this.omitter.forget(p.compactSession);
       p.reject(new RelayRejected(reply.message ?? 'no reason given'));
     }
     this.pump();

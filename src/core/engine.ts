@@ -1,5 +1,6 @@
 // The incremental engine every door runs (Worker, CLI, relay): one message at a time,
 // any number of interleaved sessions, per-session state only what the detectors need.
+import { declaresCompact, expandSnapshot, omissionError, omissionsOf } from './compact.ts';
 import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
@@ -81,6 +82,14 @@ export class Engine {
    * value can be a lone surrogate and the per-string check is skipped.
    */
   ingestParsedLine(value: unknown, line: number, noSurrogateEscape: boolean): Outcome {
+    const sid0 = sessionIdOf(value);
+    const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
+    if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
+      // contract §7 compact wire: carry left-out texts forward before anything else reads the snapshot
+      const carried = carryTexts(value, sid0!, compactSlot.last);
+      if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
+      value = carried;
+    }
     const checked = validateMessage(value, noSurrogateEscape);
     if (!checked.ok) {
       const sid = sessionIdOf(value);
@@ -153,6 +162,24 @@ export class Engine {
     this.sessions.set(sid, slot);
     return slot;
   }
+}
+
+/**
+ * contract §7 compact wire: the snapshot with its left-out texts filled in from the
+ * previous accepted snapshot, or why that cannot be done. A resent copy of the last
+ * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
+ * was the same there, so an honest retry expands to exactly what was accepted.
+ */
+function carryTexts(value: unknown, sid: string, last: Snapshot | null): unknown {
+  const om = omissionsOf(value);
+  if (om === null) return value;
+  const turn = (value as { turn?: unknown }).turn;
+  if (last !== null && turn === last.turn && om.baseTurn !== last.turn) om.baseTurn = last.turn;
+  let texts: Map<string, string> | null = null;
+  const textsOf = (): Map<string, string> => (texts ??= new Map(last!.spans.map((s) => [s.span_id, s.text])));
+  const error = omissionError(sid, turn, om, last === null ? null : { turn: last.turn, has: (id) => textsOf().has(id) });
+  if (error !== null) return error;
+  return expandSnapshot(value as object, om, (id) => textsOf().get(id)!);
 }
 
 function isBlank(text: string): boolean {

@@ -74,10 +74,35 @@ export type SessionHeader = z.infer<typeof sessionHeaderSchema>;
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type Message = z.infer<typeof messageSchema>;
 
+// contract §7 compact wire, version 1.1: what a session that declares `"wire": "1.1"` may
+// send. Documentation only (the `$defs` of the generated schema): whether a text may be left
+// out depends on the session's previous snapshot, which no schema can see, so readers
+// validate the expanded snapshot with the version-1 schemas above (src/core/compact.ts).
+const compactHeaderSchema = sessionHeaderSchema
+  .extend({ wire: z.literal('1.1').describe('declares the compact wire (contract §7) for this session') })
+  .describe('a session header declaring the compact wire, version 1.1');
+const compactSpanSchema = spanSchema
+  .extend({ text: z.string().optional().describe('absent: the text of the span of this id in the snapshot of turn base_turn') })
+  .describe('a span of a compact snapshot');
+const compactSnapshotSchema = snapshotSchema
+  .extend({
+    base_turn: z.number().int().optional().describe('the turn of the previous accepted snapshot; required when any span leaves out its text'),
+    spans: z.array(compactSpanSchema),
+  })
+  .describe('a snapshot of a session that declared the compact wire');
+
 export function wireJsonSchema(): Record<string, unknown> {
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: `Context Health wire format, version ${WIRE_VERSION}: one message per JSON line`,
     ...z.toJSONSchema(messageSchema, { target: 'draft-2020-12' }),
+    $defs: {
+      compact_wire_1_1: {
+        $comment:
+          'contract §7 compact wire (version 1.1): the forms a session declaring "wire": "1.1" may send; readers carry left-out texts forward, then apply the version-1 schema above',
+        header: z.toJSONSchema(compactHeaderSchema, { target: 'draft-2020-12' }),
+        snapshot: z.toJSONSchema(compactSnapshotSchema, { target: 'draft-2020-12' }),
+      },
+    },
   };
 }

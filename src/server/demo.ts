@@ -10,7 +10,7 @@
 import { demoFaultCycle, DEMO_SCHEDULE_TURNS, simulateSession, type ScenarioOptions } from '../sim/scenario.ts';
 import type { Message } from '../core/wire.ts';
 import { nodeSha256 } from '../node/platform.ts';
-import type { Ingest } from './ingest.ts';
+import type { IngestPort as Ingest } from './backend.ts';
 import type { SessionLogStore } from './store.ts';
 
 export const DEMO_SESSION = 'demo';

@@ -4,7 +4,8 @@
 // not yet stored, is not read from until that clears (TCP slows the harness down).
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import type { Ingest, IngestResult } from './ingest.ts';
+import type { IngestPort as Ingest } from './backend.ts';
+import type { IngestResult } from './ingest.ts';
 import { echoedId } from './quoted.ts';
 import { overdraftReason, type UnfinishedHolder } from './unfinishedBudget.ts';
 

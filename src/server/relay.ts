@@ -26,6 +26,13 @@ import { serveStatic } from './static.ts';
 import { SessionLogStore } from './store.ts';
 import { UnfinishedBudget } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
+import { FileDirectory, type IngestPort, type SessionDirectory, type SubscriberPort } from './backend.ts';
+import { openRedisBackend, type RedisBackend } from './redisStore.ts';
+
+/** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
+export function isRedisUrl(store: string | undefined): boolean {
+  return store !== undefined && /^rediss?(-cluster)?:\/\//.test(store);
+}
 
 export { StartupError };
 
@@ -56,6 +63,11 @@ export interface RelayOptions {
   heartbeatMs?: number;
   /** OTLP receiver (POST /v1/traces): how long spans wait for earlier ones (default 2000 ms) */
   otlpReorderMs?: number;
+  /**
+   * where sessions live: absent (or a path) = the JSONL logs under dataDir; `redis://host:port`
+   * = Redis Streams, shared by every relay given the same URL (redisStore.ts, docs/scale-out.md)
+   */
+  store?: string;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -64,9 +76,14 @@ export interface Relay {
   /** `http://host:port/`, with the port actually bound */
   url: string;
   port: number;
+  /** the JSONL store (empty and unused with `store: redis://…`) */
   store: SessionLogStore;
-  fanout: Fanout;
-  ingest: Ingest;
+  /** the sessions, whichever store holds them */
+  directory: SessionDirectory;
+  fanout: SubscriberPort;
+  ingest: IngestPort;
+  /** the Redis store, when the relay uses one */
+  redis: RedisBackend | null;
   close(): Promise<void>;
 }
 
@@ -93,18 +110,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     allowOrigins: options.allowOrigins ?? [],
     publicUrls: options.publicUrls ?? [],
   });
-  const unlock = lockDataDir(options.dataDir);
+  const useRedis = isRedisUrl(options.store);
+  // with Redis the data directory holds nothing: several relays may share one
+  const unlock = useRedis ? () => {} : lockDataDir(options.dataDir);
   const store = new SessionLogStore({ dataDir: options.dataDir, fsync: options.fsync ?? false, log });
+  const validator = new Validator(limits, options.validatorThreads, log);
+  let redis: RedisBackend | null = null;
   try {
-    await store.open();
+    if (useRedis) redis = await openRedisBackend({ url: options.store!, limits, validator, fanout: fanoutOptions, log });
+    else await store.open();
   } catch (e) {
     unlock();
-    throw e;
+    void validator.close();
+    throw useRedis ? new StartupError((e as Error).message) : e;
   }
-  const stopDataCheck = watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
-  const fanout = new Fanout(store, fanoutOptions);
-  const validator = new Validator(limits, options.validatorThreads, log);
-  const ingest = new Ingest(store, fanout, limits, validator);
+  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
+  const fileFanout = new Fanout(store, fanoutOptions);
+  const fanout: SubscriberPort = redis?.fanout ?? fileFanout;
+  const ingest: IngestPort = redis?.ingest ?? new Ingest(store, fileFanout, limits, validator);
+  const directory: SessionDirectory = redis?.directory ?? new FileDirectory(store);
   const startedAt = Date.now();
 
   const ingestSockets = new Set<WebSocket>();
@@ -121,12 +145,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const health = (): { status: number; body: unknown } => {
     const mem = process.memoryUsage();
     return {
-      status: store.lost === null ? 200 : 503,
+      status: directory.lost === null ? 200 : 503,
       body: {
-        ok: store.lost === null,
-        ...(store.lost === null ? {} : { problem: store.lost }),
+        ok: directory.lost === null,
+        ...(directory.lost === null ? {} : { problem: directory.lost }),
         uptime_s: Math.round((Date.now() - startedAt) / 1000),
-        sessions: store.count(),
+        store: useRedis ? 'redis' : 'files',
+        sessions: directory.count(),
         ingest_connections: ingestSockets.size,
         subscribers: fanout.stats(),
         ingest: ingest.counters,
@@ -143,10 +168,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     access,
     maxBodyBytes: limits.maxMessageBytes,
     reorderMs: options.otlpReorderMs,
-    storedTurn: (id) => (store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
+    // with Redis the relay does not know a session's last turn synchronously: a conversation
+    // resumed after a restart is placed by the reorder buffer alone (docs/scale-out.md)
+    storedTurn: (id) => (redis !== null || store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
     log,
   });
-  const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
+  const routes = routeTable({ directory, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
     void handleHttp(req, res).catch((e: unknown) => {
@@ -215,6 +242,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       unlock();
       store.close();
       void validator.close();
+      void redis?.close();
       if (e.code === 'EADDRINUSE')
         reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));
       else if (e.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${options.host}: no such address on this machine`));
@@ -234,8 +262,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     url: `http://${shownHost}:${port}/`,
     port,
     store,
+    directory,
     fanout,
     ingest,
+    redis,
     close() {
       closing ??= (async () => {
         heartbeat.stop();
@@ -253,6 +283,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         await closed;
         clearTimeout(timer);
         await otlp.close();
+        await redis?.close();
         await validator.close();
         store.close();
         unlock();

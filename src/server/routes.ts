@@ -4,11 +4,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RelaySessionList } from '../client/relayApi.ts';
 import type { Access } from './accessPolicy.ts';
-import { CLOSE_GONE, type Fanout } from './fanout.ts';
+import type { SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
+import { CLOSE_GONE } from './fanout.ts';
+import { writeExpanded } from './expandedTranscript.ts';
 import { drainedOrClosed, json } from './httpReply.ts';
 import { quoted } from './quoted.ts';
-import type { SessionLog, SessionLogStore } from './store.ts';
-import { readChunks } from './store.ts';
 
 export interface RouteContext {
   req: IncomingMessage;
@@ -26,8 +26,9 @@ interface Route {
 }
 
 export interface RouteDeps {
-  store: SessionLogStore;
-  fanout: Fanout;
+  /** where sessions live: the JSONL files or Redis (backend.ts) */
+  directory: SessionDirectory;
+  fanout: SubscriberPort;
   health: () => { status: number; body: unknown };
   postIngest: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   log: (line: string) => void;
@@ -39,12 +40,8 @@ const TRANSCRIPT = /^\/api\/sessions\/([^/]+)\/transcript\/?$/;
 export const SUBSCRIBE = /^\/api\/sessions\/([^/]+)\/subscribe\/?$/;
 
 export function routeTable(deps: RouteDeps): Route[] {
-  const { store, fanout } = deps;
-  const withSession = (handle: (ctx: RouteContext, session: SessionLog) => Promise<void> | void) => (ctx: RouteContext) => {
-    const session = store.get(ctx.sessionId);
-    if (session === undefined) return json(ctx.res, 404, { error: `no session ${quoted(ctx.sessionId)}` });
-    return handle(ctx, session);
-  };
+  const { directory, fanout } = deps;
+  const noSession = (ctx: RouteContext): void => json(ctx.res, 404, { error: `no session ${quoted(ctx.sessionId)}` });
   return [
     { path: /^\/api\/ingest$/, method: 'POST', access: 'write', handle: ({ req, res }) => deps.postIngest(req, res) },
     {
@@ -60,21 +57,41 @@ export function routeTable(deps: RouteDeps): Route[] {
       path: /^\/api\/sessions\/?$/,
       method: 'GET',
       access: 'read',
-      handle: ({ res }) => json(res, 200, { sessions: store.byRecency().map((s) => s.info()) } satisfies RelaySessionList),
+      handle: async ({ res }) => json(res, 200, { sessions: await directory.list() } satisfies RelaySessionList),
     },
-    { path: SESSION, method: 'GET', access: 'read', handle: withSession(({ res }, session) => json(res, 200, session.info())) },
+    {
+      path: SESSION,
+      method: 'GET',
+      access: 'read',
+      handle: async (ctx) => {
+        const info = await directory.info(ctx.sessionId);
+        if (info === undefined) return noSession(ctx);
+        json(ctx.res, 200, info);
+      },
+    },
     {
       path: SESSION,
       method: 'DELETE',
       access: 'write',
-      handle: withSession(({ res, sessionId }) => {
+      handle: async (ctx) => {
+        const { res, sessionId } = ctx;
+        if ((await directory.info(sessionId)) === undefined) return noSession(ctx);
         fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
-        store.delete(sessionId);
+        await directory.delete(sessionId);
         deps.log(`deleted session ${quoted(sessionId)}`);
         json(res, 200, { deleted: sessionId });
-      }),
+      },
     },
-    { path: TRANSCRIPT, method: 'GET', access: 'read', handle: withSession(sendTranscript) },
+    {
+      path: TRANSCRIPT,
+      method: 'GET',
+      access: 'read',
+      handle: async (ctx) => {
+        const t = await directory.transcript(ctx.sessionId);
+        if (t === undefined) return noSession(ctx);
+        return sendTranscript(ctx, t);
+      },
+    },
   ];
 }
 
@@ -100,17 +117,19 @@ export function findRoute(
 }
 
 /** A snapshot of the log as it is now: exactly last_seq complete lines. */
-async function sendTranscript({ req, res, sessionId }: RouteContext, session: SessionLog): Promise<void> {
-  const end = session.size;
+async function sendTranscript({ req, res, url, sessionId }: RouteContext, t: Transcript): Promise<void> {
+  // contract §7: ?expand=1 sends compact snapshots whole (its length is not known ahead)
+  const expand = url.searchParams.get('expand') === '1';
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
-    'content-length': end,
+    ...(expand || t.bytes === null ? {} : { 'content-length': t.bytes }),
     'content-disposition': `attachment; filename="${asciiFileName(sessionId)}.jsonl"; filename*=UTF-8''${encodeURIComponent(sessionId)}.jsonl`,
-    'x-last-seq': String(session.lastSeq),
+    'x-last-seq': String(t.lastSeq),
     'cache-control': 'no-store',
   });
   if (req.method === 'HEAD') return void res.end();
-  for await (const chunk of readChunks(session.file, 0, end)) {
+  if (expand) return writeExpanded(res, t.chunks());
+  for await (const chunk of t.chunks()) {
     if (res.destroyed) return; // the download was abandoned: stop reading (closes the file)
     if (!res.write(chunk)) await drainedOrClosed(res);
   }

@@ -3,6 +3,7 @@
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
+import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
 import { validateMessage } from '../core/validate.ts';
@@ -41,10 +42,14 @@ export type Inspection =
       header: SessionHeader | null;
       /** the compact form, when the message held a line break (a pretty-printed frame) */
       compact: string | null;
+      /** a snapshot's span ids, in order: what the next compact snapshot may carry texts from (contract §7) */
+      spanIds?: string[];
+      /** spans that left out their text (contract §7 compact wire), and the version-1 error for them */
+      omitted?: { om: Omissions };
     };
 
 export type Decision =
-  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer }
+  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer; spanIds?: string[] }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
@@ -69,7 +74,16 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
   } catch (e) {
     return { kind: 'error', message: notJsonMessage(text, e) };
   }
-  const checked = validateMessage(value);
+  // contract §7 compact wire: whether a left-out text can be carried depends on the session
+  // (its header and previous snapshot), which only order() knows; here the rest is checked
+  // with the left-out texts as empty strings, and the version-1 error kept for a session
+  // that did not declare the compact wire.
+  // a line break inside the message would split it across two log lines: the stored form
+  // is taken before the left-out texts are filled in below
+  const storedForm = raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null;
+  const om = omissionsOf(value);
+  const omitted = om === null ? undefined : { om };
+  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''));
   if (!checked.ok) {
     const sid = sessionIdOf(value);
     return { kind: 'error', message: checked.error, ...(sid === undefined ? {} : { sessionId: sid }) };
@@ -88,8 +102,9 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
     sessionId: sid,
     turn: message.type === 'snapshot' ? message.turn : null,
     header: message.type === 'session' ? message : null,
-    // a line break inside the message would split it across two log lines
-    compact: raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null,
+    compact: storedForm,
+    ...(checked.spans === undefined ? {} : { spanIds: checked.spans.ids }),
+    ...(omitted === undefined ? {} : { omitted }),
   };
 }
 
@@ -100,32 +115,67 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
   const session = store.get(sid);
   if (session === undefined) {
-    if (sid === '.' || sid === '..') {
-      // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id`,
-      };
-    }
-    if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)`,
-      };
-    }
-    if (store.count() >= limits.maxSessions) {
-      return {
-        kind: 'error',
-        sessionId: sid,
-        message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
-      };
-    }
-    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes };
+    const refusal = newSessionRefusal(sid, store.count(), limits);
+    if (refusal !== null) return { kind: 'error', sessionId: sid, message: refusal };
+    // a new session has no header that could declare the compact wire
+    if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: versionOneError(raw) };
+    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, ...spanIdsOf(ins) };
   }
   if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
-  return judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  if (ins.omitted !== undefined && (session.lastTurn === null || ins.turn! > session.lastTurn)) {
+    // a resent copy of a stored turn is judged below, against the stored line, as it came
+    const why = compactError(session, ins.turn!, ins.omitted, raw);
+    if (why !== null) return { kind: 'error', sessionId: sid, message: why };
+  }
+  const d = judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  return d.kind === 'accept' ? { ...d, ...spanIdsOf(ins) } : d;
+}
+
+/** Why a message may not create the session `sid` (the relay holds `count` sessions), or null. Shared by both stores. */
+export function newSessionRefusal(sid: string, count: number, limits: RelayLimits): string | null {
+  if (sid === '.' || sid === '..') {
+    // encodeURIComponent keeps dots, and URLs resolve . and .. as path steps: no route could reach it
+    return `session_id ${quoted(sid)} cannot be used: a URL treats it as a path step, so the session could not be read back; choose another id`;
+  }
+  if (Buffer.byteLength(encodeURIComponent(sid)) > MAX_FILE_NAME_BYTES) {
+    return `session_id is too long: at most ${MAX_FILE_NAME_BYTES} bytes once percent-encoded (it names the session's log file)`;
+  }
+  if (count >= limits.maxSessions) {
+    return `this relay already holds ${count} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`;
+  }
+  return null;
+}
+
+function spanIdsOf(ins: Inspection): { spanIds?: string[] } {
+  return ins.kind === 'valid' && ins.spanIds !== undefined ? { spanIds: ins.spanIds } : {};
+}
+
+/**
+ * The version-1 error of a message that left out a text in a session that did not declare
+ * the compact wire: exactly what validation says of it (contract §7: version 1 unchanged).
+ * Computed only then: the schema's full report on 200 missing texts is costly.
+ */
+export function versionOneError(raw: Buffer): string {
+  const v = validateMessage(parse(raw));
+  return v.ok ? 'a span text is required but missing' : v.error;
+}
+
+/** What the compact-wire rule needs of a session: a SessionLog, or the Redis store's view of one. */
+export interface CompactState {
+  id: string;
+  header: SessionHeader | null;
+  lastTurn: number | null;
+  lastSpanIds: string[] | null;
+  lastSpanIdSet: Set<string> | null;
+}
+
+/** contract §7 compact wire: why these left-out texts cannot be carried, or null. */
+export function compactError(session: CompactState, turn: number, omitted: { om: Omissions }, raw: Buffer): string | null {
+  if (!declaresCompact(session.header)) return versionOneError(raw);
+  const ids = session.lastSpanIds;
+  if (session.lastTurn === null || ids === null) return omissionError(session.id, turn, omitted.om, null);
+  const set = (session.lastSpanIdSet ??= new Set(ids));
+  return omissionError(session.id, turn, omitted.om, { turn: session.lastTurn, has: (id) => set.has(id) });
 }
 
 function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
@@ -167,7 +217,7 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
     else if (t > turn) hi = mid - 1;
     else {
       const stored = store.readRecentLine(session, mid);
-      if (stored.equals(raw) || stored.equals(bytes) || jsonEqual(parse(stored), parse(bytes))) {
+      if (stored.equals(raw) || stored.equals(bytes) || sameStored(parse(stored), parse(bytes))) {
         return { kind: 'duplicate', sessionId: sid, seq: mid, turn };
       }
       break;
@@ -179,6 +229,11 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
     sessionId: sid,
     message: `turn ${turn} of session ${quoted(sid)} does not increase (the last stored snapshot is turn ${session.lastTurn}), and it is not a copy of a stored snapshot${remembered}`,
   };
+}
+
+/** A stored message and a resent one are the same: as parsed JSON, or the same snapshot sent compact on one side only (contract §7). */
+export function sameStored(stored: unknown, sent: unknown): boolean {
+  return jsonEqual(stored, sent) || sameSnapshotModuloOmissions(stored, sent, jsonEqual);
 }
 
 function parse(bytes: Buffer): unknown {

@@ -28,6 +28,10 @@ export class SessionLog {
   /** bytes in the log: the offset where seq lastSeq + 1 will start */
   size = 0;
   lastTurn: number | null = null;
+  /** the span ids of the last stored snapshot: the texts a compact snapshot may carry (contract §7) */
+  lastSpanIds: string[] | null = null;
+  /** the same as a set, built when a compact snapshot first needs it */
+  lastSpanIdSet: Set<string> | null = null;
   createdAt: number;
   updatedAt: number;
   /** orders sessions updated within the same millisecond */
@@ -69,6 +73,12 @@ export class SessionLog {
     if (turn !== null) this.lastTurn = turn;
     this.updatedAt = now;
     return seq;
+  }
+
+  /** contract §7 compact wire: the ids the next snapshot may carry texts for. */
+  noteSpanIds(ids: string[]): void {
+    this.lastSpanIds = ids;
+    this.lastSpanIdSet = null;
   }
 
   /** The oldest seq whose offset is known exactly. */
@@ -310,6 +320,7 @@ export class SessionLogStore {
       const turn = turnOf(v);
       if (turn !== null) {
         s.lastTurn = turn;
+        s.lastSpanIds = spanIdsOf(v);
         s.setRecentTurn(seq, turn);
         break;
       }
@@ -386,6 +397,13 @@ function parseLine(bytes: Buffer): unknown {
 
 function isHeader(v: unknown): v is SessionHeader {
   return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'session';
+}
+
+/** The span ids of a stored snapshot (compact or whole), in order. */
+export function spanIdsOf(v: unknown): string[] | null {
+  const spans = (v as { spans?: unknown }).spans;
+  if (!Array.isArray(spans)) return null;
+  return spans.map((sp) => String((sp as { span_id?: unknown }).span_id));
 }
 
 export function turnOf(v: unknown): number | null {

@@ -20,7 +20,7 @@ import type { Snapshot } from '../../core/wire.ts';
 import { Bm25Scorer } from '../../core/referenceScorer.ts';
 import { nodeSha256 } from '../../node/platform.ts';
 import type { AccessPolicy } from '../accessPolicy.ts';
-import type { Ingest } from '../ingest.ts';
+import type { IngestPort } from '../backend.ts';
 import { decodeTraceRequest, encodeStatus, encodeTraceResponse } from './protobuf.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
@@ -39,7 +39,7 @@ const KEPT_SCORERS = 1000;
 type Encoding = 'json' | 'protobuf';
 
 export interface OtlpReceiverOptions {
-  ingest: Ingest;
+  ingest: IngestPort;
   access: AccessPolicy;
   /** the largest body read, compressed or not (the relay's --max-message-bytes) */
   maxBodyBytes: number;
@@ -167,7 +167,7 @@ export class OtlpReceiver {
   }
 
   private async send(messages: OtlpMessage[]): Promise<Rejected[]> {
-    const sent: { value: unknown; result: ReturnType<Ingest['message']> }[] = [];
+    const sent: { value: unknown; result: ReturnType<IngestPort['message']> }[] = [];
     for (const m of messages) {
       // contract §7: sessions without scores are scored by the reference, as other adapters' are
       if (m.unscored && m.value.type === 'snapshot') this.score(m.value);

@@ -1,0 +1,138 @@
+// `npm run bench -- redis`: the relay's load through two relays on one Redis (docs/scale-out.md):
+// harnesses write to relay A, dashboards follow on relay B, both `serve --store redis://…`
+// child processes on a redis-server of the bench's own (no persistence). Each snapshot has
+// 200 spans; it runs once with whole snapshots (version 1) and once with the compact wire
+// (contract §7: 5 of 200 texts change per turn). Prints sustained rate, the latency from
+// sending on A to receiving on B, and bytes in, from one run, with the load average.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WebSocket } from 'ws';
+import { startRedis } from '../test/redis/redisServer.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null). */
+async function relay(store: string | null): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const where = store === null ? ['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'))] : ['--store', store];
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--no-static', ...where, '--max-sessions', '10000'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stderr.resume();
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+\/)/.exec(out);
+      if (m !== null) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`relay exited with ${code}: ${out}`)));
+  });
+  return { url, pid: child.pid!, stop: () => new Promise((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))) };
+}
+
+function open(url: string): Promise<WebSocket> {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+  });
+}
+
+function spansJson(compact: boolean, turn: number): string {
+  const spans = [];
+  for (let i = 0; i < 200; i++) {
+    const changes = i < 5;
+    const text = `span ${i} ${changes ? `turn ${turn}` : 'steady'} ` + 'lorem ipsum dolor '.repeat(22);
+    const s: Record<string, unknown> = { span_id: `m${i}`, score: (i % 97) / 97, text_sha256: null, tokens: 100 };
+    if (!compact || changes || turn === 1) s.text = text;
+    spans.push(s);
+  }
+  return JSON.stringify(spans);
+}
+
+export async function runOne(store: string | null, compact: boolean, sessions: number, rate: number, viewers: number, seconds: number): Promise<string> {
+  // on files one relay plays both parts (a data directory has one relay)
+  const [a, b] = store === null ? await relay(null).then((r) => [r, r] as const) : await Promise.all([relay(store), relay(store)]);
+  const latencies: number[] = [];
+  let measuring = false;
+  let acked = 0;
+  let errors = 0;
+  let bytes = 0;
+  let sent = 0;
+  const subs: WebSocket[] = [];
+  const run = `${compact ? 'c' : 'w'}${Date.now()}`;
+  for (let v = 0; v < viewers; v++) {
+    const ws = await open(`${b.url.replace(/^http/, 'ws')}api/sessions/${run}-${v % sessions}/subscribe?since=0`);
+    ws.on('message', (data: Buffer) => {
+      const head = data.toString('latin1', 0, 200);
+      const at = head.indexOf('"bench_sent":');
+      if (at === -1 || !measuring) return;
+      latencies.push(performance.now() - Number.parseFloat(head.slice(at + 13, head.indexOf(',', at))));
+    });
+    subs.push(ws);
+  }
+  const harnesses: WebSocket[] = [];
+  for (let s = 0; s < sessions; s++) {
+    const ws = await open(`${a.url.replace(/^http/, 'ws')}api/ingest`);
+    ws.on('message', (d: Buffer) => {
+      if (d.includes('"type":"ack"')) {
+        if (measuring) acked++;
+      } else errors++;
+    });
+    ws.send(JSON.stringify({ type: 'session', session_id: `${run}-${s}`, ...(compact ? { wire: '1.1' } : {}) }));
+    harnesses.push(ws);
+  }
+  const periodMs = 1000 / rate;
+  const started = performance.now();
+  const timers: NodeJS.Timeout[] = [];
+  harnesses.forEach((ws, s) => {
+    let t = 0;
+    const tick = (): void => {
+      t++;
+      const line = `{"type":"snapshot","session_id":"${run}-${s}","turn":${t},"bench_sent":${performance.now()},${compact && t > 1 ? `"base_turn":${t - 1},` : ''}"spans":${spansJson(compact, t)}}`;
+      ws.send(line);
+      if (measuring) {
+        sent++;
+        bytes += Buffer.byteLength(line);
+      }
+      timers[s] = setTimeout(tick, Math.max(0, started + (s / sessions) * periodMs + t * periodMs - performance.now()));
+    };
+    timers[s] = setTimeout(tick, (s / sessions) * periodMs);
+  });
+  await new Promise((r) => setTimeout(r, 2000));
+  measuring = true;
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const elapsed = (performance.now() - t0) / 1000;
+  measuring = false;
+  for (const t of timers) clearTimeout(t);
+  for (const ws of [...harnesses, ...subs]) ws.terminate();
+  await Promise.all(a === b ? [a.stop()] : [a.stop(), b.stop()]);
+  const sorted = Float64Array.from(latencies).sort();
+  const pct = (p: number): string => (sorted.length === 0 ? 'n/a' : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1));
+  return (
+    `  ${store === null ? 'files, one relay ' : 'Redis, relays A+B'} ${compact ? 'compact (1.1)' : 'whole (1)    '} ${sessions} sessions × ${rate}/s → ${viewers} viewers: sustained ${(acked / elapsed).toFixed(0)} snapshots/s ` +
+    `(offered ${(sent / elapsed).toFixed(0)}), ${(bytes / Math.max(1, sent) / 1024).toFixed(1)} KB a snapshot, ${(bytes / elapsed / 1e6).toFixed(1)} MB/s in; ` +
+    `A→B latency p50 ${pct(0.5)} ms p99 ${pct(0.99)} ms${errors > 0 ? `; ${errors} ERRORS` : ''}`
+  );
+}
+
+export async function benchRedis(): Promise<void> {
+  const redis = await startRedis();
+  try {
+    console.log(
+      `redis: the JSONL store (one relay) and two relays (ingest on A, dashboards on B) on one redis-server without persistence, 200 spans a snapshot, 6 s after 2 s warm-up; ` +
+        `${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} before`,
+    );
+    for (const store of [null, redis.url]) for (const compact of [false, true]) console.log(await runOne(store, compact, 20, 10, 5, 6));
+  } finally {
+    await redis.stop();
+  }
+}

@@ -1,0 +1,101 @@
+// A redis-server of the test's own: on a free loopback port, in a temporary directory, with
+// no RDB snapshots and no append-only file (nothing outlives the test), stopped after it.
+// scripts/ensure-tools.mjs (`npm run test:unit`) installs Debian's redis-server when missing.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { tempDir } from '../relay/helpers.ts';
+
+export function redisServerPath(): string | null {
+  const fromEnv = process.env.REDIS_SERVER;
+  if (fromEnv !== undefined && fromEnv !== '') return fs.existsSync(fromEnv) ? fromEnv : null;
+  if (fs.existsSync('/usr/bin/redis-server')) return '/usr/bin/redis-server';
+  const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface TestRedis {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(extra: string[] = [], knownPort?: number): Promise<TestRedis> {
+  const bin = redisServerPath();
+  if (bin === null) throw new Error('redis-server not found: run `node scripts/ensure-tools.mjs redis` (apt-get install -y redis-server) or set REDIS_SERVER');
+  const dir = tempDir('ch-redis-');
+  const port = knownPort ?? (await freePort());
+  const child = spawn(
+    bin,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 15_000);
+    const onData = (): void => {
+      if (out.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      child.kill('SIGTERM');
+      await gone;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A Redis Cluster of `nodes` masters (no replicas) on free loopback ports, slots spread by redis-cli. */
+export async function startRedisCluster(nodes = 3): Promise<{ url: string; stop(): Promise<void> }> {
+  const bin = redisServerPath();
+  if (bin === null) throw new Error('redis-server not found: run `node scripts/ensure-tools.mjs redis`');
+  const cli = path.join(path.dirname(bin), 'redis-cli');
+  const servers: TestRedis[] = [];
+  const ports: number[] = [];
+  for (let i = 0; i < nodes; i++) {
+    const port = await freePort();
+    ports.push(port);
+    servers.push(await startRedis(['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`], port));
+  }
+  const create = spawnSync(cli, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    encoding: 'utf8',
+  });
+  if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
+  for (let i = 0; i < 100; i++) {
+    const info = spawnSync(cli, ['-p', String(ports[0]), 'cluster', 'info'], { encoding: 'utf8' });
+    if (info.stdout.includes('cluster_state:ok')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url: `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+    },
+  };
+}
