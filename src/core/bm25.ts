@@ -20,7 +20,6 @@ export function terms(text: string): string[] {
  */
 export class TermDictionary {
   private readonly ids = new Map<string, number>();
-  private readonly names: string[] = [];
   /** the query last scored (its sorted distinct terms) and a number that changes when it does */
   private queryKey = '';
   private queryVersion = 0;
@@ -32,13 +31,9 @@ export class TermDictionary {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(term, id);
-      this.names.push(term);
     }
     return id;
   }
-
-  /** Orders term numbers by their terms' text: a document's terms in this order meet the sorted query's in order. */
-  byTerm = (a: number, b: number): number => (this.names[a]! < this.names[b]! ? -1 : this.names[a]! > this.names[b]! ? 1 : 0);
 
   get size(): number {
     return this.ids.size;
@@ -73,7 +68,7 @@ export class TermDictionary {
 /** What BM25 needs of one document: its length in terms and how often each (numbered) term occurs. */
 export interface TermCounts {
   length: number;
-  /** the distinct terms' numbers, in the order of their terms' text (as the query is sorted) */
+  /** the distinct terms' numbers, in order of first occurrence */
   ids: Int32Array;
   /** occurrences of ids[i] */
   counts: Int32Array;
@@ -92,7 +87,7 @@ export function termCounts(text: string, dictionary: TermDictionary): TermCounts
     const id = dictionary.id(t);
     tf.set(id, (tf.get(id) ?? 0) + 1);
   }
-  const ids = Int32Array.from([...tf.keys()].sort(dictionary.byTerm));
+  const ids = Int32Array.from(tf.keys());
   const counts = new Int32Array(ids.length);
   ids.forEach((id, i) => (counts[i] = tf.get(id)!));
   return { length: all.length, ids, counts };
@@ -143,11 +138,20 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], dict
 /** A document's hits for this query version, found again only when the query changed. */
 function hitsOf(d: TermCounts, position: Int32Array, version: number): number[] {
   if (d.hits?.version === version) return d.hits.flat;
-  // a document's terms are in text order, as the query's are: its hits come in query order
+  // pairs kept in query order (insertion: a span holds a few dozen query terms at most), so
+  // the sum runs term by term in sorted order whatever order the span's terms came in
   const flat: number[] = [];
   for (let k = 0; k < d.ids.length; k++) {
     const at = position[d.ids[k]!]!;
-    if (at >= 0) flat.push(at, d.counts[k]!);
+    if (at < 0) continue;
+    let j = flat.length;
+    flat.push(at, d.counts[k]!);
+    for (; j > 0 && flat[j - 2]! > at; j -= 2) {
+      flat[j] = flat[j - 2]!;
+      flat[j + 1] = flat[j - 1]!;
+    }
+    flat[j] = at;
+    flat[j + 1] = d.counts[k]!;
   }
   d.hits = { version, flat };
   return flat;
