@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import WebSocket from 'ws';
 import { validateMessage } from '../core/validate.ts';
+import type { AckVerdict } from './relayApi.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
 /**
@@ -53,6 +54,13 @@ export interface Ack {
   turn: number | null;
   /** the relay already had this message (a resend after a dropped connection) */
   duplicate: boolean;
+  /**
+   * contract §7: the turn's verdict as the relay's analysis gave it (what to do before the
+   * next prune: `freeze` = stop pruning, `recompute` = rescore these spans, `drop` = drop
+   * these). null for a session header, or a retried message older than the relay
+   * remembers; undefined when the relay runs with --no-analysis.
+   */
+  verdict?: AckVerdict | null;
 }
 
 export class RelayRejected extends Error {
@@ -83,6 +91,8 @@ export interface HarnessClientOptions {
   giveUpAfterMs?: number;
   /** with messages in flight and nothing heard from the relay for this long, reconnect (default 60 s) */
   silenceTimeoutMs?: number;
+  /** every ack carrying a verdict, in order (for a harness that does not await each send) */
+  onVerdict?: (verdict: AckVerdict, ack: Ack) => void;
   /** connection changes, for a harness's log */
   onStatus?: (status: 'open' | 'retrying' | 'closed', detail: string) => void;
 }
@@ -105,6 +115,7 @@ export class HarnessClient {
   private readonly maxBackoffMs: number;
   private readonly giveUpAfterMs: number;
   private readonly onStatus: HarnessClientOptions['onStatus'];
+  private readonly onVerdict: HarnessClientOptions['onVerdict'];
   /** unacknowledged messages, in the order they were given */
   private readonly pending: Pending[] = [];
   private ws: WebSocket | null = null;
@@ -132,6 +143,7 @@ export class HarnessClient {
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.giveUpAfterMs = options.giveUpAfterMs ?? 5 * 60_000;
     this.onStatus = options.onStatus;
+    this.onVerdict = options.onVerdict;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 60_000;
   }
 
@@ -311,7 +323,16 @@ export class HarnessClient {
   }
 
   private onReply(text: string): void {
-    let reply: { type?: string; frame?: number; session_id?: string; seq?: number; turn?: number | null; duplicate?: boolean; message?: string };
+    let reply: {
+      type?: string;
+      frame?: number;
+      session_id?: string;
+      seq?: number;
+      turn?: number | null;
+      duplicate?: boolean;
+      message?: string;
+      verdict?: AckVerdict | null;
+    };
     try {
       reply = JSON.parse(text) as typeof reply;
     } catch {
@@ -323,7 +344,16 @@ export class HarnessClient {
     this.pending.shift();
     this.nextToSend--;
     if (reply.type === 'ack') {
-      p.resolve({ sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true });
+      const ack: Ack = { sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true };
+      if (reply.verdict !== undefined) ack.verdict = reply.verdict;
+      if (reply.verdict != null) {
+        try {
+          this.onVerdict?.(reply.verdict, ack);
+        } catch {
+          // the harness's callback failing must not lose the ack
+        }
+      }
+      p.resolve(ack);
     } else {
       p.reject(new RelayRejected(reply.message ?? 'no reason given'));
     }

@@ -13,7 +13,7 @@ import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
 import { watchDataDir } from './dataDirWatch.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
-import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
+import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -25,6 +25,13 @@ import { serveStatic } from './static.ts';
 import { SessionLogStore } from './store.ts';
 import { UnfinishedBudget } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
+import { Alerts } from './alerts/alerts.ts';
+import type { RetryPolicy } from './alerts/webhook.ts';
+import { OverviewChannel } from './analysis/overviewChannel.ts';
+import { OVERVIEW_SUBSCRIBE, overviewRoutes } from './analysis/overviewRoutes.ts';
+import { RelayAnalysis } from './analysis/relayAnalysis.ts';
+import { quoted } from './quoted.ts';
+import { startRetention } from './retention.ts';
 
 export { StartupError };
 
@@ -53,6 +60,14 @@ export interface RelayOptions {
   dataCheckMs?: number;
   /** how often every WebSocket is pinged; one that misses a ping is dropped (default 30 s) */
   heartbeatMs?: number;
+  /** analyse every session as it arrives, acks carry the verdict, alerts (default true; --no-analysis) */
+  analysis?: boolean;
+  /** --retain: delete sessions with no message for this long */
+  retainMs?: number | null;
+  /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
+  retainBytes?: number | null;
+  /** alert webhook retries (tests shorten them) */
+  alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -64,6 +79,9 @@ export interface Relay {
   store: SessionLogStore;
   fanout: Fanout;
   ingest: Ingest;
+  /** null with --no-analysis */
+  analysis: RelayAnalysis | null;
+  alerts: Alerts | null;
   close(): Promise<void>;
 }
 
@@ -103,6 +121,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const validator = new Validator(limits, options.validatorThreads, log);
   const ingest = new Ingest(store, fanout, limits, validator);
   const startedAt = Date.now();
+  // contract §7 verdict in the acknowledgement, the overview and the alerts (src/server/analysis)
+  const analysis = options.analysis === false ? null : new RelayAnalysis(store, log);
+  const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
+  const alerts =
+    analysis === null ? null : new Alerts({ dataDir: options.dataDir, linkBase, log, ...(options.alertRetry ? { retry: options.alertRetry } : {}) });
+  const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);
+  if (analysis !== null) {
+    ingest.analysis = analysis;
+    alerts?.attach(analysis);
+    if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
+    void analysis.start();
+  }
+  const removeSession = (id: string, why: string): void => {
+    fanout.closeAll(CLOSE_GONE, 'the session was deleted', id);
+    store.delete(id);
+    analysis?.forget(id);
+    log(`deleted session ${quoted(id)}: ${why}`);
+  };
+  const stopRetention = startRetention(store, { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null }, removeSession, log);
 
   const ingestSockets = new Set<WebSocket>();
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
@@ -131,11 +168,20 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
+        analysis: analysis === null ? null : { ...analysis.counters, overview_clients: overview?.size ?? 0 },
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };
   };
-  const routes = routeTable({ store, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
+  const routes = routeTable({
+    store,
+    fanout,
+    health,
+    log,
+    postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
+    onDeleted: (id) => analysis?.forget(id),
+    extra: overviewRoutes(analysis, alerts),
+  });
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
     void handleHttp(req, res).catch((e: unknown) => {
@@ -177,6 +223,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       });
       return;
     }
+    if (url.pathname === OVERVIEW_SUBSCRIBE) {
+      if (overview === null) return rejectUpgrade(socket, 404, 'this relay runs without analysis (--no-analysis): there is no overview');
+      wssSubscribe.handleUpgrade(req, socket, head, (ws) => {
+        heartbeat.watch(ws);
+        overview.accept(ws);
+      });
+      return;
+    }
     const m = SUBSCRIBE.exec(url.pathname);
     if (m === null) return rejectUpgrade(socket, 404, `no WebSocket route ${url.pathname}`);
     let sessionId: string;
@@ -215,7 +269,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     });
   });
   const port = (boundPort = (server.address() as AddressInfo).port);
-  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shownHost = shownHostOf(options.host);
 
   let closing: Promise<void> | null = null;
   return {
@@ -224,9 +278,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     store,
     fanout,
     ingest,
+    analysis,
+    alerts,
     close() {
       closing ??= (async () => {
         heartbeat.stop();
+        stopRetention();
+        overview?.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
+        alerts?.close();
         stopDataCheck();
         guards.stop();
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
@@ -247,4 +306,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return closing;
     },
   };
+}
+
+function shownHostOf(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 }

@@ -18,7 +18,7 @@ export interface RouteContext {
   sessionId: string;
 }
 
-interface Route {
+export interface Route {
   path: RegExp;
   method: string;
   access: Access;
@@ -31,6 +31,10 @@ export interface RouteDeps {
   health: () => { status: number; body: unknown };
   postIngest: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   log: (line: string) => void;
+  /** after a session was deleted (the analysis forgets it) */
+  onDeleted?: (sessionId: string) => void;
+  /** more routes (the analysis's overview, the alerts: src/server/analysis/routes.ts) */
+  extra?: Route[];
 }
 
 export const INGEST_PATH = '/api/ingest';
@@ -70,11 +74,13 @@ export function routeTable(deps: RouteDeps): Route[] {
       handle: withSession(({ res, sessionId }) => {
         fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
         store.delete(sessionId);
+        deps.onDeleted?.(sessionId);
         deps.log(`deleted session ${quoted(sessionId)}`);
         json(res, 200, { deleted: sessionId });
       }),
     },
     { path: TRANSCRIPT, method: 'GET', access: 'read', handle: withSession(sendTranscript) },
+    ...(deps.extra ?? []),
   ];
 }
 
