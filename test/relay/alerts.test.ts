@@ -172,3 +172,30 @@ describe('alerts', () => {
     expect(((await (await fetch(`${r.url}api/alerts/rules`)).json()) as { rules: AlertRule[] }).rules).toEqual([]);
   });
 });
+
+describe('context-health alerts', () => {
+  it('adds, lists and removes rules on a running relay, with its token', async () => {
+    const r = await relay({ token: 'cli-t0ken' });
+    const url = r.url;
+    const denied = await runCli(['alerts', 'add', '--signal', 'stale_score', '--url', url]);
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toMatch(/answered 401/);
+    const bad = await runCli(['alerts', 'add', '--action', 'stop', '--url', url, '--token', 'cli-t0ken']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/action must be one of prune_ok, recompute, freeze; got "stop"/);
+    const added = await runCli([
+      'alerts',
+      'add',
+      ...['--spread-below', '40%', '--baseline-turns', '15', '--for', '2', '--session', 'run-1', '--webhook', 'http://127.0.0.1:9/h'],
+      ...['--url', url, '--token', 'cli-t0ken', '--json'],
+    ]);
+    expect(added.code).toBe(0);
+    const rule = JSON.parse(added.stdout) as AlertRule;
+    expect(rule).toMatchObject({ spread_below_baseline: { percent: 40, turns: 15 }, for_turns: 2, session_id: 'run-1', webhook: 'http://127.0.0.1:9/h' });
+    const list = await runCli(['alerts', 'list', '--url', url]);
+    expect(list.stdout).toBe(`${rule.id}  spread below 40% of the first 15 snapshots' median for 2 snapshots · session "run-1" · http://127.0.0.1:9/h\n`);
+    expect((await runCli(['alerts', 'rm', rule.id, '--url', url, '--token', 'cli-t0ken'])).code).toBe(0);
+    expect((await runCli(['alerts', 'list', '--url', url])).stdout).toBe('no alert rules\n');
+    expect((await runCli(['alerts', 'rm', rule.id, '--url', url, '--token', 'cli-t0ken'])).stderr).toMatch(/404: no alert rule/);
+  });
+});

@@ -45,7 +45,7 @@ interface Accepted {
 async function post(url: string, body: Buffer, gzip = false): Promise<Accepted[]> {
   const res = await fetch(`${url}api/ingest`, {
     method: 'POST',
-    body: gzip ? zlib.gzipSync(body) : body,
+    body: new Uint8Array(gzip ? zlib.gzipSync(body) : body),
     headers: gzip ? { 'content-encoding': 'gzip' } : {},
   });
   return ((await res.json()) as { accepted: Accepted[] }).accepted;
