@@ -66,6 +66,8 @@ export interface RelayOptions {
   retainMs?: number | null;
   /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
   retainBytes?: number | null;
+  /** how often retention looks, and how recent a message keeps a session from the byte budget (tests shorten them) */
+  retention?: { everyMs?: number; liveMs?: number };
   /** alert webhook retries (tests shorten them) */
   alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
@@ -139,7 +141,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     analysis?.forget(id);
     log(`deleted session ${quoted(id)}: ${why}`);
   };
-  const stopRetention = startRetention(store, { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null }, removeSession, log);
+  const stopRetention = startRetention(
+    store,
+    { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null, ...options.retention },
+    removeSession,
+    log,
+  );
 
   const ingestSockets = new Set<WebSocket>();
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection

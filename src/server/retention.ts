@@ -13,9 +13,9 @@ export interface RetentionOptions {
   retainBytes: number | null;
   /** how often to look (default 60 s; also once at start) */
   everyMs?: number;
+  /** a session with a message this recent is live: not deleted for the byte budget (default 60 s) */
+  liveMs?: number;
 }
-
-const LIVE_MS = 60_000;
 
 /** Parses `7d`, `12h`, `30m`, `45s` (or a number of seconds). */
 export function parseDuration(text: string, flag: string): number {
@@ -48,7 +48,7 @@ export function startRetention(
     let total = kept.reduce((sum, s) => sum + s.size, 0);
     for (const s of kept) {
       if (total <= options.retainBytes) return;
-      if (now - s.updatedAt < LIVE_MS) {
+      if (now - s.updatedAt < (options.liveMs ?? 60_000)) {
         if (!warnedLive)
           log(`the logs hold ${total} bytes, over --retain-bytes ${options.retainBytes}, but what is left is live (${quoted(s.id)} and newer): not deleted`);
         warnedLive = true;

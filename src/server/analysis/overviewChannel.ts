@@ -102,10 +102,10 @@ export class OverviewChannel {
 
   private checkStatuses(): void {
     const now = Date.now();
-    for (const s of this.analysis.summaries(now)) {
-      if (this.lastStatus.get(s.session_id) !== s.status) {
-        if (this.lastStatus.has(s.session_id)) this.dirty.add(s.session_id);
-        this.lastStatus.set(s.session_id, s.status);
+    for (const [id, status] of this.analysis.statuses(now)) {
+      if (this.lastStatus.get(id) !== status) {
+        if (this.lastStatus.has(id)) this.dirty.add(id);
+        this.lastStatus.set(id, status);
       }
     }
     if (this.dirty.size > 0) this.schedule();

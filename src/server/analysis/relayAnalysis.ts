@@ -113,6 +113,11 @@ export class RelayAnalysis {
     return this.entries.get(sessionId)?.health;
   }
 
+  /** Every session's status now (live, idle, ended), without building summaries. */
+  statuses(now = Date.now()): [string, string][] {
+    return [...this.entries.values()].map((e) => [e.health.sessionId, e.health.status(now)]);
+  }
+
   summaries(now = Date.now()): SessionSummary[] {
     return [...this.entries.values()].map((e) => e.health.summary(now));
   }
