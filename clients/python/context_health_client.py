@@ -15,6 +15,13 @@ Each call POSTs NDJSON to /api/ingest and returns once the relay has stored the 
 body is sent again with exponential backoff; the relay acknowledges a message it had
 already stored with ``duplicate=True`` and its original seq, so a turn is never recorded
 twice. A message the relay rejects raises RelayRejected and is not retried.
+
+The relay analyses each snapshot and its ack carries that turn's verdict (contract §7):
+``ack.verdict`` is a dict ``{"turn", "action", "prune_safe", "recompute", "drop",
+"signals"}`` (None for a header, or for a retry older than the relay remembers). Act on it
+before the next prune: ``freeze`` = stop pruning, ``recompute`` = score the listed spans
+again, ``drop`` = remove the listed spans. ``RelayClient(on_verdict=f)`` calls
+``f(verdict, ack)`` for each one as well.
 """
 
 import hashlib
@@ -54,16 +61,18 @@ def scored(text, score):
 class Ack(object):
     """The relay stored the message as ``seq`` of ``session_id``."""
 
-    __slots__ = ("session_id", "seq", "turn", "duplicate")
+    __slots__ = ("session_id", "seq", "turn", "duplicate", "verdict")
 
-    def __init__(self, session_id, seq, turn, duplicate):
+    def __init__(self, session_id, seq, turn, duplicate, verdict=None):
         self.session_id = session_id
         self.seq = seq
         self.turn = turn
         self.duplicate = duplicate
+        #: the turn's verdict (contract §5) as the relay's analysis gave it, or None
+        self.verdict = verdict
 
     def __repr__(self):
-        return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r)" % (self.session_id, self.seq, self.turn, self.duplicate)
+        return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r, verdict=%r)" % (self.session_id, self.seq, self.turn, self.duplicate, self.verdict)
 
 
 class RelayRejected(Exception):
@@ -86,7 +95,7 @@ _RETRY_STATUS = (408, 429, 500, 502, 503, 504)
 
 
 class RelayClient(object):
-    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0):
+    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0, on_verdict=None):
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("url must be http:// or https://, got %r" % url)
@@ -100,6 +109,7 @@ class RelayClient(object):
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
         self._conn = None
+        self._on_verdict = on_verdict
         #: how many times a request was sent again after a dropped connection
         self.retries = 0
 
@@ -139,7 +149,11 @@ class RelayClient(object):
         reply = self._post(body)
         acks = [None] * len(lines)
         for a in reply.get("accepted", []):
-            acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False))
+            acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False), a.get("verdict"))
+        if self._on_verdict is not None:
+            for ack in acks:
+                if ack is not None and ack.verdict is not None:
+                    self._on_verdict(ack.verdict, ack)
         errors = [(e["line"] - 1, e["message"]) for e in reply.get("errors", [])]
         if errors:
             raise RelayRejected(errors, [a for a in acks if a is not None])
