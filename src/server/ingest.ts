@@ -5,7 +5,7 @@
 // back in frame order.
 import type { AckVerdict } from '../client/relayApi.ts';
 import type { Fanout } from './fanout.ts';
-import { order, type Inspection, type RelayLimits } from './sessionGate.ts';
+import { order, type Inspection, type ParsedMessage, type RelayLimits } from './sessionGate.ts';
 import type { SessionLogStore } from './store.ts';
 import type { Validator } from './validator.ts';
 
@@ -16,7 +16,8 @@ export type IngestResult =
 
 /** contract §7 verdict in the acknowledgement: the relay's analysis (src/server/analysis), when on. */
 export interface IngestAnalysis {
-  stored(sessionId: string, seq: number, bytes: Buffer): AckVerdict | null | Promise<AckVerdict | null>;
+  /** `parsed`: the message as inspection parsed it, when it did so on the main thread */
+  stored(sessionId: string, seq: number, bytes: Buffer, parsed?: ParsedMessage): AckVerdict | null | Promise<AckVerdict | null>;
   duplicate(sessionId: string, seq: number): AckVerdict | null | Promise<AckVerdict | null>;
 }
 
@@ -155,7 +156,10 @@ export class Ingest {
         this.counters.accepted++;
         this.counters.bytes += d.bytes.length;
         this.fanout.publish(d.sessionId, seq, d.bytes);
-        return withVerdict({ ok: true, sessionId: d.sessionId, seq, turn: d.turn, duplicate: false }, this.analysis?.stored(d.sessionId, seq, d.bytes));
+        return withVerdict(
+          { ok: true, sessionId: d.sessionId, seq, turn: d.turn, duplicate: false },
+          this.analysis?.stored(d.sessionId, seq, d.bytes, d.parsed),
+        );
       }
     }
   }

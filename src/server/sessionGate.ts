@@ -5,7 +5,7 @@
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
-import { validateMessage } from '../core/validate.ts';
+import { mayHoldLoneSurrogate, validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { quoted } from './quoted.ts';
@@ -41,15 +41,35 @@ export type Inspection =
       header: SessionHeader | null;
       /** the compact form, when the message held a line break (a pretty-printed frame) */
       compact: string | null;
+      /**
+       * The parsed message, when inspected on the main thread (never sent back from a
+       * validator thread: cloning it costs more than parsing): the relay's analysis reads it
+       * instead of parsing the stored bytes again. `noSurrogateEscape` as for
+       * Engine.ingestParsedLine.
+       */
+      parsed?: ParsedMessage;
     };
 
+export interface ParsedMessage {
+  value: unknown;
+  noSurrogateEscape: boolean;
+}
+
 export type Decision =
-  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer }
+  | {
+      kind: 'accept';
+      sessionId: string;
+      session: SessionLog | undefined;
+      turn: number | null;
+      header: SessionHeader | null;
+      bytes: Buffer;
+      parsed: ParsedMessage | undefined;
+    }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
+export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return {
       kind: 'error',
@@ -90,6 +110,7 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
     header: message.type === 'session' ? message : null,
     // a line break inside the message would split it across two log lines
     compact: raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null,
+    ...(keepValue ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
   };
 }
 
@@ -122,18 +143,18 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
         message: `this relay already holds ${store.count()} sessions, its limit (--max-sessions); delete old sessions (DELETE /api/sessions/<id>) or raise the limit`,
       };
     }
-    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes };
+    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, parsed: ins.parsed };
   }
-  if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
-  return judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  if (ins.header !== null) return judgeHeader(session, ins.header, bytes, ins.parsed);
+  return judgeSnapshot(session, ins.turn!, raw, bytes, store, ins.parsed);
 }
 
-function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
+function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer, parsed: ParsedMessage | undefined): Decision {
   const sid = session.id;
   if (session.header !== null && jsonEqual(session.header, header)) {
     return { kind: 'duplicate', sessionId: sid, seq: session.headerSeq, turn: null };
   }
-  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes };
+  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes, parsed };
   const why =
     session.header === null
       ? `a session header for ${quoted(sid)} must come before its first snapshot`
@@ -141,9 +162,9 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore): Decision {
+function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore, parsed: ParsedMessage | undefined): Decision {
   const sid = session.id;
-  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
+  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes, parsed };
   // A turn that does not increase is either a retry of a stored message or an error.
   // Turns increase with seq, so the stored copy, if any, is found by bisecting the recent
   // ring: a few lines read back at most, however many turns a confused harness resends.

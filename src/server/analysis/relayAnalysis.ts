@@ -7,6 +7,7 @@
 // re-reading, once the session has caught up.
 import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
 import { quoted } from '../quoted.ts';
+import type { ParsedMessage } from '../sessionGate.ts';
 import { readChunks, type SessionLogStore } from '../store.ts';
 import { SessionHealth, type TurnEvent } from './sessionHealth.ts';
 
@@ -75,7 +76,7 @@ export class RelayAnalysis {
   }
 
   /** A message was just stored as `seq` of `sessionId`: its verdict (null for a header). */
-  stored(sessionId: string, seq: number, bytes: Buffer): VerdictAnswer {
+  stored(sessionId: string, seq: number, bytes: Buffer, parsed?: ParsedMessage): VerdictAnswer {
     let e = this.entries.get(sessionId);
     const now = Date.now();
     if (e === undefined) {
@@ -90,7 +91,7 @@ export class RelayAnalysis {
         void this.ensureRebuilt(sessionId);
       });
     }
-    return this.apply(e, seq, bytes, now, true);
+    return this.apply(e, seq, bytes, now, true, parsed);
   }
 
   /** The verdict of an already stored message (a retry), when it is still remembered. */
@@ -122,9 +123,9 @@ export class RelayAnalysis {
     return [...this.entries.values()].map((e) => e.health.summary(now));
   }
 
-  private apply(e: Entry, seq: number, bytes: Buffer, at: number, live: boolean): AckVerdict | null {
+  private apply(e: Entry, seq: number, bytes: Buffer, at: number, live: boolean, parsed?: ParsedMessage): AckVerdict | null {
     const t0 = performance.now();
-    const out = e.health.ingest(seq, bytes, at);
+    const out = e.health.ingest(seq, bytes, at, parsed);
     if (live) {
       this.counters.analysed++;
       this.counters.analysis_ms += performance.now() - t0;

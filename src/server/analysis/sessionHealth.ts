@@ -4,10 +4,11 @@
 // session depends on the live buffer (the engine's previous snapshot), not on the number
 // of turns.
 import type { TurnResult } from '../../core/analyse.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine, type Outcome } from '../../core/engine.ts';
 import { SEVERITY, SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { AckVerdict, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
+import type { ParsedMessage } from '../sessionGate.ts';
 
 /** turns `worst_recent` looks at */
 export const RECENT_WINDOW = 20;
@@ -104,14 +105,20 @@ export class SessionHealth {
    * and its verdict for a snapshot, null for a header; an error string when the engine
    * refused what the relay stored (should not happen: both run contract §2 validation).
    */
-  ingest(seq: number, bytes: Uint8Array, at: number): { result: TurnResult; verdict: AckVerdict } | null | string {
-    let text: string;
-    try {
-      text = nodeDecoder(bytes, 0, bytes.length);
-    } catch (e) {
-      return (e as Error).message;
+  ingest(seq: number, bytes: Uint8Array, at: number, parsed?: ParsedMessage): { result: TurnResult; verdict: AckVerdict } | null | string {
+    let outcome: Outcome;
+    if (parsed !== undefined) {
+      // the relay parsed it to validate it: not parsed again (the stored bytes are its text)
+      outcome = this.engine.ingestParsedLine(parsed.value, seq, parsed.noSurrogateEscape);
+    } else {
+      let text: string;
+      try {
+        text = nodeDecoder(bytes, 0, bytes.length);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      outcome = this.engine.ingestLine(text, seq);
     }
-    const outcome = this.engine.ingestLine(text, seq);
     switch (outcome.kind) {
       case 'header':
         this.title = outcome.header.title ?? null;
