@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { openFromHash, warmUp } from './analysis.ts';
 import { openCompareFromHash } from './features/compare/compare.ts';
+import { AlertToasts } from './features/overview/AlertToasts.tsx';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
 import { TopBar } from './features/sources/TopBar.tsx';
@@ -48,6 +49,7 @@ export function App() {
       )}
       <SettingsDialog />
       <HelpDialog />
+      <AlertToasts />
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div>Drop the transcript to analyse it</div>

@@ -33,6 +33,8 @@ interface LatencyResult {
   p50: number;
   p99: number;
   relayCpu: number;
+  /** the relay's own mean time analysing one snapshot (GET /api/health), without any queueing */
+  analysisMs: number | null;
 }
 
 /** The lines of one simulated session (header first), with `{SID}` where the session id goes. */
@@ -93,8 +95,10 @@ async function ackLatency(
     );
     const relayCpu = (cpuSeconds(relay.pid) - cpu0.cpu) / ((performance.now() - cpu0.at) / 1000);
     if (analysis && !sawVerdict) throw new Error('no ack carried a verdict: is the analysis on?');
+    const health = (await (await fetch(`${relay.url}api/health`)).json()) as { analysis: { analysed: number; analysis_ms: number } | null };
+    const analysisMs = health.analysis === null ? null : health.analysis.analysis_ms / health.analysis.analysed;
     const sorted = Float64Array.from(latencies).sort();
-    return { analysis, acks: latencies.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), relayCpu, latencies };
+    return { analysis, acks: latencies.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), relayCpu, analysisMs, latencies };
   } finally {
     for (const ws of sockets) ws.close();
     await relay.stop();
@@ -155,13 +159,16 @@ export async function benchRelayAnalysis(options: { seconds?: number; sessions?:
     const mine = runs.filter((r) => r.analysis === analysis);
     const sorted = Float64Array.from(mine.flatMap((r) => r.latencies)).sort();
     const relayCpu = mine.reduce((a, r) => a + r.relayCpu, 0) / mine.length;
-    return { analysis, acks: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), relayCpu };
+    const timed = mine.filter((r) => r.analysisMs !== null);
+    const analysisMs = timed.length === 0 ? null : timed.reduce((a, r) => a + r.analysisMs!, 0) / timed.length;
+    return { analysis, acks: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), relayCpu, analysisMs };
   };
   const off = pooled(false);
   const on = pooled(true);
   for (const r of [off, on]) {
     console.log(
-      `    analysis ${r.analysis ? 'on ' : 'off'}: ${r.acks} acks, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, relay CPU ${(r.relayCpu * 100).toFixed(0)}%`,
+      `    analysis ${r.analysis ? 'on ' : 'off'}: ${r.acks} acks, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, relay CPU ${(r.relayCpu * 100).toFixed(0)}%` +
+        (r.analysisMs === null ? '' : `; the relay spent ${r.analysisMs.toFixed(2)} ms analysing each snapshot`),
     );
   }
   console.log(
