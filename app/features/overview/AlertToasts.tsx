@@ -1,17 +1,14 @@
 // Alert firings as they arrive on the overview channel: a toast each (text only: span
 // and session text is untrusted), with the link to the session at that turn; browser
-// notifications too once the person allowed them (overviewStore.ts).
+// notifications too once the person allowed them (overviewStore.ts). The channel is open
+// while the home page's overview is: a toast shown there stays when a session is opened.
 import { useEffect } from 'react';
-import { useRelaySessions } from '../../queries/sessions.ts';
-import { connectOverview, dismissToast, useOverview } from './overviewStore.ts';
+import { dismissToast, useOverview } from './overviewStore.ts';
 
 const SHOW_MS = 12_000;
 
 export function AlertToasts() {
   const toasts = useOverview((s) => s.toasts);
-  // alerts are heard on every view, once a relay answered (a page opened from files has none)
-  const relay = useRelaySessions().isSuccess;
-  useEffect(() => (relay ? connectOverview() : undefined), [relay]);
   useEffect(() => {
     if (toasts.length === 0) return;
     const oldest = toasts[0]!;
