@@ -67,6 +67,8 @@ export class WebhookDelivery {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'context-health-relay' },
         body: JSON.stringify(body),
+        // a redirect is not followed: a 3xx is a failed attempt (the rule names the URL to use)
+        redirect: 'manual',
         signal: abort.signal,
       });
       status = res.status;
