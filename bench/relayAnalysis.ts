@@ -13,7 +13,7 @@
 //    a minute; heap and RSS after a GC at 1,000, 5,000 and 10,000 turns per session show
 //    whether memory follows the number of turns.
 //
-//   node --import tsx bench/relayAnalysis.ts [--seconds S] [--sessions N] [--turns T]
+//   node --import tsx bench/relayAnalysis.ts [--part latency|memory] [--seconds S] [--sessions N] [--turns T]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,9 +144,14 @@ function memoryByTurns(sessions: number, turns: number): { turns: number; heapMi
   return out;
 }
 
-export async function benchRelayAnalysis(options: { seconds?: number; sessions?: number; turns?: number } = {}): Promise<void> {
+export async function benchRelayAnalysis(options: { seconds?: number; sessions?: number; turns?: number; part?: 'latency' | 'memory' } = {}): Promise<void> {
   const seconds = options.seconds ?? 8;
   console.log('\nrelay analysis (contract §7 verdict in the ack)');
+  if (options.part !== 'memory') await latencyPart(seconds);
+  if (options.part !== 'latency') memoryPart(options.sessions ?? 100, options.turns ?? 10_000);
+}
+
+async function latencyPart(seconds: number): Promise<void> {
   const lines = sessionLines(400, 200, 400);
   const kb = Math.round(lines[lines.length - 1]!.length / 1024);
   console.log(
@@ -174,8 +179,9 @@ export async function benchRelayAnalysis(options: { seconds?: number; sessions?:
   console.log(
     `    the analysis adds ${(on.p50 - off.p50).toFixed(2)} ms to p50 (×${(on.p50 / off.p50).toFixed(2)}), ${(on.p99 - off.p99).toFixed(2)} ms to p99; relay CPU ×${(on.relayCpu / off.relayCpu).toFixed(2)}`,
   );
-  const sessions = options.sessions ?? 100;
-  const turns = options.turns ?? 10_000;
+}
+
+function memoryPart(sessions: number, turns: number): void {
   console.log(`  memory: ${sessions} sessions × ${turns} turns through the per-session analysis (20 spans of ~60 characters)`);
   const mem = memoryByTurns(sessions, turns);
   for (const m of mem) {
@@ -189,10 +195,12 @@ export async function benchRelayAnalysis(options: { seconds?: number; sessions?:
 }
 
 if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('bench/relayAnalysis.ts')) {
-  const { values } = parseArgs({ options: { seconds: { type: 'string' }, sessions: { type: 'string' }, turns: { type: 'string' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string' }, sessions: { type: 'string' }, turns: { type: 'string' }, part: { type: 'string' } } });
+  if (values.part !== undefined && values.part !== 'latency' && values.part !== 'memory') throw new Error('--part is latency or memory');
   await benchRelayAnalysis({
     ...(values.seconds === undefined ? {} : { seconds: Number(values.seconds) }),
     ...(values.sessions === undefined ? {} : { sessions: Number(values.sessions) }),
     ...(values.turns === undefined ? {} : { turns: Number(values.turns) }),
+    ...(values.part === undefined ? {} : { part: values.part }),
   });
 }
