@@ -31,6 +31,12 @@ export interface EngineOptions {
    * memory per session must not grow with the number of turns.
    */
   replayMemory?: number;
+  /**
+   * How many pruned ids per session are remembered for orphaned_parent's message ("pruned
+   * earlier" or "never seen pruned"; default: all). The relay bounds it: it reports
+   * verdicts and signals, never that message, and its memory must not grow with turns.
+   */
+  prunedMemory?: number;
 }
 
 interface SessionSlot {
@@ -155,7 +161,7 @@ export class Engine {
     const thresholds = resolveThresholds(header?.config, this.userThresholds);
     const slot: SessionSlot = {
       header,
-      analysis: new SessionAnalysis(sid, thresholds, this.options.sha256),
+      analysis: new SessionAnalysis(sid, thresholds, this.options.sha256, this.options.prunedMemory),
       last: null,
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,

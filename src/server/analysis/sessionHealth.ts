@@ -18,6 +18,8 @@ export const SERIES = 120;
 export const VERDICT_MEMORY = 64;
 /** spreads of the first turns kept for baseline-relative alert rules */
 export const BASELINE_MAX_TURNS = 200;
+/** pruned ids remembered per session (Engine prunedMemory) */
+const PRUNED_MEMORY = 4096;
 /** turns the rate is measured over */
 const RATE_WINDOW = 20;
 /** a session with a message this recent is live; without one for ENDED_AFTER_MS it is ended */
@@ -96,7 +98,9 @@ export class SessionHealth {
     this.updatedAt = now;
     // the relay recognises retries before the engine sees a message (sessionGate.ts), so
     // the engine needs no per-turn replay fingerprints: keep one, not one per turn
-    this.engine = new Engine({ sha256: nodeSha256, replayMemory: 1 });
+    // nor the ids ever pruned beyond a few thousand: they only word orphaned_parent's
+    // message, which the relay never reports (verdicts and signals are unchanged)
+    this.engine = new Engine({ sha256: nodeSha256, replayMemory: 1, prunedMemory: PRUNED_MEMORY });
   }
 
   /**
