@@ -5,7 +5,7 @@
 // of turns.
 import type { TurnResult } from '../../core/analyse.ts';
 import { Engine, type Outcome } from '../../core/engine.ts';
-import { SEVERITY, SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
+import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { AckVerdict, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
@@ -144,7 +144,8 @@ export class SessionHealth {
     const signals: Signal[] = [];
     let worst = -1;
     for (const f of r.findings) {
-      if (signals[signals.length - 1] !== f.signal && !signals.includes(f.signal)) signals.push(f.signal);
+      // findings come in contract §4.1 order, a signal's findings together
+      if (signals[signals.length - 1] !== f.signal) signals.push(f.signal);
       this.counts[SIGNAL_INDEX.get(f.signal)!]!++;
       worst = Math.max(worst, SEVERITY_RANK[f.severity]);
       if (f.severity === 'fault') this.lastFault = { signal: f.signal, turn: r.turn };
@@ -224,11 +225,4 @@ export class SessionHealth {
       analysed: this.analysed,
     };
   }
-}
-
-/** The severity of the worst finding of a turn, or null. */
-export function worstSeverity(r: TurnResult): Severity | null {
-  let worst = -1;
-  for (const f of r.findings) worst = Math.max(worst, SEVERITY_RANK[SEVERITY[f.signal]]);
-  return worst < 0 ? null : SEVERITY_NAMES[worst]!;
 }
