@@ -4,6 +4,7 @@ import { FileCheckPanel, LinkNotice } from './features/links/LinkNotice.tsx';
 import { startLinks } from './features/links/links.ts';
 import { PrintHeader } from './features/print/PrintSummary.tsx';
 import { useLinks } from './features/links/linkStore.ts';
+import { AlertToasts } from './features/overview/AlertToasts.tsx';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
 import { LoadBar } from './features/sources/LoadBar.tsx';
 import { TopBar } from './features/sources/TopBar.tsx';
@@ -49,6 +50,7 @@ export function App() {
       )}
       <SettingsDialog />
       <HelpDialog />
+      <AlertToasts />
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div>Drop the transcript to analyse it</div>

@@ -55,7 +55,7 @@ function spansJson(spans: number, textChars: number): string {
   throw new Error(`the generator never reached ${spans} spans`);
 }
 
-async function startRelay(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+export async function startRelay(dataDir: string, extraArgs: readonly string[] = []): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(
     process.execPath,
@@ -71,6 +71,7 @@ async function startRelay(dataDir: string): Promise<{ url: string; pid: number; 
       '--max-sessions',
       '10000',
       ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+      ...extraArgs,
     ],
     {
       cwd: ROOT,
@@ -104,7 +105,7 @@ async function startRelay(dataDir: string): Promise<{ url: string; pid: number; 
   };
 }
 
-function open(url: string): Promise<WebSocket> {
+export function open(url: string): Promise<WebSocket> {
   const ws = new WebSocket(url, { perMessageDeflate: false });
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
@@ -112,13 +113,13 @@ function open(url: string): Promise<WebSocket> {
   });
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
 /** CPU seconds used so far by a process (Linux /proc; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -9,6 +9,7 @@ const want = (name: string): boolean => only.length === 0 || only.includes(name)
 if (want('check')) await (await import('./check.ts')).benchCheck();
 if (want('reference')) await (await import('./reference.ts')).benchReference();
 if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();
+if (want('relay-analysis')) await (await import('./relayAnalysis.ts')).benchRelayAnalysis();
 if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'))) await (await import('./browser.ts')).benchBrowser();
 if (want('links') && fs.existsSync(path.join(import.meta.dirname, 'links.ts'))) await (await import('./links.ts')).benchLinks();
 if (want('compact')) (await import('./compact.ts')).benchCompact();

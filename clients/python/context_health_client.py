@@ -22,6 +22,13 @@ a session leaves out every span text equal (as a string) to the text this client
 the same span_id in the session's previous snapshot, naming that snapshot's turn in
 ``base_turn``. The first new snapshot after a request had to be sent again (a dropped
 connection, a restarting relay), and after a rejected snapshot, is whole.
+
+The relay analyses each snapshot and its ack carries that turn's verdict (contract §7):
+``ack.verdict`` is a dict ``{"turn", "action", "prune_safe", "recompute", "drop",
+"signals"}`` (None for a header, or for a retry older than the relay remembers). Act on it
+before the next prune: ``freeze`` = stop pruning, ``recompute`` = score the listed spans
+again, ``drop`` = remove the listed spans. ``RelayClient(on_verdict=f)`` calls
+``f(verdict, ack)`` for each one as well.
 """
 
 import hashlib
@@ -61,16 +68,18 @@ def scored(text, score):
 class Ack(object):
     """The relay stored the message as ``seq`` of ``session_id``."""
 
-    __slots__ = ("session_id", "seq", "turn", "duplicate")
+    __slots__ = ("session_id", "seq", "turn", "duplicate", "verdict")
 
-    def __init__(self, session_id, seq, turn, duplicate):
+    def __init__(self, session_id, seq, turn, duplicate, verdict=None):
         self.session_id = session_id
         self.seq = seq
         self.turn = turn
         self.duplicate = duplicate
+        #: the turn's verdict (contract §5) as the relay's analysis gave it, or None
+        self.verdict = verdict
 
     def __repr__(self):
-        return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r)" % (self.session_id, self.seq, self.turn, self.duplicate)
+        return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r, verdict=%r)" % (self.session_id, self.seq, self.turn, self.duplicate, self.verdict)
 
 
 class RelayRejected(Exception):
@@ -93,7 +102,7 @@ _RETRY_STATUS = (408, 429, 500, 502, 503, 504)
 
 
 class RelayClient(object):
-    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0, compact=True):
+    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0, compact=True, on_verdict=None):
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("url must be http:// or https://, got %r" % url)
@@ -107,6 +116,7 @@ class RelayClient(object):
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
         self._conn = None
+        self._on_verdict = on_verdict
         #: how many times a request was sent again after a dropped connection
         self.retries = 0
         self._compact = compact
@@ -155,7 +165,11 @@ class RelayClient(object):
             self._forget_texts()
         acks = [None] * len(lines)
         for a in reply.get("accepted", []):
-            acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False))
+            acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False), a.get("verdict"))
+        if self._on_verdict is not None:
+            for ack in acks:
+                if ack is not None and ack.verdict is not None:
+                    self._on_verdict(ack.verdict, ack)
         errors = [(e["line"] - 1, e["message"]) for e in reply.get("errors", [])]
         if errors:
             # a rejected snapshot is not the relay's previous one: send the next whole

@@ -17,7 +17,8 @@ const USAGE = `usage:
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
-  context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]`;
+  context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
+  context-health alerts add|list|rm|history [options] [--url URL] [--token T]`;
 
 const CHECK_HELP = `usage: context-health check <file|-> [options]
 
@@ -71,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'watch': {
         const { runWatch } = await import('./watch.ts');
         return await runWatch(rest);
+      }
+      case 'alerts': {
+        const { runAlerts } = await import('./alerts.ts');
+        return await runAlerts(rest);
       }
       case 'replay': {
         const { runReplay } = await import('./replay.ts');

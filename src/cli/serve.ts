@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { isRedisUrl, startRelay, StartupError, type Relay } from '../server/relay.ts';
+import { parseDuration } from '../server/retention.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
@@ -39,7 +40,10 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
-                           before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)`;
+                           before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)
+  --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts
+  --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
+  --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
 
 export async function runServe(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -71,6 +75,9 @@ export async function runServe(args: string[]): Promise<number> {
       'body-timeout': { type: 'string' },
       'validator-threads': { type: 'string' },
       'otlp-reorder-ms': { type: 'string' },
+      'no-analysis': { type: 'boolean', default: false },
+      retain: { type: 'string' },
+      'retain-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -84,6 +91,8 @@ export async function runServe(args: string[]): Promise<number> {
   let subscriberBuffer: number | undefined;
   let validatorThreads: number | undefined;
   let otlpReorderMs: number | undefined;
+  let retainMs: number | null = null;
+  let retainBytes: number | null = null;
   try {
     if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
     port = count(values.port, '--port', 0);
@@ -103,6 +112,8 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
     if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
+    if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
+    if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
   } catch (e) {
     process.stderr.write(`context-health serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
     return 2;
@@ -139,6 +150,9 @@ export async function runServe(args: string[]): Promise<number> {
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
       ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
+      analysis: !values['no-analysis'],
+      retainMs,
+      retainBytes,
     });
   } catch (e) {
     if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {

@@ -13,6 +13,7 @@ import crypto from 'node:crypto';
 import WebSocket from 'ws';
 import { COMPACT_WIRE, declaresCompact, TextOmitter } from '../core/compact.ts';
 import { validateMessage } from '../core/validate.ts';
+import type { AckVerdict } from './relayApi.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
 /**
@@ -54,6 +55,13 @@ export interface Ack {
   turn: number | null;
   /** the relay already had this message (a resend after a dropped connection) */
   duplicate: boolean;
+  /**
+   * contract §7: the turn's verdict as the relay's analysis gave it (what to do before the
+   * next prune: `freeze` = stop pruning, `recompute` = rescore these spans, `drop` = drop
+   * these). null for a session header, or a retried message older than the relay
+   * remembers; undefined when the relay runs with --no-analysis.
+   */
+  verdict?: AckVerdict | null;
 }
 
 export class RelayRejected extends Error {
@@ -92,6 +100,8 @@ export interface HarnessClientOptions {
    * Set false for a relay older than version 1.1.
    */
   compact?: boolean;
+  /** every ack carrying a verdict, in order (for a harness that does not await each send) */
+  onVerdict?: (verdict: AckVerdict, ack: Ack) => void;
   /** connection changes, for a harness's log */
   onStatus?: (status: 'open' | 'retrying' | 'closed', detail: string) => void;
 }
@@ -118,6 +128,7 @@ export class HarnessClient {
   private readonly maxBackoffMs: number;
   private readonly giveUpAfterMs: number;
   private readonly onStatus: HarnessClientOptions['onStatus'];
+  private readonly onVerdict: HarnessClientOptions['onVerdict'];
   /** unacknowledged messages, in the order they were given */
   private readonly pending: Pending[] = [];
   private ws: WebSocket | null = null;
@@ -151,6 +162,7 @@ export class HarnessClient {
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.giveUpAfterMs = options.giveUpAfterMs ?? 5 * 60_000;
     this.onStatus = options.onStatus;
+    this.onVerdict = options.onVerdict;
     this.silenceTimeoutMs = options.silenceTimeoutMs ?? 60_000;
     this.compact = options.compact ?? true;
   }
@@ -351,7 +363,16 @@ export class HarnessClient {
   }
 
   private onReply(text: string): void {
-    let reply: { type?: string; frame?: number; session_id?: string; seq?: number; turn?: number | null; duplicate?: boolean; message?: string };
+    let reply: {
+      type?: string;
+      frame?: number;
+      session_id?: string;
+      seq?: number;
+      turn?: number | null;
+      duplicate?: boolean;
+      message?: string;
+      verdict?: AckVerdict | null;
+    };
     try {
       reply = JSON.parse(text) as typeof reply;
     } catch {
@@ -363,7 +384,16 @@ export class HarnessClient {
     this.pending.shift();
     this.nextToSend--;
     if (reply.type === 'ack') {
-      p.resolve({ sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true });
+      const ack: Ack = { sessionId: reply.session_id ?? '', seq: reply.seq ?? 0, turn: reply.turn ?? null, duplicate: reply.duplicate === true };
+      if (reply.verdict !== undefined) ack.verdict = reply.verdict;
+      if (reply.verdict != null) {
+        try {
+          this.onVerdict?.(reply.verdict, ack);
+        } catch {
+          // the harness's callback failing must not lose the ack
+        }
+      }
+      p.resolve(ack);
     } else {
       // the relay's previous snapshot is not the one the next compact snapshot would name
       if (p.compactSession !== undefined) this.omitter.forget(p.compactSession);

@@ -104,6 +104,8 @@ export class SessionAnalysis {
     readonly sessionId: string,
     public thresholds: Thresholds,
     private readonly sha256: Sha256Hex,
+    /** most pruned ids remembered (oldest forgotten first); only orphaned_parent's message reads them */
+    private readonly prunedMemory = Number.POSITIVE_INFINITY,
   ) {}
 
   get lastTurn(): number | null {
@@ -294,6 +296,8 @@ export class SessionAnalysis {
       }
     }
     for (const id of pruned) this.everPruned.add(id);
+    // a Set iterates in insertion order: the first ids are the oldest
+    while (this.everPruned.size > this.prunedMemory) this.everPruned.delete(this.everPruned.values().next().value!);
 
     // contract §5 verdict
     let action: Action = 'prune_ok';

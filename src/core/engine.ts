@@ -26,6 +26,18 @@ export interface EngineOptions {
   sha256: Sha256Hex;
   /** Thresholds set by the user: they override each session header's config (contract §4). */
   userThresholds?: Partial<Thresholds>;
+  /**
+   * How many accepted turns per session keep a replay fingerprint (default: all). The relay
+   * sets a small number: it recognises retries itself before the engine sees them, and its
+   * memory per session must not grow with the number of turns.
+   */
+  replayMemory?: number;
+  /**
+   * How many pruned ids per session are remembered for orphaned_parent's message ("pruned
+   * earlier" or "never seen pruned"; default: all). The relay bounds it: it reports
+   * verdicts and signals, never that message, and its memory must not grow with turns.
+   */
+  prunedMemory?: number;
 }
 
 interface SessionSlot {
@@ -41,9 +53,11 @@ interface SessionSlot {
 export class Engine {
   private readonly sessions = new Map<string, SessionSlot>();
   private userThresholds: Partial<Thresholds>;
+  private readonly replayMemory: number;
 
   constructor(private readonly options: EngineOptions) {
     this.userThresholds = options.userThresholds ?? {};
+    this.replayMemory = options.replayMemory ?? Number.POSITIVE_INFINITY;
   }
 
   /** Session ids in the order they first appeared. */
@@ -137,6 +151,8 @@ export class Engine {
       claimMatches: (i) => checks[i]!.binding !== Binding.Stale,
     });
     slot.digests.set(message.turn, fingerprint.hash);
+    // a Map iterates in insertion order, which is turn order: the first key is the oldest turn
+    if (slot.digests.size > this.replayMemory) slot.digests.delete(slot.digests.keys().next().value!);
     slot.textHashes = fingerprint.memo;
     return { kind: 'turn', result, snapshot: message };
   }
@@ -154,7 +170,7 @@ export class Engine {
     const thresholds = resolveThresholds(header?.config, this.userThresholds);
     const slot: SessionSlot = {
       header,
-      analysis: new SessionAnalysis(sid, thresholds, this.options.sha256),
+      analysis: new SessionAnalysis(sid, thresholds, this.options.sha256, this.options.prunedMemory),
       last: null,
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,

@@ -3,13 +3,23 @@
 // messages), then, strictly in arrival order, apply the session's ordering rules, append
 // to its log, and fan out. Results resolve in arrival order, so a connection's acks go
 // back in frame order.
+import type { AckVerdict } from '../client/relayApi.ts';
 import type { Fanout } from './fanout.ts';
-import { order, type Inspection, type RelayLimits } from './sessionGate.ts';
+import { order, type Inspection, type ParsedMessage, type RelayLimits } from './sessionGate.ts';
 import type { SessionLogStore } from './store.ts';
 import type { Validator } from './validator.ts';
 
 export type IngestResult =
-  { ok: true; sessionId: string; seq: number; turn: number | null; duplicate: boolean } | { ok: false; message: string; sessionId?: string } | { ok: 'blank' };
+  | { ok: true; sessionId: string; seq: number; turn: number | null; duplicate: boolean; verdict?: AckVerdict | null }
+  | { ok: false; message: string; sessionId?: string }
+  | { ok: 'blank' };
+
+/** contract §7 verdict in the acknowledgement: the relay's analysis (src/server/analysis), when on. */
+export interface IngestAnalysis {
+  /** `parsed`: the message as inspection parsed it, when it did so on the main thread */
+  stored(sessionId: string, seq: number, bytes: Buffer, parsed?: ParsedMessage): AckVerdict | null | Promise<AckVerdict | null>;
+  duplicate(sessionId: string, seq: number): AckVerdict | null | Promise<AckVerdict | null>;
+}
 
 export interface IngestCounters {
   accepted: number;
@@ -27,7 +37,7 @@ export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 interface Arrival {
   raw: Buffer;
   inspection: Inspection | null;
-  resolve: (r: IngestResult) => void;
+  resolve: (r: IngestResult | Promise<IngestResult>) => void;
 }
 
 export class Ingest {
@@ -41,6 +51,8 @@ export class Ingest {
   private readonly reliefListeners = new Set<() => void>();
   private queue: Arrival[] = [];
   private head = 0;
+  /** set by the relay unless --no-analysis: acks then carry the turn's verdict */
+  analysis: IngestAnalysis | null = null;
 
   constructor(
     private readonly store: SessionLogStore,
@@ -96,7 +108,7 @@ export class Ingest {
       const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
       this.counters.waitingBytes -= a.raw.length;
       if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) for (const l of [...this.reliefListeners]) l();
-      let result: IngestResult;
+      let result: IngestResult | Promise<IngestResult>;
       try {
         result = this.apply(a.raw, a.inspection);
       } catch (e) {
@@ -115,7 +127,7 @@ export class Ingest {
     }
   }
 
-  private apply(raw: Buffer, inspection: Inspection): IngestResult {
+  private apply(raw: Buffer, inspection: Inspection): IngestResult | Promise<IngestResult> {
     const d = order(inspection, raw, this.store, this.limits);
     switch (d.kind) {
       case 'blank':
@@ -125,7 +137,7 @@ export class Ingest {
         return { ok: false, message: d.message, ...(d.sessionId === undefined ? {} : { sessionId: d.sessionId }) };
       case 'duplicate':
         this.counters.duplicates++;
-        return { ok: true, sessionId: d.sessionId, seq: d.seq, turn: d.turn, duplicate: true };
+        return withVerdict({ ok: true, sessionId: d.sessionId, seq: d.seq, turn: d.turn, duplicate: true }, this.analysis?.duplicate(d.sessionId, d.seq));
       case 'accept': {
         const isNew = d.session === undefined;
         const session = d.session ?? this.store.create(d.sessionId);
@@ -145,8 +157,21 @@ export class Ingest {
         this.counters.accepted++;
         this.counters.bytes += d.bytes.length;
         this.fanout.publish(d.sessionId, seq, d.bytes);
-        return { ok: true, sessionId: d.sessionId, seq, turn: d.turn, duplicate: false };
+        return withVerdict(
+          { ok: true, sessionId: d.sessionId, seq, turn: d.turn, duplicate: false },
+          this.analysis?.stored(d.sessionId, seq, d.bytes, d.parsed),
+        );
       }
     }
   }
+}
+
+/** The ack with the analysis's verdict; it waits only when the analysis does (a session re-read after a restart). */
+function withVerdict(
+  ack: IngestResult & { ok: true },
+  verdict: AckVerdict | null | Promise<AckVerdict | null> | undefined,
+): IngestResult | Promise<IngestResult> {
+  if (verdict === undefined) return ack;
+  if (verdict instanceof Promise) return verdict.then((v) => ({ ...ack, verdict: v }));
+  return { ...ack, verdict };
 }

@@ -91,7 +91,10 @@ export function closeOnPurpose(ws: WebSocket, code: number, reason: string): voi
 
 function replyFrame(frame: number, r: IngestResult): string {
   if (r.ok === 'blank') return JSON.stringify({ type: 'error', frame, message: 'an empty frame is not a message' });
-  if (r.ok) return JSON.stringify({ type: 'ack', frame, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
+  if (r.ok) {
+    const verdict = r.verdict === undefined ? {} : { verdict: r.verdict };
+    return JSON.stringify({ type: 'ack', frame, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate, ...verdict });
+  }
   return JSON.stringify({ type: 'error', frame, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: echoedId(r.sessionId) }) });
 }
 

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import type { AckVerdict } from '../client/relayApi.ts';
 import type { ConnectionLimits } from './connectionLimits.ts';
 import type { IngestPort as Ingest } from './backend.ts';
 import type { IngestResult } from './ingest.ts';
@@ -27,6 +28,8 @@ interface Accepted {
   seq: number;
   turn: number | null;
   duplicate: boolean;
+  /** contract §7: the turn's verdict, when the relay analyses */
+  verdict?: AckVerdict | null;
 }
 
 interface LineError {
@@ -44,7 +47,15 @@ class IngestReport {
 
   add(line: number, r: IngestResult): void {
     if (r.ok === 'blank') this.blankLines++;
-    else if (r.ok) this.accepted.push({ line, session_id: r.sessionId, seq: r.seq, turn: r.turn, duplicate: r.duplicate });
+    else if (r.ok)
+      this.accepted.push({
+        line,
+        session_id: r.sessionId,
+        seq: r.seq,
+        turn: r.turn,
+        duplicate: r.duplicate,
+        ...(r.verdict === undefined ? {} : { verdict: r.verdict }),
+      });
     else this.error({ line, message: r.message, ...(r.sessionId === undefined ? {} : { session_id: echoedId(r.sessionId) }) });
   }
 

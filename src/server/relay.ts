@@ -13,7 +13,7 @@ import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
 import { watchDataDir } from './dataDirWatch.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
-import { CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
+import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
 import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
@@ -28,6 +28,13 @@ import { UnfinishedBudget } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
 import { FileDirectory, type IngestPort, type SessionDirectory, type SubscriberPort } from './backend.ts';
 import { openRedisBackend, type RedisBackend } from './redisStore.ts';
+import { Alerts } from './alerts/alerts.ts';
+import type { RetryPolicy } from './alerts/webhook.ts';
+import { OverviewChannel } from './analysis/overviewChannel.ts';
+import { OVERVIEW_SUBSCRIBE, overviewRoutes } from './analysis/overviewRoutes.ts';
+import { RelayAnalysis } from './analysis/relayAnalysis.ts';
+import { quoted } from './quoted.ts';
+import { startRetention } from './retention.ts';
 
 /** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
 export function isRedisUrl(store: string | undefined): boolean {
@@ -68,6 +75,16 @@ export interface RelayOptions {
    * = Redis Streams, shared by every relay given the same URL (redisStore.ts, docs/scale-out.md)
    */
   store?: string;
+  /** analyse every session as it arrives, acks carry the verdict, alerts (default true; --no-analysis) */
+  analysis?: boolean;
+  /** --retain: delete sessions with no message for this long */
+  retainMs?: number | null;
+  /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
+  retainBytes?: number | null;
+  /** how often retention looks, and how recent a message keeps a session from the byte budget (tests shorten them) */
+  retention?: { everyMs?: number; liveMs?: number };
+  /** alert webhook retries (tests shorten them) */
+  alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
 }
@@ -84,6 +101,9 @@ export interface Relay {
   ingest: IngestPort;
   /** the Redis store, when the relay uses one */
   redis: RedisBackend | null;
+  /** null with --no-analysis, and with the Redis store (the analysis reads the file store's logs) */
+  analysis: RelayAnalysis | null;
+  alerts: Alerts | null;
   close(): Promise<void>;
 }
 
@@ -127,9 +147,35 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
   const fileFanout = new Fanout(store, fanoutOptions);
   const fanout: SubscriberPort = redis?.fanout ?? fileFanout;
-  const ingest: IngestPort = redis?.ingest ?? new Ingest(store, fileFanout, limits, validator);
+  const fileIngest = redis === null ? new Ingest(store, fileFanout, limits, validator) : null;
+  const ingest: IngestPort = redis?.ingest ?? fileIngest!;
   const directory: SessionDirectory = redis?.directory ?? new FileDirectory(store);
   const startedAt = Date.now();
+  // contract §7 verdict in the acknowledgement, the overview and the alerts (src/server/analysis)
+  // with Redis, not yet: the analysis reads and rebuilds from the file store (docs/scale-out.md)
+  const analysis = options.analysis === false || fileIngest === null ? null : new RelayAnalysis(store, log);
+  const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
+  const alerts =
+    analysis === null ? null : new Alerts({ dataDir: options.dataDir, linkBase, log, ...(options.alertRetry ? { retry: options.alertRetry } : {}) });
+  const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);
+  if (analysis !== null) {
+    fileIngest!.analysis = analysis;
+    alerts?.attach(analysis);
+    if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
+    void analysis.start();
+  }
+  const removeSession = (id: string, why: string): void => {
+    fanout.closeAll(CLOSE_GONE, 'the session was deleted', id);
+    store.delete(id);
+    analysis?.forget(id);
+    log(`deleted session ${quoted(id)}: ${why}`);
+  };
+  const stopRetention = startRetention(
+    store,
+    { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null, ...options.retention },
+    removeSession,
+    log,
+  );
 
   const ingestSockets = new Set<WebSocket>();
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
@@ -159,6 +205,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
+        analysis: analysis === null ? null : { ...analysis.counters, overview_clients: overview?.size ?? 0 },
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };
@@ -173,7 +220,15 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     storedTurn: (id) => (redis !== null || store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
     log,
   });
-  const routes = routeTable({ directory, fanout, health, log, postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }) });
+  const routes = routeTable({
+    directory,
+    fanout,
+    health,
+    log,
+    postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
+    onDeleted: (id) => analysis?.forget(id),
+    extra: overviewRoutes(analysis, alerts),
+  });
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
     void handleHttp(req, res).catch((e: unknown) => {
@@ -216,6 +271,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       });
       return;
     }
+    if (url.pathname === OVERVIEW_SUBSCRIBE) {
+      if (overview === null) return rejectUpgrade(socket, 404, 'this relay runs without analysis (--no-analysis, or --store redis://…): there is no overview');
+      wssSubscribe.handleUpgrade(req, socket, head, (ws) => {
+        heartbeat.watch(ws);
+        overview.accept(ws);
+      });
+      return;
+    }
     const m = SUBSCRIBE.exec(url.pathname);
     if (m === null) return rejectUpgrade(socket, 404, `no WebSocket route ${url.pathname}`);
     let sessionId: string;
@@ -255,7 +318,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     });
   });
   const port = (boundPort = (server.address() as AddressInfo).port);
-  const shownHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
+  const shownHost = shownHostOf(options.host);
 
   let closing: Promise<void> | null = null;
   return {
@@ -266,9 +329,14 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     fanout,
     ingest,
     redis,
+    analysis,
+    alerts,
     close() {
       closing ??= (async () => {
         heartbeat.stop();
+        stopRetention();
+        overview?.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
+        alerts?.close();
         stopDataCheck();
         guards.stop();
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
@@ -291,4 +359,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return closing;
     },
   };
+}
+
+function shownHostOf(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
 }

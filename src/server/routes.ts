@@ -18,7 +18,7 @@ export interface RouteContext {
   sessionId: string;
 }
 
-interface Route {
+export interface Route {
   path: RegExp;
   method: string;
   access: Access;
@@ -32,6 +32,10 @@ export interface RouteDeps {
   health: () => { status: number; body: unknown };
   postIngest: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   log: (line: string) => void;
+  /** after a session was deleted (the analysis forgets it) */
+  onDeleted?: (sessionId: string) => void;
+  /** more routes (the analysis's overview, the alerts: src/server/analysis/routes.ts) */
+  extra?: Route[];
 }
 
 export const INGEST_PATH = '/api/ingest';
@@ -78,6 +82,7 @@ export function routeTable(deps: RouteDeps): Route[] {
         if ((await directory.info(sessionId)) === undefined) return noSession(ctx);
         fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
         await directory.delete(sessionId);
+        deps.onDeleted?.(sessionId);
         deps.log(`deleted session ${quoted(sessionId)}`);
         json(res, 200, { deleted: sessionId });
       },
@@ -92,6 +97,7 @@ export function routeTable(deps: RouteDeps): Route[] {
         return sendTranscript(ctx, t);
       },
     },
+    ...(deps.extra ?? []),
   ];
 }
 

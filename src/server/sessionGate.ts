@@ -6,7 +6,7 @@
 import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
-import { validateMessage } from '../core/validate.ts';
+import { mayHoldLoneSurrogate, validateMessage } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { quoted } from './quoted.ts';
@@ -46,15 +46,36 @@ export type Inspection =
       spanIds?: string[];
       /** spans that left out their text (contract §7 compact wire), and the version-1 error for them */
       omitted?: { om: Omissions };
+      /**
+       * The parsed message, when inspected on the main thread (never sent back from a
+       * validator thread: cloning it costs more than parsing) and whole (a compact snapshot's
+       * value was filled in for validation): the relay's analysis reads it instead of parsing
+       * the stored bytes again. `noSurrogateEscape` as for Engine.ingestParsedLine.
+       */
+      parsed?: ParsedMessage;
     };
 
+export interface ParsedMessage {
+  value: unknown;
+  noSurrogateEscape: boolean;
+}
+
 export type Decision =
-  | { kind: 'accept'; sessionId: string; session: SessionLog | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer; spanIds?: string[] }
+  | {
+      kind: 'accept';
+      sessionId: string;
+      session: SessionLog | undefined;
+      turn: number | null;
+      header: SessionHeader | null;
+      bytes: Buffer;
+      spanIds?: string[];
+      parsed: ParsedMessage | undefined;
+    }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
+export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return {
       kind: 'error',
@@ -105,6 +126,9 @@ export function inspect(raw: Uint8Array, limits: RelayLimits): Inspection {
     compact: storedForm,
     ...(checked.spans === undefined ? {} : { spanIds: checked.spans.ids }),
     ...(omitted === undefined ? {} : { omitted }),
+    // a compact snapshot's value had its left-out texts filled with '' above: the analysis
+    // reads the stored line instead, and its engine carries the texts (contract §7)
+    ...(keepValue && om === null ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
   };
 }
 
@@ -119,15 +143,15 @@ export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limi
     if (refusal !== null) return { kind: 'error', sessionId: sid, message: refusal };
     // a new session has no header that could declare the compact wire
     if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: versionOneError(raw) };
-    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, ...spanIdsOf(ins) };
+    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, parsed: ins.parsed, ...spanIdsOf(ins) };
   }
-  if (ins.header !== null) return judgeHeader(session, ins.header, bytes);
+  if (ins.header !== null) return judgeHeader(session, ins.header, bytes, ins.parsed);
   if (ins.omitted !== undefined && (session.lastTurn === null || ins.turn! > session.lastTurn)) {
     // a resent copy of a stored turn is judged below, against the stored line, as it came
     const why = compactError(session, ins.turn!, ins.omitted, raw);
     if (why !== null) return { kind: 'error', sessionId: sid, message: why };
   }
-  const d = judgeSnapshot(session, ins.turn!, raw, bytes, store);
+  const d = judgeSnapshot(session, ins.turn!, raw, bytes, store, ins.parsed);
   return d.kind === 'accept' ? { ...d, ...spanIdsOf(ins) } : d;
 }
 
@@ -178,12 +202,12 @@ export function compactError(session: CompactState, turn: number, omitted: { om:
   return omissionError(session.id, turn, omitted.om, { turn: session.lastTurn, has: (id) => set.has(id) });
 }
 
-function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer): Decision {
+function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer, parsed: ParsedMessage | undefined): Decision {
   const sid = session.id;
   if (session.header !== null && jsonEqual(session.header, header)) {
     return { kind: 'duplicate', sessionId: sid, seq: session.headerSeq, turn: null };
   }
-  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes };
+  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes, parsed };
   const why =
     session.header === null
       ? `a session header for ${quoted(sid)} must come before its first snapshot`
@@ -191,9 +215,9 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer):
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore): Decision {
+function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore, parsed: ParsedMessage | undefined): Decision {
   const sid = session.id;
-  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes };
+  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes, parsed };
   // A turn that does not increase is either a retry of a stored message or an error.
   // Turns increase with seq, so the stored copy, if any, is found by bisecting the recent
   // ring: a few lines read back at most, however many turns a confused harness resends.

@@ -102,7 +102,7 @@ export class Validator {
   }
 
   inspect(bytes: Buffer): Inspection | Promise<Inspection> {
-    if (this.threads.length === 0 || bytes.length < INLINE_BYTES) return inspect(bytes, this.limits);
+    if (this.threads.length === 0 || bytes.length < INLINE_BYTES) return inspect(bytes, this.limits, true);
     const thread = this.threads[this.next++ % this.threads.length]!;
     return new Promise((resolve) => thread.submit(++this.id, bytes, resolve));
   }

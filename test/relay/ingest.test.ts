@@ -107,7 +107,7 @@ describe('POST /api/ingest', () => {
       { line: 1, session_id: 'o', message: expect.stringMatching(/turn 4 of session "o" does not increase \(the last stored snapshot is turn 6\)/) },
       { line: 2, session_id: 'o', message: 'a session header for "o" must come before its first snapshot' },
     ]);
-    expect(json.accepted).toEqual([{ line: 3, session_id: 'o', seq: 3, turn: 7, duplicate: false }]);
+    expect(json.accepted).toEqual([{ line: 3, session_id: 'o', seq: 3, turn: 7, duplicate: false, verdict: expect.objectContaining({ turn: 7 }) }]);
   });
 
   it('takes gzip bodies and CRLF line ends', async () => {
@@ -128,8 +128,17 @@ describe('WebSocket /api/ingest', () => {
     const r = await relay();
     const { ws, send } = await ingestSocket(r.url);
     const lines = generatedSession('w', 4);
-    expect(await send(lines[0]!)).toEqual({ type: 'ack', frame: 1, session_id: 'w', seq: 1, turn: null, duplicate: false });
-    expect(await send(lines[1]!)).toEqual({ type: 'ack', frame: 2, session_id: 'w', seq: 2, turn: 1, duplicate: false });
+    // contract §7: a header's ack has no verdict (null), a snapshot's has its turn's
+    expect(await send(lines[0]!)).toEqual({ type: 'ack', frame: 1, session_id: 'w', seq: 1, turn: null, duplicate: false, verdict: null });
+    expect(await send(lines[1]!)).toEqual({
+      type: 'ack',
+      frame: 2,
+      session_id: 'w',
+      seq: 2,
+      turn: 1,
+      duplicate: false,
+      verdict: expect.objectContaining({ turn: 1 }),
+    });
     expect(
       await send(
         '{"type":"snapshot","session_id":"w","turn":2,"spans":[{"span_id":"a","text":"x","score":1,"text_sha256":null},{"span_id":"a","text":"y","score":1,"text_sha256":null}]}',

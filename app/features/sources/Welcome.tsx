@@ -1,5 +1,6 @@
 import { openLive, openSample } from '../../analysis.ts';
 import { useRelaySessions } from '../../queries/sessions.ts';
+import { SessionsOverview } from '../overview/SessionsOverview.tsx';
 import { FileButton } from './TopBar.tsx';
 
 const SAMPLES: [string, string][] = [
@@ -75,6 +76,7 @@ export function Welcome() {
         </div>
         <p className="muted small">Keyboard: ← → step turns, Home/End jump, ? for all keys.</p>
       </div>
+      {q.isSuccess && <SessionsOverview />}
     </main>
   );
 }

@@ -1,0 +1,156 @@
+// Every session the relay holds, in one virtualised table (only the rows in view are in the
+// DOM, so 500 sessions scroll and update smoothly): status, verdict, worst severity of the
+// last turns, last fault, turns, rate, and sparklines of score spread and canary rank.
+// Worst first; filtered by text and state; a click opens the session. Fed by the relay's
+// overview channel (overviewStore.ts), not by polling.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef } from 'react';
+import type { SessionSummary } from '../../../src/client/relayApi.ts';
+import { openLive } from '../../analysis.ts';
+import { connectOverview, setOverviewFilter, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
+
+const ROW_HEIGHT = 34;
+
+export function SessionsOverview() {
+  useEffect(() => connectOverview(), []);
+  const sessions = useOverview((s) => s.sessions);
+  const analysis = useOverview((s) => s.analysis);
+  const text = useOverview((s) => s.text);
+  const state = useOverview((s) => s.state);
+  const rows = useMemo(() => visibleRows(sessions, text, state), [sessions, text, state]);
+  const scroller = useRef<HTMLDivElement>(null);
+  // the virtualiser's functions are read fresh on each render, as in the findings list
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
+  if (sessions === null || !analysis) return null;
+  return (
+    <section className="panel overview" aria-label="All sessions" data-testid="overview">
+      <header className="panel-head overview-head">
+        <h2>All sessions</h2>
+        <span className="muted">{rows.length === sessions.size ? `${sessions.size}` : `${rows.length} of ${sessions.size}`} · worst first</span>
+        <input
+          type="search"
+          placeholder="Filter by id or title"
+          aria-label="Filter sessions by id or title"
+          value={text}
+          onChange={(e) => setOverviewFilter({ text: e.target.value })}
+          data-testid="overview-filter"
+        />
+        <select
+          aria-label="Filter sessions by state"
+          value={state}
+          onChange={(e) => setOverviewFilter({ state: e.target.value as StateFilter })}
+          data-testid="overview-state"
+        >
+          <option value="all">all states</option>
+          <option value="live">live</option>
+          <option value="idle">idle</option>
+          <option value="ended">ended</option>
+        </select>
+      </header>
+      <div role="table" aria-label="Sessions, worst first" aria-rowcount={rows.length + 1} className="overview-table">
+        <div role="row" className="overview-row overview-header">
+          <span role="columnheader">state</span>
+          <span role="columnheader">session</span>
+          <span role="columnheader">verdict</span>
+          <span role="columnheader">worst (last {rows[0]?.window ?? 20})</span>
+          <span role="columnheader">last fault</span>
+          <span role="columnheader">turns</span>
+          <span role="columnheader">per min</span>
+          <span role="columnheader">score spread</span>
+          <span role="columnheader">canary rank</span>
+        </div>
+        <div ref={scroller} className="overview-scroll" data-testid="overview-scroll">
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((item) => {
+              const s = rows[item.index]!;
+              return <Row key={s.session_id} s={s} index={item.index} top={item.start} />;
+            })}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function Row({ s, index, top }: { s: SessionSummary; index: number; top: number }) {
+  const action = s.verdict?.action ?? null;
+  const open = (): void => openLive(s.session_id);
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      tabIndex={0}
+      className={`overview-row overview-item action-${action ?? 'none'}`}
+      style={{ position: 'absolute', top, left: 0, right: 0, height: ROW_HEIGHT }}
+      onClick={open}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          open();
+        }
+      }}
+      data-testid="overview-row"
+      data-session={s.session_id}
+    >
+      <span role="cell" className={`status status-${s.status}`}>
+        {s.status}
+        {s.analysed ? '' : ' (reading)'}
+      </span>
+      <span role="cell" className="overview-name" title={s.session_id}>
+        <strong>{s.title ?? s.session_id}</strong>
+        {s.title !== null && <span className="muted"> {s.session_id}</span>}
+      </span>
+      <span role="cell" className={`verdict-chip verdict-${action ?? 'none'}`} data-testid="overview-verdict">
+        {action ?? '—'}
+        {s.verdict !== null && s.verdict.drop.length > 0 ? ' + drop' : ''}
+      </span>
+      <span role="cell" className={`sev sev-${s.worst_recent ?? 'none'}`}>
+        {s.worst_recent ?? 'none'}
+      </span>
+      <span role="cell">{s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}</span>
+      <span role="cell" className="num">
+        {s.turns.toLocaleString('en-US')}
+      </span>
+      <span role="cell" className="num">
+        {s.rate_per_min === null ? '—' : s.rate_per_min.toFixed(1)}
+      </span>
+      <span role="cell">
+        <Sparkline values={s.spread} label="score spread" invert={false} />
+      </span>
+      <span role="cell">
+        <Sparkline values={s.canary_rank} label="canary rank (down = sinking)" invert />
+      </span>
+    </div>
+  );
+}
+
+const W = 96;
+const H = 22;
+
+/** A tiny line of the last turns; a gap where a value is undefined. `invert`: 1 is drawn at the bottom. */
+function Sparkline({ values, label, invert }: { values: (number | null)[]; label: string; invert: boolean }) {
+  const path = useMemo(() => {
+    const finite = values.filter((v): v is number => v !== null);
+    if (finite.length === 0) return '';
+    const max = invert ? 1 : Math.max(0.05, ...finite);
+    const dx = values.length > 1 ? W / (values.length - 1) : 0;
+    let d = '';
+    let pen = false;
+    values.forEach((v, i) => {
+      if (v === null) {
+        pen = false;
+        return;
+      }
+      const y = invert ? (v / max) * (H - 2) + 1 : H - 1 - (v / max) * (H - 2);
+      d += `${pen ? 'L' : 'M'}${(i * dx).toFixed(1)},${y.toFixed(1)}`;
+      pen = true;
+    });
+    return d;
+  }, [values, invert]);
+  return (
+    <svg width={W} height={H} role="img" aria-label={label} className="sparkline">
+      <path d={path} fill="none" stroke="currentColor" strokeWidth="1.3" />
+    </svg>
+  );
+}

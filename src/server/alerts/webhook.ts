@@ -1,0 +1,105 @@
+// Delivery of alert firings to webhooks: POST the firing as JSON (its `text` is what Slack
+// and compatible incoming webhooks show), retried with exponential backoff while the
+// receiver is down or answers other than 2xx, each attempt recorded in
+// `<data>/alerts/deliveries.jsonl` (the delivery log; `GET /api/alerts/deliveries`).
+import fs from 'node:fs';
+import type { AlertDelivery, AlertFiring } from '../../client/relayApi.ts';
+
+export interface RetryPolicy {
+  /** wait before the second attempt; doubles each time up to maxMs */
+  initialMs: number;
+  maxMs: number;
+  /** attempts before giving up (the firing stays in the history) */
+  attempts: number;
+  /** one attempt's time limit */
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({ initialMs: 1000, maxMs: 5 * 60_000, attempts: 12, timeoutMs: 10_000 });
+
+const LOG_IN_MEMORY = 500;
+
+export class WebhookDelivery {
+  private readonly policy: RetryPolicy;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly aborts = new Set<AbortController>();
+  private readonly recent: AlertDelivery[] = [];
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    policy: Partial<RetryPolicy>,
+    private readonly log: (line: string) => void,
+  ) {
+    this.policy = { ...DEFAULT_RETRY, ...policy };
+  }
+
+  /** Delivery attempts, newest first. */
+  deliveries(limit = 100): AlertDelivery[] {
+    return this.recent.slice(-limit).reverse();
+  }
+
+  remember(d: AlertDelivery): void {
+    this.recent.push(d);
+    if (this.recent.length > LOG_IN_MEMORY * 2) this.recent.splice(0, this.recent.length - LOG_IN_MEMORY);
+  }
+
+  send(firing: AlertFiring, url: string, attempt: number): void {
+    if (this.closed) return;
+    void this.attempt(firing, url, attempt);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    for (const a of this.aborts) a.abort();
+  }
+
+  private async attempt(firing: AlertFiring, url: string, attempt: number): Promise<void> {
+    const abort = new AbortController();
+    this.aborts.add(abort);
+    const timer = setTimeout(() => abort.abort(), this.policy.timeoutMs);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const { webhook: _where, ...body } = firing;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'context-health-relay' },
+        body: JSON.stringify(body),
+        // a redirect is not followed: a 3xx is a failed attempt (the rule names the URL to use)
+        redirect: 'manual',
+        signal: abort.signal,
+      });
+      status = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+      if (!res.ok) error = `answered ${res.status}`;
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+      error = cause?.code ?? cause?.message ?? (e as Error).message;
+    } finally {
+      clearTimeout(timer);
+      this.aborts.delete(abort);
+    }
+    if (this.closed) return; // the relay is stopping: this attempt is retried after the restart
+    const outcome: AlertDelivery['outcome'] = error === null ? 'delivered' : attempt >= this.policy.attempts ? 'failed' : 'retrying';
+    this.record({ alert_id: firing.id, url, attempt, at: new Date().toISOString(), outcome, status, error });
+    if (outcome === 'failed') this.log(`alert ${firing.id}: webhook ${url} gave up after ${attempt} attempts (${error ?? ''})`);
+    if (outcome !== 'retrying') return;
+    const wait = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** (attempt - 1));
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.send(firing, url, attempt + 1);
+    }, wait);
+    this.timers.add(t);
+  }
+
+  private record(d: AlertDelivery): void {
+    this.remember(d);
+    try {
+      fs.appendFileSync(this.file, JSON.stringify(d) + '\n');
+    } catch (e) {
+      this.log(`could not record a delivery in ${this.file}: ${(e as Error).message}`);
+    }
+  }
+}

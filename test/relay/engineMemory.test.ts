@@ -1,0 +1,31 @@
+// EngineOptions.replayMemory and prunedMemory (what the relay sets so its memory does not
+// grow with turns) leave every finding's signal, turn and span ids, and every verdict, as
+// they are with unbounded memory, on every sample transcript.
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../src/core/engine.ts';
+import { ReportBuilder } from '../../src/core/report.ts';
+
+const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
+const SAMPLES = path.resolve(import.meta.dirname, '../../public/samples');
+
+function analyse(lines: string[], bounded: boolean) {
+  const engine = new Engine({ sha256, ...(bounded ? { replayMemory: 1, prunedMemory: 2 } : {}) });
+  const report = new ReportBuilder();
+  lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
+  return report.build().sessions.map((s) => ({
+    session: s.session_id,
+    verdicts: s.verdicts,
+    findings: s.findings.map((f) => ({ turn: f.turn, signal: f.signal, span_ids: f.span_ids })),
+  }));
+}
+
+describe('bounded engine memory', () => {
+  const files = fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl'));
+  it.each(files)('%s: the same findings and verdicts with replayMemory 1 and prunedMemory 2', (file) => {
+    const lines = fs.readFileSync(path.join(SAMPLES, file), 'utf8').split('\n');
+    expect(analyse(lines, true)).toEqual(analyse(lines, false));
+  });
+});
