@@ -1,6 +1,7 @@
 import { useRef, useState, type ReactNode } from 'react';
 import { useAnalysis } from '../stores/analysis.ts';
 import { pngName, saveElementAsPng } from './savePng.ts';
+import { useFixedChart } from '../features/charts/fixedSize.tsx';
 
 export interface LegendItem {
   label: string;
@@ -27,6 +28,8 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
   const source = useAnalysis((s) => s.source);
   const sessionId = useAnalysis((s) => s.sessionId);
   const view = useAnalysis((s) => s.view);
+  // drawn for a report (fixed size, under Node): the figure alone, no controls, no footer
+  const fixed = useFixedChart() !== null;
   const save = async (): Promise<void> => {
     if (ref.current === null) return;
     setSaving(true);
@@ -44,16 +47,18 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
           <h3>{title}</h3>
           <p className="chart-sub">{subtitle}</p>
         </div>
-        <button
-          type="button"
-          className="btn small ghost"
-          onClick={() => void save()}
-          disabled={saving || state === 'loading'}
-          data-no-export
-          aria-label={`Save “${title}” as PNG`}
-        >
-          {saving ? 'Saving…' : 'Save PNG'}
-        </button>
+        {!fixed && (
+          <button
+            type="button"
+            className="btn small ghost"
+            onClick={() => void save()}
+            disabled={saving || state === 'loading'}
+            data-no-export
+            aria-label={`Save “${title}” as PNG`}
+          >
+            {saving ? 'Saving…' : 'Save PNG'}
+          </button>
+        )}
       </figcaption>
       <div className="chart-body">{children}</div>
       <ul className="legend" aria-label={`${title} legend`}>
@@ -64,7 +69,7 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
           </li>
         ))}
       </ul>
-      {footer}
+      {!fixed && footer}
     </figure>
   );
 }

@@ -89,7 +89,7 @@ export function shorten(text: string, max = SHORT_TEXT): string {
 
 /** Markdown-safe inline text: input never becomes markup (links, HTML, emphasis, tables). */
 export function mdText(text: string): string {
-  return printable(text).replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`);
+  return printable(text).replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
 }
 
 /** Inline code holding any text: a fence longer than any backtick run in it. */
@@ -104,7 +104,7 @@ export function mdCode(text: string): string {
 const turnsText = (a: number, b: number): string => (a === b ? `turn ${a}` : `turns ${a}–${b}`);
 const scoreText = (s: number | null): string => (s === null ? 'null' : String(Number(s.toFixed(4))));
 
-const ACTION_TODO: Readonly<Record<ReportVerdictRun['action'], string>> = {
+export const ACTION_TODO: Readonly<Record<ReportVerdictRun['action'], string>> = {
   prune_ok: 'prune as usual',
   recompute: 'recompute the listed spans (and their neighbours) before pruning',
   freeze: 'halt pruning and carry the full context forward',

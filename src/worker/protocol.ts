@@ -245,6 +245,8 @@ export interface SeriesView {
   turnCount: number;
   /** turns in the window (before decimation) */
   windowTurns: number;
+  /** the signals that fired on some turn of the window, contract §4 order (the stamp of exported images) */
+  signalsInWindow: Signal[];
   /** every turn of the session, for keyboard stepping, and its worst severity (0 none, 1 info, 2 warning, 3 fault) */
   turns: Float64Array;
   severity: Uint8Array;

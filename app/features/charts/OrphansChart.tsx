@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
@@ -39,7 +40,7 @@ export function OrphansChart() {
       ]}
       footer={<LineageGraph />}
     >
-      <ResponsiveContainer width="100%" height={150}>
+      <ChartBox height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -60,7 +61,7 @@ export function OrphansChart() {
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
-      </ResponsiveContainer>
+      </ChartBox>
     </ChartFrame>
   );
 }
