@@ -52,6 +52,7 @@ export default tseslint.config(
     // incident reports' DOM-free core (stamp, PNG iTXt chunk, figure SVG, Markdown): the
     // dashboard and the CLI both import it, so it holds no DOM and no Node
     files: ['src/report/**/*.ts'],
+    ignores: ['src/report/**/*.test.ts'],
     rules: {
       'no-restricted-imports': restrict(
         [
