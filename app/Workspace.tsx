@@ -9,6 +9,7 @@ import { SignalSummary } from './features/findings/SignalSummary.tsx';
 import { SpanInspector } from './features/inspector/SpanInspector.tsx';
 import { TurnPanel } from './features/turn/TurnPanel.tsx';
 import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
+import { ReportDialog } from './features/report/ReportDialog.tsx';
 import { useUi } from './stores/ui.ts';
 
 export function Workspace() {
@@ -18,6 +19,7 @@ export function Workspace() {
     <main className="workspace">
       <section className="main-col" aria-label="Charts">
         <VerdictBanner />
+        <ReportDialog />
         <CompareVerdicts />
         <ComparePanel />
         <Charts />

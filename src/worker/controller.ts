@@ -28,6 +28,7 @@ import type {
 } from './protocol.ts';
 import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
+import { reportData } from './report.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
 export const MAX_LISTED_ERRORS = 500;
@@ -403,6 +404,8 @@ export class Controller {
       }
       case 'compare':
         return { body: compareWith(store, req.query), transfer: [] };
+      case 'report':
+        return { body: reportData(store, req.query), transfer: [] };
     }
   }
 }

@@ -12,7 +12,7 @@ import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from './turnC
 /** At most this many spans are listed per incident. */
 export const MAX_REPORT_SPANS = 12;
 
-export type ReportScope = { kind: 'incident'; number: number } | { kind: 'turns'; from: number; to: number } | { kind: 'session' };
+export type ReportScope = ReportData['scope'];
 
 export interface ReportQuery {
   sessionId: string;

@@ -65,6 +65,8 @@ describe('context-health report', () => {
   });
 
   it('names the same incidents as check --json for the chosen turns', () => {
+    expect(turnsRun.stderr).toBe('');
+    expect(turnsRun.code).toBe(1);
     const md = fs.readFileSync(path.join(out('c'), 'report.md'), 'utf8');
     const expected = checkIncidents(100, 140);
     expect(expected.length).toBeGreaterThan(3);
