@@ -39,7 +39,7 @@ test('the HTML report opens offline and shows its charts', async ({ page, contex
   });
   await page.goto(pathToFileURL(file).href);
   await expect(page.locator('h1')).toContainText('Incident 1');
-  const figures = page.locator('figure svg');
+  const figures = page.locator('figure > svg');
   await expect(figures).toHaveCount(4);
   for (let i = 0; i < 4; i++) {
     const fig = figures.nth(i);
