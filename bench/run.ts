@@ -10,4 +10,5 @@ if (want('check')) await (await import('./check.ts')).benchCheck();
 if (want('reference')) await (await import('./reference.ts')).benchReference();
 if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();
 if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'))) await (await import('./browser.ts')).benchBrowser();
+if (want('report')) await (await import('./report.ts')).benchReport();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
