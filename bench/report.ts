@@ -34,7 +34,9 @@ export async function benchReport(): Promise<void> {
   }
   const best = (xs: number[]): number => Math.min(...xs);
   console.log(`check --json:                 ${best(check).toFixed(0).padStart(6)} ms (best of 3)`);
-  console.log(`report --incident 1 (md+PNG): ${best(report).toFixed(0).padStart(6)} ms, ratio to check ${(best(report) / best(check)).toFixed(2)} (goal ≤ 1.5)`);
+  console.log(
+    `report --incident 1 (md+PNG): ${best(report).toFixed(0).padStart(6)} ms, ratio to check ${(best(report) / best(check)).toFixed(2)} (goal ≤ 1.5)`,
+  );
   console.log(`report --format html:         ${best(html).toFixed(0).padStart(6)} ms, ratio to check ${(best(html) / best(check)).toFixed(2)}`);
   fs.rmSync(out, { recursive: true, force: true });
 }

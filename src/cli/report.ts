@@ -45,6 +45,7 @@ class ReportUsage extends Error {}
 
 /** The renderer is loaded at run time by path: the Node project's type check stays free of the app (tsconfig.render.json checks it). */
 const RENDERER = new URL('../render/report.ts', import.meta.url).href;
+const CONTRACT = path.resolve(import.meta.dirname, '../../docs/contract.md');
 
 function parseTurns(text: string): { from: number; to: number } {
   const m = /^(\d+)\.\.(\d+)$/.exec(text.trim());
@@ -148,6 +149,8 @@ async function report(args: string[]): Promise<number> {
       source: { kind: 'file', name: path.basename(file), sha256: sha },
       sessionId: values.session ?? null,
       userThresholds,
+      // the rule links point at this checkout's contract, from where the report is written
+      contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
     });
   } catch (e) {
     process.stderr.write(`context-health report: ${(e as Error).message}\n`);

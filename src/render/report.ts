@@ -81,8 +81,8 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
       images.push({ file: `images/${chart.id}.png`, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
     }
   }
-  if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(data, images)) });
-  else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(data, figures)) });
+  if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(data, images, job.contractUrl)) });
+  else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(data, figures, job.contractUrl)) });
   return { files, data };
 }
 

@@ -16,6 +16,8 @@ export interface ReportJob {
   /** the session to report on; default the first with a snapshot */
   sessionId: string | null;
   userThresholds: Partial<Thresholds>;
+  /** where the report's links to the contract point (the CLI: docs/contract.md relative to the output folder) */
+  contractUrl: string;
 }
 
 export interface ReportFile {

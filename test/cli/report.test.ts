@@ -87,7 +87,7 @@ describe('context-health report', () => {
     const s = checkJson.sessions[0]!;
     const firstFinding = s.findings[0]!;
     for (const id of firstFinding.span_ids) expect(md).toContain(`| \`${id}\` |`);
-    expect(md).toMatch(/\*\*Contract rule\*\* \(\[§4\.\d+\]\(docs\/contract\.md#4\d+-/);
+    expect(md).toMatch(/\*\*Contract rule\*\* \(\[§4\.\d+\]\((\.\.\/)+[\w/.-]*docs\/contract\.md#4\d+-/);
     expect(md).toContain('| **spread_floor** | 0.1 | 0.08 |');
     for (const img of [...md.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]!)) expect(fs.existsSync(path.join(out('a'), img))).toBe(true);
   });
