@@ -126,11 +126,16 @@ async function report(args: string[]): Promise<number> {
 
   const { renderer } = (await import(RENDERER)) as { renderer: ReportRenderer };
   const sink = renderer.sink(userThresholds);
+  // the drawing modules load while the file is read (their compiling runs off the main thread)
+  const prepared = renderer.prepare();
+  prepared.catch(() => {}); // awaited below; a failure is reported there
   let result;
   let sha: string;
   try {
-    sha = await sha256File(file);
-    result = await checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) });
+    [sha, result] = await Promise.all([
+      sha256File(file),
+      checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }),
+    ]);
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${file}: ${(e as Error).message}\n`);
     return 2;
@@ -142,6 +147,7 @@ async function report(args: string[]): Promise<number> {
   }
   let rendered;
   try {
+    await prepared;
     rendered = await renderer.render(sink, {
       scope,
       format,

@@ -32,10 +32,12 @@ async function settled(host: HTMLElement): Promise<void> {
   throw new Error('a chart did not finish drawing');
 }
 
-export async function renderCharts(view: SeriesView, selectedTurn: number | null, width = REPORT_CHART_WIDTH): Promise<RenderedChart[]> {
+let modules: ReturnType<typeof load> | null = null;
+
+function load() {
   installDom();
   // imported after the DOM exists: React DOM and the stores look for window when they load
-  const [{ createElement }, { flushSync }, { createRoot }, { FixedChartContext }, charts, { chartParts }] = await Promise.all([
+  return Promise.all([
     import('react'),
     import('react-dom'),
     import('react-dom/client'),
@@ -43,6 +45,17 @@ export async function renderCharts(view: SeriesView, selectedTurn: number | null
     import('./chartList.ts'),
     import('../../app/components/exportFigure.ts'),
   ]);
+}
+
+/** Loads React, Recharts and the chart modules (once): `report` starts this while it reads the file. */
+export function prepareCharts(): Promise<unknown> {
+  modules ??= load();
+  return modules;
+}
+
+export async function renderCharts(view: SeriesView, selectedTurn: number | null, width = REPORT_CHART_WIDTH): Promise<RenderedChart[]> {
+  modules ??= load();
+  const [{ createElement }, { flushSync }, { createRoot }, { FixedChartContext }, charts, { chartParts }] = await modules;
   const out: RenderedChart[] = [];
   for (const { id, Component, when } of charts.REPORT_CHARTS) {
     if (when !== undefined && !when(view)) continue;

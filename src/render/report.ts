@@ -14,7 +14,7 @@ import { nonDefaultThresholds, PRODUCT_VERSION, stampJson, type Stamp } from '..
 import { reportData } from '../worker/report.ts';
 import { shapeView } from '../worker/shape.ts';
 import { TurnColumnStore } from '../worker/turnColumnStore.ts';
-import { renderCharts, REPORT_CHART_WIDTH } from './charts.tsx';
+import { prepareCharts, renderCharts, REPORT_CHART_WIDTH } from './charts.tsx';
 import { rasterise } from './rasterise.ts';
 
 class Sessions implements OutcomeSink {
@@ -59,6 +59,7 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
   const files: ReportFile[] = [];
   const images: ReportImage[] = [];
   const figures: { title: string; svg: string }[] = [];
+  const pngs: Promise<void>[] = [];
   for (const chart of charts) {
     const stamp: Stamp = {
       product: 'context-health',
@@ -76,17 +77,27 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
     const fig = figureSvg({ ...chart.parts, stamp });
     figures.push({ title: chart.parts.title, svg: fig.svg });
     if (job.format === 'md') {
-      const png = withITxt(rasterise(fig.svg, 2), STAMP_KEYWORD, stampJson(stamp));
-      files.push({ name: `images/${chart.id}.png`, bytes: png }, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
-      images.push({ file: `images/${chart.id}.png`, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
+      const png: ReportFile = { name: `images/${chart.id}.png`, bytes: new Uint8Array(0) };
+      files.push(png, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
+      images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
+      // the charts rasterise at once, on libuv's threads
+      pngs.push(
+        rasterise(fig.svg, 2).then((bytes) => {
+          png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
+        }),
+      );
     }
   }
+  await Promise.all(pngs);
   if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(data, images, job.contractUrl)) });
   else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(data, figures, job.contractUrl)) });
   return { files, data };
 }
 
 export const renderer: ReportRenderer = {
+  prepare: async () => {
+    await prepareCharts();
+  },
   sink: (user) => new Sessions(user),
   render,
 };

@@ -32,6 +32,8 @@ export interface OutcomeSink {
 }
 
 export interface ReportRenderer {
+  /** loads what drawing needs (React, Recharts, the DOM, the chart modules); started while the file is read */
+  prepare(): Promise<void>;
   sink(userThresholds: Partial<Thresholds>): OutcomeSink;
   /** the report's files; throws with a sentence when the session or scope does not exist */
   render(sink: OutcomeSink, job: ReportJob): Promise<{ files: ReportFile[]; data: ReportData }>;

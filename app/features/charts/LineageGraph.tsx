@@ -1,8 +1,8 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
 // the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
 // rendered as text.
-// with the graph, not in main.tsx: React Flow's CSS stays out of the first load too
-import '@xyflow/react/dist/style.css';
+// React Flow's CSS is imported by Workspace.tsx (the lazy session view, not main.tsx), not
+// here: `context-health report` draws the charts under Node, where a .css import cannot load
 import {
   Background,
   Controls,
