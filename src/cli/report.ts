@@ -2,10 +2,10 @@
 // jobs (issue "Incident reports", item 4). The file is read exactly as `check` reads it
 // (same adapters, thresholds, exit status); the report itself is drawn by the renderer
 // (src/render), which runs the dashboard's own chart components under Node.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import type { ReportJob, ReportRenderer } from '../report/renderer.ts';
@@ -56,10 +56,25 @@ function parseTurns(text: string): { from: number; to: number } {
   return { from, to };
 }
 
-async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/** The file's sha256, read by a worker thread while the main thread reads the transcript. */
+function sha256File(file: string): Promise<string> {
+  const code = `const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const hash = createHash('sha256');
+fs.createReadStream(workerData)
+  .on('data', (d) => hash.update(d))
+  .on('end', () => parentPort.postMessage(hash.digest('hex')))
+  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: file });
+    worker.once('message', (m: string | { error: string }) => {
+      void worker.terminate();
+      if (typeof m === 'string') resolve(m);
+      else reject(new Error(m.error));
+    });
+    worker.once('error', reject);
+  });
 }
 
 export async function runReport(args: string[]): Promise<number> {
