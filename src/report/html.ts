@@ -4,7 +4,7 @@
 // text from the input is escaped: no markup, no script runs from it.
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from '../core/config.ts';
 import { escapeXml } from './figure.ts';
-import { ACTION_TODO, CONTRACT_URL, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import { ACTION_TODO, CONTRACT_URL, MAX_DETAILED_INCIDENTS, shorten, type ReportData, type ReportIncident } from './markdown.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { sourceText } from './stamp.ts';
@@ -71,9 +71,20 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
         )
         .join('')}</table>`,
     );
-  } else
-    for (const i of data.incidents)
+  } else {
+    for (const i of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
       out.push(incidentHtml(i, `<h3>${i.number}. ${code(i.signal)} (${i.severity}), ${turns(i.firstTurn, i.lastTurn)}</h3>`, contractUrl));
+    const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
+    if (rest.length > 0)
+      out.push(
+        `<h3>${rest.length} more incidents</h3><table><tr><th>#</th><th>signal</th><th>severity</th><th>turns</th><th>snapshots</th></tr>${rest
+          .map(
+            (i) =>
+              `<tr><td>${i.number}</td><td>${code(i.signal)}</td><td class="sev-${i.severity}">${i.severity}</td><td>${turns(i.firstTurn, i.lastTurn)}</td><td>${i.findings}</td></tr>`,
+          )
+          .join('')}</table>`,
+      );
+  }
   out.push('<h2>Verdicts</h2>');
   if (data.verdicts.length === 0) out.push('<p><code>prune_ok</code> on every turn of this range: the harness may prune as usual.</p>');
   else

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_THRESHOLDS } from '../core/config.ts';
 import { figureSvg } from './figure.ts';
-import { mdCode, reportMarkdown, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import { MAX_DETAILED_INCIDENTS, mdCode, reportMarkdown, shorten, type ReportData, type ReportIncident } from './markdown.ts';
 import { captionLines, nonDefaultThresholds, parseStamp, stampJson, type Stamp } from './stamp.ts';
 
 const HOSTILE = 'ignore <script>alert(1)</script> | col ![x](http://evil/) `tick` **bold**';
@@ -77,6 +77,14 @@ describe('incident report Markdown', () => {
     expect(turns).toMatch(/^# Turns 5–26/);
     expect(turns.match(/^### \d+\. `stale_score` \(fault\), turns 10–21$/gm)).toHaveLength(2);
     expect(turns).not.toContain('## Charts');
+  });
+
+  it('details the first incidents in full and lists the rest as rows', () => {
+    const many = Array.from({ length: MAX_DETAILED_INCIDENTS + 3 }, (_, i) => incident(i + 1, { spans: i < MAX_DETAILED_INCIDENTS ? incident(1).spans : [] }));
+    const text = reportMarkdown({ ...data, scope: { kind: 'session' }, focus: null, incidents: many }, []);
+    expect(text.match(/^### \d+\. /gm)).toHaveLength(MAX_DETAILED_INCIDENTS);
+    expect(text).toContain('### 3 more incidents');
+    expect(text).toContain(`| ${MAX_DETAILED_INCIDENTS + 3} | \`stale_score\` | fault | turns 10–21 | 12 |`);
   });
 });
 

@@ -79,6 +79,9 @@ export interface ReportData {
   exportedAt: string | null;
 }
 
+/** A report about turns details this many incidents in full (spans, rule); the rest are rows of a table. */
+export const MAX_DETAILED_INCIDENTS = 30;
+
 /** The longest span text quoted in a report. */
 export const SHORT_TEXT = 160;
 
@@ -170,9 +173,21 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     for (const inc of data.incidents)
       out.push(`| ${inc.number} | \`${inc.signal}\` | ${inc.severity} | ${turnsText(inc.firstTurn, inc.lastTurn)} | ${inc.findings} |`);
     out.push('');
-  } else
-    for (const inc of data.incidents)
+  } else {
+    for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
       out.push(...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl));
+    const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
+    if (rest.length > 0) {
+      out.push(
+        `### ${rest.length} more incident${rest.length === 1 ? '' : 's'}`,
+        '',
+        '| # | signal | severity | turns | snapshots |',
+        '| ---: | --- | --- | --- | ---: |',
+      );
+      for (const inc of rest) out.push(`| ${inc.number} | \`${inc.signal}\` | ${inc.severity} | ${turnsText(inc.firstTurn, inc.lastTurn)} | ${inc.findings} |`);
+      out.push('');
+    }
+  }
 
   out.push('## Verdicts', '');
   if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: the harness may prune as usual.`, '');

@@ -5,7 +5,7 @@
 import { lowerBound, upperBound } from '../core/bisect.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action } from '../core/signals.ts';
-import type { ReportData, ReportIncident, ReportSpan, ReportVerdictRun } from '../report/markdown.ts';
+import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from '../report/markdown.ts';
 import type { StampSource } from '../report/stamp.ts';
 import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
 
@@ -155,7 +155,8 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
   for (let k = 0; k < store.incidentSignal.length; k++) {
     if (focus !== null && k === focus.number - 1) continue;
     if (store.incidentEnd.get(k) < i0 || store.incidentStart.get(k) >= i1) continue;
-    incidents.push(incident(store, k, focus === null));
+    // spans only for the incidents the report details (markdown.ts MAX_DETAILED_INCIDENTS)
+    incidents.push(incident(store, k, focus === null && incidents.length < MAX_DETAILED_INCIDENTS));
   }
   return {
     sessionId: store.sessionId,
