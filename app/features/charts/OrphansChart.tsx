@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
-import { ChartBox } from './fixedSize.tsx';
+import { ChartBox, useFixedChart } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
@@ -13,6 +13,8 @@ import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 export function OrphansChart() {
+  // drawn for a report: no lineage graph below it
+  const fixed = useFixedChart() !== null;
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(3);
   const s = view?.orphans;
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
@@ -26,8 +28,8 @@ export function OrphansChart() {
       title="Orphaned lineage"
       subtitle={
         <>
-          Orphan edges per turn: distinct (live span, missing parent) pairs of <code>derived_from</code>. Below, the derivation graph of the selected turn;
-          missing parents are dashed ghost nodes.
+          Orphan edges per turn: distinct (live span, missing parent) pairs of <code>derived_from</code>.
+          {fixed ? '' : ' Below, the derivation graph of the selected turn; missing parents are dashed ghost nodes.'}
         </>
       }
       state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
