@@ -34,7 +34,14 @@ class Sessions implements OutcomeSink {
     if (outcome.kind === 'header') {
       const s = this.store(outcome.sessionId, outcome.header.config as Partial<Thresholds> | undefined);
       s.title = outcome.header.title ?? null;
-    } else if (outcome.kind === 'turn') this.store(outcome.result.sessionId).record(outcome.result, outcome.snapshot);
+    } else if (outcome.kind === 'turn') {
+      const { result, snapshot } = outcome;
+      // The charts read per-turn columns (metrics, canaries, verdicts); a report quotes spans
+      // only at the turns whose findings name them (src/worker/report.ts). Keeping span rows
+      // just there, not for every span of every turn, is most of what keeps report near check.
+      const quoted = result.findings.some((f) => f.span_ids.length > 0);
+      this.store(result.sessionId).record(result, quoted ? snapshot : { ...snapshot, spans: [] });
+    }
   }
 }
 
