@@ -8,9 +8,10 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
-import type { ReportJob, ReportRenderer } from '../report/renderer.ts';
+import type { ReportJob } from '../report/renderer.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
+import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
@@ -43,9 +44,9 @@ be read, held no valid snapshot, or the session or incident does not exist (also
 
 class ReportUsage extends Error {}
 
-/** The renderer is loaded at run time by path: the Node project's type check stays free of the app (tsconfig.render.json checks it). */
-const RENDERER = new URL('../render/report.ts', import.meta.url).href;
 const CONTRACT = path.resolve(import.meta.dirname, '../../docs/contract.md');
+/** the fonts the charts are rasterised with (assets/fonts/README.md) */
+const FONTS = path.resolve(import.meta.dirname, '../../assets/fonts');
 
 function parseTurns(text: string): { from: number; to: number } {
   const m = /^(\d+)\.\.(\d+)$/.exec(text.trim());
@@ -139,7 +140,8 @@ async function report(args: string[]): Promise<number> {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
 
-  const { renderer } = (await import(RENDERER)) as { renderer: ReportRenderer };
+  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it)
+  const renderer = await loadRenderer();
   const sink = renderer.sink(userThresholds);
   // the drawing modules load while the file is read (their compiling runs off the main thread)
   const prepared = renderer.prepare();
@@ -172,6 +174,7 @@ async function report(args: string[]): Promise<number> {
       userThresholds,
       // the rule links point at this checkout's contract, from where the report is written
       contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
+      fontDir: FONTS,
     });
   } catch (e) {
     process.stderr.write(`context-health report: ${(e as Error).message}\n`);

@@ -89,7 +89,7 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
       images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
       // the charts rasterise at once, on libuv's threads
       pngs.push(
-        rasterise(fig.svg, 2).then((bytes) => {
+        rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
           png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
         }),
       );

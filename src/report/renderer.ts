@@ -18,6 +18,8 @@ export interface ReportJob {
   userThresholds: Partial<Thresholds>;
   /** where the report's links to the contract point (the CLI: docs/contract.md relative to the output folder) */
   contractUrl: string;
+  /** the folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf (assets/fonts) */
+  fontDir: string;
 }
 
 export interface ReportFile {
