@@ -49,6 +49,33 @@ export default tseslint.config(
     },
   },
   {
+    // incident reports' DOM-free core (stamp, PNG iTXt chunk, figure SVG, Markdown): the
+    // dashboard and the CLI both import it, so it holds no DOM and no Node
+    files: ['src/report/**/*.ts'],
+    ignores: ['src/report/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        [
+          '../worker/*',
+          '../server/*',
+          '../cli/*',
+          '../node/*',
+          '../render/*',
+          '../../app/*',
+          'node:*',
+          'react',
+          'react-dom',
+          'recharts',
+          'zustand',
+          'fs',
+          'path',
+        ],
+        'src/report is shared by the dashboard and the CLI: src/core and itself only, no DOM, no Node.',
+      ),
+      'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'process', 'Buffer', 'self', 'navigator'],
+    },
+  },
+  {
     files: ['src/ingest/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

@@ -1,6 +1,8 @@
 // The view of an open session: charts, findings, the turn panel and the span inspector.
 // App loads this module lazily: it carries Recharts, React Flow and the PNG exporter,
 // which the welcome screen does not need (docs/dashboard.md, "What loads when").
+// React Flow's CSS (the lineage graph): in this lazy chunk, so it stays out of the first load
+import '@xyflow/react/dist/style.css';
 import { Charts } from './features/charts/Charts.tsx';
 import { ComparePanel } from './features/compare/ComparePanel.tsx';
 import { CompareVerdicts } from './features/compare/CompareVerdicts.tsx';
@@ -10,6 +12,7 @@ import { SpanInspector } from './features/inspector/SpanInspector.tsx';
 import { PrintIncidents } from './features/print/PrintSummary.tsx';
 import { TurnPanel } from './features/turn/TurnPanel.tsx';
 import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
+import { ReportDialog } from './features/report/ReportDialog.tsx';
 import { useUi } from './stores/ui.ts';
 
 export function Workspace() {
@@ -19,6 +22,7 @@ export function Workspace() {
     <main className="workspace">
       <section className="main-col" aria-label="Charts">
         <VerdictBanner />
+        <ReportDialog />
         <CompareVerdicts />
         <ComparePanel />
         <Charts />

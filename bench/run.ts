@@ -14,5 +14,6 @@ if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'
 if (want('links') && fs.existsSync(path.join(import.meta.dirname, 'links.ts'))) await (await import('./links.ts')).benchLinks();
 if (want('compact')) (await import('./compact.ts')).benchCompact();
 if (want('redis')) await (await import('./redis.ts')).benchRedis();
+if (want('report')) await (await import('./report.ts')).benchReport();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();

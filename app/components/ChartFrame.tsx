@@ -1,12 +1,9 @@
-import { useRef, useState, type ReactNode } from 'react';
-import { useAnalysis } from '../stores/analysis.ts';
-import { pngName, saveElementAsPng } from './savePng.ts';
+import { useRef, type ReactNode } from 'react';
+import type { LegendItem } from '../../src/report/figure.ts';
+import { ExportButtons } from './ExportButtons.tsx';
+import { useFixedChart } from '../features/charts/fixedSize.tsx';
 
-export interface LegendItem {
-  label: string;
-  color: string;
-  kind: 'line' | 'dash' | 'area' | 'dot' | 'shade';
-}
+export type { LegendItem } from '../../src/report/figure.ts';
 
 interface Props {
   testId: string;
@@ -20,23 +17,11 @@ interface Props {
   footer?: ReactNode;
 }
 
-/** A titled figure with a legend and a Save PNG button: what gets pasted into an incident report. */
+/** A titled figure with a legend and its stamped exports (PNG, SVG, clipboard): what gets pasted into an incident report. */
 export function ChartFrame({ testId, title, subtitle, state, points, legend, children, footer }: Props) {
   const ref = useRef<HTMLElement>(null);
-  const [saving, setSaving] = useState(false);
-  const source = useAnalysis((s) => s.source);
-  const sessionId = useAnalysis((s) => s.sessionId);
-  const view = useAnalysis((s) => s.view);
-  const save = async (): Promise<void> => {
-    if (ref.current === null) return;
-    setSaving(true);
-    try {
-      const name = source?.kind === 'live' ? source.sessionId : (source?.name ?? 'session');
-      await saveElementAsPng(ref.current, pngName([testId.replace('chart-', ''), name, sessionId, view ? `turns_${view.from}-${view.to}` : null]));
-    } finally {
-      setSaving(false);
-    }
-  };
+  // drawn for a report (fixed size, under Node): the figure alone, no controls, no footer
+  const fixed = useFixedChart() !== null;
   return (
     <figure className="chart-frame" data-testid={testId} data-state={state} data-points={points} ref={ref}>
       <figcaption className="chart-head">
@@ -44,16 +29,15 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
           <h3>{title}</h3>
           <p className="chart-sub">{subtitle}</p>
         </div>
-        <button
-          type="button"
-          className="btn small ghost"
-          onClick={() => void save()}
-          disabled={saving || state === 'loading'}
-          data-no-export
-          aria-label={`Save “${title}” as PNG`}
-        >
-          {saving ? 'Saving…' : 'Save PNG'}
-        </button>
+        {!fixed && (
+          <ExportButtons
+            figure={testId.replace('chart-', '')}
+            label={title}
+            target={() => (ref.current === null ? [] : [ref.current])}
+            svgOf={() => ref.current}
+            disabled={state === 'loading'}
+          />
+        )}
       </figcaption>
       <div className="chart-body">{children}</div>
       <ul className="legend" aria-label={`${title} legend`}>
@@ -64,7 +48,7 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
           </li>
         ))}
       </ul>
-      {footer}
+      {!fixed && footer}
     </figure>
   );
 }

@@ -1,5 +1,5 @@
 // `context-health check`: a transcript through the engine, to contract §6 report.
-import { Engine } from '../core/engine.ts';
+import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import { ReportBuilder, type CheckReport } from '../core/report.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
@@ -24,6 +24,8 @@ export interface CheckOptions {
   scorer?: ScorerMode;
   /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
   embeddings?: EmbeddingsOptions;
+  /** sees every engine outcome as check counts it (`report` keeps the session's columns from them) */
+  onOutcome?: (outcome: Outcome) => void;
 }
 
 export interface CheckResult {
@@ -49,7 +51,15 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
 
 async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
   const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
-  const report = new ReportBuilder();
+  const builder = new ReportBuilder();
+  const seen = options.onOutcome;
+  const report = {
+    add(o: Outcome): void {
+      seen?.(o);
+      builder.add(o);
+    },
+    addError: (e: InputError): void => builder.addError(e),
+  };
   // contract §7 adapters: other agents' transcripts become §2 messages before the engine
   const disagreement = new ReferenceDisagreement();
   const scoring = new ScoringStage(
@@ -81,7 +91,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
   );
   pipeline.end();
-  return { report: report.build(), titles: report.titles, adapter: pipeline.summary() };
+  return { report: builder.build(), titles: builder.titles, adapter: pipeline.summary() };
 }
 
 /** A transcript that names no session is named after its file (Claude Code: the file name is the session id). */

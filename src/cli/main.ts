@@ -14,6 +14,7 @@ const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
                  [--embeddings-url URL [--embeddings-model M]]
+  context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
@@ -64,6 +65,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'diff': {
         const { runDiff } = await import('./diff.ts');
         return await runDiff(rest);
+      }
+      case 'report': {
+        const { runReport } = await import('./report.ts');
+        return await runReport(rest);
       }
       case 'serve': {
         const { runServe } = await import('./serve.ts');

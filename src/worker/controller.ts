@@ -29,6 +29,7 @@ import type {
 } from './protocol.ts';
 import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
+import { reportData } from './report.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
 export const MAX_LISTED_ERRORS = 500;
@@ -418,6 +419,8 @@ export class Controller {
       }
       case 'compare':
         return { body: compareWith(store, req.query), transfer: [] };
+      case 'report':
+        return { body: reportData(store, req.query), transfer: [] };
     }
   }
 }

@@ -6,6 +6,8 @@ import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
+import type { ReportData } from '../report/markdown.ts';
+import type { ReportQuery } from './report.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
 
@@ -71,6 +73,8 @@ export interface QueryMap {
   /** comparing two sessions (compareQuery.ts): B's Worker sends its outline, A's compares */
   outline: { query: { sessionId: string }; reply: OutlineWire };
   compare: { query: CompareQuery; reply: Comparison };
+  /** the data of an incident report (src/worker/report.ts, src/report/markdown.ts) */
+  report: { query: ReportQuery; reply: ReportData };
 }
 export type QueryKind = keyof QueryMap;
 
@@ -247,6 +251,8 @@ export interface SeriesView {
   turnCount: number;
   /** turns in the window (before decimation) */
   windowTurns: number;
+  /** the signals that fired on some turn of the window, contract §4 order (the stamp of exported images) */
+  signalsInWindow: Signal[];
   /** every turn of the session, for keyboard stepping, and its worst severity (0 none, 1 info, 2 warning, 3 fault) */
   turns: Float64Array;
   severity: Uint8Array;

@@ -2,6 +2,7 @@
 // (one shared x per chart: the union of the points each of its series wants), and fault
 // markers computed from the full-resolution signal bits so decimation never hides one.
 import { lowerBound, upperBound } from '../core/bisect.ts';
+import { SIGNALS, type Signal } from '../core/signals.ts';
 import { gapEdges, gather, lttb, unionSorted } from './lttb.ts';
 import type { Bands, CanaryLine, CanarySeries, DriftSeries, FindingsIndex, OrphanSeries, SeriesView, SpreadSeries, ViewQuery } from './protocol.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
@@ -47,6 +48,7 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     lastTurn: n > 0 ? turns[n - 1]! : 0,
     turnCount: n,
     windowTurns: w.i1 - w.i0,
+    signalsInWindow: signalsIn(store, w),
     turns: store.turn.copy(),
     severity: store.severity.copy(),
     ribbon: ribbon(turns, store.severity.view(), Math.max(1, Math.floor(query.ribbon))),
@@ -56,6 +58,13 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     orphans: shapeOrphans(store, w, points),
     compactions: Float64Array.from(store.compactionTurns.filter((t) => t >= w.from && t <= w.to)),
   };
+}
+
+function signalsIn(store: TurnColumnStore, w: Window): Signal[] {
+  const bits = store.signals.view();
+  let mask = 0;
+  for (let i = w.i0; i < w.i1; i++) mask |= bits[i]!;
+  return SIGNALS.filter((_, k) => (mask & (1 << k)) !== 0);
 }
 
 /** Decimate several series of one chart onto one shared set of indices. */

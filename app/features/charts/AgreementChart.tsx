@@ -2,8 +2,9 @@
 // the spans and the reference scorer's (BM25 against the task), with the
 // reference_agreement_floor that reference_disagreement judges against. Drawn only when the
 // session's snapshots carry an agreement (`both`).
-import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
 import { readout } from './rows.ts';
@@ -39,7 +40,7 @@ export function AgreementChart() {
         ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
-      <ResponsiveContainer width="100%" height={150}>
+      <ChartBox height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -64,7 +65,7 @@ export function AgreementChart() {
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
-      </ResponsiveContainer>
+      </ChartBox>
     </ChartFrame>
   );
 }

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
+import { ChartBox } from './fixedSize.tsx';
 import { C, CANARY_COLORS } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
@@ -66,7 +67,7 @@ export function CanaryChart() {
           </span>
         </div>
       ) : (
-        <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+        <ChartBox height={CHART_HEIGHT}>
           <ComposedChart data={anchor} margin={CHART_MARGIN}>
             <CartesianGrid stroke={C.grid} vertical={false} />
             <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -93,7 +94,7 @@ export function CanaryChart() {
             <CompactionMarkers turns={view?.compactions} />
             <TurnOverlay readout={hover} />
           </ComposedChart>
-        </ResponsiveContainer>
+        </ChartBox>
       )}
     </ChartFrame>
   );

@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef } from 'react';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi } from '../../stores/ui.ts';
+import { AXES_PX } from './common.tsx';
 import { AgreementChart as AgreementChartImpl } from './AgreementChart.tsx';
 import { CanaryChart as CanaryChartImpl } from './CanaryChart.tsx';
 import { DriftChart as DriftChartImpl } from './DriftChart.tsx';
@@ -16,9 +17,6 @@ const CanaryChart = memo(CanaryChartImpl);
 const DriftChart = memo(DriftChartImpl);
 const OrphansChart = memo(OrphansChartImpl);
 const AgreementChart = memo(AgreementChartImpl);
-
-/** Axes and margins take about this many pixels of a chart's width. */
-const AXES_PX = 124;
 
 export function Charts() {
   const ref = useRef<HTMLDivElement>(null);

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDecimals, yLabel } from './common.tsx';
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
@@ -54,7 +55,7 @@ export function DriftChart() {
         ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
-      <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+      <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -94,7 +95,7 @@ export function DriftChart() {
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
-      </ResponsiveContainer>
+      </ChartBox>
     </ChartFrame>
   );
 }

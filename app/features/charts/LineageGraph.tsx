@@ -1,8 +1,8 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
 // the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
 // rendered as text.
-// with the graph, not in main.tsx: React Flow's CSS stays out of the first load too
-import '@xyflow/react/dist/style.css';
+// React Flow's CSS is imported by Workspace.tsx (the lazy session view, not main.tsx), not
+// here: `context-health report` draws the charts under Node, where a .css import cannot load
 import {
   Background,
   Controls,
@@ -22,6 +22,7 @@ import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'reac
 import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
 import { C } from '../../components/theme.ts';
+import { ExportButtons } from '../../components/ExportButtons.tsx';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 
@@ -165,6 +166,14 @@ export function LineageGraph() {
     <section className="lineage" aria-label="Derivation graph of the selected turn" ref={box}>
       <header className="lineage-head">
         <strong>Lineage at turn {selectedTurn ?? '—'}</strong>
+        {graph !== null && graph.nodes.length > 0 && (
+          <ExportButtons
+            figure="lineage"
+            label={`Lineage at turn ${selectedTurn ?? ''}`}
+            verb="Export"
+            target={() => (box.current === null ? [] : [box.current])}
+          />
+        )}
         {graph !== null && graph.nodes.length > 0 && (
           <span className="muted">
             {graph.nodes.filter((n) => n.kind === 'ghost').length} missing parent(s) · {graph.edges.length} edges

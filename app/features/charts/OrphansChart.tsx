@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartBox, useFixedChart } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
@@ -12,6 +13,8 @@ import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
 
 export function OrphansChart() {
+  // drawn for a report: no lineage graph below it
+  const fixed = useFixedChart() !== null;
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(3);
   const s = view?.orphans;
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
@@ -25,8 +28,8 @@ export function OrphansChart() {
       title="Orphaned lineage"
       subtitle={
         <>
-          Orphan edges per turn: distinct (live span, missing parent) pairs of <code>derived_from</code>. Below, the derivation graph of the selected turn;
-          missing parents are dashed ghost nodes.
+          Orphan edges per turn: distinct (live span, missing parent) pairs of <code>derived_from</code>.
+          {fixed ? '' : ' Below, the derivation graph of the selected turn; missing parents are dashed ghost nodes.'}
         </>
       }
       state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}
@@ -39,7 +42,7 @@ export function OrphansChart() {
       ]}
       footer={<LineageGraph />}
     >
-      <ResponsiveContainer width="100%" height={150}>
+      <ChartBox height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -60,7 +63,7 @@ export function OrphansChart() {
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
-      </ResponsiveContainer>
+      </ChartBox>
     </ChartFrame>
   );
 }

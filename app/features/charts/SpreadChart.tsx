@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
@@ -53,7 +54,7 @@ export function SpreadChart() {
         ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
-      <ResponsiveContainer width="100%" height={CHART_HEIGHT}>
+      <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
@@ -97,7 +98,7 @@ export function SpreadChart() {
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>
-      </ResponsiveContainer>
+      </ChartBox>
     </ChartFrame>
   );
 }

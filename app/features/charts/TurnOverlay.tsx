@@ -8,11 +8,14 @@ import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { nearestTurn, useUi } from '../../stores/ui.ts';
 import type { ReadoutLine } from './rows.ts';
+import { useFixedChart } from './fixedSize.tsx';
 
 export type Readout = (turn: number) => { turn: number; lines: ReadoutLine[] } | null;
 
 export function TurnOverlay({ readout }: { readout?: Readout }) {
-  const turn = useUi((s) => s.selectedTurn);
+  const fixed = useFixedChart();
+  const uiTurn = useUi((s) => s.selectedTurn);
+  const turn = fixed === null ? uiTurn : fixed.selectedTurn;
   const scale = useXAxisScale();
   const inverse = useXAxisInverseScale();
   const plot = usePlotArea();
@@ -26,7 +29,7 @@ export function TurnOverlay({ readout }: { readout?: Readout }) {
     const value = Number(inverse(px));
     return Number.isFinite(value) ? { px, value } : null;
   };
-  const hover = hoverPx !== null && inverse !== undefined && readout !== undefined ? readout(Number(inverse(hoverPx))) : null;
+  const hover = fixed === null && hoverPx !== null && inverse !== undefined && readout !== undefined ? readout(Number(inverse(hoverPx))) : null;
   const hx = hover === null ? undefined : scale(hover.turn);
   const boxW = 178;
   const boxH = 18 + 15 * (hover?.lines.length ?? 0);

@@ -4,16 +4,20 @@ import { axisAnchor, minBandWidth, niceTicks, sameDomain, sameRanges, shownDomai
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
+import { useFixedChart } from './fixedSize.tsx';
 
 /** Following a live session over its whole length (no zoom): the axis may run ahead. */
 export function useFollowing(view: SeriesView | null): boolean {
   const live = useAnalysis((s) => s.source?.kind === 'live');
   const follow = useUi((s) => s.follow);
   const zoom = useUi((s) => s.zoom);
-  return live && follow && zoom === null && view !== null;
+  const fixed = useFixedChart() !== null;
+  return !fixed && live && follow && zoom === null && view !== null;
 }
 
 export const CHART_HEIGHT = 210;
+/** Axes and margins take about this many pixels of a chart's width. */
+export const AXES_PX = 124;
 export const CHART_MARGIN = { top: 8, right: 18, bottom: 18, left: 4 };
 export const AXIS_TICK = { fontSize: 11, fill: C.muted };
 export const turnAxisLabel = { value: 'turn', position: 'insideBottom' as const, offset: -10, style: { fontSize: 11, fill: C.muted } };
@@ -47,6 +51,7 @@ export const twoDecimals = (v: number): string => v.toFixed(2);
  * so one update is four short main-thread tasks, not one long one.
  */
 export function useChartView(slot: number): SeriesView | null {
+  const fixed = useFixedChart();
   const [view, setView] = useState<SeriesView | null>(() => useAnalysis.getState().view);
   useEffect(() => {
     let latest: SeriesView | null | undefined;
@@ -70,7 +75,7 @@ export function useChartView(slot: number): SeriesView | null {
       if (timer !== null) clearTimeout(timer);
     };
   }, [slot]);
-  return view;
+  return fixed === null ? view : fixed.view;
 }
 
 /**
@@ -96,7 +101,9 @@ export const useStableRanges = (r: Range[]): Range[] => useStable(r, sameRanges)
  */
 export function useTurnAxis(slot: number) {
   const view = useChartView(slot);
-  const width = useUi((s) => s.chartWidth);
+  const fixed = useFixedChart();
+  const uiWidth = useUi((s) => s.chartWidth);
+  const width = fixed === null ? uiWidth : Math.max(200, fixed.width - AXES_PX);
   const following = useFollowing(view);
   const xd = useStableDomain(shownDomain(view?.from ?? 0, view?.to ?? 1, following));
   const minW = minBandWidth(xd[0], xd[1], width);

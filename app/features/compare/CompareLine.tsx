@@ -7,11 +7,13 @@ import { useAnalysis } from '../../stores/analysis.ts';
 import { SeriesLine } from '../charts/Series.tsx';
 import { partnerX } from './align.ts';
 import { useCompare } from './compareStore.ts';
+import { useFixedChart } from '../charts/fixedSize.tsx';
 
 export const B_COLOR = '#ad1457';
 
 export function CompareLine({ pick, yAxisId }: { pick: (v: SeriesView) => { x: Float64Array; y: Float64Array } | null; yAxisId?: string }) {
-  const view = useCompare((s) => s.view);
+  const fixed = useFixedChart() !== null;
+  const view = useCompare((s) => (fixed ? null : s.view));
   const align = useCompare((s) => s.align);
   const aTurns = useAnalysis((s) => s.view?.turns);
   const line = useMemo(() => {
@@ -25,7 +27,9 @@ export function CompareLine({ pick, yAxisId }: { pick: (v: SeriesView) => { x: F
 
 /** The legend entry of B's dashed line, when a comparison is open. */
 export function useCompareLegend(label: string): LegendItem[] {
-  const on = useCompare((s) => s.partner !== null);
+  // a chart of fixed size (a report) draws one session: no partner
+  const fixed = useFixedChart() !== null;
+  const on = useCompare((s) => !fixed && s.partner !== null);
   return useMemo(() => (on ? [{ label: `B: ${label} (dashed)`, color: B_COLOR, kind: 'dash' as const }] : []), [on, label]);
 }
 

@@ -10,6 +10,7 @@ import { SIGNAL_INFO } from '../../signalInfo.ts';
 import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 import { useFindingDetails } from './detailsCache.ts';
+import { reportIncident } from '../report/reportIncident.ts';
 import { countBySeverity, firstRowAtTurn, incidentLabel, visibleRows } from './rows.ts';
 
 const INCIDENT_H = 34;
@@ -136,6 +137,15 @@ export function FindingsList() {
                       <span className="incident-turns">
                         {inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from}–${inc.to}`} · {inc.count} turn{inc.count === 1 ? '' : 's'}
                       </span>
+                    </button>
+                    <button
+                      type="button"
+                      className="btn small ghost incident-report"
+                      onClick={() => void reportIncident(k + 1)}
+                      aria-label={`Report incident ${k + 1}: ${inc.signal} ${inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from} to ${inc.to}`}`}
+                      title="Report this incident: Markdown + stamped charts as a .zip"
+                    >
+                      Report
                     </button>
                   </div>
                 );

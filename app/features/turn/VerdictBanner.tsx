@@ -1,6 +1,9 @@
 // What a correct harness does next at the selected turn (contract §5), said plainly, with the
 // session's headline: where scores stopped being trustworthy.
-import { SEVERITY_RANK, type Action } from '../../../src/worker/client.ts';
+import { SEVERITY_RANK, SIGNALS, type Action } from '../../../src/worker/client.ts';
+import { useRef } from 'react';
+import { ExportButtons } from '../../components/ExportButtons.tsx';
+import { incidentAt, reportIncident } from '../report/reportIncident.ts';
 import { selectTurn } from '../../analysis.ts';
 import { SeverityBadge, SpanChips } from '../../components/bits.tsx';
 import { SIGNAL_INFO } from '../../signalInfo.ts';
@@ -14,6 +17,8 @@ const ACTION_TEXT: Record<Action, { label: string; tone: string; say: string }> 
 };
 
 export function VerdictBanner() {
+  const ref = useRef<HTMLElement>(null);
+  const findings = useAnalysis((s) => s.findings);
   const turn = useAnalysis((s) => s.turn);
   const session = useAnalysis(sessionOnScreen);
   const selected = useUi((s) => s.selectedTurn);
@@ -45,15 +50,38 @@ export function VerdictBanner() {
   }
   const a = ACTION_TEXT[turn.action];
   const worst = [...turn.findings].sort((x, y) => SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity]);
+  // the incident of the worst finding at this turn: what "Report this incident" reports
+  const incident = findings === null || worst[0] === undefined ? null : incidentAt(SIGNALS.indexOf(worst[0].signal), turn.turn);
   return (
     <section
+      ref={ref}
       className={`verdict ${a.tone}${turn.turn !== selected ? ' stale' : ''}`}
       data-testid="verdict"
       data-action={turn.action}
       data-turn={turn.turn}
       aria-live="polite"
     >
-      <div className="verdict-headline">{headline}</div>
+      <div className="verdict-headline">
+        {headline}
+        <span className="verdict-tools" data-no-export>
+          {incident !== null && (
+            <button
+              type="button"
+              className="btn small"
+              onClick={() => void reportIncident(incident)}
+              aria-label={`Report this incident (incident ${incident}: ${worst[0]!.signal})`}
+            >
+              Report this incident
+            </button>
+          )}
+          <ExportButtons
+            figure="verdict"
+            label="Verdict and charts"
+            verb="Export"
+            target={() => [ref.current, document.querySelector<HTMLElement>('[data-testid="charts"]')].filter((e): e is HTMLElement => e !== null)}
+          />
+        </span>
+      </div>
       <div className="verdict-main">
         <span className="verdict-turn">Turn {turn.turn}</span>
         <span className={`verdict-action ${a.tone}`}>{a.label}</span>

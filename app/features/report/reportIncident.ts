@@ -1,0 +1,77 @@
+// "Report this incident" (issue "Incident reports", item 3): the Worker gathers the report's
+// data (src/worker/report.ts), the charts zoom to the incident ± a margin and are exported
+// stamped, and the Markdown (src/report/markdown.ts, the same as `context-health report`'s)
+// goes with the images into a .zip; the Markdown can also be copied for an issue tracker.
+import { strToU8, zipSync, type Zippable } from 'fflate';
+import { reportMarkdown, type ReportData, type ReportImage } from '../../../src/report/markdown.ts';
+import { PRODUCT_VERSION } from '../../../src/report/stamp.ts';
+import { sourceClient } from '../../analysis.ts';
+import { currentStamp, currentStampSource } from '../../components/exportStamp.ts';
+import { download, pngName, stampedPng } from '../../components/savePng.ts';
+import { useAnalysis } from '../../stores/analysis.ts';
+import { setUi } from '../../stores/ui.ts';
+import { useReport } from './reportStore.ts';
+
+const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until every chart draws turns from–to (the view arrives, then each chart takes it in its own task). */
+async function chartsShowing(from: number, to: number): Promise<HTMLElement[]> {
+  for (let i = 0; i < 200; i++) {
+    const v = useAnalysis.getState().view;
+    const figures = Array.from(document.querySelectorAll<HTMLElement>('[data-testid="charts"] figure.chart-frame'));
+    if (v !== null && v.from === from && v.to === to && figures.length > 0 && figures.every((f) => f.dataset.state !== 'loading')) {
+      // each chart takes a new view up to 4 × 40 ms after it arrives (common.tsx), then draws in a frame
+      await pause(250);
+      await frame();
+      await frame();
+      return figures.filter((f) => f.dataset.state === 'ready');
+    }
+    await pause(50);
+  }
+  throw new Error('the charts did not zoom to the incident');
+}
+
+export async function reportIncident(incident: number): Promise<void> {
+  const sessionId = useAnalysis.getState().sessionId;
+  if (sessionId === null) return;
+  useReport.setState({ open: true, state: 'building', incident, markdown: null, zip: null, fileName: null, error: null });
+  try {
+    const data: ReportData = await sourceClient().query('report', {
+      sessionId,
+      scope: { kind: 'incident', number: incident },
+      source: await currentStampSource(),
+      version: PRODUCT_VERSION,
+      exportedAt: new Date().toISOString(),
+    });
+    setUi({ zoom: data.range, selectedTurn: data.focus?.firstTurn ?? null, follow: false });
+    const figures = await chartsShowing(data.range.from, data.range.to);
+    const files: Zippable = {};
+    const images: ReportImage[] = [];
+    for (const fig of figures) {
+      const id = (fig.dataset.testid ?? 'chart').replace('chart-', '');
+      const title = fig.querySelector('.chart-head h3')?.textContent ?? id;
+      const png = await stampedPng([fig], await currentStamp(id, data.range));
+      files[`images/${id}.png`] = [png, { level: 0 }];
+      images.push({ file: `images/${id}.png`, title });
+    }
+    const markdown = reportMarkdown(data, images);
+    files['report.md'] = strToU8(markdown);
+    const zip = zipSync(files, { mtime: data.exportedAt ?? '1980-01-01' });
+    const fileName = pngName([`incident-${incident}`, data.focus?.signal, sessionId], 'zip');
+    useReport.setState({ state: 'ready', markdown, zip, fileName });
+    download(zip, fileName, 'application/zip');
+  } catch (e) {
+    useReport.setState({ state: 'failed', error: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+/** The incident (1-based) of `signal` covering `turn` in the findings index on screen, or null. */
+export function incidentAt(signalIndex: number, turn: number): number | null {
+  const ix = useAnalysis.getState().findings;
+  if (ix === null) return null;
+  for (let k = 0; k < ix.incidentSignal.length; k++) {
+    if (ix.incidentSignal[k] === signalIndex && ix.incidentStart[k]! <= turn && turn <= ix.incidentEnd[k]!) return k + 1;
+  }
+  return null;
+}

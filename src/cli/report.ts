@@ -1,0 +1,197 @@
+// `context-health report <file>`: the incident report of the dashboard, headless, for CI
+// jobs (issue "Incident reports", item 4). The file is read exactly as `check` reads it
+// (same adapters, thresholds, exit status); the report itself is drawn by the renderer
+// (src/render), which runs the dashboard's own chart components under Node.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
+import { reachesFailLevel } from '../core/report.ts';
+import type { ReportJob } from '../report/renderer.ts';
+import { parseFrom } from './adapterNote.ts';
+import { checkTranscript } from './check.ts';
+import { loadRenderer } from './rendererBundle.ts';
+import { writeAll } from './output.ts';
+
+export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
+                 [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH]`;
+
+const REPORT_HELP = `${REPORT_USAGE}
+
+Writes the incident report of one session (docs/reports.md): what fired, severity, turns,
+the spans named (ids, shortened texts, scores, bindings), the verdicts and what the harness
+should do, the contract rule that fired, the thresholds in force, and the dashboard's
+charts zoomed to the incident, each stamped (caption strip + JSON in the PNG's iTXt chunk
+\`context-health\`). No browser is needed.
+
+options:
+  --incident N      the N-th incident of the session (by first turn, then contract §4 order,
+                    as the dashboard's findings list and \`check\`'s runs); charts show its
+                    turns ± a margin (as many turns as it lasted, at least 5)
+  --turns A..B      the turns A to B instead (default: the whole session)
+  --session ID      which session of the file (default: the first with a snapshot)
+  --out DIR         the folder to write into (default: context-health-report); made if missing
+  --format md|html  md (default): report.md + images/*.png and *.svg; html: one self-contained
+                    report.html (styles, data and charts inline, opens offline)
+  --timestamp       stamp the time of export; without it the output is byte-for-byte the same
+                    for the same input and options
+  --fail-on, --set, --from, --scorer   as for \`check\`
+
+exit status: as \`check\`: 0 nothing reached --fail-on, 1 something did, 2 the input could not
+be read, held no valid snapshot, or the session or incident does not exist (also for a usage error).
+`;
+
+class ReportUsage extends Error {}
+
+const CONTRACT = path.resolve(import.meta.dirname, '../../docs/contract.md');
+/** the fonts the charts are rasterised with (assets/fonts/README.md) */
+const FONTS = path.resolve(import.meta.dirname, '../../assets/fonts');
+
+function parseTurns(text: string): { from: number; to: number } {
+  const m = /^(\d+)\.\.(\d+)$/.exec(text.trim());
+  if (m === null) throw new ReportUsage(`--turns expects A..B (two turn numbers), got ${JSON.stringify(text)}`);
+  const from = Number(m[1]);
+  const to = Number(m[2]);
+  if (from > to) throw new ReportUsage(`--turns ${text}: the first turn must not be after the last`);
+  return { from, to };
+}
+
+/** The file's sha256, read by a worker thread while the main thread reads the transcript. */
+function sha256File(file: string): Promise<string> {
+  const code = `const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const hash = createHash('sha256');
+fs.createReadStream(workerData)
+  .on('data', (d) => hash.update(d))
+  .on('end', () => parentPort.postMessage(hash.digest('hex')))
+  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: file });
+    worker.once('message', (m: string | { error: string }) => {
+      void worker.terminate();
+      if (typeof m === 'string') resolve(m);
+      else reject(new Error(m.error));
+    });
+    worker.once('error', reject);
+  });
+}
+
+export async function runReport(args: string[]): Promise<number> {
+  try {
+    return await report(args);
+  } catch (e) {
+    if (e instanceof ReportUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`context-health report: ${(e as Error).message}\n${REPORT_USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+async function report(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      incident: { type: 'string' },
+      turns: { type: 'string' },
+      session: { type: 'string' },
+      out: { type: 'string', default: 'context-health-report' },
+      format: { type: 'string', default: 'md' },
+      timestamp: { type: 'boolean', default: false },
+      'fail-on': { type: 'string', default: 'fault' },
+      set: { type: 'string', multiple: true, default: [] },
+      from: { type: 'string' },
+      scorer: { type: 'string', default: 'auto' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    await writeAll(process.stdout, REPORT_HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) throw new ReportUsage('report takes exactly one file');
+  const file = positionals[0]!;
+  if (file === '-') throw new ReportUsage('report needs a file, not stdin: its sha256 is part of every stamp');
+  if (values.incident !== undefined && values.turns !== undefined) throw new ReportUsage('give --incident or --turns, not both');
+  let scope: ReportJob['scope'] = { kind: 'session' };
+  if (values.incident !== undefined) {
+    const n = Number(values.incident);
+    if (!Number.isInteger(n) || n < 1) throw new ReportUsage(`--incident expects a whole number ≥ 1, got ${JSON.stringify(values.incident)}`);
+    scope = { kind: 'incident', number: n };
+  } else if (values.turns !== undefined) scope = { kind: 'turns', ...parseTurns(values.turns) };
+  const format = values.format;
+  if (format !== 'md' && format !== 'html') throw new ReportUsage(`--format must be md or html, got ${JSON.stringify(format)}`);
+  const failOn = values['fail-on'];
+  if (failOn !== 'fault' && failOn !== 'warning' && failOn !== 'never')
+    throw new ReportUsage(`--fail-on must be fault, warning or never, got ${JSON.stringify(failOn)}`);
+  const userThresholds: Partial<Thresholds> = {};
+  for (const setting of values.set) {
+    const parsed = parseThresholdSetting(setting);
+    if ('error' in parsed) throw new ReportUsage(parsed.error);
+    userThresholds[parsed.key] = parsed.value;
+  }
+  const from = parseFrom(values.from);
+  if (typeof from === 'object') throw new ReportUsage(from.error);
+  const scorer = values.scorer;
+  if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
+    throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
+  }
+
+  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it)
+  const renderer = await loadRenderer();
+  const sink = renderer.sink(userThresholds);
+  // the drawing modules load while the file is read (their compiling runs off the main thread)
+  const prepared = renderer.prepare();
+  prepared.catch(() => {}); // awaited below; a failure is reported there
+  let result;
+  let sha: string;
+  try {
+    [sha, result] = await Promise.all([
+      sha256File(file),
+      checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }),
+    ]);
+  } catch (e) {
+    process.stderr.write(`context-health: cannot read ${file}: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
+  if (snapshots === 0) {
+    process.stderr.write(`context-health: ${file} holds no valid snapshot (${result.report.input_errors.length} input errors)\n`);
+    return 2;
+  }
+  let rendered;
+  try {
+    await prepared;
+    rendered = await renderer.render(sink, {
+      scope,
+      format,
+      exportedAt: values.timestamp ? new Date().toISOString() : null,
+      source: { kind: 'file', name: path.basename(file), sha256: sha },
+      sessionId: values.session ?? null,
+      userThresholds,
+      // the rule links point at this checkout's contract, from where the report is written
+      contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
+      fontDir: FONTS,
+    });
+  } catch (e) {
+    process.stderr.write(`context-health report: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const out = values.out;
+  for (const f of rendered.files) {
+    const target = path.join(out, f.name);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.writeFile(target, f.bytes);
+  }
+  const d = rendered.data;
+  const about =
+    d.focus !== null ? `incident ${d.focus.number} (${d.focus.signal}, turns ${d.focus.firstTurn}–${d.focus.lastTurn})` : `turns ${d.range.from}–${d.range.to}`;
+  await writeAll(process.stdout, `wrote ${rendered.files.map((f) => path.join(out, f.name)).join(', ')}\nsession ${JSON.stringify(d.sessionId)}, ${about}\n`);
+  // the exit status of `check` on the same file and options (contract §6.1)
+  const filtered =
+    values.session === undefined ? result.report : { ...result.report, sessions: result.report.sessions.filter((s) => s.session_id === values.session) };
+  return reachesFailLevel(filtered, failOn) ? 1 : 0;
+}

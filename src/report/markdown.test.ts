@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_THRESHOLDS } from '../core/config.ts';
+import { figureSvg } from './figure.ts';
+import { MAX_DETAILED_INCIDENTS, mdCode, reportMarkdown, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import { captionLines, nonDefaultThresholds, parseStamp, stampJson, type Stamp } from './stamp.ts';
+
+const HOSTILE = 'ignore <script>alert(1)</script> | col ![x](http://evil/) `tick` **bold**';
+
+function incident(n: number, over: Partial<ReportIncident> = {}): ReportIncident {
+  return {
+    number: n,
+    signal: 'stale_score',
+    severity: 'fault',
+    firstTurn: 10,
+    lastTurn: 21,
+    findings: 12,
+    message: 'span "m19" has text_sha256 ≠ sha256(text)',
+    spans: [{ id: 'm19', turn: 10, text: HOSTILE, score: 0.77214, binding: 'stale', rewrites: 1, pinned: false }],
+    moreSpans: 0,
+    ...over,
+  };
+}
+
+const data: ReportData = {
+  sessionId: 'run`42',
+  title: 'A *title*',
+  source: { kind: 'file', name: 'run.jsonl', sha256: 'ab'.repeat(32) },
+  version: '0.1.0',
+  scope: { kind: 'incident', number: 1 },
+  range: { from: 5, to: 26 },
+  session: { firstTurn: 1, lastTurn: 150, turns: 150 },
+  turnsInRange: 22,
+  focus: incident(1),
+  incidents: [incident(2, { signal: 'unreported_rewrite', firstTurn: 12, lastTurn: 12, findings: 1 })],
+  verdicts: [
+    { action: 'recompute', firstTurn: 10, lastTurn: 21, turns: 12, spans: ['m18', 'm19', 'm20'] },
+    { action: 'drop', firstTurn: 15, lastTurn: 15, turns: 1, spans: ['m7'] },
+  ],
+  thresholds: { ...DEFAULT_THRESHOLDS, spread_floor: 0.1 },
+  exportedAt: null,
+};
+
+describe('incident report Markdown', () => {
+  const md = reportMarkdown(data, [{ file: 'images/spread.png', svgFile: 'images/spread.svg', title: 'Score spread' }]);
+
+  it('says what fired, where, the rule with its link, the verdicts and the thresholds', () => {
+    expect(md).toMatch(/^# Incident 1: `stale_score` \(fault\), turns 10–21\n/);
+    expect(md).toContain('This report covers turns 5–26 (22 snapshots).');
+    expect(md).toContain('- **Fired:** turns 10–21, on 12 snapshots');
+    expect(md).toContain('([§4.5](docs/contract.md#45-stale_score-fault))');
+    expect(md).toContain("> At least one span's `text_sha256` is a non-empty string");
+    expect(md).toContain('| 2 | `unreported_rewrite` | fault | turn 12 | 1 |');
+    expect(md).toContain('| turns 10–21 | `recompute` | `m18`, `m19`, `m20` | recompute the listed spans');
+    expect(md).toContain('| turn 15 | `drop` | `m7` | drop the listed spans; do not rescore them |');
+    expect(md).toContain('| **spread_floor** | 0.1 | 0.08 |');
+    expect(md).toContain('| max_rewrites | 2 | 2 |');
+    expect(md).toContain('![Score spread](images/spread.png)');
+    expect(md).toContain('| `m19` | 10 | 0.7721 | stale | 1 | no |');
+  });
+
+  it('never lets input become markup: HTML, links, table cells and code spans stay text', () => {
+    expect(md).not.toContain('<script>');
+    expect(md).toContain('\\<script\\>');
+    expect(md).not.toMatch(/[^\\]!\[x\]/);
+    expect(md).toContain('\\| col');
+    expect(md).toContain('Session ``run`42`` (A \\*title\\*)');
+    expect(mdCode('`a`')).toBe('`` `a` ``');
+  });
+
+  it('shortens long texts on one line', () => {
+    expect(shorten('a\n\n b '.repeat(100), 20)).toHaveLength(20);
+    expect(shorten('a\n\n b ', 20)).toBe('a b');
+  });
+
+  it('lists every incident in full when the report is about turns', () => {
+    const turns = reportMarkdown({ ...data, scope: { kind: 'turns', from: 5, to: 26 }, focus: null, incidents: [incident(1), incident(2)] }, []);
+    expect(turns).toMatch(/^# Turns 5–26/);
+    expect(turns.match(/^### \d+\. `stale_score` \(fault\), turns 10–21$/gm)).toHaveLength(2);
+    expect(turns).not.toContain('## Charts');
+  });
+
+  it('details the first incidents in full and lists the rest as rows', () => {
+    const many = Array.from({ length: MAX_DETAILED_INCIDENTS + 3 }, (_, i) => incident(i + 1, { spans: i < MAX_DETAILED_INCIDENTS ? incident(1).spans : [] }));
+    const text = reportMarkdown({ ...data, scope: { kind: 'session' }, focus: null, incidents: many }, []);
+    expect(text.match(/^### \d+\. /gm)).toHaveLength(MAX_DETAILED_INCIDENTS);
+    expect(text).toContain('### 3 more incidents');
+    expect(text).toContain(`| ${MAX_DETAILED_INCIDENTS + 3} | \`stale_score\` | fault | turns 10–21 | 12 |`);
+  });
+});
+
+describe('stamp', () => {
+  const stamp: Stamp = {
+    product: 'context-health',
+    version: '0.1.0',
+    figure: 'spread',
+    session_id: 'run\u001b[31m42',
+    title: '<b>t</b>',
+    turns: { from: 5, to: 26 },
+    selected_turn: 10,
+    signals: ['unreported_rewrite', 'stale_score'],
+    thresholds: nonDefaultThresholds({ ...DEFAULT_THRESHOLDS, spread_floor: 0.1, min_scored: 20 }),
+    source: { kind: 'relay', url: 'http://127.0.0.1:8787/api/sessions/run', seq_from: 1, seq_to: 480 },
+    exported_at: '2026-11-30T14:00:00.123Z',
+  };
+
+  it('keeps only the thresholds that differ from the defaults, and orders signals as contract §4', () => {
+    expect(stamp.thresholds).toEqual({ min_scored: 20, spread_floor: 0.1 });
+    const back = parseStamp(stampJson(stamp));
+    expect(back.signals).toEqual(['stale_score', 'unreported_rewrite']);
+    expect(Object.keys(back)).toEqual([
+      'product',
+      'version',
+      'figure',
+      'session_id',
+      'title',
+      'turns',
+      'selected_turn',
+      'signals',
+      'thresholds',
+      'source',
+      'exported_at',
+    ]);
+    expect(() => parseStamp('{"product":"other"}')).toThrow(/product/);
+  });
+
+  it('says the same facts in its caption, control characters made visible', () => {
+    const text = captionLines(stamp).join('\n');
+    expect(text).toContain('Session run\ufffd[31m42 “<b>t</b>” · turns 5–26 · selected turn 10');
+    expect(text).toContain('thresholds: min_scored=20, spread_floor=0.1');
+    expect(text).toContain('Source: http://127.0.0.1:8787/api/sessions/run seq 1–480 · context-health 0.1.0 · exported 2026-11-30T14:00:00Z');
+    const file = captionLines({ ...stamp, source: { kind: 'file', name: 'a.jsonl', sha256: '0123456789abcdef'.repeat(4) }, exported_at: null }).join('\n');
+    expect(file).toContain('Source: a.jsonl (sha256 0123456789ab) · context-health 0.1.0');
+    expect(file).not.toContain('exported');
+  });
+
+  it('escapes input in the figure SVG', () => {
+    const fig = figureSvg({
+      chartSvg: '<svg width="600" height="200"><g/></svg>',
+      chartWidth: 600,
+      chartHeight: 200,
+      title: 'T & <x>',
+      subtitle: 's',
+      legend: [{ label: '<i>', color: '#000', kind: 'dot' }],
+      stamp,
+    });
+    expect(fig.svg).not.toContain('<b>');
+    expect(fig.svg).not.toContain('<i>');
+    expect(fig.svg).not.toContain('\u001b');
+    expect(fig.svg).toContain('T &amp; &lt;x&gt;');
+    expect(fig.width).toBe(600);
+  });
+});

@@ -1,0 +1,223 @@
+// The incident report as Markdown (issue "Incident reports", items 3 and 4): what fired,
+// how badly, where, on which spans, what the verdicts told the harness to do, the contract
+// rule that fired, the thresholds in force, and the stamped charts beside it. The
+// dashboard's "Report this incident" and `context-health report` build it from the same
+// ReportData (the Worker's src/worker/report.ts makes one from a session's columns).
+import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
+import type { Action, Severity, Signal } from '../core/signals.ts';
+import { RULES } from './rules.ts';
+import { SIGNAL_INFO } from './signalInfo.ts';
+import { printable, sourceText, type StampSource } from './stamp.ts';
+
+/** A span named by an incident, as it stood on the incident's first turn it was live. */
+export interface ReportSpan {
+  id: string;
+  /** the turn the text, score and binding are from */
+  turn: number;
+  /** shortened (SHORT_TEXT characters at most); null when the text is no longer held */
+  text: string | null;
+  score: number | null;
+  /** contract §4.3: bound, unscored, unbound or stale */
+  binding: string;
+  rewrites: number;
+  pinned: boolean;
+}
+
+export interface ReportIncident {
+  /** 1-based number among the session's incidents (by first turn, then contract §4 order) */
+  number: number;
+  signal: Signal;
+  severity: Severity;
+  firstTurn: number;
+  lastTurn: number;
+  /** snapshots it fired on */
+  findings: number;
+  /** the first finding's message */
+  message: string;
+  spans: ReportSpan[];
+  /** span ids named beyond those listed in `spans` */
+  moreSpans: number;
+}
+
+export interface ReportVerdictRun {
+  action: Action | 'drop';
+  firstTurn: number;
+  lastTurn: number;
+  turns: number;
+  /** the spans named on the run's first turn (recompute or drop) */
+  spans: string[];
+}
+
+export interface ReportImage {
+  /** file name beside the Markdown */
+  file: string;
+  title: string;
+  /** an SVG twin, when written */
+  svgFile?: string;
+}
+
+export interface ReportData {
+  sessionId: string;
+  title: string | null;
+  source: StampSource;
+  version: string;
+  /** what the report is about */
+  scope: { kind: 'incident'; number: number } | { kind: 'turns'; from: number; to: number } | { kind: 'session' };
+  /** the turns the report and its charts cover */
+  range: { from: number; to: number };
+  session: { firstTurn: number; lastTurn: number; turns: number };
+  /** snapshots in the range */
+  turnsInRange: number;
+  /** the incident the report is about (scope incident), else null */
+  focus: ReportIncident | null;
+  /** every incident overlapping the range (for scope incident: the others) */
+  incidents: ReportIncident[];
+  /** runs of turns in the range whose verdict was not prune_ok, and of drops */
+  verdicts: ReportVerdictRun[];
+  thresholds: Thresholds;
+  /** UTC ISO time, or null (reproducible output) */
+  exportedAt: string | null;
+}
+
+/** A report about turns details this many incidents in full (spans, rule); the rest are rows of a table. */
+export const MAX_DETAILED_INCIDENTS = 30;
+
+/** The longest span text quoted in a report. */
+export const SHORT_TEXT = 160;
+
+export function shorten(text: string, max = SHORT_TEXT): string {
+  const flat = printable(text.replace(/\s+/g, ' ').trim());
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** Markdown-safe inline text: input never becomes markup (links, HTML, emphasis, tables). */
+export function mdText(text: string): string {
+  return printable(text).replace(/[\\`*_[\]<>|]/g, (c) => `\\${c}`);
+}
+
+/** Inline code holding any text: a fence longer than any backtick run in it. */
+export function mdCode(text: string): string {
+  const t = printable(text);
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+const turnsText = (a: number, b: number): string => (a === b ? `turn ${a}` : `turns ${a}–${b}`);
+const scoreText = (s: number | null): string => (s === null ? 'null' : String(Number(s.toFixed(4))));
+
+export const ACTION_TODO: Readonly<Record<ReportVerdictRun['action'], string>> = {
+  prune_ok: 'prune as usual',
+  recompute: 'recompute the listed spans (and their neighbours) before pruning',
+  freeze: 'halt pruning and carry the full context forward',
+  drop: 'drop the listed spans; do not rescore them',
+};
+
+export const CONTRACT_URL = 'docs/contract.md';
+
+function incidentSection(inc: ReportIncident, heading: string, contractUrl: string): string[] {
+  const info = SIGNAL_INFO[inc.signal];
+  const rule = RULES[inc.signal];
+  const out: string[] = [
+    heading,
+    '',
+    `- **Signal:** \`${inc.signal}\` (${info.title}), severity **${inc.severity}**`,
+    `- **Fired:** ${turnsText(inc.firstTurn, inc.lastTurn)}, on ${inc.findings} snapshot${inc.findings === 1 ? '' : 's'}`,
+    `- **First finding:** ${mdText(inc.message)}`,
+    `- **What it means:** ${info.means}`,
+    `- **What the harness should do:** ${info.todo}`,
+    `- **Contract rule** ([§${rule.section}](${contractUrl}#${rule.anchor})):`,
+    '',
+    `  > ${rule.rule}`,
+    '',
+  ];
+  if (inc.spans.length > 0) {
+    out.push('| span | turn | score | binding | rewrites | pinned | text (shortened) |', '| --- | ---: | ---: | --- | ---: | --- | --- |');
+    for (const s of inc.spans) {
+      out.push(
+        `| ${mdCode(s.id)} | ${s.turn} | ${scoreText(s.score)} | ${s.binding} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
+      );
+    }
+    if (inc.moreSpans > 0) out.push('', `… and ${inc.moreSpans} more span${inc.moreSpans === 1 ? '' : 's'}.`);
+    out.push('');
+  } else out.push('No span named (the signal is about the whole snapshot).', '');
+  return out;
+}
+
+/** The report as Markdown. `contractUrl`: where links to the contract point (a path beside the repo, or a URL). */
+export function reportMarkdown(data: ReportData, images: readonly ReportImage[], contractUrl = CONTRACT_URL): string {
+  const title = data.title === null || data.title === '' ? '' : ` (${mdText(data.title)})`;
+  const what =
+    data.focus !== null
+      ? `Incident ${data.focus.number}: \`${data.focus.signal}\` (${data.focus.severity}), ${turnsText(data.focus.firstTurn, data.focus.lastTurn)}`
+      : data.scope.kind === 'turns'
+        ? `Turns ${data.range.from}–${data.range.to}`
+        : 'Whole session';
+  const out: string[] = [
+    `# ${what}`,
+    '',
+    `Session ${mdCode(data.sessionId)}${title}: ${data.session.turns} snapshots, turns ${data.session.firstTurn}–${data.session.lastTurn}.`,
+    `This report covers ${turnsText(data.range.from, data.range.to)} (${data.turnsInRange} snapshot${data.turnsInRange === 1 ? '' : 's'}).`,
+    '',
+    `- **Source:** ${mdText(sourceText(data.source))}`,
+    `- **Made by:** context-health ${data.version}${data.exportedAt === null ? '' : `, ${data.exportedAt}`}`,
+    '',
+  ];
+  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl));
+
+  out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
+  if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
+  else if (data.focus !== null) {
+    out.push('| # | signal | severity | turns | snapshots |', '| ---: | --- | --- | --- | ---: |');
+    for (const inc of data.incidents)
+      out.push(`| ${inc.number} | \`${inc.signal}\` | ${inc.severity} | ${turnsText(inc.firstTurn, inc.lastTurn)} | ${inc.findings} |`);
+    out.push('');
+  } else {
+    for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
+      out.push(...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl));
+    const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
+    if (rest.length > 0) {
+      out.push(
+        `### ${rest.length} more incident${rest.length === 1 ? '' : 's'}`,
+        '',
+        '| # | signal | severity | turns | snapshots |',
+        '| ---: | --- | --- | --- | ---: |',
+      );
+      for (const inc of rest) out.push(`| ${inc.number} | \`${inc.signal}\` | ${inc.severity} | ${turnsText(inc.firstTurn, inc.lastTurn)} | ${inc.findings} |`);
+      out.push('');
+    }
+  }
+
+  out.push('## Verdicts', '');
+  if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: the harness may prune as usual.`, '');
+  else {
+    out.push('| turns | verdict | spans (first turn) | what the harness should do |', '| --- | --- | --- | --- |');
+    for (const v of data.verdicts) {
+      const spans = v.spans.length === 0 ? '' : v.spans.slice(0, 8).map(mdCode).join(', ') + (v.spans.length > 8 ? ` (+${v.spans.length - 8})` : '');
+      out.push(`| ${turnsText(v.firstTurn, v.lastTurn)} | \`${v.action}\` | ${spans} | ${ACTION_TODO[v.action]} |`);
+    }
+    out.push('');
+  }
+
+  out.push('## Thresholds in force', '', '| threshold | value | default |', '| --- | ---: | ---: |');
+  for (const key of THRESHOLD_KEYS) {
+    const changed = data.thresholds[key] !== DEFAULT_THRESHOLDS[key];
+    out.push(`| ${changed ? `**${key}**` : key} | ${data.thresholds[key]} | ${DEFAULT_THRESHOLDS[key]} |`);
+  }
+  out.push('');
+
+  if (images.length > 0) {
+    out.push(
+      '## Charts',
+      '',
+      `Zoomed to ${turnsText(data.range.from, data.range.to)}; each image carries its stamp (caption strip, and JSON in the PNG's \`context-health\` iTXt chunk).`,
+      '',
+    );
+    for (const img of images) {
+      out.push(`### ${img.title}`, '', `![${img.title}](${encodeURI(img.file)})`, '');
+      if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');
+    }
+  }
+  return out.join('\n');
+}
