@@ -246,4 +246,26 @@ describe('Controller: live', () => {
     expect(last().sessions[0]!.scores).toBe('reference');
     h.c.handle({ type: 'cancel', job: 1 });
   });
+
+  it('lists the OTLP spans the relay could not place among the session’s input errors (docs/adapters.md)', async () => {
+    const sockets: SocketLike[] = [];
+    const h = new Harness(() => {
+      const s: SocketLike = { onopen: null, onmessage: null, onclose: null, onerror: null, close: () => undefined };
+      sockets.push(s);
+      return s;
+    });
+    h.open({ kind: 'live', wsUrl: 'ws://relay/api/sessions/otel/subscribe', sessionId: 'otel' });
+    const frame = (o: object): void => sockets.at(-1)!.onmessage!({ data: JSON.stringify(o) });
+    const spans = [{ span_id: 'a', text: 'hello', score: null, text_sha256: null }];
+    frame({ type: 'hello', session_id: 'otel', since: 0, last_seq: 2 });
+    frame({ type: 'msg', seq: 1, data: { type: 'snapshot', session_id: 'otel', turn: 1, spans } });
+    const late = { trace_id: 't1', span_id: 's9', message: 'arrived after turn 1 was stored' };
+    frame({ type: 'msg', seq: 2, data: { type: 'snapshot', session_id: 'otel', turn: 2, spans, input_errors: [late] } });
+    frame({ type: 'caught_up', seq: 2 });
+    await new Promise((r) => setTimeout(r, 50));
+    const last = h.events.filter((e): e is Extract<WorkerEvent, { type: 'summary' }> => e.type === 'summary').at(-1)!.summary as JobSummary;
+    expect(last.sessions[0]!.turns).toBe(2);
+    expect(last.inputErrors).toEqual([{ line: 2, session_id: 'otel', message: 'OTLP span s9 of trace t1: arrived after turn 1 was stored' }]);
+    h.c.handle({ type: 'cancel', job: 1 });
+  });
 });

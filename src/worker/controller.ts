@@ -2,6 +2,7 @@
 // through one Engine into per-session stores. A new `open` ends the previous job; queries
 // are answered from the current job's stores. Events are throttled so the main thread
 // hears about progress a few times a second, never per snapshot.
+import { relayInputErrors } from './relayInputErrors.ts';
 import type { Sha256Hex } from '../core/analyse.ts';
 import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
@@ -323,6 +324,7 @@ export class Controller {
         job.lines = seq;
         try {
           job.take(job.engine.ingestValue(data, seq));
+          for (const e of relayInputErrors(data, seq)) job.addError(e);
         } catch (e) {
           // the engine's state after a throw is unknown: stop rather than analyse on top of it
           this.fail(new AnalysisFailure(`message ${seq}`, e));
