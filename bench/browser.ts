@@ -13,7 +13,8 @@
 //      with the most self time (build with `npx vite build --minify false` for readable
 //      names; the profile is saved in bench/out/live.cpuprofile for DevTools).
 // Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser;
-// BENCH_ONLY=live for the live part, BENCH_NO_BUILD=1 to keep dist/ as built)
+// BENCH_ONLY=live for the live part, BENCH_NO_BUILD=1 to keep dist/ as built,
+// BENCH_LIVE_WIRE=whole to stream every text again instead of the clients' compact wire)
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { nodeSha256 } from '../src/node/platform.ts';
+import { compactTranscript } from '../src/core/compactTranscript.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { writeSimulated } from './transcripts.ts';
@@ -305,8 +307,13 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const total = LIVE_RATE * (LIVE_WARMUP + LIVE_SECONDS);
   const load = os.loadavg();
   const sessionId = `bench-live-${Date.now()}`;
-  const lines: string[] = [];
-  for (const m of simulateSession({ seed: 200, sessionId, turns: total, spans: 200, textChars: 400, header: true }, nodeSha256)) lines.push(JSON.stringify(m));
+  const whole: string[] = [];
+  for (const m of simulateSession({ seed: 200, sessionId, turns: total, spans: 200, textChars: 400, header: true }, nodeSha256)) whole.push(JSON.stringify(m));
+  // sent the way the clients send by default (contract §7 compact wire: unchanged texts left
+  // out); BENCH_LIVE_WIRE=whole sends every text again, as version 1 did
+  const wire = process.env.BENCH_LIVE_WIRE === 'whole' ? 'whole' : 'compact';
+  const lines = wire === 'whole' ? whole : compactTranscript(whole, nodeSha256).lines;
+  const bytes = lines.slice(1).reduce((n, l) => n + Buffer.byteLength(l), 0) / (lines.length - 1);
   const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/ingest`);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -373,7 +380,7 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const frames = m.frames.slice(1).sort((a, b) => a - b);
   const q = (p: number): number => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] ?? 0;
   console.log(
-    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
+    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s, ${wire} wire ${(bytes / 1000).toFixed(1)} KB a snapshot (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
   );
   console.log(
     shown === null
