@@ -240,6 +240,12 @@ const MEASURE_MAIN_THREAD = `(() => {
   requestAnimationFrame(frame);
 })()`;
 
+/** The page's CDP performance counters (seconds), e.g. TaskDuration (wall) and ThreadTime (main-thread CPU). */
+async function mainThreadMetrics(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
+}
+
 interface Loaf {
   duration: number;
   render: number;
@@ -334,7 +340,10 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}#live=${encodeURIComponent(sessionId)}`);
   await page.locator('[data-testid="connection-status"][data-state="live"]').waitFor({ timeout: 30_000 });
-  const cdp = process.env.BENCH_PROFILE !== undefined ? await page.context().newCDPSession(page) : null;
+  const metrics = await page.context().newCDPSession(page);
+  await metrics.send('Performance.enable');
+  const cdp = process.env.BENCH_PROFILE !== undefined ? metrics : null;
+  let before: Record<string, number> = {};
 
   // 200 snapshots a second, in slices every ~5 ms; the window opens after the warm-up
   const t0 = performance.now();
@@ -348,6 +357,7 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
       measuring = true;
       tWindow = performance.now();
       await page.evaluate(MEASURE_MAIN_THREAD);
+      before = await mainThreadMetrics(metrics);
       if (cdp !== null) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
@@ -357,6 +367,8 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
   const windowSeconds = (performance.now() - tWindow) / 1000;
+  const after = await mainThreadMetrics(metrics);
+  const d = (k: string): number => ((after[k] ?? 0) - (before[k] ?? 0)) * 1000;
   const m = await page.evaluate(() => {
     const w = window as unknown as { __long: number[]; __frames: number[]; __loaf: Loaf[]; __stop: boolean };
     w.__stop = true;
@@ -393,6 +405,10 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   );
   console.log(
     `    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames (goal: p99 < 33 ms)`,
+  );
+  // tasks' wall time against the main thread's CPU time: the gap is time the thread waited for a core
+  console.log(
+    `    main thread in the window: tasks ${d('TaskDuration').toFixed(0)} ms (script ${d('ScriptDuration').toFixed(0)}, style ${d('RecalcStyleDuration').toFixed(0)}, layout ${d('LayoutDuration').toFixed(0)}), thread CPU ${d('ThreadTime').toFixed(0)} ms; renderer process CPU ${d('ProcessTime').toFixed(0)} ms`,
   );
   // what the long frames ran, summed by invoker and source
   const by = new Map<string, { n: number; ms: number }>();
