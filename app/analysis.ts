@@ -144,16 +144,20 @@ function paused(): boolean {
 }
 
 function receiveSummary(summary: JobSummary, final: boolean): void {
-  set({ latestSummary: summary });
   // paused: the screen keeps what it showed (but a paused link still shows its first data)
-  if (paused() && useAnalysis.getState().summary !== null) return;
-  applySummary(summary, final);
+  if (paused() && useAnalysis.getState().summary !== null) {
+    set({ latestSummary: summary });
+    return;
+  }
+  applySummary(summary, final, true);
 }
 
-function applySummary(summary: JobSummary, final: boolean): void {
+function applySummary(summary: JobSummary, final: boolean, latest = false): void {
   const state = useAnalysis.getState();
   const sessionId = chooseSession(summary, state.sessionId);
-  set({ summary, sessionId });
+  // one store update per summary (twice a second while live): each update re-renders every
+  // component that reads the summary, in the Worker message's task (docs/performance.md)
+  set(latest ? { summary, latestSummary: summary, sessionId } : { summary, sessionId });
   const s = summary.sessions.find((x) => x.sessionId === sessionId);
   if (s === undefined || s.lastTurn === null) return;
   const ui = useUi.getState();

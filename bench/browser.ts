@@ -5,14 +5,24 @@
 //      the floor: the same File read (stream, split on newline bytes, TextDecoder) and
 //      JSON.parsed line by line in a bare Worker, in the same run.
 //   2. live: while the relay streams 200 snapshots/s of 200 spans to the followed session,
-//      the main thread's long tasks over 50 ms (goal: none) and frame times.
-// Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser)
+//      the main thread's long tasks over 50 ms (goal: none) and frame times, counted over a
+//      10 s window after a warm-up (BENCH_LIVE_WARMUP s, default 3: the first charts, the
+//      lazy chunks and the JIT are a page opening, not a page following a stream). Each long
+//      animation frame's scripts are attributed (what invoked them, where from), and
+//      BENCH_PROFILE=1 also records a CPU profile of the window and prints the functions
+//      with the most self time (build with `npx vite build --minify false` for readable
+//      names; the profile is saved in bench/out/live.cpuprofile for DevTools).
+// Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser;
+// BENCH_ONLY=live for the live part, BENCH_NO_BUILD=1 to keep dist/ as built,
+// BENCH_LIVE_WIRE=whole to stream every text again instead of the clients' compact wire)
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { nodeSha256 } from '../src/node/platform.ts';
+import { compactTranscript } from '../src/core/compactTranscript.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { writeSimulated } from './transcripts.ts';
@@ -22,6 +32,7 @@ const OUT = path.join(ROOT, 'bench', 'out');
 const LOAD_TURNS = Number(process.env.BENCH_TURNS ?? 2000);
 const LIVE_RATE = 200;
 const LIVE_SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 10);
+const LIVE_WARMUP = Number(process.env.BENCH_LIVE_WARMUP ?? 3);
 
 export async function benchBrowser(): Promise<void> {
   const chromePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -208,13 +219,64 @@ export function waitAllChartsScript(turns: number): string {
 
 const MEASURE_MAIN_THREAD = `(() => {
   window.__long = [];
+  window.__loaf = [];
   window.__frames = [];
   window.__stop = false;
   new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' });
+  // a long animation frame's scripts say what ran: the invoker (an event, a callback) and the source
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        window.__loaf.push({
+          duration: e.duration,
+          render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+          scripts: (e.scripts || []).map((x) => ({ invoker: x.invoker, type: x.invokerType, duration: x.duration, fn: x.sourceFunctionName, src: (x.sourceURL || '').split('/').pop() + ':' + x.sourceCharPosition, layout: x.forcedStyleAndLayoutDuration })),
+        });
+      }
+    }).observe({ type: 'long-animation-frame' });
+  } catch {}
   let last = performance.now();
   const frame = (now) => { window.__frames.push(now - last); last = now; if (!window.__stop) requestAnimationFrame(frame); };
   requestAnimationFrame(frame);
 })()`;
+
+/** The page's CDP performance counters (seconds), e.g. TaskDuration (wall) and ThreadTime (main-thread CPU). */
+async function mainThreadMetrics(cdp: CDPSession): Promise<Record<string, number>> {
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
+}
+
+interface Loaf {
+  duration: number;
+  render: number;
+  scripts: { invoker: string; type: string; duration: number; fn: string; src: string; layout: number }[];
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+/** Self time by function from a CDP CPU profile (sampled), the top `n`. */
+export function selfTimes(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }, n: number): { name: string; ms: number }[] {
+  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
+  const ms = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) {
+    const node = byId.get(samples[i]!);
+    if (node === undefined) continue;
+    const f = node.callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1}`;
+    ms.set(name, (ms.get(name) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0) / 1000);
+  }
+  return [...ms.entries()]
+    .map(([name, t]) => ({ name, ms: t }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, n);
+}
 
 async function benchLoad(browser: Browser, relay: RelayHandle, file: string): Promise<void> {
   const mb = fs.statSync(file).size / 1e6;
@@ -247,10 +309,17 @@ async function benchLoad(browser: Browser, relay: RelayHandle, file: string): Pr
 // ---------------------------------------------------------------- 2. live
 
 async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
-  const total = LIVE_RATE * LIVE_SECONDS;
+  const warm = LIVE_RATE * LIVE_WARMUP;
+  const total = LIVE_RATE * (LIVE_WARMUP + LIVE_SECONDS);
+  const load = os.loadavg();
   const sessionId = `bench-live-${Date.now()}`;
-  const lines: string[] = [];
-  for (const m of simulateSession({ seed: 200, sessionId, turns: total, spans: 200, textChars: 400, header: true }, nodeSha256)) lines.push(JSON.stringify(m));
+  const whole: string[] = [];
+  for (const m of simulateSession({ seed: 200, sessionId, turns: total, spans: 200, textChars: 400, header: true }, nodeSha256)) whole.push(JSON.stringify(m));
+  // sent the way the clients send by default (contract §7 compact wire: unchanged texts left
+  // out); BENCH_LIVE_WIRE=whole sends every text again, as version 1 did
+  const wire = process.env.BENCH_LIVE_WIRE === 'whole' ? 'whole' : 'compact';
+  const lines = wire === 'whole' ? whole : compactTranscript(whole, nodeSha256).lines;
+  const bytes = lines.slice(1).reduce((n, l) => n + Buffer.byteLength(l), 0) / (lines.length - 1);
   const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/ingest`);
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -271,41 +340,100 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}#live=${encodeURIComponent(sessionId)}`);
   await page.locator('[data-testid="connection-status"][data-state="live"]').waitFor({ timeout: 30_000 });
-  await page.evaluate(MEASURE_MAIN_THREAD);
+  const metrics = await page.context().newCDPSession(page);
+  await metrics.send('Performance.enable');
+  const cdp = process.env.BENCH_PROFILE !== undefined ? metrics : null;
+  let before: Record<string, number> = {};
 
-  // 200 snapshots a second, in 20 ms slices of 4
+  // 200 snapshots a second, in slices every ~5 ms; the window opens after the warm-up
   const t0 = performance.now();
   let sent = 2;
+  let measuring = false;
+  let tWindow = t0;
   while (sent < lines.length) {
     const due = Math.min(lines.length, 2 + Math.floor(((performance.now() - t0) / 1000) * LIVE_RATE));
     while (sent < due) ws.send(lines[sent++]!);
+    if (!measuring && sent >= warm) {
+      measuring = true;
+      tWindow = performance.now();
+      await page.evaluate(MEASURE_MAIN_THREAD);
+      before = await mainThreadMetrics(metrics);
+      if (cdp !== null) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+        await cdp.send('Profiler.start');
+      }
+    }
     await new Promise((r) => setTimeout(r, 5));
   }
+  const windowSeconds = (performance.now() - tWindow) / 1000;
+  const after = await mainThreadMetrics(metrics);
+  const d = (k: string): number => ((after[k] ?? 0) - (before[k] ?? 0)) * 1000;
+  const m = await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __frames: number[]; __loaf: Loaf[]; __stop: boolean };
+    w.__stop = true;
+    return { long: w.__long, frames: w.__frames, loaf: w.__loaf };
+  });
+  const profile =
+    cdp !== null ? ((await cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } }).profile : null;
   const sendSeconds = (performance.now() - t0) / 1000;
   while (acked + rejected < lines.length && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
   const ackSeconds = (performance.now() - t0) / 1000;
-  await page.locator(`[data-testid="session-turns"][data-turns="${total}"]`).waitFor({ timeout: 120_000 });
+  // the page may fall behind; say how far it got rather than throw away the window's figures
+  const shown = await page
+    .locator(`[data-testid="session-turns"][data-turns="${total}"]`)
+    .waitFor({ timeout: 60_000 })
+    .then(() => null)
+    .catch(async () => page.getByTestId('session-turns').getAttribute('data-turns'));
   const shownSeconds = (performance.now() - t0) / 1000;
   if (process.env.BENCH_SHOT !== undefined) await page.screenshot({ path: path.join(OUT, 'live.png') });
-  const m = await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __frames: number[]; __stop: boolean };
-    w.__stop = true;
-    return { long: w.__long, frames: w.__frames };
-  });
   ws.close();
   await page.close();
   const frames = m.frames.slice(1).sort((a, b) => a - b);
   const q = (p: number): number => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] ?? 0;
   console.log(
-    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following`,
+    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s, ${wire} wire ${(bytes / 1000).toFixed(1)} KB a snapshot (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
   );
-  console.log(`    all ${total} turns on screen ${shownSeconds.toFixed(1)} s after the first frame`);
+  console.log(
+    shown === null
+      ? `    all ${total} turns on screen ${shownSeconds.toFixed(1)} s after the first was sent`
+      : `    NOT all turns on screen: ${shown ?? 'none'} of ${total} ${shownSeconds.toFixed(1)} s after the first was sent`,
+  );
+  console.log(`    window: ${windowSeconds.toFixed(1)} s after a ${LIVE_WARMUP} s warm-up`);
   console.log(
     `    main-thread long tasks > 50 ms: ${m.long.length}${m.long.length ? ` (max ${Math.max(...m.long).toFixed(0)} ms, total ${m.long.reduce((a, b) => a + b, 0).toFixed(0)} ms)` : ''} (goal: none)`,
   );
   console.log(
-    `    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames`,
+    `    frame times: p50 ${q(0.5).toFixed(1)} ms, p95 ${q(0.95).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(frames[frames.length - 1] ?? 0).toFixed(1)} ms over ${frames.length} frames (goal: p99 < 33 ms)`,
   );
+  // tasks' wall time against the main thread's CPU time: the gap is time the thread waited for a core
+  console.log(
+    `    main thread in the window: tasks ${d('TaskDuration').toFixed(0)} ms (script ${d('ScriptDuration').toFixed(0)}, style ${d('RecalcStyleDuration').toFixed(0)}, layout ${d('LayoutDuration').toFixed(0)}), thread CPU ${d('ThreadTime').toFixed(0)} ms; renderer process CPU ${d('ProcessTime').toFixed(0)} ms`,
+  );
+  // what the long frames ran, summed by invoker and source
+  const by = new Map<string, { n: number; ms: number }>();
+  let renderMs = 0;
+  for (const f of m.loaf) {
+    renderMs += f.render;
+    for (const x of f.scripts) {
+      const k = `${x.type} ${x.invoker} ${x.fn ? `${x.fn} ` : ''}(${x.src})`;
+      const e = by.get(k) ?? { n: 0, ms: 0 };
+      e.n++;
+      e.ms += x.duration;
+      by.set(k, e);
+    }
+  }
+  if (m.loaf.length > 0) {
+    console.log(
+      `    long animation frames: ${m.loaf.length}, ${m.loaf.reduce((a, f) => a + f.duration, 0).toFixed(0)} ms, of which style/layout/paint ${renderMs.toFixed(0)} ms; scripts:`,
+    );
+    for (const [k, v] of [...by.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8)) console.log(`      ${v.ms.toFixed(0).padStart(6)} ms  ×${v.n}  ${k}`);
+  }
+  if (profile !== null) {
+    fs.writeFileSync(path.join(OUT, 'live.cpuprofile'), JSON.stringify(profile));
+    console.log('    CPU profile of the window, self time (bench/out/live.cpuprofile):');
+    for (const x of selfTimes(profile, 25)) console.log(`      ${x.ms.toFixed(0).padStart(6)} ms  ${x.name}`);
+  }
 }
 
 export function median(xs: number[]): number {

@@ -2,7 +2,7 @@
 // own axis scales, clipped to the plot area.
 import { useId, useMemo, type ReactNode } from 'react';
 import { usePlotArea, useXAxisDomain, useXAxisScale, useYAxisDomain, useYAxisScale } from 'recharts';
-import { bandPath, linear, linePath, markerPath, shadePath, stepAreaPath, type Linear, type MarkerShape } from './paths.ts';
+import { bandPath, linear, linePath, markerPath, rulePixel, shadePath, stepAreaPath, type Linear, type MarkerShape } from './paths.ts';
 
 function useLinear(axis: 'x' | 'y', id: string | number | undefined): Linear | null {
   const xs = useXAxisScale();
@@ -98,5 +98,45 @@ export function Shade({ ranges, fill, opacity }: { ranges: readonly { x1: number
     <Clipped>
       <path className="series-shade" d={d} fill={fill} fillOpacity={opacity} stroke="none" />
     </Clipped>
+  );
+}
+
+/**
+ * A horizontal threshold line with its label (a floor), drawn from the chart's own y scale.
+ * Recharts' ReferenceLine removes and re-adds itself in the chart's store after every render
+ * (an effect without dependencies), so each data update of a chart that draws one made
+ * Recharts recompute its axes and re-render its subscribers in the next animation frame:
+ * the largest script in the long frames of a followed live session (docs/performance.md).
+ * This draws the same line and registers nothing.
+ */
+export function Rule({
+  y,
+  yAxisId,
+  stroke,
+  dash,
+  width = 1.5,
+  label,
+}: {
+  y: number;
+  yAxisId?: string;
+  stroke: string;
+  dash?: string;
+  width?: number;
+  label?: string;
+}) {
+  const sy = useLinear('y', yAxisId);
+  const plot = usePlotArea();
+  if (sy === null || plot === undefined) return null;
+  const py = rulePixel(y, sy, plot.y, plot.y + plot.height);
+  if (py === null) return null;
+  return (
+    <g className="series-rule" pointerEvents="none">
+      <line x1={plot.x} x2={plot.x + plot.width} y1={py} y2={py} stroke={stroke} strokeWidth={width} strokeDasharray={dash} />
+      {label !== undefined && (
+        <text x={plot.x + 5} y={py - 5} fontSize={11} fill={stroke}>
+          {label}
+        </text>
+      )}
+    </g>
   );
 }

@@ -110,3 +110,14 @@ export function shadePath(ranges: readonly { x1: number; x2: number }[], sx: Lin
   }
   return out;
 }
+
+/**
+ * Where a horizontal rule at `value` sits (px), or null where it falls outside the plot
+ * (top..bottom, half a pixel of slack): like Recharts' ReferenceLine with its default
+ * ifOverflow 'discard', a threshold outside the shown range is not drawn.
+ */
+export function rulePixel(value: number, sy: Linear, top: number, bottom: number): number | null {
+  const py = sy.a + sy.b * value;
+  if (!Number.isFinite(py) || py < Math.min(top, bottom) - 0.5 || py > Math.max(top, bottom) + 0.5) return null;
+  return py;
+}

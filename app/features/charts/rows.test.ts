@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SpreadSeries } from '../../../src/worker/client.ts';
 import { nearestIndex } from '../../../src/core/bisect.ts';
-import { bandPath, extent, linear, linePath, markerPath, shadePath, stepAreaPath } from './paths.ts';
+import { bandPath, extent, linear, linePath, markerPath, rulePixel, shadePath, stepAreaPath } from './paths.ts';
 import { bandRanges, minBandWidth, niceTicks, readout, rounded, sameDomain, sameRanges, scoreDomain, shownDomain, stdevDomain, xDomain } from './rows.ts';
 
 const F = (...v: number[]): Float64Array => Float64Array.from(v);
@@ -22,6 +22,15 @@ describe('paths from typed arrays', () => {
 
   it('closes a band between low and high, in pieces around gaps', () => {
     expect(bandPath(F(1, 2, 3), F(0, 0, Number.NaN), F(1, 2, 3), id, id)).toBe('M1,1L2,2L2,0L1,0Z');
+  });
+
+  it('places a threshold rule on the y scale, and not at all outside the plot', () => {
+    const sy = linear(0, 1, 170, 10); // y up: 0 at the bottom (170), 1 at the top (10)
+    expect(rulePixel(0.25, sy, 10, 170)).toBe(130);
+    expect(rulePixel(1, sy, 10, 170)).toBe(10);
+    expect(rulePixel(1.2, sy, 10, 170)).toBeNull(); // above the shown range
+    expect(rulePixel(-0.1, sy, 10, 170)).toBeNull();
+    expect(rulePixel(Number.NaN, sy, 10, 170)).toBeNull();
   });
 
   it('draws counts as steps down to the baseline', () => {
