@@ -3,6 +3,7 @@
 // messages), then, strictly in arrival order, apply the session's ordering rules, append
 // to its log, and fan out. Results resolve in arrival order, so a connection's acks go
 // back in frame order.
+import { Backpressure } from './backpressure.ts';
 import type { AckVerdict } from '../client/relayApi.ts';
 import type { Fanout } from './fanout.ts';
 import { order, type Inspection, type ParsedMessage, type RelayLimits } from './sessionGate.ts';
@@ -31,8 +32,6 @@ export interface IngestCounters {
   waitingBytes: number;
 }
 
-/** bytes of messages received and not yet answered before harness sockets stop being read */
-export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
 
 interface Arrival {
   raw: Buffer;
@@ -41,14 +40,8 @@ interface Arrival {
 }
 
 export class Ingest {
-  /** too much received and not yet stored: harness sockets should stop being read */
-  get saturated(): boolean {
-    return this.counters.waitingBytes > MAX_WAITING_BYTES;
-  }
-
   readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
-  /** called when the bytes waiting fall back below half of MAX_WAITING_BYTES */
-  private readonly reliefListeners = new Set<() => void>();
+  private readonly backpressure = new Backpressure(this.counters);
   private queue: Arrival[] = [];
   private head = 0;
   /** set by the relay unless --no-analysis: acks then carry the turn's verdict */
@@ -61,30 +54,24 @@ export class Ingest {
     private readonly validator: Validator,
   ) {}
 
-  /** Calls `listener` each time the relay stops being saturated, until the returned function is called. */
-  onRelieved(listener: () => void): () => void {
-    this.reliefListeners.add(listener);
-    return () => this.reliefListeners.delete(listener);
+  /** too much received and not yet stored: harness sockets should stop being read */
+  get saturated(): boolean {
+    return this.backpressure.saturated;
   }
 
-  /** Resolves once the relay is not saturated. */
-  async relieved(): Promise<void> {
-    while (this.saturated) {
-      await new Promise<void>((resolve) => {
-        const off = this.onRelieved(() => {
-          off();
-          resolve();
-        });
-      });
-    }
+  onRelieved(listener: () => void): () => void {
+    return this.backpressure.onRelieved(listener);
+  }
+
+  relieved(): Promise<void> {
+    return this.backpressure.relieved();
   }
 
   message(raw: Buffer): Promise<IngestResult> {
     return new Promise((resolve) => {
       const arrival: Arrival = { raw, inspection: null, resolve };
       this.queue.push(arrival);
-      this.counters.waiting++;
-      this.counters.waitingBytes += raw.length;
+      this.backpressure.arrived(raw.length);
       const ins = this.validator.inspect(raw);
       if (ins instanceof Promise) {
         void ins.then((i) => {
@@ -104,10 +91,7 @@ export class Ingest {
       const a = this.queue[this.head]!;
       if (a.inspection === null) break;
       this.head++;
-      this.counters.waiting--;
-      const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
-      this.counters.waitingBytes -= a.raw.length;
-      if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) for (const l of [...this.reliefListeners]) l();
+      this.backpressure.answered(a.raw.length);
       let result: IngestResult | Promise<IngestResult>;
       try {
         result = this.apply(a.raw, a.inspection);

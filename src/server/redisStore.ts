@@ -26,7 +26,8 @@ import { jsonEqual } from '../core/equality.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
 import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, type FanoutOptions, type FanoutStats } from './fanout.ts';
-import { MAX_WAITING_BYTES, type IngestCounters, type IngestResult } from './ingest.ts';
+import { Backpressure } from './backpressure.ts';
+import type { IngestCounters, IngestResult } from './ingest.ts';
 import { quoted } from './quoted.ts';
 import { compactError, newSessionRefusal, sameStored, versionOneError, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { Validator } from './validator.ts';
@@ -261,7 +262,7 @@ type Decision =
 
 class RedisIngest implements IngestPort {
   readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
-  private readonly reliefListeners = new Set<() => void>();
+  private readonly backpressure = new Backpressure(this.counters);
   /** every message received so far, settled (for close) */
   private tail: Promise<unknown> = Promise.resolve();
   /** per session: the last message being applied */
@@ -281,23 +282,15 @@ class RedisIngest implements IngestPort {
   ) {}
 
   get saturated(): boolean {
-    return this.counters.waitingBytes > MAX_WAITING_BYTES;
+    return this.backpressure.saturated;
   }
 
   onRelieved(listener: () => void): () => void {
-    this.reliefListeners.add(listener);
-    return () => this.reliefListeners.delete(listener);
+    return this.backpressure.onRelieved(listener);
   }
 
-  async relieved(): Promise<void> {
-    while (this.saturated) {
-      await new Promise<void>((resolve) => {
-        const off = this.onRelieved(() => {
-          off();
-          resolve();
-        });
-      });
-    }
+  relieved(): Promise<void> {
+    return this.backpressure.relieved();
   }
 
   idle(): Promise<void> {
@@ -308,8 +301,7 @@ class RedisIngest implements IngestPort {
   }
 
   message(raw: Buffer): Promise<IngestResult> {
-    this.counters.waiting++;
-    this.counters.waitingBytes += raw.length;
+    this.backpressure.arrived(raw.length);
     const inspection = this.validator.inspect(raw);
     // one chain per session: a session's messages are applied in arrival order, while
     // different sessions go to Redis at once (each connection sends its acks in frame order)
@@ -332,10 +324,7 @@ class RedisIngest implements IngestPort {
       return r;
     });
     const done = result.then((r) => {
-      this.counters.waiting--;
-      const wasOver = this.counters.waitingBytes > MAX_WAITING_BYTES / 2;
-      this.counters.waitingBytes -= raw.length;
-      if (wasOver && this.counters.waitingBytes <= MAX_WAITING_BYTES / 2) for (const l of [...this.reliefListeners]) l();
+      this.backpressure.answered(raw.length);
       return r;
     });
     this.tail = Promise.all([this.tail, done]);
