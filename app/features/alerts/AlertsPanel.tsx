@@ -200,8 +200,8 @@ export function AlertsPanel() {
           <ul className="alert-history" data-testid="alert-history">
             {history.data?.map((a) => (
               <li key={a.id} className={`sev-${a.severity}`} data-testid="alert-firing">
-                <time dateTime={a.fired_at}>{new Date(a.fired_at).toLocaleString()}</time> <strong>{a.title ?? a.session_id}</strong>: {a.what}{' '}
-                <a href={firingHref(a)}>turn {a.turn}</a>
+                <time dateTime={a.fired_at}>{new Date(a.fired_at).toLocaleString()}</time> <strong>{a.title ?? a.session_id}</strong>
+                {a.title !== null && <span className="muted"> {a.session_id}</span>}: {a.what} <a href={firingHref(a)}>turn {a.turn}</a>
               </li>
             ))}
           </ul>
