@@ -59,8 +59,8 @@ export function AlertsPanel() {
   };
 
   return (
-    <section className="panel alerts-panel" aria-label="Alerts" data-testid="alerts-panel">
-      <header className="panel-head">
+    <section className="alerts-panel" aria-label="Alerts" data-testid="alerts-panel">
+      <header className="alerts-head">
         <h2>Alerts</h2>
         <span className="muted">evaluated by the relay on every snapshot, with no page open</span>
       </header>
@@ -199,8 +199,9 @@ export function AlertsPanel() {
           {history.data?.length === 0 && <p className="muted">Nothing has fired yet.</p>}
           <ul className="alert-history" data-testid="alert-history">
             {history.data?.map((a) => (
-              <li key={a.id} className={`sev-${a.severity}`} data-testid="alert-firing">
-                <time dateTime={a.fired_at}>{new Date(a.fired_at).toLocaleString()}</time> <strong>{a.title ?? a.session_id}</strong>
+              <li key={a.id} data-testid="alert-firing">
+                <span className={`sev sev-${a.severity}`}>{a.severity}</span> <time dateTime={a.fired_at}>{new Date(a.fired_at).toLocaleString()}</time>{' '}
+                <strong>{a.title ?? a.session_id}</strong>
                 {a.title !== null && <span className="muted"> {a.session_id}</span>}: {a.what} <a href={firingHref(a)}>turn {a.turn}</a>
               </li>
             ))}

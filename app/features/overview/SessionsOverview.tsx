@@ -30,79 +30,77 @@ export function SessionsOverview() {
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   if (sessions === null || !analysis) return null;
   return (
-    <>
-      <section className="panel overview" aria-label="All sessions" data-testid="overview">
-        <header className="panel-head overview-head">
-          <h2>All sessions</h2>
-          <span className="muted">{rows.length === sessions.size ? `${sessions.size}` : `${rows.length} of ${sessions.size}`} · worst first</span>
-          <input
-            type="search"
-            placeholder="Filter by id or title"
-            aria-label="Filter sessions by id or title"
-            value={text}
-            onChange={(e) => setOverviewFilter({ text: e.target.value })}
-            data-testid="overview-filter"
-          />
-          <select
-            aria-label="Filter sessions by state"
-            value={state}
-            onChange={(e) => setOverviewFilter({ state: e.target.value as StateFilter })}
-            data-testid="overview-state"
-          >
-            <option value="all">all states</option>
-            <option value="live">live</option>
-            <option value="idle">idle</option>
-            <option value="ended">ended</option>
-          </select>
-          <input
-            type="password"
-            autoComplete="off"
-            placeholder="relay token"
-            aria-label="Relay token (kept in this tab only, sent on deletes and rule changes)"
-            title="Kept in this tab only (sessionStorage); sent as Authorization: Bearer on deletes and rule changes"
-            value={token}
-            onChange={(e) => setRelayToken(e.target.value)}
-            data-testid="relay-token"
-          />
-          <button type="button" aria-expanded={alertsOpen} onClick={() => setAlertsOpen((o) => !o)} data-testid="overview-alerts">
-            Alerts
+    <section className="panel overview" aria-label="All sessions" data-testid="overview">
+      <header className="panel-head overview-head">
+        <h2>All sessions</h2>
+        <span className="muted">{rows.length === sessions.size ? `${sessions.size}` : `${rows.length} of ${sessions.size}`} · worst first</span>
+        <input
+          type="search"
+          placeholder="Filter by id or title"
+          aria-label="Filter sessions by id or title"
+          value={text}
+          onChange={(e) => setOverviewFilter({ text: e.target.value })}
+          data-testid="overview-filter"
+        />
+        <select
+          aria-label="Filter sessions by state"
+          value={state}
+          onChange={(e) => setOverviewFilter({ state: e.target.value as StateFilter })}
+          data-testid="overview-state"
+        >
+          <option value="all">all states</option>
+          <option value="live">live</option>
+          <option value="idle">idle</option>
+          <option value="ended">ended</option>
+        </select>
+        <input
+          type="password"
+          autoComplete="off"
+          placeholder="relay token"
+          aria-label="Relay token (kept in this tab only, sent on deletes and rule changes)"
+          title="Kept in this tab only (sessionStorage); sent as Authorization: Bearer on deletes and rule changes"
+          value={token}
+          onChange={(e) => setRelayToken(e.target.value)}
+          data-testid="relay-token"
+        />
+        <button type="button" aria-expanded={alertsOpen} onClick={() => setAlertsOpen((o) => !o)} data-testid="overview-alerts">
+          Alerts
+        </button>
+      </header>
+      {writeError !== null && (
+        <p className="error" role="alert" data-testid="overview-error">
+          {writeError}{' '}
+          <button type="button" className="link" onClick={() => setWriteError(null)} aria-label="Dismiss">
+            ×
           </button>
-        </header>
-        {writeError !== null && (
-          <p className="error" role="alert" data-testid="overview-error">
-            {writeError}{' '}
-            <button type="button" className="link" onClick={() => setWriteError(null)} aria-label="Dismiss">
-              ×
-            </button>
-          </p>
-        )}
-        <div role="table" aria-label="Sessions, worst first" aria-rowcount={rows.length + 1} className="overview-table">
-          <div role="row" className="overview-row overview-header">
-            <span role="columnheader">state</span>
-            <span role="columnheader">session</span>
-            <span role="columnheader">verdict</span>
-            <span role="columnheader">worst (last {rows[0]?.window ?? 20})</span>
-            <span role="columnheader">last fault</span>
-            <span role="columnheader">turns</span>
-            <span role="columnheader">per min</span>
-            <span role="columnheader">score spread</span>
-            <span role="columnheader">canary rank</span>
-            <span role="columnheader">
-              <span className="sr-only">delete</span>
-            </span>
-          </div>
-          <div ref={scroller} className="overview-scroll" data-testid="overview-scroll">
-            <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
-              {virtual.getVirtualItems().map((item) => {
-                const s = rows[item.index]!;
-                return <Row key={s.session_id} s={s} index={item.index} top={item.start} onWrite={setWriteError} />;
-              })}
-            </div>
+        </p>
+      )}
+      <div role="table" aria-label="Sessions, worst first" aria-rowcount={rows.length + 1} className="overview-table">
+        <div role="row" className="overview-row overview-header">
+          <span role="columnheader">state</span>
+          <span role="columnheader">session</span>
+          <span role="columnheader">verdict</span>
+          <span role="columnheader">worst (last {rows[0]?.window ?? 20})</span>
+          <span role="columnheader">last fault</span>
+          <span role="columnheader">turns</span>
+          <span role="columnheader">per min</span>
+          <span role="columnheader">score spread</span>
+          <span role="columnheader">canary rank</span>
+          <span role="columnheader">
+            <span className="sr-only">delete</span>
+          </span>
+        </div>
+        <div ref={scroller} className="overview-scroll" data-testid="overview-scroll">
+          <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
+            {virtual.getVirtualItems().map((item) => {
+              const s = rows[item.index]!;
+              return <Row key={s.session_id} s={s} index={item.index} top={item.start} onWrite={setWriteError} />;
+            })}
           </div>
         </div>
-      </section>
+      </div>
       {alertsOpen && <AlertsPanel />}
-    </>
+    </section>
   );
 }
 
