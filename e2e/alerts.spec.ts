@@ -72,11 +72,18 @@ test('adds a rule in the dashboard (refused without the token), the relay lists 
   await expect(page.getByTestId('alert-form-error')).toContainText('spread_below_baseline.percent must be a number in (0, 100]');
   expect(await apiRules()).toHaveLength(1);
 
-  await page
-    .getByTestId('alert-rule')
-    .getByRole('button', { name: /Remove rule/ })
-    .click();
+  // removing is a write too: a wrong token is refused, said so, and the rule stays
+  const remove = page.getByTestId('alert-rule').getByRole('button', { name: /Remove rule/ });
+  await page.getByTestId('relay-token').fill('not-the-token');
+  await remove.click();
+  await expect(page.getByTestId('alert-rules-error')).toContainText('a relay token is needed (the token given was refused)');
+  await expect(page.getByTestId('alert-rule')).toHaveCount(1);
+  expect(await apiRules()).toHaveLength(1);
+
+  await page.getByTestId('relay-token').fill(TOKEN);
+  await remove.click();
   await expect(page.getByTestId('alert-rule')).toHaveCount(0);
+  await expect(page.getByTestId('alert-rules-error')).toHaveCount(0);
   expect(await apiRules()).toEqual([]);
 });
 
@@ -113,7 +120,12 @@ test('deletes a session from the overview with the token; without it the page sa
   await expect(rows).toHaveCount(2);
   const gone = page.locator(`[data-testid="overview-row"][data-session="${tag}-gone"]`);
 
-  // the first click only asks; "No" leaves everything as it was
+  // the first click (or Enter: it does not open the row's session) only asks; "No" leaves everything as it was
+  await gone.getByTestId('overview-delete').focus();
+  await page.keyboard.press('Enter');
+  await expect(gone.getByTestId('overview-delete-no')).toBeVisible();
+  expect(page.url()).not.toContain('live=');
+  await gone.getByTestId('overview-delete-no').click();
   await gone.getByTestId('overview-delete').click();
   await gone.getByTestId('overview-delete-no').click();
   await expect(gone.getByTestId('overview-delete')).toBeVisible();
