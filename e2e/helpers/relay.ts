@@ -20,11 +20,13 @@ export interface RelayHandle {
   stop(): Promise<void>;
 }
 
-export async function startRelay(opts: { port?: number; dataDir?: string } = {}): Promise<RelayHandle> {
+export async function startRelay(opts: { port?: number; dataDir?: string; token?: string } = {}): Promise<RelayHandle> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
   const dist = path.join(ROOT, 'dist');
   if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is not built: run `npx vite build` (npm run test:e2e does)');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist], {
+  const args = [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist];
+  if (opts.token !== undefined) args.push('--token', opts.token);
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,9 +65,10 @@ export async function startRelay(opts: { port?: number; dataDir?: string } = {})
   };
 }
 
-export function replay(file: string, url: string, opts: { session?: string; speed?: string } = {}): ChildProcess & { done: Promise<number> } {
+export function replay(file: string, url: string, opts: { session?: string; speed?: string; token?: string } = {}): ChildProcess & { done: Promise<number> } {
   const args = [BIN, 'replay', file, '--url', url, '--speed', opts.speed ?? 'max'];
   if (opts.session !== undefined) args.push('--session', opts.session);
+  if (opts.token !== undefined) args.push('--token', opts.token);
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }) as ChildProcess & { done: Promise<number> };
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));

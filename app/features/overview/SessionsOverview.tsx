@@ -4,9 +4,12 @@
 // Worst first; filtered by text and state; a click opens the session. Fed by the relay's
 // overview channel (overviewStore.ts), not by polling.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionSummary } from '../../../src/client/relayApi.ts';
 import { openLive } from '../../analysis.ts';
+import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
+import { setRelayToken, useRelayToken } from '../alerts/relayWrites.ts';
+import { DeleteSession } from './DeleteSession.tsx';
 import { connectOverview, setOverviewFilter, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
 
 const ROW_HEIGHT = 34;
@@ -19,6 +22,9 @@ export function SessionsOverview() {
   const state = useOverview((s) => s.state);
   const rows = useMemo(() => visibleRows(sessions, text, state), [sessions, text, state]);
   const scroller = useRef<HTMLDivElement>(null);
+  const token = useRelayToken((t) => t.token);
+  const [alertsOpen, setAlertsOpen] = useState(false);
+  const [writeError, setWriteError] = useState<string | null>(null);
   // the virtualiser's functions are read fresh on each render, as in the findings list
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
@@ -47,7 +53,28 @@ export function SessionsOverview() {
           <option value="idle">idle</option>
           <option value="ended">ended</option>
         </select>
+        <input
+          type="password"
+          autoComplete="off"
+          placeholder="relay token"
+          aria-label="Relay token (kept in this tab only, sent on deletes and rule changes)"
+          title="Kept in this tab only (sessionStorage); sent as Authorization: Bearer on deletes and rule changes"
+          value={token}
+          onChange={(e) => setRelayToken(e.target.value)}
+          data-testid="relay-token"
+        />
+        <button type="button" aria-expanded={alertsOpen} onClick={() => setAlertsOpen((o) => !o)} data-testid="overview-alerts">
+          Alerts
+        </button>
       </header>
+      {writeError !== null && (
+        <p className="error" role="alert" data-testid="overview-error">
+          {writeError}{' '}
+          <button type="button" className="link" onClick={() => setWriteError(null)} aria-label="Dismiss">
+            ×
+          </button>
+        </p>
+      )}
       <div role="table" aria-label="Sessions, worst first" aria-rowcount={rows.length + 1} className="overview-table">
         <div role="row" className="overview-row overview-header">
           <span role="columnheader">state</span>
@@ -59,21 +86,25 @@ export function SessionsOverview() {
           <span role="columnheader">per min</span>
           <span role="columnheader">score spread</span>
           <span role="columnheader">canary rank</span>
+          <span role="columnheader">
+            <span className="sr-only">delete</span>
+          </span>
         </div>
         <div ref={scroller} className="overview-scroll" data-testid="overview-scroll">
           <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
             {virtual.getVirtualItems().map((item) => {
               const s = rows[item.index]!;
-              return <Row key={s.session_id} s={s} index={item.index} top={item.start} />;
+              return <Row key={s.session_id} s={s} index={item.index} top={item.start} onWrite={setWriteError} />;
             })}
           </div>
         </div>
       </div>
+      {alertsOpen && <AlertsPanel />}
     </section>
   );
 }
 
-function Row({ s, index, top }: { s: SessionSummary; index: number; top: number }) {
+function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top: number; onWrite: (error: string | null) => void }) {
   const action = s.verdict?.action ?? null;
   const open = (): void => openLive(s.session_id);
   return (
@@ -120,6 +151,9 @@ function Row({ s, index, top }: { s: SessionSummary; index: number; top: number 
       </span>
       <span role="cell">
         <Sparkline values={s.canary_rank} label="canary rank (down = sinking)" invert />
+      </span>
+      <span role="cell">
+        <DeleteSession id={s.session_id} onResult={onWrite} />
       </span>
     </div>
   );
