@@ -1,21 +1,25 @@
-// `context-health report` loads its renderer (src/render: React DOM, Recharts, happy-dom and
-// the app's chart modules) as one prebuilt ES module: compiled through tsx module by module
-// that load costs about 3 s of CPU on every run, bundled about 0.4 s (docs/reports.md,
-// "Speed"). The bundle is built by esbuild on first use into node_modules/.cache and rebuilt
-// whenever one of its inputs changes (their sha256 are kept beside it); when it cannot be
-// built (a read-only install), the renderer is imported through tsx as before.
+// `context-health report` loads its renderer as two prebuilt ES modules: compiled through
+// tsx module by module that load costs about 3 s of CPU on every run, bundled much less
+// (docs/reports.md, "Speed"). render.mjs is the analysis side (src/render/report.ts: small,
+// loaded by the CLI's thread); draw.mjs the drawing side (src/render/drawWorker.ts: React
+// DOM, Recharts, happy-dom and the app's chart modules), run on a worker thread started
+// before the file is read, so its loading overlaps the reading on the other core. The
+// bundles are built by esbuild on first use into node_modules/.cache and rebuilt whenever
+// one of their inputs changes (their sha256 are kept beside them); when they cannot be built
+// (a read-only install), the renderer is imported through tsx and draws on this thread, as before.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ReportRenderer } from '../report/renderer.ts';
+import { Worker } from 'node:worker_threads';
+import type { DrawInput, DrawReply, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const ENTRY = path.join(ROOT, 'src/render/report.ts');
+const ENTRIES = { render: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
 const CACHE = path.join(ROOT, 'node_modules/.cache/context-health');
-const BUNDLE = path.join(CACHE, 'render.mjs');
+const BUNDLES = { render: path.join(CACHE, 'render.mjs'), draw: path.join(CACHE, 'draw.mjs') };
 const MANIFEST = path.join(CACHE, 'render.inputs.json');
-/** this file: the build options are part of what the bundle is */
+/** this file: the build options are part of what the bundles are */
 const SELF = path.relative(ROOT, import.meta.filename);
 
 type Manifest = Record<string, string>;
@@ -25,31 +29,32 @@ const digest = (file: string): string => createHash('sha256').update(fs.readFile
 function upToDate(): boolean {
   try {
     const inputs = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as Manifest;
-    if (!fs.existsSync(BUNDLE) || inputs[SELF] === undefined) return false;
+    if (!Object.values(BUNDLES).every((b) => fs.existsSync(b)) || inputs[SELF] === undefined) return false;
     return Object.entries(inputs).every(([file, sha]) => fs.existsSync(path.join(ROOT, file)) && digest(path.join(ROOT, file)) === sha);
   } catch {
     return false;
   }
 }
 
-async function buildBundle(): Promise<void> {
+async function buildBundles(): Promise<void> {
   const { build } = await import('esbuild');
-  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const tmp = path.join(CACHE, `build.${process.pid}`);
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [ENTRY],
+    entryPoints: ENTRIES,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    outfile: tmp,
+    outdir: tmp,
+    outExtension: { '.js': '.mjs' },
     jsx: 'automatic',
     // a native module: loaded from node_modules as it is
     external: ['@resvg/resvg-js'],
     // CommonJS modules inside the bundle (React DOM, Recharts' dependencies) call require
     banner: { js: "import { createRequire as __chRequire } from 'node:module'; const require = __chRequire(import.meta.url);" },
     metafile: true,
-    // less for V8 to parse on each run (the 7.8 MB bundle takes about 0.35 s unminified)
+    // less for V8 to parse on each run (the 7.8 MB drawing bundle takes about 0.35 s unminified)
     minify: true,
     logLevel: 'silent',
   });
@@ -58,19 +63,70 @@ async function buildBundle(): Promise<void> {
   inputs[SELF] = digest(import.meta.filename);
   fs.writeFileSync(`${MANIFEST}.${process.pid}.tmp`, JSON.stringify(inputs));
   // renamed into place: another run building at the same time never reads half a file
-  fs.renameSync(tmp, BUNDLE);
+  for (const [name, target] of Object.entries(BUNDLES)) fs.renameSync(path.join(tmp, `${name}.mjs`), target);
   fs.renameSync(`${MANIFEST}.${process.pid}.tmp`, MANIFEST);
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-export async function loadRenderer(): Promise<ReportRenderer> {
+/** The drawing side on a worker thread: it starts loading at once and draws when given its input. */
+function threadDrawer(): ReportDrawer {
+  const worker = new Worker(pathToFileURL(BUNDLES.draw));
+  // a run that ends early (unreadable input, no such session) does not wait for it
+  worker.unref();
+  const stopped = new Promise<never>((_, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the drawing thread stopped (exit status ${code})`)));
+  });
+  stopped.catch(() => {}); // raced in draw(); once closed, nobody waits on it
+  return {
+    draw(input: DrawInput): Promise<ReportFile[]> {
+      worker.ref();
+      const reply = new Promise<ReportFile[]>((resolve, reject) => {
+        worker.once('message', (m: DrawReply) => ('error' in m ? reject(new Error(m.error)) : resolve(m.files)));
+      });
+      worker.postMessage(input);
+      return Promise.race([reply, stopped]);
+    },
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** The drawing side on this thread (no bundle): its modules load while the file is read. */
+function inlineDrawer(): ReportDrawer {
+  type Draw = { draw: (input: DrawInput) => Promise<ReportFile[]>; prepare: () => Promise<unknown> };
+  const mod = import(pathToFileURL(path.join(ROOT, 'src/render/draw.ts')).href).then(async (m: Draw) => {
+    await m.prepare();
+    return m;
+  });
+  mod.catch(() => {}); // awaited in draw()
+  return {
+    draw: async (input) => (await mod).draw(input),
+    close: async () => {},
+  };
+}
+
+/** The renderer's analysis side, and its drawing side already loading. */
+export async function loadRenderer(): Promise<{ renderer: ReportRenderer; drawer: ReportDrawer }> {
+  let bundled = true;
   try {
     if (!upToDate()) {
       fs.mkdirSync(CACHE, { recursive: true });
-      await buildBundle();
+      await buildBundles();
     }
-    return ((await import(pathToFileURL(BUNDLE).href)) as { renderer: ReportRenderer }).renderer;
   } catch {
-    // no bundle (esbuild missing, a read-only folder): the same modules through tsx
-    return ((await import(pathToFileURL(ENTRY).href)) as { renderer: ReportRenderer }).renderer;
+    bundled = false; // esbuild missing, a read-only folder
   }
+  if (bundled) {
+    const drawer = threadDrawer();
+    try {
+      return { renderer: ((await import(pathToFileURL(BUNDLES.render).href)) as { renderer: ReportRenderer }).renderer, drawer };
+    } catch {
+      await drawer.close();
+    }
+  }
+  // no bundle: the same modules through tsx, drawing on this thread
+  const drawer = inlineDrawer();
+  return { renderer: ((await import(pathToFileURL(ENTRIES.render).href)) as { renderer: ReportRenderer }).renderer, drawer };
 }

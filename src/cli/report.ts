@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
-import type { ReportJob } from '../report/renderer.ts';
+import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
@@ -140,12 +140,31 @@ async function report(args: string[]): Promise<number> {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
 
-  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it)
-  const renderer = await loadRenderer();
+  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
+  // The drawing side starts loading now, on a worker thread, while this thread reads the file.
+  const { renderer, drawer } = await loadRenderer();
+  try {
+    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
+  } finally {
+    await drawer.close();
+  }
+}
+
+interface Options {
+  session?: string | undefined;
+  out: string;
+  timestamp: boolean;
+  format: 'md' | 'html';
+  failOn: 'fault' | 'warning' | 'never';
+  userThresholds: Partial<Thresholds>;
+  from: Exclude<ReturnType<typeof parseFrom>, { error: string }>;
+  scorer: 'auto' | 'harness' | 'reference' | 'both';
+  scope: ReportJob['scope'];
+}
+
+async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
+  const { userThresholds, scorer, from, format, failOn, scope } = values;
   const sink = renderer.sink(userThresholds);
-  // the drawing modules load while the file is read (their compiling runs off the main thread)
-  const prepared = renderer.prepare();
-  prepared.catch(() => {}); // awaited below; a failure is reported there
   let result;
   let sha: string;
   try {
@@ -164,8 +183,7 @@ async function report(args: string[]): Promise<number> {
   }
   let rendered;
   try {
-    await prepared;
-    rendered = await renderer.render(sink, {
+    const { data, draw } = renderer.analyse(sink, {
       scope,
       format,
       exportedAt: values.timestamp ? new Date().toISOString() : null,
@@ -176,6 +194,7 @@ async function report(args: string[]): Promise<number> {
       contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
       fontDir: FONTS,
     });
+    rendered = { data, files: await drawer.draw(draw) };
   } catch (e) {
     process.stderr.write(`context-health report: ${(e as Error).message}\n`);
     return 2;

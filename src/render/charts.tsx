@@ -5,9 +5,7 @@
 import { installDom } from './dom.ts';
 import type { SeriesView } from '../worker/protocol.ts';
 import type { ChartParts } from '../../app/components/exportFigure.ts';
-
-/** The CLI's figures are this wide (CSS pixels; the PNG is twice that). */
-export const REPORT_CHART_WIDTH = 880;
+import { REPORT_CHART_WIDTH } from './width.ts';
 
 export interface RenderedChart {
   /** spread, canary, drift, orphans, agreement */
