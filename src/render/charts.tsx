@@ -51,7 +51,16 @@ export function prepareCharts(): Promise<unknown> {
   return modules;
 }
 
-export async function renderCharts(view: SeriesView, selectedTurn: number | null, width = REPORT_CHART_WIDTH): Promise<RenderedChart[]> {
+/**
+ * Draws the charts one after the other; `onChart` hears of each as soon as it is drawn, so
+ * its rasterising (on libuv's threads) overlaps the drawing of the next.
+ */
+export async function renderCharts(
+  view: SeriesView,
+  selectedTurn: number | null,
+  onChart: (chart: RenderedChart) => void = () => {},
+  width = REPORT_CHART_WIDTH,
+): Promise<RenderedChart[]> {
   modules ??= load();
   const [{ createElement }, { flushSync }, { createRoot }, { FixedChartContext }, charts, { chartParts }] = await modules;
   const out: RenderedChart[] = [];
@@ -66,7 +75,10 @@ export async function renderCharts(view: SeriesView, selectedTurn: number | null
     const parts = figure === null ? null : chartParts(figure);
     root.unmount();
     host.remove();
-    if (parts !== null) out.push({ id, parts });
+    if (parts !== null) {
+      out.push({ id, parts });
+      onChart({ id, parts });
+    }
   }
   return out;
 }

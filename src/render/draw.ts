@@ -33,12 +33,13 @@ const encoder = new TextEncoder();
 
 export async function draw(input: DrawInput): Promise<ReportFile[]> {
   const job = input as DrawJob;
-  const charts = await renderCharts(job.view, job.selectedTurn);
   const files: ReportFile[] = [];
   const images: ReportImage[] = [];
   const figures: { title: string; svg: string }[] = [];
   const pngs: Promise<void>[] = [];
-  for (const chart of charts) {
+  // each chart is composed and sent to rasterise as soon as it is drawn: resvg works on
+  // libuv's threads while this thread draws the next chart
+  const drawn = renderCharts(job.view, job.selectedTurn, (chart) => {
     const stamp: Stamp = { ...job.stamp, figure: chart.id };
     const fig = figureSvg({ ...chart.parts, stamp });
     figures.push({ title: chart.parts.title, svg: fig.svg });
@@ -46,14 +47,18 @@ export async function draw(input: DrawInput): Promise<ReportFile[]> {
       const png: ReportFile = { name: `images/${chart.id}.png`, bytes: new Uint8Array(0) };
       files.push(png, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
       images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
-      // the charts rasterise at once, on libuv's threads
       pngs.push(
         rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
           png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
         }),
       );
     }
-  }
+  });
+  // a chart that fails to draw fails the report, once the images already started are done
+  await drawn.catch(async (e: unknown) => {
+    await Promise.allSettled(pngs);
+    throw e;
+  });
   await Promise.all(pngs);
   if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(job.data, images, job.contractUrl)) });
   else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(job.data, figures, job.contractUrl)) });
