@@ -11,7 +11,7 @@ import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
 import { stampJson, type Stamp } from '../report/stamp.ts';
 import type { SeriesView } from '../worker/protocol.ts';
-import { prepareCharts, renderCharts } from './charts.tsx';
+import { prepareCharts, renderCharts, warmUp } from './charts.tsx';
 import { rasterise } from './rasterise.ts';
 
 /** DrawInput's shape (made by report.ts's analyse) */
@@ -26,8 +26,11 @@ export interface DrawJob extends DrawInput {
   fontDir: string;
 }
 
-/** Loads React, Recharts, happy-dom and the chart modules (once). */
-export const prepare = (): Promise<unknown> => prepareCharts();
+/** Loads React, Recharts, happy-dom and the chart modules (once), then warms the paths drawing takes (charts.tsx warmUp). */
+export const prepare = async (): Promise<void> => {
+  await prepareCharts();
+  await warmUp();
+};
 
 const encoder = new TextEncoder();
 
