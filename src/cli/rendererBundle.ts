@@ -1,6 +1,6 @@
 // `context-health report` loads its renderer as two prebuilt ES modules: compiled through
 // tsx module by module that load costs about 3 s of CPU on every run, bundled much less
-// (docs/reports.md, "Speed"). render.mjs is the analysis side (src/render/report.ts: small,
+// (docs/reports.md, "Speed"). analyse.mjs is the analysis side (src/render/report.ts: small,
 // loaded by the CLI's thread); draw.mjs the drawing side (src/render/drawWorker.ts: React
 // DOM, Recharts, happy-dom and the app's chart modules), run on a worker thread started
 // before the file is read, so its loading overlaps the reading on the other core. The
@@ -15,10 +15,11 @@ import { Worker } from 'node:worker_threads';
 import type { DrawInput, DrawReply, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const ENTRIES = { render: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
+const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
 const CACHE = path.join(ROOT, 'node_modules/.cache/context-health');
-const BUNDLES = { render: path.join(CACHE, 'render.mjs'), draw: path.join(CACHE, 'draw.mjs') };
-const MANIFEST = path.join(CACHE, 'render.inputs.v2.json');
+const BUNDLES = { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.mjs') };
+// not the names of the single bundle before (render.mjs): a checkout switched back and forth finds its own
+const MANIFEST = path.join(CACHE, 'bundles.inputs.json');
 /** this file: the build options are part of what the bundles are */
 const SELF = path.relative(ROOT, import.meta.filename);
 
@@ -137,12 +138,12 @@ export async function loadRenderer(): Promise<{ renderer: ReportRenderer; drawer
   if (bundled) {
     const drawer = threadDrawer();
     try {
-      return { renderer: ((await import(pathToFileURL(BUNDLES.render).href)) as { renderer: ReportRenderer }).renderer, drawer };
+      return { renderer: ((await import(pathToFileURL(BUNDLES.analyse).href)) as { renderer: ReportRenderer }).renderer, drawer };
     } catch {
       await drawer.close();
     }
   }
   // no bundle: the same modules through tsx, drawing on this thread
   const drawer = inlineDrawer();
-  return { renderer: ((await import(pathToFileURL(ENTRIES.render).href)) as { renderer: ReportRenderer }).renderer, drawer };
+  return { renderer: ((await import(pathToFileURL(ENTRIES.analyse).href)) as { renderer: ReportRenderer }).renderer, drawer };
 }
