@@ -59,7 +59,7 @@ export function prepareCharts(): Promise<unknown> {
  * Recharts component and calls no useId, so no id counter moves and the charts' bytes are
  * the same as without it.
  */
-export async function warmUp(rounds = 3): Promise<void> {
+export async function warmUp(rounds = 2): Promise<void> {
   const [{ createElement: h }, { flushSync }, { createRoot }, , , { chartParts }] = await (modules ??= load());
   for (let r = 0; r < rounds; r++) {
     const host = document.createElement('div');
