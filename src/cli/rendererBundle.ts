@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { DrawInput, DrawReply, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
+import type { DrawInput, DrawReply, DrawRequest, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
@@ -95,19 +95,50 @@ function threadDrawer(): ReportDrawer {
     worker.once('exit', (code) => reject(new Error(`the drawing thread stopped (exit status ${code})`)));
   });
   stopped.catch(() => {}); // raced in draw(); once closed, nobody waits on it
+  const ask = <T>(kind: DrawReply['kind'], request: DrawRequest, pick: (m: DrawReply) => T): Promise<T> => {
+    worker.ref();
+    const reply = new Promise<T>((resolve, reject) => {
+      const on = (m: DrawReply): void => {
+        if (m.kind !== kind) return;
+        worker.off('message', on);
+        if ('error' in m) reject(new Error(m.error));
+        else resolve(pick(m));
+      };
+      worker.on('message', on);
+    });
+    worker.postMessage(request);
+    return Promise.race([reply, stopped]).finally(() => {
+      if (worker.listenerCount('message') === 0) worker.unref();
+    });
+  };
   return {
-    draw(input: DrawInput): Promise<ReportFile[]> {
-      worker.ref();
-      const reply = new Promise<ReportFile[]>((resolve, reject) => {
-        worker.once('message', (m: DrawReply) => ('error' in m ? reject(new Error(m.error)) : resolve(m.files)));
-      });
-      worker.postMessage(input);
-      return Promise.race([reply, stopped]);
-    },
+    draw: (input) => ask('files', input, (m) => ('files' in m ? m.files : [])),
+    sha256: (file) => ask('sha256', { kind: 'sha256', file }, (m) => ('sha256' in m ? m.sha256 : '')),
     close: async () => {
       await worker.terminate();
     },
   };
+}
+
+/** The file's sha256, read by a worker thread of its own (no drawing thread: no bundle) while the CLI's thread reads the file. */
+function sha256Thread(file: string): Promise<string> {
+  const code = `const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const hash = createHash('sha256');
+fs.createReadStream(workerData)
+  .on('data', (d) => hash.update(d))
+  .on('end', () => parentPort.postMessage(hash.digest('hex')))
+  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: file });
+    worker.once('message', (m: string | { error: string }) => {
+      void worker.terminate();
+      if (typeof m === 'string') resolve(m);
+      else reject(new Error(m.error));
+    });
+    worker.once('error', reject);
+  });
 }
 
 /** The drawing side on this thread (no bundle): its modules load while the file is read. */
@@ -120,6 +151,7 @@ function inlineDrawer(): ReportDrawer {
   mod.catch(() => {}); // awaited in draw()
   return {
     draw: async (input) => (await mod).draw(input),
+    sha256: sha256Thread,
     close: async () => {},
   };
 }

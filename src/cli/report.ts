@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
@@ -55,27 +54,6 @@ function parseTurns(text: string): { from: number; to: number } {
   const to = Number(m[2]);
   if (from > to) throw new ReportUsage(`--turns ${text}: the first turn must not be after the last`);
   return { from, to };
-}
-
-/** The file's sha256, read by a worker thread while the main thread reads the transcript. */
-function sha256File(file: string): Promise<string> {
-  const code = `const { createHash } = require('node:crypto');
-const fs = require('node:fs');
-const { parentPort, workerData } = require('node:worker_threads');
-const hash = createHash('sha256');
-fs.createReadStream(workerData)
-  .on('data', (d) => hash.update(d))
-  .on('end', () => parentPort.postMessage(hash.digest('hex')))
-  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: file });
-    worker.once('message', (m: string | { error: string }) => {
-      void worker.terminate();
-      if (typeof m === 'string') resolve(m);
-      else reject(new Error(m.error));
-    });
-    worker.once('error', reject);
-  });
 }
 
 export async function runReport(args: string[]): Promise<number> {
@@ -169,7 +147,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   let sha: string;
   try {
     [sha, result] = await Promise.all([
-      sha256File(file),
+      drawer.sha256(file),
       checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }),
     ]);
   } catch (e) {

@@ -56,9 +56,14 @@ export interface ReportRenderer {
 export interface ReportDrawer {
   /** the report's files (report.md + images, or report.html) */
   draw(input: DrawInput): Promise<ReportFile[]>;
+  /** the file's sha256 (hex), read off the CLI's thread: on the drawing thread once it has loaded, while the CLI's thread still reads the file */
+  sha256(file: string): Promise<string>;
   /** ends the worker thread, if any (also when nothing was drawn) */
   close(): Promise<void>;
 }
 
-/** What the drawing thread posts back: the files (their buffers transferred) or why it could not draw. */
-export type DrawReply = { files: ReportFile[] } | { error: string };
+/** What the CLI's thread posts to the drawing thread. */
+export type DrawRequest = { kind: 'sha256'; file: string } | DrawInput;
+
+/** What the drawing thread posts back: a file's sha256, the files (their buffers transferred), or why it could not. */
+export type DrawReply = { kind: 'sha256'; sha256: string } | { kind: 'files'; files: ReportFile[] } | { kind: 'sha256' | 'files'; error: string };
