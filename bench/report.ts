@@ -22,6 +22,8 @@ function timed(args: string[]): number {
 export async function benchReport(): Promise<void> {
   console.log('\n== report: context-health report vs check on the same file (2,000 turns × 200 spans) ==');
   const big = benchTranscript(2000, 200, 400);
+  // report overlaps its drawing thread with check's reading: the ratio depends on a second core being free
+  const loadBefore = os.loadavg()[0]!;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-report-'));
   // alternated, so a change in the machine's load falls on both alike; best of 3 each
   const check: number[] = [];
@@ -33,6 +35,7 @@ export async function benchReport(): Promise<void> {
     html.push(timed(['report', big, '--incident', '1', '--format', 'html', '--out', path.join(out, 'html')]));
   }
   const best = (xs: number[]): number => Math.min(...xs);
+  console.log(`${os.availableParallelism()} cores, load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after`);
   console.log(`check --json:                 ${best(check).toFixed(0).padStart(6)} ms (best of 3)`);
   console.log(
     `report --incident 1 (md+PNG): ${best(report).toFixed(0).padStart(6)} ms, ratio to check ${(best(report) / best(check)).toFixed(2)} (goal ≤ 1.5)`,

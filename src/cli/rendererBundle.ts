@@ -1,76 +1,181 @@
-// `context-health report` loads its renderer (src/render: React DOM, Recharts, happy-dom and
-// the app's chart modules) as one prebuilt ES module: compiled through tsx module by module
-// that load costs about 3 s of CPU on every run, bundled about 0.4 s (docs/reports.md,
-// "Speed"). The bundle is built by esbuild on first use into node_modules/.cache and rebuilt
-// whenever one of its inputs changes (their sha256 are kept beside it); when it cannot be
-// built (a read-only install), the renderer is imported through tsx as before.
+// `context-health report` loads its renderer as two prebuilt ES modules: compiled through
+// tsx module by module that load costs about 3 s of CPU on every run, bundled much less
+// (docs/reports.md, "Speed"). analyse.mjs is the analysis side (src/render/report.ts: small,
+// loaded by the CLI's thread); draw.mjs the drawing side (src/render/drawWorker.ts: React
+// DOM, Recharts, happy-dom and the app's chart modules), run on a worker thread started
+// before the file is read, so its loading overlaps the reading on the other core. The
+// bundles are built by esbuild on first use into node_modules/.cache and rebuilt whenever
+// one of their inputs changes (their sha256 are kept beside them); when they cannot be built
+// (a read-only install), the renderer is imported through tsx and draws on this thread, as before.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ReportRenderer } from '../report/renderer.ts';
+import { Worker } from 'node:worker_threads';
+import type { DrawInput, DrawReply, DrawRequest, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const ENTRY = path.join(ROOT, 'src/render/report.ts');
+const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
 const CACHE = path.join(ROOT, 'node_modules/.cache/context-health');
-const BUNDLE = path.join(CACHE, 'render.mjs');
-const MANIFEST = path.join(CACHE, 'render.inputs.json');
-/** this file: the build options are part of what the bundle is */
+const BUNDLES = { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.mjs') };
+// not the names of the single bundle before (render.mjs): a checkout switched back and forth finds its own
+const MANIFEST = path.join(CACHE, 'bundles.inputs.json');
+/** this file: the build options are part of what the bundles are */
 const SELF = path.relative(ROOT, import.meta.filename);
 
-type Manifest = Record<string, string>;
+/** each input file's sha256, and the size and mtime it had when hashed */
+type Manifest = Record<string, { sha: string; size: number; mtimeMs: number }>;
 
 const digest = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
+function entry(file: string): Manifest[string] {
+  const st = fs.statSync(file);
+  return { sha: digest(file), size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/**
+ * Whether the bundles were built from the files as they are now. A file whose size and mtime
+ * are those it had when hashed is taken as unchanged (about 30 ms for the ~1,400 inputs, where
+ * hashing them all takes about 150 ms, before the drawing thread can start); any other is hashed.
+ */
 function upToDate(): boolean {
   try {
     const inputs = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as Manifest;
-    if (!fs.existsSync(BUNDLE) || inputs[SELF] === undefined) return false;
-    return Object.entries(inputs).every(([file, sha]) => fs.existsSync(path.join(ROOT, file)) && digest(path.join(ROOT, file)) === sha);
+    if (!Object.values(BUNDLES).every((b) => fs.existsSync(b)) || inputs[SELF] === undefined) return false;
+    return Object.entries(inputs).every(([file, was]) => {
+      const full = path.join(ROOT, file);
+      const st = fs.statSync(full, { throwIfNoEntry: false });
+      if (st === undefined) return false;
+      return (st.size === was.size && st.mtimeMs === was.mtimeMs) || digest(full) === was.sha;
+    });
   } catch {
     return false;
   }
 }
 
-async function buildBundle(): Promise<void> {
+async function buildBundles(): Promise<void> {
   const { build } = await import('esbuild');
-  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const tmp = path.join(CACHE, `build.${process.pid}`);
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [ENTRY],
+    entryPoints: ENTRIES,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    outfile: tmp,
+    outdir: tmp,
+    outExtension: { '.js': '.mjs' },
     jsx: 'automatic',
     // a native module: loaded from node_modules as it is
     external: ['@resvg/resvg-js'],
     // CommonJS modules inside the bundle (React DOM, Recharts' dependencies) call require
     banner: { js: "import { createRequire as __chRequire } from 'node:module'; const require = __chRequire(import.meta.url);" },
     metafile: true,
-    // less for V8 to parse on each run (the 7.8 MB bundle takes about 0.35 s unminified)
+    // less for V8 to parse on each run (the 7.8 MB drawing bundle takes about 0.35 s unminified)
     minify: true,
     logLevel: 'silent',
   });
   const inputs: Manifest = {};
-  for (const file of Object.keys(result.metafile.inputs)) inputs[file] = digest(path.join(ROOT, file));
-  inputs[SELF] = digest(import.meta.filename);
+  for (const file of Object.keys(result.metafile.inputs)) inputs[file] = entry(path.join(ROOT, file));
+  inputs[SELF] = entry(import.meta.filename);
   fs.writeFileSync(`${MANIFEST}.${process.pid}.tmp`, JSON.stringify(inputs));
   // renamed into place: another run building at the same time never reads half a file
-  fs.renameSync(tmp, BUNDLE);
+  for (const [name, target] of Object.entries(BUNDLES)) fs.renameSync(path.join(tmp, `${name}.mjs`), target);
   fs.renameSync(`${MANIFEST}.${process.pid}.tmp`, MANIFEST);
+  fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-export async function loadRenderer(): Promise<ReportRenderer> {
+/** The drawing side on a worker thread: it starts loading at once and draws when given its input. */
+function threadDrawer(): ReportDrawer {
+  const worker = new Worker(pathToFileURL(BUNDLES.draw));
+  // a run that ends early (unreadable input, no such session) does not wait for it
+  worker.unref();
+  const stopped = new Promise<never>((_, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the drawing thread stopped (exit status ${code})`)));
+  });
+  stopped.catch(() => {}); // raced in draw(); once closed, nobody waits on it
+  const ask = <T>(kind: DrawReply['kind'], request: DrawRequest, pick: (m: DrawReply) => T): Promise<T> => {
+    worker.ref();
+    const reply = new Promise<T>((resolve, reject) => {
+      const on = (m: DrawReply): void => {
+        if (m.kind !== kind) return;
+        worker.off('message', on);
+        if ('error' in m) reject(new Error(m.error));
+        else resolve(pick(m));
+      };
+      worker.on('message', on);
+    });
+    worker.postMessage(request);
+    return Promise.race([reply, stopped]).finally(() => {
+      if (worker.listenerCount('message') === 0) worker.unref();
+    });
+  };
+  return {
+    draw: (input) => ask('files', input, (m) => ('files' in m ? m.files : [])),
+    sha256: (file) => ask('sha256', { kind: 'sha256', file }, (m) => ('sha256' in m ? m.sha256 : '')),
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** The file's sha256, read by a worker thread of its own (no drawing thread: no bundle) while the CLI's thread reads the file. */
+function sha256Thread(file: string): Promise<string> {
+  const code = `const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const { parentPort, workerData } = require('node:worker_threads');
+const hash = createHash('sha256');
+fs.createReadStream(workerData)
+  .on('data', (d) => hash.update(d))
+  .on('end', () => parentPort.postMessage(hash.digest('hex')))
+  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: file });
+    worker.once('message', (m: string | { error: string }) => {
+      void worker.terminate();
+      if (typeof m === 'string') resolve(m);
+      else reject(new Error(m.error));
+    });
+    worker.once('error', reject);
+  });
+}
+
+/** The drawing side on this thread (no bundle): its modules load while the file is read. */
+function inlineDrawer(): ReportDrawer {
+  type Draw = { draw: (input: DrawInput) => Promise<ReportFile[]>; prepare: () => Promise<unknown> };
+  const mod = import(pathToFileURL(path.join(ROOT, 'src/render/draw.ts')).href).then(async (m: Draw) => {
+    await m.prepare();
+    return m;
+  });
+  mod.catch(() => {}); // awaited in draw()
+  return {
+    draw: async (input) => (await mod).draw(input),
+    sha256: sha256Thread,
+    close: async () => {},
+  };
+}
+
+/** The renderer's analysis side, and its drawing side already loading. */
+export async function loadRenderer(): Promise<{ renderer: ReportRenderer; drawer: ReportDrawer }> {
+  let bundled = true;
   try {
     if (!upToDate()) {
       fs.mkdirSync(CACHE, { recursive: true });
-      await buildBundle();
+      await buildBundles();
     }
-    return ((await import(pathToFileURL(BUNDLE).href)) as { renderer: ReportRenderer }).renderer;
   } catch {
-    // no bundle (esbuild missing, a read-only folder): the same modules through tsx
-    return ((await import(pathToFileURL(ENTRY).href)) as { renderer: ReportRenderer }).renderer;
+    bundled = false; // esbuild missing, a read-only folder
   }
+  if (bundled) {
+    const drawer = threadDrawer();
+    try {
+      return { renderer: ((await import(pathToFileURL(BUNDLES.analyse).href)) as { renderer: ReportRenderer }).renderer, drawer };
+    } catch {
+      await drawer.close();
+    }
+  }
+  // no bundle: the same modules through tsx, drawing on this thread
+  const drawer = inlineDrawer();
+  return { renderer: ((await import(pathToFileURL(ENTRIES.analyse).href)) as { renderer: ReportRenderer }).renderer, drawer };
 }

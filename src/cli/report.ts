@@ -5,10 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
-import type { ReportJob } from '../report/renderer.ts';
+import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
@@ -55,27 +54,6 @@ function parseTurns(text: string): { from: number; to: number } {
   const to = Number(m[2]);
   if (from > to) throw new ReportUsage(`--turns ${text}: the first turn must not be after the last`);
   return { from, to };
-}
-
-/** The file's sha256, read by a worker thread while the main thread reads the transcript. */
-function sha256File(file: string): Promise<string> {
-  const code = `const { createHash } = require('node:crypto');
-const fs = require('node:fs');
-const { parentPort, workerData } = require('node:worker_threads');
-const hash = createHash('sha256');
-fs.createReadStream(workerData)
-  .on('data', (d) => hash.update(d))
-  .on('end', () => parentPort.postMessage(hash.digest('hex')))
-  .on('error', (e) => parentPort.postMessage({ error: e.message }));`;
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(code, { eval: true, workerData: file });
-    worker.once('message', (m: string | { error: string }) => {
-      void worker.terminate();
-      if (typeof m === 'string') resolve(m);
-      else reject(new Error(m.error));
-    });
-    worker.once('error', reject);
-  });
 }
 
 export async function runReport(args: string[]): Promise<number> {
@@ -140,17 +118,36 @@ async function report(args: string[]): Promise<number> {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
 
-  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it)
-  const renderer = await loadRenderer();
+  // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
+  // The drawing side starts loading now, on a worker thread, while this thread reads the file.
+  const { renderer, drawer } = await loadRenderer();
+  try {
+    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
+  } finally {
+    await drawer.close();
+  }
+}
+
+interface Options {
+  session?: string | undefined;
+  out: string;
+  timestamp: boolean;
+  format: 'md' | 'html';
+  failOn: 'fault' | 'warning' | 'never';
+  userThresholds: Partial<Thresholds>;
+  from: Exclude<ReturnType<typeof parseFrom>, { error: string }>;
+  scorer: 'auto' | 'harness' | 'reference' | 'both';
+  scope: ReportJob['scope'];
+}
+
+async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
+  const { userThresholds, scorer, from, format, failOn, scope } = values;
   const sink = renderer.sink(userThresholds);
-  // the drawing modules load while the file is read (their compiling runs off the main thread)
-  const prepared = renderer.prepare();
-  prepared.catch(() => {}); // awaited below; a failure is reported there
   let result;
   let sha: string;
   try {
     [sha, result] = await Promise.all([
-      sha256File(file),
+      drawer.sha256(file),
       checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }),
     ]);
   } catch (e) {
@@ -164,8 +161,7 @@ async function report(args: string[]): Promise<number> {
   }
   let rendered;
   try {
-    await prepared;
-    rendered = await renderer.render(sink, {
+    const { data, draw } = renderer.analyse(sink, {
       scope,
       format,
       exportedAt: values.timestamp ? new Date().toISOString() : null,
@@ -176,6 +172,7 @@ async function report(args: string[]): Promise<number> {
       contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
       fontDir: FONTS,
     });
+    rendered = { data, files: await drawer.draw(draw) };
   } catch (e) {
     process.stderr.write(`context-health report: ${(e as Error).message}\n`);
     return 2;

@@ -1,21 +1,17 @@
-// `context-health report`'s renderer (src/report/renderer.ts): keeps each session's
-// columns as `check` reads the file (the Worker's TurnColumnStore), then writes the
-// Markdown or HTML report and the stamped charts: the dashboard's own chart components
-// drawn at a fixed size (charts.tsx), composed into figures (src/report/figure.ts),
-// rasterised by resvg at 2× and stamped (iTXt).
+// `context-health report`'s analysis side (src/report/renderer.ts, ReportRenderer): keeps
+// each session's columns as `check` reads the file (the Worker's TurnColumnStore), then
+// works out what the report says (src/worker/report.ts) and the view its charts show
+// (src/worker/shape.ts). The drawing (draw.ts) runs apart, on a worker thread started at
+// once: this side stays small, so the CLI's thread loads it quickly and gets to the file.
 import { resolveThresholds, type Thresholds } from '../core/config.ts';
 import type { Outcome } from '../core/engine.ts';
-import { figureSvg } from '../report/figure.ts';
-import { reportHtml } from '../report/html.ts';
-import { reportMarkdown, type ReportData, type ReportImage } from '../report/markdown.ts';
-import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
-import type { OutcomeSink, ReportFile, ReportJob, ReportRenderer } from '../report/renderer.ts';
-import { nonDefaultThresholds, PRODUCT_VERSION, stampJson, type Stamp } from '../report/stamp.ts';
+import type { OutcomeSink, ReportJob, ReportRenderer } from '../report/renderer.ts';
+import { nonDefaultThresholds, PRODUCT_VERSION } from '../report/stamp.ts';
 import { reportData } from '../worker/report.ts';
 import { shapeView } from '../worker/shape.ts';
 import { TurnColumnStore } from '../worker/turnColumnStore.ts';
-import { prepareCharts, renderCharts, REPORT_CHART_WIDTH } from './charts.tsx';
-import { rasterise } from './rasterise.ts';
+import type { DrawJob } from './draw.ts';
+import { REPORT_CHART_WIDTH } from './width.ts';
 
 class Sessions implements OutcomeSink {
   readonly stores = new Map<string, TurnColumnStore>();
@@ -45,9 +41,7 @@ class Sessions implements OutcomeSink {
   }
 }
 
-const encoder = new TextEncoder();
-
-async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: ReportFile[]; data: ReportData }> {
+function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['analyse']> {
   const stores = (sink as Sessions).stores;
   const withTurns = [...stores.values()].filter((s) => s.turnCount > 0);
   const store = job.sessionId === null ? withTurns[0] : stores.get(job.sessionId);
@@ -62,16 +56,14 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
   const data = reportData(store, { sessionId: store.sessionId, scope: job.scope, source: job.source, version: PRODUCT_VERSION, exportedAt: job.exportedAt });
   const view = shapeView(store, { sessionId: store.sessionId, window: data.range, points: REPORT_CHART_WIDTH * 2, ribbon: 200 });
   const selected = data.focus?.firstTurn ?? null;
-  const charts = await renderCharts(view, selected);
-  const files: ReportFile[] = [];
-  const images: ReportImage[] = [];
-  const figures: { title: string; svg: string }[] = [];
-  const pngs: Promise<void>[] = [];
-  for (const chart of charts) {
-    const stamp: Stamp = {
+  const draw: DrawJob = {
+    kind: 'draw-input',
+    view,
+    data,
+    selectedTurn: selected,
+    stamp: {
       product: 'context-health',
       version: PRODUCT_VERSION,
-      figure: chart.id,
       session_id: store.sessionId,
       title: store.title,
       turns: { from: view.from, to: view.to },
@@ -80,31 +72,15 @@ async function render(sink: OutcomeSink, job: ReportJob): Promise<{ files: Repor
       thresholds: nonDefaultThresholds(store.thresholds),
       source: job.source,
       exported_at: job.exportedAt,
-    };
-    const fig = figureSvg({ ...chart.parts, stamp });
-    figures.push({ title: chart.parts.title, svg: fig.svg });
-    if (job.format === 'md') {
-      const png: ReportFile = { name: `images/${chart.id}.png`, bytes: new Uint8Array(0) };
-      files.push(png, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
-      images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
-      // the charts rasterise at once, on libuv's threads
-      pngs.push(
-        rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
-          png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
-        }),
-      );
-    }
-  }
-  await Promise.all(pngs);
-  if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(data, images, job.contractUrl)) });
-  else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(data, figures, job.contractUrl)) });
-  return { files, data };
+    },
+    format: job.format,
+    contractUrl: job.contractUrl,
+    fontDir: job.fontDir,
+  };
+  return { data, draw };
 }
 
 export const renderer: ReportRenderer = {
-  prepare: async () => {
-    await prepareCharts();
-  },
   sink: (user) => new Sessions(user),
-  render,
+  analyse,
 };

@@ -33,10 +33,37 @@ export interface OutcomeSink {
   take(outcome: Outcome): void;
 }
 
-export interface ReportRenderer {
-  /** loads what drawing needs (React, Recharts, the DOM, the chart modules); started while the file is read */
-  prepare(): Promise<void>;
-  sink(userThresholds: Partial<Thresholds>): OutcomeSink;
-  /** the report's files; throws with a sentence when the session or scope does not exist */
-  render(sink: OutcomeSink, job: ReportJob): Promise<{ files: ReportFile[]; data: ReportData }>;
+/**
+ * What the drawing side needs, made by `ReportRenderer.analyse`: the chart view, the report's
+ * data and the stamp, all structured-cloneable (it crosses to a worker thread). Opaque here:
+ * its shape is the renderer's (src/render/draw.ts), whose types the Node project does not check.
+ */
+export interface DrawInput {
+  readonly kind: 'draw-input';
 }
+
+export interface ReportRenderer {
+  sink(userThresholds: Partial<Thresholds>): OutcomeSink;
+  /** what the report says and what its charts show; throws with a sentence when the session or scope does not exist */
+  analyse(sink: OutcomeSink, job: ReportJob): { data: ReportData; draw: DrawInput };
+}
+
+/**
+ * The drawing side: React, Recharts, happy-dom, the chart modules and resvg. `report` starts
+ * it first, on a worker thread, so loading all that overlaps reading the file (docs/reports.md,
+ * "Speed").
+ */
+export interface ReportDrawer {
+  /** the report's files (report.md + images, or report.html) */
+  draw(input: DrawInput): Promise<ReportFile[]>;
+  /** the file's sha256 (hex), read off the CLI's thread: on the drawing thread once it has loaded, while the CLI's thread still reads the file */
+  sha256(file: string): Promise<string>;
+  /** ends the worker thread, if any (also when nothing was drawn) */
+  close(): Promise<void>;
+}
+
+/** What the CLI's thread posts to the drawing thread. */
+export type DrawRequest = { kind: 'sha256'; file: string } | DrawInput;
+
+/** What the drawing thread posts back: a file's sha256, the files (their buffers transferred), or why it could not. */
+export type DrawReply = { kind: 'sha256'; sha256: string } | { kind: 'files'; files: ReportFile[] } | { kind: 'sha256' | 'files'; error: string };
