@@ -32,7 +32,6 @@ export interface IngestCounters {
   waitingBytes: number;
 }
 
-
 interface Arrival {
   raw: Buffer;
   inspection: Inspection | null;
