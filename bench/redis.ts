@@ -4,45 +4,17 @@
 // 200 spans; it runs once with whole snapshots (version 1) and once with the compact wire
 // (contract §7: 5 of 200 texts change per turn). Prints sustained rate, the latency from
 // sending on A to receiving on B, and bytes in, from one run, with the load average.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { startRedis } from '../test/redis/redisServer.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
+import { open, startRelay } from './relay.ts';
 
 /** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null). */
-async function relay(store: string | null): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const where = store === null ? ['--data', fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'))] : ['--store', store];
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bin/context-health.mjs'), 'serve', '--port', '0', '--no-static', ...where, '--max-sessions', '10000'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stderr.resume();
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+\/)/.exec(out);
-      if (m !== null) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`relay exited with ${code}: ${out}`)));
-  });
-  return { url, pid: child.pid!, stop: () => new Promise((r) => (child.once('exit', () => r()), child.kill('SIGTERM'))) };
-}
-
-function open(url: string): Promise<WebSocket> {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-  });
+function relay(store: string | null): ReturnType<typeof startRelay> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'));
+  return startRelay(dataDir, store === null ? [] : ['--store', store]);
 }
 
 function spansJson(compact: boolean, turn: number): string {
