@@ -12,7 +12,9 @@ let relay: RelayHandle;
 test.beforeEach(async () => {
   relay = await startRelay({ token: TOKEN });
 });
-test.afterEach(async () => {
+// the page first: a page left open polls a relay that is gone, and logs it as a console error
+test.afterEach(async ({ page }) => {
+  await page.close();
   await relay.stop();
 });
 

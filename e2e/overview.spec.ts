@@ -15,7 +15,9 @@ let relay: RelayHandle;
 test.beforeEach(async () => {
   relay = await startRelay();
 });
-test.afterEach(async () => {
+// the page first: a page left open polls a relay that is gone, and logs it as a console error
+test.afterEach(async ({ page }) => {
+  await page.close();
   await relay.stop();
 });
 
