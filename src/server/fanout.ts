@@ -115,11 +115,7 @@ export class Fanout {
       frame ??= msgFrame(seq, raw);
       if (sub.ws.bufferedAmount + frame.length > this.options.maxBufferedBytes) {
         this.cutSlow++;
-        this.close(
-          sub,
-          CLOSE_SLOW,
-          `too slow: more than ${this.options.maxBufferedBytes} bytes of messages were waiting to be sent to this subscriber; reconnect with since=<the last seq you processed>`,
-        );
+        this.close(sub, CLOSE_SLOW, tooSlow(this.options.maxBufferedBytes));
         continue;
       }
       sub.ws.send(frame, { binary: false });
@@ -226,4 +222,9 @@ function truncateUtf8(text: string, maxBytes: number): string {
   let s = text;
   while (Buffer.byteLength(s + '…') > maxBytes) s = s.slice(0, -1);
   return s + '…';
+}
+
+/** Why a subscriber that fell more than `maxBufferedBytes` behind is cut off (both stores' fan-outs). */
+export function tooSlow(maxBufferedBytes: number): string {
+  return `too slow: more than ${maxBufferedBytes} bytes of messages were waiting to be sent to this subscriber; reconnect with since=<the last seq you processed>`;
 }

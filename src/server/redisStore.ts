@@ -25,7 +25,7 @@ import type { RelaySession } from '../client/relayApi.ts';
 import { jsonEqual } from '../core/equality.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
-import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, type FanoutOptions, type FanoutStats } from './fanout.ts';
+import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, tooSlow, type FanoutOptions, type FanoutStats } from './fanout.ts';
 import { Backpressure } from './backpressure.ts';
 import type { IngestCounters, IngestResult } from './ingest.ts';
 import { quoted } from './quoted.ts';
@@ -558,11 +558,7 @@ class RedisFanout implements SubscriberPort {
         const frame = msgFrame(seqOf(e), bytesOf(e));
         if (sub.ws.bufferedAmount + frame.length > this.options.maxBufferedBytes) {
           this.cutSlow++;
-          this.close(
-            sub,
-            CLOSE_SLOW,
-            `too slow: more than ${this.options.maxBufferedBytes} bytes of messages were waiting to be sent to this subscriber; reconnect with since=<the last seq you processed>`,
-          );
+          this.close(sub, CLOSE_SLOW, tooSlow(this.options.maxBufferedBytes));
           return;
         }
         sub.ws.send(frame, { binary: false });
