@@ -9,39 +9,130 @@ export const BM25_B = 0.75;
 
 /** A text's terms: runs of letters and digits (any script), lower-cased. */
 export function terms(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  // the same as text.toLowerCase().match(/[\p{L}\p{N}]+/gu) (the property test holds them
+  // equal), a few times faster: the regular expression's Unicode classes are slow per char
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    let word: boolean;
+    let width = 1;
+    if (c < 0x80) word = ASCII_WORD[c] === 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < lower.length && (lower.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // a surrogate pair is one code point, a letter or digit or not as a whole
+      word = isWordCodePoint(lower.codePointAt(i)!);
+      width = 2;
+    } else word = isWordCodePoint(c);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(lower.slice(start, i));
+      start = -1;
+    }
+    i += width - 1;
+  }
+  if (start >= 0) out.push(lower.slice(start));
+  return out;
+}
+
+/** 1 for the ASCII letters and digits */
+const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[\p{L}\p{N}]/u.test(String.fromCharCode(c)) ? 1 : 0));
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+/** non-ASCII code points seen so far: a letter or digit or not (a text uses few distinct ones) */
+const wordCodePoints = new Map<number, boolean>();
+
+function isWordCodePoint(cp: number): boolean {
+  let word = wordCodePoints.get(cp);
+  if (word === undefined) {
+    word = WORD_CHAR.test(String.fromCodePoint(cp));
+    if (wordCodePoints.size < 65_536) wordCodePoints.set(cp, word);
+  }
+  return word;
 }
 
 /**
  * Terms numbered in order of first sight. One per scorer (a session): a document is a
- * sorted list of term numbers, so finding the query's terms in it is a walk over small
- * integers, not a hash lookup per query term and document (contract §7 reference scorer:
- * the scores do not depend on the numbering). It grows with the session's distinct terms.
+ * list of term numbers, so finding the query's terms in it is a walk over small integers,
+ * not a hash lookup per query term and document (contract §7 reference scorer: the scores
+ * do not depend on the numbering). It grows with the session's distinct terms.
  */
 export class TermDictionary {
   private readonly ids = new Map<string, number>();
-  /** the query last scored (its sorted distinct terms) and a number that changes when it does */
-  private queryKey = '';
-  private queryVersion = 0;
+  /** per term number: the term itself */
+  private readonly names: string[] = [];
   /** per term number: its position in the query being scored, −1 when not in it */
   private queryPosition = new Int32Array(256).fill(-1);
+  /** per term number: occurrences in the document being counted, back to zero between documents */
+  private counted = new Int32Array(256);
+  /** the query last prepared (its distinct term numbers) and a number that changes when it does */
+  private queryKey = '';
+  private queryVersion = 0;
 
   id(term: string): number {
     let id = this.ids.get(term);
     if (id === undefined) {
-      id = this.ids.size;
+      id = this.names.length;
       this.ids.set(term, id);
+      this.names.push(term);
     }
     return id;
   }
 
   get size(): number {
-    return this.ids.size;
+    return this.names.length;
   }
 
-  /** A number for this query (its sorted distinct terms), the same as last time when it did not change. */
-  versionOf(unique: readonly string[]): number {
-    const key = unique.join('\u0000');
+  /**
+   * A document's distinct term numbers and how often each occurs, in the sorted order of
+   * the terms themselves (the order a query's terms are summed in), so that scoring never sorts.
+   */
+  count(all: readonly string[]): { ids: Int32Array; counts: Int32Array } {
+    const distinct: string[] = [];
+    for (const t of all) if (this.tallyOne(this.id(t), 1)) distinct.push(t);
+    // the default order of Array.prototype.sort on strings (UTF-16 code units); sorting the
+    // strings themselves, without a comparator, is several times faster than by number
+    distinct.sort();
+    return this.takeTally(distinct.map((t) => this.ids.get(t)!));
+  }
+
+  /**
+   * The term counts of several documents added up, as if their texts were one (a query made
+   * of parts), in the sorted order of the terms themselves: the order a query is summed in.
+   */
+  sum(parts: readonly { ids: Int32Array; counts: Int32Array }[]): { ids: Int32Array; counts: Int32Array } {
+    const distinct: string[] = [];
+    for (const p of parts) for (let k = 0; k < p.ids.length; k++) if (this.tallyOne(p.ids[k]!, p.counts[k]!)) distinct.push(this.names[p.ids[k]!]!);
+    distinct.sort();
+    return this.takeTally(distinct.map((t) => this.ids.get(t)!));
+  }
+
+  /** Counts `by` more of the term; true when it is the first of it in this tally. */
+  private tallyOne(id: number, by: number): boolean {
+    if (id >= this.counted.length) {
+      const grown = new Int32Array(Math.max(id + 1, 2 * this.counted.length));
+      grown.set(this.counted);
+      this.counted = grown;
+    }
+    const first = this.counted[id] === 0;
+    this.counted[id] = this.counted[id]! + by;
+    return first;
+  }
+
+  /** The tallied terms, in the order given, with their counts; the tally is back to zero after. */
+  private takeTally(distinct: readonly number[]): { ids: Int32Array; counts: Int32Array } {
+    const ids = Int32Array.from(distinct);
+    const counts = new Int32Array(ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      counts[i] = this.counted[ids[i]!]!;
+      this.counted[ids[i]!] = 0;
+    }
+    return { ids, counts };
+  }
+
+  /** A number for this query (its sorted distinct term numbers), the same as last time when it did not change. */
+  versionOf(unique: readonly number[]): number {
+    const key = unique.join(',');
     if (key !== this.queryKey) {
       this.queryKey = key;
       this.queryVersion++;
@@ -49,48 +140,72 @@ export class TermDictionary {
     return this.queryVersion;
   }
 
-  /** Marks the query's term numbers with their positions for the length of `use`. */
-  withQuery<T>(queryIds: readonly number[], use: (position: Int32Array) => T): T {
-    if (this.queryPosition.length < this.ids.size) {
-      const grown = new Int32Array(Math.max(this.ids.size, 2 * this.queryPosition.length)).fill(-1);
-      this.queryPosition = grown;
+  /**
+   * Per term number, its position in the query, −1 for a term not in it: the lookup table
+   * for one scoring pass. Give it back with {@link releaseQuery} before the next.
+   */
+  markQuery(queryIds: readonly number[]): Int32Array {
+    if (this.queryPosition.length < this.names.length) {
+      this.queryPosition = new Int32Array(Math.max(this.names.length, 2 * this.queryPosition.length)).fill(-1);
     }
     const position = this.queryPosition;
-    queryIds.forEach((id, q) => (position[id] = q));
-    try {
-      return use(position);
-    } finally {
-      for (const id of queryIds) position[id] = -1;
-    }
+    for (let q = 0; q < queryIds.length; q++) position[queryIds[q]!] = q;
+    return position;
+  }
+
+  releaseQuery(queryIds: readonly number[]): void {
+    for (let q = 0; q < queryIds.length; q++) this.queryPosition[queryIds[q]!] = -1;
   }
 }
 
 /** What BM25 needs of one document: its length in terms and how often each (numbered) term occurs. */
 export interface TermCounts {
   length: number;
-  /** the distinct terms' numbers, in order of first occurrence */
+  /** the distinct terms' numbers, in the sorted order of the terms */
   ids: Int32Array;
   /** occurrences of ids[i] */
   counts: Int32Array;
   /**
-   * The query's terms this document holds, flat as [position, count, position, count, …] in query order,
-   * kept for the query version they were found for: the query seldom changes from turn to
-   * turn, and a span unchanged since the last turn is then not looked through again.
+   * The query's terms this document holds, as (query position, count) pairs in query order
+   * (the terms' sorted order), kept for the query version they were found for (−1: none
+   * yet). A session's task seldom changes from turn to turn, and a span unchanged since the
+   * last turn is then not looked through again.
    */
-  hits?: { version: number; flat: number[] };
+  hitsVersion: number;
+  hits: readonly number[];
 }
 
+const NO_HITS: readonly number[] = [];
+
 export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
-  const tf = new Map<number, number>();
   const all = terms(text);
-  for (const t of all) {
-    const id = dictionary.id(t);
-    tf.set(id, (tf.get(id) ?? 0) + 1);
-  }
-  const ids = Int32Array.from(tf.keys());
-  const counts = new Int32Array(ids.length);
-  ids.forEach((id, i) => (counts[i] = tf.get(id)!));
-  return { length: all.length, ids, counts };
+  const { ids, counts } = dictionary.count(all);
+  return { length: all.length, ids, counts, hitsVersion: -1, hits: NO_HITS };
+}
+
+/** A query ready to score with: its distinct terms numbered in sorted order, and how often each was asked. */
+export interface PreparedQuery {
+  /** term numbers, in the sorted order of the terms themselves */
+  ids: readonly number[];
+  /** occurrences in the query of ids[q] */
+  multiplicity: readonly number[];
+  /** the dictionary's number for this set of terms: documents keep their hits per version */
+  version: number;
+}
+
+/** The query's distinct terms in sorted order (a repeated term counts once per occurrence). */
+export function prepareQuery(query: readonly string[], dictionary: TermDictionary): PreparedQuery {
+  return preparedFrom(dictionary.sum([dictionary.count(query)]), dictionary);
+}
+
+/** The query whose text is the parts' texts one after the other (each part's terms already counted). */
+export function prepareQueryOf(parts: readonly TermCounts[], dictionary: TermDictionary): PreparedQuery {
+  return preparedFrom(dictionary.sum(parts), dictionary);
+}
+
+function preparedFrom(tally: { ids: Int32Array; counts: Int32Array }, dictionary: TermDictionary): PreparedQuery {
+  const ids = Array.from(tally.ids);
+  return { ids, multiplicity: Array.from(tally.counts), version: dictionary.versionOf(ids) };
 }
 
 /**
@@ -101,58 +216,65 @@ export function termCounts(text: string, dictionary: TermDictionary): TermCounts
  * documents' counts must come from the same dictionary.
  */
 export function bm25(query: readonly string[], docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
-  const n = docs.length;
-  const out = new Array<number>(n).fill(0);
-  if (n === 0 || query.length === 0) return out;
-  let totalLength = 0;
-  for (const d of docs) totalLength += d.length;
-  const avgdl = totalLength / n || 1;
-  const queryCounts = new Map<string, number>();
-  for (const q of query) queryCounts.set(q, (queryCounts.get(q) ?? 0) + 1);
-  const unique = [...queryCounts.keys()].sort();
-  const queryIds = unique.map((t) => dictionary.id(t));
-  const version = dictionary.versionOf(unique);
-  return dictionary.withQuery(queryIds, (position) => {
-    const hits = docs.map((d) => hitsOf(d, position, version));
-    const df = new Array<number>(unique.length).fill(0);
-    for (const h of hits) for (let k = 0; k < h.length; k += 2) df[h[k]!]!++;
-    const weight = unique.map((t, q) => (df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * queryCounts.get(t)!));
-    for (let i = 0; i < n; i++) {
-      const d = docs[i]!;
-      const h = hits[i]!;
-      if (h.length === 0) continue;
-      const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
-      let score = 0;
-      // hits are in query order: the same summation order, hence the same floating-point
-      // result, as term by term in sorted order
-      for (let k = 0; k < h.length; k += 2) {
-        const f = h[k + 1]!;
-        score += (weight[h[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
-      }
-      out[i] = score;
-    }
-    return out;
-  });
+  return bm25Prepared(prepareQuery(query, dictionary), docs, dictionary);
 }
 
-/** A document's hits for this query version, found again only when the query changed. */
-function hitsOf(d: TermCounts, position: Int32Array, version: number): number[] {
-  if (d.hits?.version === version) return d.hits.flat;
-  // pairs kept in query order (insertion: a span holds a few dozen query terms at most), so
-  // the sum runs term by term in sorted order whatever order the span's terms came in
-  const flat: number[] = [];
-  for (let k = 0; k < d.ids.length; k++) {
-    const at = position[d.ids[k]!]!;
-    if (at < 0) continue;
-    let j = flat.length;
-    flat.push(at, d.counts[k]!);
-    for (; j > 0 && flat[j - 2]! > at; j -= 2) {
-      flat[j] = flat[j - 2]!;
-      flat[j + 1] = flat[j - 1]!;
-    }
-    flat[j] = at;
-    flat[j + 1] = d.counts[k]!;
+/** {@link bm25} with the query prepared once for as long as it does not change (a session's task). */
+export function bm25Prepared(query: PreparedQuery, docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
+  const n = docs.length;
+  const out = new Array<number>(n).fill(0);
+  const m = query.ids.length;
+  if (n === 0 || m === 0) return out;
+  const version = query.version;
+  // first pass: each document's hits (found again only for a new query or a new text), and df
+  const df = new Float64Array(m);
+  let totalLength = 0;
+  let position: Int32Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const d = docs[i]!;
+    totalLength += d.length;
+    if (d.hitsVersion !== version) findHits(d, (position ??= dictionary.markQuery(query.ids)), version);
+    const hits = d.hits;
+    for (let k = 0; k < hits.length; k += 2) df[hits[k]!]!++;
   }
-  d.hits = { version, flat };
-  return flat;
+  if (position !== null) dictionary.releaseQuery(query.ids);
+  const avgdl = totalLength / n || 1;
+  const weight = new Float64Array(m);
+  for (let q = 0; q < m; q++) weight[q] = df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * query.multiplicity[q]!;
+  // second pass: a document's hits are in query order, so they are summed term by term in
+  // sorted order: the same floating-point result as the textbook loop over the query
+  for (let i = 0; i < n; i++) {
+    const d = docs[i]!;
+    const hits = d.hits;
+    if (hits.length === 0) continue;
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+    let score = 0;
+    for (let k = 0; k < hits.length; k += 2) {
+      const f = hits[k + 1]!;
+      score += (weight[hits[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
+    }
+    out[i] = score;
+  }
+  return out;
+}
+
+/** Room for one document's hits while they are found: at most one pair per distinct term. */
+let found = new Int32Array(512);
+
+function findHits(d: TermCounts, position: Int32Array, version: number): void {
+  // the document's terms are in sorted order, so its hits come in query order
+  const ids = d.ids;
+  if (found.length < 2 * ids.length) found = new Int32Array(2 * ids.length);
+  let at = 0;
+  for (let k = 0; k < ids.length; k++) {
+    const q = position[ids[k]!]!;
+    if (q < 0) continue;
+    found[at++] = q;
+    found[at++] = d.counts[k]!;
+  }
+  // a plain array of the exact size: small typed arrays cost far more to create than to fill
+  const hits = new Array<number>(at);
+  for (let k = 0; k < at; k++) hits[k] = found[k]!;
+  d.hits = hits;
+  d.hitsVersion = version;
 }

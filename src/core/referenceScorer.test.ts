@@ -12,6 +12,21 @@ describe('BM25', () => {
     expect(terms('Fix the LOGIN test, v2 — naïve café 東京')).toEqual(['fix', 'the', 'login', 'test', 'v2', 'naïve', 'café', '東京']);
   });
 
+  it('splits exactly as the regular expression of contract §7 does, on any text (astral letters, lone surrogates, case changes that lengthen)', () => {
+    const regex = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.array(fc.constantFrom('a', 'Z', '9', ' ', 'İ', 'Σ', 'ß', '𝐀', '\ud800', '\udc00', '٣', '東', '-', '_', 'é', '\u0301')).map((c) => c.join('')),
+    );
+    fc.assert(
+      fc.property(texts, (t) => {
+        expect(terms(t)).toEqual(regex(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('scores a span by the query terms it holds, rarer terms weighing more, longer spans less', () => {
     const dictionary = new TermDictionary();
     const docs = ['login cookie race', 'login', 'unrelated words here', 'login login login cookie'].map((t) => termCounts(t, dictionary));
@@ -99,6 +114,57 @@ describe('Bm25Scorer', () => {
     expect(run()).toEqual(run());
     // the memo of unchanged texts changes nothing: scoring turn 2 alone gives the same
     expect(new Bm25Scorer().scoreTurn(turns[1]!)).toEqual(run()[1]);
+  });
+
+  it('equals the contract’s rule written plainly, turn after turn: query = the latest user span’s text, then the pinned spans’ texts', () => {
+    // the plain form: the query string put together and split every turn, BM25 from the textbook
+    const plainScorer = (): ((spans: ScorableSpan[]) => number[]) => {
+      let task = '';
+      return (spans) => {
+        for (let i = spans.length - 1; i >= 0; i--) {
+          if (spans[i]!.role === 'user') {
+            task = spans[i]!.text;
+            break;
+          }
+        }
+        let queryText = task;
+        for (const s of spans) if (s.pinned === true) queryText += '\n' + s.text;
+        const dictionary = new TermDictionary();
+        const raw = bm25(
+          terms(queryText),
+          spans.map((s) => termCounts(s.text, dictionary)),
+          dictionary,
+        );
+        const best = Math.max(0, ...raw);
+        return raw.map((x) => (best > 0 ? Math.round((x / best) * 1e6) / 1e6 : 0));
+      };
+    };
+    // Greek capital sigma lower-cases by its neighbours: parts joined by a line break must split alike
+    const word = fc.constantFrom('login', 'Cookie', 'RACE', 'table', 'ΟΔΟΣ', 'Σ', 'naïve', '東京', 'v2', 'x', 'İ');
+    const text = fc.array(word, { maxLength: 8 }).map((w) => w.join(' '));
+    const oneSpan = fc.record({
+      span_id: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      text,
+      role: fc.constantFrom(undefined, 'user', 'tool', 'assistant'),
+      pinned: fc.constantFrom(undefined, true, false),
+    });
+    const turn = fc.uniqueArray(oneSpan, { selector: (s) => s.span_id, maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(turn, { minLength: 1, maxLength: 8 }), (turns) => {
+        const fast = new Bm25Scorer();
+        const plain = plainScorer();
+        for (const t of turns) {
+          const spans = t.map((s) => ({
+            span_id: s.span_id,
+            text: s.text,
+            ...(s.role ? { role: s.role } : {}),
+            ...(s.pinned !== undefined ? { pinned: s.pinned } : {}),
+          }));
+          expect(fast.scoreTurn(spans)).toEqual(plain(spans));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('gives every span 0 when nothing matches the task', () => {

@@ -2,7 +2,7 @@
 // live span is scored by BM25 against the current task (the latest user-authored prompt of
 // the session plus the pinned spans' text), normalised per turn to [0, 1] by the turn's
 // best score. Pure, deterministic, one instance per session (it remembers the task).
-import { bm25, TermDictionary, termCounts, terms, type TermCounts } from './bm25.ts';
+import { bm25Prepared, prepareQueryOf, TermDictionary, termCounts, type PreparedQuery, type TermCounts } from './bm25.ts';
 
 /** What a scorer sees of a span. */
 export interface ScorableSpan {
@@ -28,45 +28,57 @@ const round = (x: number): number => Math.round(x * 1e6) / 1e6;
 
 export class Bm25Scorer implements SpanScorer {
   readonly name = 'bm25';
-  /** the latest user-authored prompt of the session, kept after it leaves the buffer */
-  private task = '';
-  /** last turn's term counts by span id, reused while a span's text is unchanged */
-  private readonly memo = new Map<string, { text: string; counts: TermCounts }>();
-  private queryText: string | null = null;
-  private query: string[] = [];
   /** the session's terms, numbered: spans and query are matched by number */
   private readonly dictionary = new TermDictionary();
+  /** the latest user-authored prompt of the session (its terms), kept after it leaves the buffer */
+  private task: TermCounts = termCounts('', this.dictionary);
+  /** last turn's term counts by span id, reused while a span's text is unchanged */
+  private readonly memo = new Map<string, { text: string; counts: TermCounts }>();
+  /** what the query was made of (the task, then the pinned spans) and the query itself */
+  private queryParts: TermCounts[] = [];
+  private query: PreparedQuery = { ids: [], multiplicity: [], version: 0 };
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
-    // contract §7: the current task is the last span with role "user" in snapshot order
+    const docs = new Array<TermCounts>(spans.length);
+    for (let i = 0; i < spans.length; i++) docs[i] = this.countsOf(spans[i]!);
+    // contract §7: the current task is the last span with role "user" in snapshot order, and
+    // the query is its text followed by the pinned spans' texts. A query's terms are the
+    // parts' terms one after the other (terms never cross the line break between parts), so
+    // it is put together from the spans' own counts, and again only when a part changed.
     for (let i = spans.length - 1; i >= 0; i--) {
       if (spans[i]!.role === 'user') {
-        this.task = spans[i]!.text;
+        this.task = docs[i]!;
         break;
       }
     }
-    let queryText = this.task;
-    for (const s of spans) if (s.pinned === true) queryText += '\n' + s.text;
-    // the task and the pinned spans seldom change: their terms are split again only when they do
-    if (queryText !== this.queryText) {
-      this.queryText = queryText;
-      this.query = terms(queryText);
+    const parts = [this.task];
+    for (let i = 0; i < spans.length; i++) if (spans[i]!.pinned === true) parts.push(docs[i]!);
+    if (!sameParts(parts, this.queryParts)) {
+      this.queryParts = parts;
+      this.query = prepareQueryOf(parts, this.dictionary);
     }
-    const docs = spans.map((s) => {
-      const old = this.memo.get(s.span_id);
-      if (old !== undefined && old.text === s.text) return old.counts;
-      const counts = termCounts(s.text, this.dictionary);
-      this.memo.set(s.span_id, { text: s.text, counts });
-      return counts;
-    });
     // spans that left the buffer are forgotten now and then, not on every turn
     if (this.memo.size > 2 * spans.length + 64) {
       const live = new Set(spans.map((s) => s.span_id));
       for (const id of this.memo.keys()) if (!live.has(id)) this.memo.delete(id);
     }
-    const raw = bm25(this.query, docs, this.dictionary);
+    const raw = bm25Prepared(this.query, docs, this.dictionary);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));
   }
+
+  private countsOf(s: ScorableSpan): TermCounts {
+    const old = this.memo.get(s.span_id);
+    if (old !== undefined && old.text === s.text) return old.counts;
+    const counts = termCounts(s.text, this.dictionary);
+    this.memo.set(s.span_id, { text: s.text, counts });
+    return counts;
+  }
+}
+
+function sameParts(a: readonly TermCounts[], b: readonly TermCounts[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

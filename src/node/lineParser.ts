@@ -103,8 +103,10 @@ export class NodeLineParser {
     if (accounted !== high) return false;
     for (let i = 0, k = 0; i < spans.length; i++) {
       if (textOf(spans[i]) === undefined) continue;
+      // an unchanged text is last line's very string, decoded or not: every comparison of it
+      // downstream (the scorer's memo, the engine's rewrite check) is then a pointer compare
       const entry = memo[k++]!;
-      if (entry.high > 0) (spans[i] as { text: string }).text = entry.text;
+      (spans[i] as { text: string }).text = entry.text;
     }
     return true;
   }
