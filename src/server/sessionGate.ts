@@ -105,6 +105,9 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
   const om = omissionsOf(value);
   const omitted = om === null ? undefined : { om };
   const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''));
+  // back to the compact form as received, for the analysis's engine to carry the texts
+  // itself (contract §7): the value is handed on instead of being parsed a second time
+  if (om !== null && keepValue) restoreOmissions(value as { base_turn?: unknown; spans: Record<string, unknown>[] }, om);
   if (!checked.ok) {
     const sid = sessionIdOf(value);
     return { kind: 'error', message: checked.error, ...(sid === undefined ? {} : { sessionId: sid }) };
@@ -126,10 +129,19 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
     compact: storedForm,
     ...(checked.spans === undefined ? {} : { spanIds: checked.spans.ids }),
     ...(omitted === undefined ? {} : { omitted }),
-    // a compact snapshot's value had its left-out texts filled with '' above: the analysis
-    // reads the stored line instead, and its engine carries the texts (contract §7)
-    ...(keepValue && om === null ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
+    // a compact snapshot's value is back in its compact form (above): the analysis's engine
+    // carries the texts (contract §7) without parsing the stored line again
+    ...(keepValue ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
   };
+}
+
+/**
+ * Undoes expandSnapshot's filling-in: the left-out texts are removed again and `base_turn`
+ * put back. Removing the property added last keeps V8's fast object shape.
+ */
+function restoreOmissions(value: { base_turn?: unknown; spans: Record<string, unknown>[] }, om: Omissions): void {
+  for (const i of om.indices) delete value.spans[i]!.text;
+  if (om.baseTurn !== undefined) value.base_turn = om.baseTurn;
 }
 
 /** The stateful part, in arrival order: session limits, headers, turn order, retries. */
