@@ -29,7 +29,10 @@ export interface EngineOptions {
   /**
    * How many accepted turns per session keep a replay fingerprint (default: all). The relay
    * sets a small number: it recognises retries itself before the engine sees them, and its
-   * memory per session must not grow with the number of turns.
+   * memory per session must not grow with the number of turns. 0: no fingerprint is
+   * computed at all (hashing every span each turn), and a snapshot whose turn is below the
+   * last one is an error rather than a recognised replay: for a caller that refuses those
+   * itself before the engine sees them (the relay's gate, sessionGate.ts).
    */
   replayMemory?: number;
   /**
@@ -145,6 +148,7 @@ export class Engine {
     const result = slot.analysis.analyse(message, table);
     slot.last = message;
     // the analysis has compared every text with last turn's and checked every text_sha256
+    if (this.replayMemory === 0) return { kind: 'turn', result, snapshot: message };
     const { checks, sameTextAt } = result;
     const fingerprint = snapshotFingerprint(message, table, slot.textHashes, {
       sameTextAt: (i) => sameTextAt[i]!,
