@@ -4,9 +4,9 @@ import { declaresCompact, expandSnapshot, omissionError, omissionsOf } from './c
 import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
-import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
+import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, spanObjectHash, type TextHashes } from './equality.ts';
 import { SpanTable } from './spanTable.ts';
-import { mayHoldLoneSurrogate, validateMessage } from './validate.ts';
+import { mayHoldLoneSurrogate, validateMessage, type Validated } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
 export interface InputError {
@@ -112,6 +112,39 @@ export class Engine {
       const sid = sessionIdOf(value);
       return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
     }
+    return this.accept(checked, line);
+  }
+
+  /**
+   * A message the caller parsed and validated itself (`validateMessage` accepted it): the
+   * relay's gate, whose validation this saves doing twice. A compact snapshot (contract §7)
+   * was validated with its left-out texts as empty strings and is back in its compact form:
+   * the texts are carried here, into the value and the span table alike. Carried texts were
+   * validated with the snapshot they came from, and no rule of contract §2 depends on a
+   * text's content, so nothing is left unchecked.
+   */
+  ingestValidated(checked: Validated & { ok: true }, line: number): Outcome {
+    const value = checked.message;
+    const slot = this.sessions.get(value.session_id);
+    if (value.type === 'snapshot' && slot !== undefined && declaresCompact(slot.header)) {
+      const om = omissionsOf(value);
+      if (om !== null) {
+        const carried = carryTexts(value, value.session_id, slot.last);
+        if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: value.session_id } };
+        const table = checked.spans;
+        if (table !== undefined) {
+          for (const i of om.indices) {
+            table.texts[i] = value.spans[i]!.text;
+            // the object now holds one more key, which its hash counts (replay fingerprint)
+            if (this.replayMemory > 0) table.objectHashes[i] = spanObjectHash(value.spans[i]!);
+          }
+        }
+      }
+    }
+    return this.accept(checked, line);
+  }
+
+  private accept(checked: Validated & { ok: true }, line: number): Outcome {
     const message = checked.message;
     const sid = message.session_id;
     let slot = this.sessions.get(sid);

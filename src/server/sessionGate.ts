@@ -6,7 +6,7 @@
 import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
-import { mayHoldLoneSurrogate, validateMessage } from '../core/validate.ts';
+import { mayHoldLoneSurrogate, validateMessage, type Validated } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { quoted } from './quoted.ts';
@@ -58,6 +58,8 @@ export type Inspection =
 export interface ParsedMessage {
   value: unknown;
   noSurrogateEscape: boolean;
+  /** the gate's validation of `value` (contract §2): the analysis's engine does not repeat it (Engine.ingestValidated) */
+  validated?: Validated & { ok: true };
 }
 
 export type Decision =
@@ -104,7 +106,9 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
   const storedForm = raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null;
   const om = omissionsOf(value);
   const omitted = om === null ? undefined : { om };
-  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''));
+  // no string can hold a lone surrogate without a \ud escape in the text: the per-string check is skipped
+  const noSurrogateEscape = !mayHoldLoneSurrogate(text);
+  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''), noSurrogateEscape);
   // back to the compact form as received, for the analysis's engine to carry the texts
   // itself (contract §7): the value is handed on instead of being parsed a second time
   if (om !== null && keepValue) restoreOmissions(value as { base_turn?: unknown; spans: Record<string, unknown>[] }, om);
@@ -131,7 +135,7 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
     ...(omitted === undefined ? {} : { omitted }),
     // a compact snapshot's value is back in its compact form (above): the analysis's engine
     // carries the texts (contract §7) without parsing the stored line again
-    ...(keepValue ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
+    ...(keepValue ? { parsed: { value, noSurrogateEscape, validated: checked } } : {}),
   };
 }
 

@@ -112,7 +112,10 @@ export class SessionHealth {
    */
   ingest(seq: number, bytes: Uint8Array, at: number, parsed?: ParsedMessage): { result: TurnResult; verdict: AckVerdict } | null | string {
     let outcome: Outcome;
-    if (parsed !== undefined) {
+    if (parsed?.validated !== undefined) {
+      // the relay parsed and validated it: neither is done again (the stored bytes are its text)
+      outcome = this.engine.ingestValidated(parsed.validated, seq);
+    } else if (parsed !== undefined) {
       // the relay parsed it to validate it: not parsed again (the stored bytes are its text)
       outcome = this.engine.ingestParsedLine(parsed.value, seq, parsed.noSurrogateEscape);
     } else {
