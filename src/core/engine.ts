@@ -47,6 +47,8 @@ interface SessionSlot {
   header: SessionHeader | null;
   analysis: SessionAnalysis;
   last: Snapshot | null;
+  /** `last`'s span table: where a compact snapshot's left-out texts are looked up (contract §7) */
+  lastTable: SpanTable | null;
   /** turn → fingerprint of the accepted snapshot, to recognise an older snapshot replayed */
   digests: Map<number, number>;
   /** the span texts of the last accepted snapshot, hashed, by index (snapshotFingerprint) */
@@ -103,7 +105,7 @@ export class Engine {
     const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
     if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
       // contract §7 compact wire: carry left-out texts forward before anything else reads the snapshot
-      const carried = carryTexts(value, sid0!, compactSlot.last);
+      const carried = carryTexts(value, sid0!, compactSlot.last, compactSlot.lastTable);
       if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
       value = carried;
     }
@@ -129,7 +131,7 @@ export class Engine {
     if (value.type === 'snapshot' && slot !== undefined && declaresCompact(slot.header)) {
       const om = omissionsOf(value);
       if (om !== null) {
-        const carried = carryTexts(value, value.session_id, slot.last);
+        const carried = carryTexts(value, value.session_id, slot.last, slot.lastTable);
         if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: value.session_id } };
         const table = checked.spans;
         if (table !== undefined) {
@@ -180,6 +182,7 @@ export class Engine {
     const table = checked.spans ?? SpanTable.of(message.spans);
     const result = slot.analysis.analyse(message, table);
     slot.last = message;
+    slot.lastTable = table;
     // the analysis has compared every text with last turn's and checked every text_sha256
     if (this.replayMemory === 0) return { kind: 'turn', result, snapshot: message };
     const { checks, sameTextAt } = result;
@@ -209,6 +212,7 @@ export class Engine {
       header,
       analysis: new SessionAnalysis(sid, thresholds, this.options.sha256, this.options.prunedMemory),
       last: null,
+      lastTable: null,
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,
     };
@@ -223,16 +227,16 @@ export class Engine {
  * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
  * was the same there, so an honest retry expands to exactly what was accepted.
  */
-function carryTexts(value: unknown, sid: string, last: Snapshot | null): unknown {
+function carryTexts(value: unknown, sid: string, last: Snapshot | null, lastTable: SpanTable | null): unknown {
   const om = omissionsOf(value);
   if (om === null) return value;
   const turn = (value as { turn?: unknown }).turn;
   if (last !== null && turn === last.turn && om.baseTurn !== last.turn) om.baseTurn = last.turn;
-  let texts: Map<string, string> | null = null;
-  const textsOf = (): Map<string, string> => (texts ??= new Map(last!.spans.map((s) => [s.span_id, s.text])));
-  const error = omissionError(sid, turn, om, last === null ? null : { turn: last.turn, has: (id) => textsOf().has(id) });
+  // the previous snapshot's table already maps ids to texts: no map of 200 texts per snapshot
+  const table = lastTable ?? (last === null ? null : SpanTable.of(last.spans));
+  const error = omissionError(sid, turn, om, table === null ? null : { turn: last!.turn, has: (id) => table.index.has(id) });
   if (error !== null) return error;
-  return expandSnapshot(value as object, om, (id) => textsOf().get(id)!);
+  return expandSnapshot(value as object, om, (id) => table!.texts[table!.index.get(id)!]!);
 }
 
 function isBlank(text: string): boolean {

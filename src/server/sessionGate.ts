@@ -71,6 +71,7 @@ export type Decision =
       header: SessionHeader | null;
       bytes: Buffer;
       spanIds?: string[];
+      spanIndex?: ReadonlyMap<string, number>;
       parsed: ParsedMessage | undefined;
     }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
@@ -186,8 +187,11 @@ export function newSessionRefusal(sid: string, count: number, limits: RelayLimit
   return null;
 }
 
-function spanIdsOf(ins: Inspection): { spanIds?: string[] } {
-  return ins.kind === 'valid' && ins.spanIds !== undefined ? { spanIds: ins.spanIds } : {};
+function spanIdsOf(ins: Inspection): { spanIds?: string[]; spanIndex?: ReadonlyMap<string, number> } {
+  if (ins.kind !== 'valid' || ins.spanIds === undefined) return {};
+  // the id → index map validation built (when inspected here): the set the next compact snapshot is checked against
+  const index = ins.parsed?.validated?.spans?.index;
+  return index === undefined ? { spanIds: ins.spanIds } : { spanIds: ins.spanIds, spanIndex: index };
 }
 
 /**
@@ -206,7 +210,7 @@ export interface CompactState {
   header: SessionHeader | null;
   lastTurn: number | null;
   lastSpanIds: string[] | null;
-  lastSpanIdSet: Set<string> | null;
+  lastSpanIdSet: { has(id: string): boolean } | null;
 }
 
 /** contract §7 compact wire: why these left-out texts cannot be carried, or null. */
