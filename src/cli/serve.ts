@@ -38,7 +38,7 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
   --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
-  --validator-threads N    worker threads parsing and validating large messages (default: none on 2 cores, else cores - 1, at most 4)
+  --validator-threads N    worker threads parsing and validating large messages (default: none with the analysis on or on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
                            before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)
   --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts

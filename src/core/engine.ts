@@ -4,9 +4,9 @@ import { declaresCompact, expandSnapshot, omissionError, omissionsOf } from './c
 import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
-import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, type TextHashes } from './equality.ts';
+import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, spanObjectHash, type TextHashes } from './equality.ts';
 import { SpanTable } from './spanTable.ts';
-import { mayHoldLoneSurrogate, validateMessage } from './validate.ts';
+import { mayHoldLoneSurrogate, validateMessage, type Validated } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
 export interface InputError {
@@ -29,7 +29,10 @@ export interface EngineOptions {
   /**
    * How many accepted turns per session keep a replay fingerprint (default: all). The relay
    * sets a small number: it recognises retries itself before the engine sees them, and its
-   * memory per session must not grow with the number of turns.
+   * memory per session must not grow with the number of turns. 0: no fingerprint is
+   * computed at all (hashing every span each turn), and a snapshot whose turn is below the
+   * last one is an error rather than a recognised replay: for a caller that refuses those
+   * itself before the engine sees them (the relay's gate, sessionGate.ts).
    */
   replayMemory?: number;
   /**
@@ -44,6 +47,8 @@ interface SessionSlot {
   header: SessionHeader | null;
   analysis: SessionAnalysis;
   last: Snapshot | null;
+  /** `last`'s span table: where a compact snapshot's left-out texts are looked up (contract §7) */
+  lastTable: SpanTable | null;
   /** turn → fingerprint of the accepted snapshot, to recognise an older snapshot replayed */
   digests: Map<number, number>;
   /** the span texts of the last accepted snapshot, hashed, by index (snapshotFingerprint) */
@@ -100,7 +105,7 @@ export class Engine {
     const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
     if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
       // contract §7 compact wire: carry left-out texts forward before anything else reads the snapshot
-      const carried = carryTexts(value, sid0!, compactSlot.last);
+      const carried = carryTexts(value, sid0!, compactSlot.last, compactSlot.lastTable);
       if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
       value = carried;
     }
@@ -109,6 +114,39 @@ export class Engine {
       const sid = sessionIdOf(value);
       return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
     }
+    return this.accept(checked, line);
+  }
+
+  /**
+   * A message the caller parsed and validated itself (`validateMessage` accepted it): the
+   * relay's gate, whose validation this saves doing twice. A compact snapshot (contract §7)
+   * was validated with its left-out texts as empty strings and is back in its compact form:
+   * the texts are carried here, into the value and the span table alike. Carried texts were
+   * validated with the snapshot they came from, and no rule of contract §2 depends on a
+   * text's content, so nothing is left unchecked.
+   */
+  ingestValidated(checked: Validated & { ok: true }, line: number): Outcome {
+    const value = checked.message;
+    const slot = this.sessions.get(value.session_id);
+    if (value.type === 'snapshot' && slot !== undefined && declaresCompact(slot.header)) {
+      const om = omissionsOf(value);
+      if (om !== null) {
+        const carried = carryTexts(value, value.session_id, slot.last, slot.lastTable);
+        if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: value.session_id } };
+        const table = checked.spans;
+        if (table !== undefined) {
+          for (const i of om.indices) {
+            table.texts[i] = value.spans[i]!.text;
+            // the object now holds one more key, which its hash counts (replay fingerprint)
+            if (this.replayMemory > 0) table.objectHashes[i] = spanObjectHash(value.spans[i]!);
+          }
+        }
+      }
+    }
+    return this.accept(checked, line);
+  }
+
+  private accept(checked: Validated & { ok: true }, line: number): Outcome {
     const message = checked.message;
     const sid = message.session_id;
     let slot = this.sessions.get(sid);
@@ -144,7 +182,9 @@ export class Engine {
     const table = checked.spans ?? SpanTable.of(message.spans);
     const result = slot.analysis.analyse(message, table);
     slot.last = message;
+    slot.lastTable = table;
     // the analysis has compared every text with last turn's and checked every text_sha256
+    if (this.replayMemory === 0) return { kind: 'turn', result, snapshot: message };
     const { checks, sameTextAt } = result;
     const fingerprint = snapshotFingerprint(message, table, slot.textHashes, {
       sameTextAt: (i) => sameTextAt[i]!,
@@ -172,6 +212,7 @@ export class Engine {
       header,
       analysis: new SessionAnalysis(sid, thresholds, this.options.sha256, this.options.prunedMemory),
       last: null,
+      lastTable: null,
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,
     };
@@ -186,16 +227,16 @@ export class Engine {
  * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
  * was the same there, so an honest retry expands to exactly what was accepted.
  */
-function carryTexts(value: unknown, sid: string, last: Snapshot | null): unknown {
+function carryTexts(value: unknown, sid: string, last: Snapshot | null, lastTable: SpanTable | null): unknown {
   const om = omissionsOf(value);
   if (om === null) return value;
   const turn = (value as { turn?: unknown }).turn;
   if (last !== null && turn === last.turn && om.baseTurn !== last.turn) om.baseTurn = last.turn;
-  let texts: Map<string, string> | null = null;
-  const textsOf = (): Map<string, string> => (texts ??= new Map(last!.spans.map((s) => [s.span_id, s.text])));
-  const error = omissionError(sid, turn, om, last === null ? null : { turn: last.turn, has: (id) => textsOf().has(id) });
+  // the previous snapshot's table already maps ids to texts: no map of 200 texts per snapshot
+  const table = lastTable ?? (last === null ? null : SpanTable.of(last.spans));
+  const error = omissionError(sid, turn, om, table === null ? null : { turn: last!.turn, has: (id) => table.index.has(id) });
   if (error !== null) return error;
-  return expandSnapshot(value as object, om, (id) => textsOf().get(id)!);
+  return expandSnapshot(value as object, om, (id) => table!.texts[table!.index.get(id)!]!);
 }
 
 function isBlank(text: string): boolean {

@@ -136,7 +136,7 @@ export class Ingest {
           session.header = d.header;
           session.headerSeq = seq;
         }
-        if (d.spanIds !== undefined) session.noteSpanIds(d.spanIds);
+        if (d.spanIds !== undefined) session.noteSpanIds(d.spanIds, d.spanIndex);
         this.counters.accepted++;
         this.counters.bytes += d.bytes.length;
         this.fanout.publish(d.sessionId, seq, d.bytes);

@@ -62,7 +62,7 @@ export interface RelayOptions {
   /** what one connection may cost: request size, unfinished messages, timeouts */
   connection?: Partial<ConnectionLimits>;
   fanout?: Partial<FanoutOptions>;
-  /** worker threads that parse and validate large messages (default: validator.ts defaultThreads) */
+  /** worker threads that parse and validate large messages (default: none with the analysis on, else validator.ts defaultThreads) */
   validatorThreads?: number;
   /** how often the data directory and its lock are checked to be still there (default 1 s) */
   dataCheckMs?: number;
@@ -134,7 +134,10 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   // with Redis the data directory holds nothing: several relays may share one
   const unlock = useRedis ? () => {} : lockDataDir(options.dataDir);
   const store = new SessionLogStore({ dataDir: options.dataDir, fsync: options.fsync ?? false, log });
-  const validator = new Validator(limits, options.validatorThreads, log);
+  // with the analysis on, a message inspected on a thread reaches the analysis unparsed, and
+  // the main thread parses and validates it again: worker threads then add work (validator.ts)
+  const analysed = options.analysis !== false && !useRedis;
+  const validator = new Validator(limits, options.validatorThreads ?? (analysed ? 0 : undefined), log);
   let redis: RedisBackend | null = null;
   try {
     if (useRedis) redis = await openRedisBackend({ url: options.store!, limits, validator, fanout: fanoutOptions, log });

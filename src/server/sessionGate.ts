@@ -6,7 +6,7 @@
 import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
-import { mayHoldLoneSurrogate, validateMessage } from '../core/validate.ts';
+import { mayHoldLoneSurrogate, validateMessage, type Validated } from '../core/validate.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { quoted } from './quoted.ts';
@@ -58,6 +58,8 @@ export type Inspection =
 export interface ParsedMessage {
   value: unknown;
   noSurrogateEscape: boolean;
+  /** the gate's validation of `value` (contract §2): the analysis's engine does not repeat it (Engine.ingestValidated) */
+  validated?: Validated & { ok: true };
 }
 
 export type Decision =
@@ -69,6 +71,7 @@ export type Decision =
       header: SessionHeader | null;
       bytes: Buffer;
       spanIds?: string[];
+      spanIndex?: ReadonlyMap<string, number>;
       parsed: ParsedMessage | undefined;
     }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
@@ -104,7 +107,12 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
   const storedForm = raw.includes(0x0a) || raw.includes(0x0d) ? JSON.stringify(value) : null;
   const om = omissionsOf(value);
   const omitted = om === null ? undefined : { om };
-  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''));
+  // no string can hold a lone surrogate without a \ud escape in the text: the per-string check is skipped
+  const noSurrogateEscape = !mayHoldLoneSurrogate(text);
+  const checked = validateMessage(om === null ? value : expandSnapshot(value as object, om, () => ''), noSurrogateEscape);
+  // back to the compact form as received, for the analysis's engine to carry the texts
+  // itself (contract §7): the value is handed on instead of being parsed a second time
+  if (om !== null && keepValue) restoreOmissions(value as { base_turn?: unknown; spans: Record<string, unknown>[] }, om);
   if (!checked.ok) {
     const sid = sessionIdOf(value);
     return { kind: 'error', message: checked.error, ...(sid === undefined ? {} : { sessionId: sid }) };
@@ -126,10 +134,19 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
     compact: storedForm,
     ...(checked.spans === undefined ? {} : { spanIds: checked.spans.ids }),
     ...(omitted === undefined ? {} : { omitted }),
-    // a compact snapshot's value had its left-out texts filled with '' above: the analysis
-    // reads the stored line instead, and its engine carries the texts (contract §7)
-    ...(keepValue && om === null ? { parsed: { value, noSurrogateEscape: !mayHoldLoneSurrogate(text) } } : {}),
+    // a compact snapshot's value is back in its compact form (above): the analysis's engine
+    // carries the texts (contract §7) without parsing the stored line again
+    ...(keepValue ? { parsed: { value, noSurrogateEscape, validated: checked } } : {}),
   };
+}
+
+/**
+ * Undoes expandSnapshot's filling-in: the left-out texts are removed again and `base_turn`
+ * put back. Removing the property added last keeps V8's fast object shape.
+ */
+function restoreOmissions(value: { base_turn?: unknown; spans: Record<string, unknown>[] }, om: Omissions): void {
+  for (const i of om.indices) delete value.spans[i]!.text;
+  if (om.baseTurn !== undefined) value.base_turn = om.baseTurn;
 }
 
 /** The stateful part, in arrival order: session limits, headers, turn order, retries. */
@@ -170,8 +187,11 @@ export function newSessionRefusal(sid: string, count: number, limits: RelayLimit
   return null;
 }
 
-function spanIdsOf(ins: Inspection): { spanIds?: string[] } {
-  return ins.kind === 'valid' && ins.spanIds !== undefined ? { spanIds: ins.spanIds } : {};
+function spanIdsOf(ins: Inspection): { spanIds?: string[]; spanIndex?: ReadonlyMap<string, number> } {
+  if (ins.kind !== 'valid' || ins.spanIds === undefined) return {};
+  // the id → index map validation built (when inspected here): the set the next compact snapshot is checked against
+  const index = ins.parsed?.validated?.spans?.index;
+  return index === undefined ? { spanIds: ins.spanIds } : { spanIds: ins.spanIds, spanIndex: index };
 }
 
 /**
@@ -190,7 +210,7 @@ export interface CompactState {
   header: SessionHeader | null;
   lastTurn: number | null;
   lastSpanIds: string[] | null;
-  lastSpanIdSet: Set<string> | null;
+  lastSpanIdSet: { has(id: string): boolean } | null;
 }
 
 /** contract §7 compact wire: why these left-out texts cannot be carried, or null. */

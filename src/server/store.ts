@@ -30,8 +30,8 @@ export class SessionLog {
   lastTurn: number | null = null;
   /** the span ids of the last stored snapshot: the texts a compact snapshot may carry (contract §7) */
   lastSpanIds: string[] | null = null;
-  /** the same as a set, built when a compact snapshot first needs it */
-  lastSpanIdSet: Set<string> | null = null;
+  /** the same as a set: validation's id → index map, or built when a compact snapshot first needs it */
+  lastSpanIdSet: { has(id: string): boolean } | null = null;
   createdAt: number;
   updatedAt: number;
   /** orders sessions updated within the same millisecond */
@@ -76,9 +76,10 @@ export class SessionLog {
   }
 
   /** contract §7 compact wire: the ids the next snapshot may carry texts for. */
-  noteSpanIds(ids: string[]): void {
+  noteSpanIds(ids: string[], index?: ReadonlyMap<string, number>): void {
     this.lastSpanIds = ids;
-    this.lastSpanIdSet = null;
+    // building a Set of 200 ids per snapshot showed in the relay's profile: the map validation built serves
+    this.lastSpanIdSet = index ?? null;
   }
 
   /** The oldest seq whose offset is known exactly. */

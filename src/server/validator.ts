@@ -91,7 +91,12 @@ export class Validator {
   /**
    * `threads` = 0: everything inline. The default leaves two cores to the relay: on a
    * 2-core machine the copies and wake-ups of a worker cost more than they save (measured
-   * with bench/relay.ts), so only larger machines use worker threads.
+   * with bench/relay.ts), so only larger machines use worker threads. With the relay's
+   * analysis on, the relay asks for none (relay.ts): an inspection made inline hands its
+   * parsed and validated value on to the analysis, one made on a thread cannot (cloning
+   * the value back costs more than parsing), so the main thread would parse and validate
+   * every message again (bench/relay.ts with --validator-threads 1: 3.6 ms of relay CPU per
+   * snapshot against 1.0 inline, docs/performance.md "Relay under load").
    */
   constructor(
     private readonly limits: RelayLimits,
