@@ -309,3 +309,31 @@ describe('alerts on two relays sharing one Redis', () => {
     await until(async () => (await rulesOf(a.url)).length === 1, 'A to see the rule removed');
   });
 });
+
+describe('retention on the Redis store', () => {
+  it('--retain on one relay deletes an expired session for every relay; --retain-bytes counts the bytes stored in Redis', async () => {
+    const redis = await redisForTest();
+    const b = await relayOn(redis);
+    const lines = sampleLines('healthy.jsonl');
+    expect((await postNdjson(b.url, lines.slice(0, 5).join('\n'))).status).toBe(200);
+    await until(async () => (await overviewOf(b.url)).sessions.some((s) => s.session_id === 'healthy'), 'the session in B’s overview');
+    const a = await relayOn(redis, { retainMs: 1500, retention: { everyMs: 100 } });
+    await until(async () => (await fetch(`${b.url}api/sessions/healthy`)).status === 404, 'the session to expire');
+    await until(async () => !(await overviewOf(b.url)).sessions.some((s) => s.session_id === 'healthy'), 'B’s overview to drop it');
+    expect((await overviewOf(a.url)).sessions.some((s) => s.session_id === 'healthy')).toBe(false);
+    await a.close(); // its --retain would expire what follows too
+
+    for (const id of ['r1', 'r2', 'r3']) {
+      const own = lines.map((l) => l.replace('"session_id":"healthy"', `"session_id":"${id}"`));
+      expect((await postNdjson(b.url, own.slice(0, 4).join('\n'))).status).toBe(200);
+    }
+    const sizes = new Map((await b.redis!.directory.sizes()).map((s) => [s.id, s.size]));
+    const transcript = async (id: string): Promise<number> => (await (await fetch(`${b.url}api/sessions/${id}/transcript`)).arrayBuffer()).byteLength;
+    for (const id of ['r1', 'r2', 'r3']) expect(sizes.get(id)).toBe(await transcript(id));
+    // a budget that fits the two most recent: the least recently updated goes, on every relay
+    await relayOn(redis, { retainBytes: sizes.get('r2')! + sizes.get('r3')! + 10, retention: { everyMs: 60_000, liveMs: 0 } });
+    await until(async () => (await fetch(`${b.url}api/sessions/r1`)).status === 404, 'r1 to be deleted');
+    expect((await fetch(`${b.url}api/sessions/r2`)).status).toBe(200);
+    expect((await fetch(`${b.url}api/sessions/r3`)).status).toBe(200);
+  });
+});
