@@ -23,7 +23,7 @@ import { Cluster, Redis } from 'ioredis';
 /** one Redis server, or a Redis Cluster (`redis-cluster://host:port`, any node as the seed) */
 export type Client = Redis | Cluster;
 import type { WebSocket } from 'ws';
-import type { RelaySession } from '../client/relayApi.ts';
+import type { AckVerdict, RelaySession } from '../client/relayApi.ts';
 import { jsonEqual } from '../core/equality.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
@@ -327,6 +327,15 @@ export class RedisDirectory implements SessionDirectory {
 
 const NEWLINE = Buffer.from('\n');
 
+/** The analysis's verdict; a failure of the analysis leaves it null, never the stored message unacknowledged. */
+async function verdictOf(get: () => ReturnType<IngestAnalysis['stored']>): Promise<AckVerdict | null> {
+  try {
+    return await get();
+  } catch {
+    return null;
+  }
+}
+
 type Decision =
   | { kind: 'done'; result: IngestResult }
   | { kind: 'append'; state: SessionState | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer; spanIds: string[] | undefined };
@@ -422,7 +431,8 @@ export class RedisIngest implements IngestPort {
         if (d.result.ok === false) this.counters.rejected++;
         else if (d.result.ok === true) {
           this.counters.duplicates++;
-          if (this.analysis !== null) return { ...d.result, verdict: await this.analysis.duplicate(sid, d.result.seq) };
+          const dup = d.result;
+          if (this.analysis !== null) return { ...dup, verdict: await verdictOf(() => this.analysis!.duplicate(sid, dup.seq)) };
         }
         return d.result;
       }
@@ -454,7 +464,7 @@ export class RedisIngest implements IngestPort {
       this.publish({ k: 'appended', s: sid, q: seq });
       const ack = { ok: true, sessionId: sid, seq, turn: d.turn, duplicate: false } as const;
       // contract §7: the verdict of this turn, whichever relay stored the session's earlier messages
-      if (this.analysis !== null) return { ...ack, verdict: await this.analysis.stored(sid, seq, d.bytes, ins.parsed) };
+      if (this.analysis !== null) return { ...ack, verdict: await verdictOf(() => this.analysis!.stored(sid, seq, d.bytes, ins.parsed)) };
       return ack;
     }
     return {

@@ -27,7 +27,10 @@ export const RECONCILE_MS = 5000;
 interface Follow {
   /** the last seq analysed */
   seq: number;
-  /** messages up to this seq were stored before this relay followed the session: analysed with alerts off */
+  /**
+   * messages up to this seq were stored before this relay followed the session: analysed with
+   * alerts off (Infinity: up to wherever the first catch-up ends)
+   */
   liveAfter: number;
   /** the session list's score (updated_at, ms) when last looked at */
   score: number;
@@ -53,7 +56,7 @@ export class RedisAnalysis extends RelayAnalysis {
   override start(): Promise<void> {
     this.stopEvents = this.backend.onEvent(
       (e) => {
-        if (e.k === 'appended') void this.follow(e.s, e.q);
+        if (e.k === 'appended') void this.follow(e.s, e.q, e.q - 1);
         else if (e.k === 'deleted') this.forget(e.s);
       },
       () => void this.reconcile(false),
@@ -76,16 +79,17 @@ export class RedisAnalysis extends RelayAnalysis {
       this.forget(sessionId);
       f = undefined;
     }
-    f ??= this.create(sessionId, 0, Date.now());
+    // a session first seen through a message this relay stored: what came before it is not new
+    f ??= this.create(sessionId, seq - 1, Date.now());
     const e = this.entries.get(sessionId)!;
     if (f.chain === null && f.seq === seq - 1) return this.applyOne(e, f, seq, bytes, parsed);
-    return this.follow(sessionId, seq).then(() => this.verdictOf(sessionId, seq));
+    return this.follow(sessionId, seq, seq - 1).then(() => this.verdictOf(sessionId, seq));
   }
 
   override duplicate(sessionId: string, seq: number): VerdictAnswer {
     const f = this.follows.get(sessionId);
     if (f !== undefined && f.chain === null && f.seq >= seq) return this.verdictOf(sessionId, seq);
-    return this.follow(sessionId, seq).then(() => this.verdictOf(sessionId, seq));
+    return this.follow(sessionId, seq, Number.POSITIVE_INFINITY).then(() => this.verdictOf(sessionId, seq));
   }
 
   override forget(sessionId: string): void {
@@ -112,10 +116,14 @@ export class RedisAnalysis extends RelayAnalysis {
     return this.apply(e, seq, bytes, live ? Date.now() : Number.NaN, live, parsed);
   }
 
-  /** Analyses the session's stream up to `upTo` (null: to its end), after any catch-up under way. */
-  private follow(sessionId: string, upTo: number | null): Promise<void> {
+  /**
+   * Analyses the session's stream up to `upTo` (null: to its end), after any catch-up under
+   * way. `liveAfter`, for a session not followed yet: what is older is analysed with alerts off
+   * (a rule never fires on what other relays had analysed before this one learnt of it).
+   */
+  private follow(sessionId: string, upTo: number | null, liveAfter: number): Promise<void> {
     let f = this.follows.get(sessionId);
-    f ??= this.create(sessionId, 0, Date.now());
+    f ??= this.create(sessionId, liveAfter, Date.now());
     if (upTo !== null && f.chain === null && f.seq >= upTo) return Promise.resolve();
     const own = f;
     const run = (own.chain ?? Promise.resolve()).then(() => this.catchUp(sessionId, own, upTo));
@@ -144,6 +152,7 @@ export class RedisAnalysis extends RelayAnalysis {
         }
         if (page.length < PAGE) break;
       }
+      if (f.liveAfter === Number.POSITIVE_INFINITY) f.liveAfter = f.seq;
     } catch (err) {
       this.counters.errors++;
       this.logLine(`could not read ${quoted(sessionId)} from Redis for analysis: ${(err as Error).message}`);
@@ -175,7 +184,9 @@ export class RedisAnalysis extends RelayAnalysis {
       const lasts = initial ? await Promise.all(fresh.map((id) => this.backend.redis.hget(key(id, 'meta'), 'last_seq').catch(() => null))) : [];
       const rebuilding: string[] = [];
       fresh.forEach((id, i) => {
-        const f = this.create(id, initial ? Number(lasts[i] ?? 0) : 0, listed.get(id)!);
+        if (this.follows.has(id)) return; // a message came for it meanwhile
+        // after start: sessions another relay created while this one missed the notices; what they hold is not new to them
+        const f = this.create(id, initial ? Number(lasts[i] ?? 0) : Number.POSITIVE_INFINITY, listed.get(id)!);
         if (initial) {
           this.entries.get(id)!.health.analysed = false;
           rebuilding.push(id);
@@ -187,7 +198,7 @@ export class RedisAnalysis extends RelayAnalysis {
         const f = this.follows.get(id);
         if (f === undefined || f.score === score) continue;
         f.score = score;
-        const done = this.follow(id, null);
+        const done = this.follow(id, null, 0);
         const e = this.entries.get(id)!;
         if (!e.health.analysed) {
           await done;
