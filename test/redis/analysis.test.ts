@@ -15,7 +15,7 @@ import type { CheckReport } from '../../src/core/report.ts';
 import { SIGNALS } from '../../src/core/signals.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';
-import { exited, postNdjson, ROOT, spawnServe, testRelay } from '../relay/helpers.ts';
+import { exited, postNdjson, ROOT, spawnServe, testRelay, type IngestReply } from '../relay/helpers.ts';
 import { startRedis, type TestRedis } from './redisServer.ts';
 
 const SAMPLES = path.join(ROOT, 'public/samples');
@@ -151,6 +151,26 @@ describe('the relay-side analysis on two relays sharing one Redis', () => {
     await until(async () => !(await overviewOf(b.url)).sessions.some((s) => s.session_id === 'all-faults'), 'B to forget the session');
     expect((await overviewOf(c.url)).sessions.some((s) => s.session_id === 'all-faults')).toBe(false);
   });
+
+  it.each(fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl')))(
+    '%s sent to A and B in turn, one line at a time: every ack has check --json’s verdict of its turn',
+    async (name) => {
+      const redis = await redisForTest();
+      const relays = [await relayOn(redis), await relayOn(redis)];
+      const { byTurn } = await expectedVerdicts(path.join(SAMPLES, name));
+      let snapshots = 0;
+      const lines = sampleLines(name);
+      for (let i = 0; i < lines.length; i++) {
+        const r = await postNdjson(relays[i % 2]!.url, lines[i]!);
+        for (const ack of r.json.accepted as (IngestReply['accepted'][number] & { verdict?: AckVerdict | null })[]) {
+          const want = ack.turn === null ? null : byTurn.get(`${ack.session_id}\u0000${ack.turn}`);
+          expect({ line: i + 1, verdict: ack.verdict }).toEqual({ line: i + 1, verdict: want });
+          if (ack.turn !== null) snapshots++;
+        }
+      }
+      expect(snapshots).toBe(byTurn.size);
+    },
+  );
 
   it('the overview on one relay follows sessions ingested on the other, live, over its WebSocket', async () => {
     const redis = await redisForTest();
