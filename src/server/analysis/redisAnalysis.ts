@@ -23,6 +23,8 @@ import { SessionHealth } from './sessionHealth.ts';
 
 /** how often the session list is compared with what this relay analysed */
 export const RECONCILE_MS = 5000;
+/** longest the analysis of followed messages holds the event loop before letting I/O (dashboards, acks) run */
+const SLICE_MS = 4;
 
 interface Follow {
   /** the last seq analysed */
@@ -144,7 +146,15 @@ export class RedisAnalysis extends RelayAnalysis {
         const end = upTo === null ? '+' : `${upTo}-0`;
         const page = (await this.backend.redis.xrangeBuffer(key(sessionId, 'log'), `${f.seq + 1}-0`, end, 'COUNT', PAGE)) as StreamEntry[];
         if (this.follows.get(sessionId) !== f) return; // deleted meanwhile
+        let sliceStart = performance.now();
         for (const entry of page) {
+          if (performance.now() - sliceStart > SLICE_MS) {
+            // following other relays' sessions is background work: the dashboards' live
+            // messages and this relay's acks go first
+            await new Promise((r) => setImmediate(r));
+            if (this.follows.get(sessionId) !== f) return;
+            sliceStart = performance.now();
+          }
           const seq = seqOf(entry);
           if (seq <= f.seq) continue;
           if (seq <= f.liveAfter) quiet++;
