@@ -171,7 +171,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   if (analysis !== null) {
     if (fileIngest !== null) fileIngest.analysis = analysis;
     if (redis !== null) redis.ingest.analysis = analysis;
-    await alerts?.start();
+    try {
+      await alerts?.start();
+    } catch (e) {
+      void validator.close();
+      void redis?.close();
+      throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
+    }
     alerts?.attach(analysis);
     if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
     void analysis.start();
