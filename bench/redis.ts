@@ -3,7 +3,9 @@
 // child processes on a redis-server of the bench's own (no persistence). Each snapshot has
 // 200 spans; it runs once with whole snapshots (version 1) and once with the compact wire
 // (contract §7: 5 of 200 texts change per turn). Prints sustained rate, the latency from
-// sending on A to receiving on B, and bytes in, from one run, with the load average.
+// sending on A to receiving on B, and bytes in, from one run, with the load average, and
+// what each relay analysed (analysis on, the default: on Redis every relay analyses every
+// session, so B analyses what A stored).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +14,9 @@ import { startRedis } from '../test/redis/redisServer.ts';
 import { open, startRelay } from './relay.ts';
 
 /** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null). */
-function relay(store: string | null): ReturnType<typeof startRelay> {
+function relay(store: string | null, extra: readonly string[] = []): ReturnType<typeof startRelay> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'));
-  return startRelay(dataDir, store === null ? [] : ['--store', store]);
+  return startRelay(dataDir, [...(store === null ? [] : ['--store', store]), ...extra]);
 }
 
 function spansJson(compact: boolean, turn: number): string {
@@ -29,9 +31,17 @@ function spansJson(compact: boolean, turn: number): string {
   return JSON.stringify(spans);
 }
 
-export async function runOne(store: string | null, compact: boolean, sessions: number, rate: number, viewers: number, seconds: number): Promise<string> {
+export async function runOne(
+  store: string | null,
+  compact: boolean,
+  sessions: number,
+  rate: number,
+  viewers: number,
+  seconds: number,
+  extra: readonly string[] = [],
+): Promise<string> {
   // on files one relay plays both parts (a data directory has one relay)
-  const [a, b] = store === null ? await relay(null).then((r) => [r, r] as const) : await Promise.all([relay(store), relay(store)]);
+  const [a, b] = store === null ? await relay(null, extra).then((r) => [r, r] as const) : await Promise.all([relay(store, extra), relay(store, extra)]);
   const latencies: number[] = [];
   let measuring = false;
   let acked = 0;
@@ -86,13 +96,19 @@ export async function runOne(store: string | null, compact: boolean, sessions: n
   measuring = false;
   for (const t of timers) clearTimeout(t);
   for (const ws of [...harnesses, ...subs]) ws.terminate();
+  // the analysis (on by default): with Redis each relay analyses every session, B those it only followed
+  const analysis = async (url: string): Promise<string> => {
+    const h = (await (await fetch(`${url}api/health`)).json()) as { analysis: { analysed: number; analysis_ms: number } | null };
+    return h.analysis === null ? 'off' : `${h.analysis.analysed} snapshots, ${(h.analysis.analysis_ms / Math.max(1, h.analysis.analysed)).toFixed(2)} ms each`;
+  };
+  const analysed = a === b ? `; analysed ${await analysis(a.url)}` : `; analysed on A ${await analysis(a.url)}, on B ${await analysis(b.url)}`;
   await Promise.all(a === b ? [a.stop()] : [a.stop(), b.stop()]);
   const sorted = Float64Array.from(latencies).sort();
   const pct = (p: number): string => (sorted.length === 0 ? 'n/a' : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(1));
   return (
-    `  ${store === null ? 'files, one relay ' : 'Redis, relays A+B'} ${compact ? 'compact (1.1)' : 'whole (1)    '} ${sessions} sessions × ${rate}/s → ${viewers} viewers: sustained ${(acked / elapsed).toFixed(0)} snapshots/s ` +
+    `  ${store === null ? 'files, one relay ' : 'Redis, relays A+B'} ${compact ? 'compact (1.1)' : 'whole (1)    '}${extra.length > 0 ? ` ${extra.join(' ')}` : ''} ${sessions} sessions × ${rate}/s → ${viewers} viewers: sustained ${(acked / elapsed).toFixed(0)} snapshots/s ` +
     `(offered ${(sent / elapsed).toFixed(0)}), ${(bytes / Math.max(1, sent) / 1024).toFixed(1)} KB a snapshot, ${(bytes / elapsed / 1e6).toFixed(1)} MB/s in; ` +
-    `A→B latency p50 ${pct(0.5)} ms p99 ${pct(0.99)} ms${errors > 0 ? `; ${errors} ERRORS` : ''}`
+    `A→B latency p50 ${pct(0.5)} ms p99 ${pct(0.99)} ms${analysed}${errors > 0 ? `; ${errors} ERRORS` : ''}`
   );
 }
 
@@ -104,6 +120,8 @@ export async function benchRedis(): Promise<void> {
         `${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(2)} before`,
     );
     for (const store of [null, redis.url]) for (const compact of [false, true]) console.log(await runOne(store, compact, 20, 10, 5, 6));
+    // what the analysis costs on two relays (each analyses every session), next to the same load without it
+    console.log(await runOne(redis.url, true, 20, 10, 5, 6, ['--no-analysis']));
   } finally {
     await redis.stop();
   }

@@ -8,8 +8,10 @@
 //   ch:{<id>}:meta   hash: last_seq, last_turn, header (JSON), header_seq, span_ids (JSON: the
 //                    last snapshot's ids, for the compact wire), created_at, updated_at
 //   ch:{<id>}:turns  hash: turn → seq, to recognise a retry of any stored turn
-//   ch:{<id>}:alerts hash reserved for the relay's alert state (one field per alert)
-// and one sorted set ch:sessions (id → updated_at ms): the session list.
+//   ch:{<id>}:alerts hash: per alert rule, the run state every relay agrees on (alerts/sharedAlerts.ts)
+// and one sorted set ch:sessions (id → updated_at ms): the session list; one Pub/Sub channel
+// ch:events on which every relay says what it changed (a session appended to or deleted, the
+// alert rules, a firing, a delivery), so the others' analysis, overview and alerts follow.
 //
 // The ordering rules are the file store's (sessionGate.ts). Each relay decides on the
 // session's state as read from Redis and appends with a script that refuses when another
@@ -19,28 +21,38 @@
 import { Cluster, Redis } from 'ioredis';
 
 /** one Redis server, or a Redis Cluster (`redis-cluster://host:port`, any node as the seed) */
-type Client = Redis | Cluster;
+export type Client = Redis | Cluster;
 import type { WebSocket } from 'ws';
-import type { RelaySession } from '../client/relayApi.ts';
+import type { AckVerdict, RelaySession } from '../client/relayApi.ts';
 import { jsonEqual } from '../core/equality.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
 import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, tooSlow, type FanoutOptions, type FanoutStats } from './fanout.ts';
 import { Backpressure } from './backpressure.ts';
-import type { IngestCounters, IngestResult } from './ingest.ts';
+import type { IngestAnalysis, IngestCounters, IngestResult } from './ingest.ts';
 import { quoted } from './quoted.ts';
 import { compactError, newSessionRefusal, sameStored, versionOneError, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { Validator } from './validator.ts';
 
-const SESSIONS = 'ch:sessions';
-const PAGE = 256;
+export const SESSIONS = 'ch:sessions';
+/** the Pub/Sub channel of RedisEvent messages */
+export const EVENTS = 'ch:events';
+export const PAGE = 256;
 /** how long one XREAD waits before the subscriber checks its session still exists */
 const BLOCK_MS = 2000;
 const BACKLOG_HIGH_WATER = 1 << 20;
 /** compare-and-set attempts before a message is refused (only under heavy contention on one session) */
 const MAX_ATTEMPTS = 50;
 
-const key = (sid: string, part: 'log' | 'meta' | 'turns' | 'alerts'): string => `ch:{${encodeURIComponent(sid)}}:${part}`;
+export const key = (sid: string, part: 'log' | 'meta' | 'turns' | 'alerts'): string => `ch:{${encodeURIComponent(sid)}}:${part}`;
+
+/** What one relay tells the others on ch:events (JSON). */
+export type RedisEvent =
+  /** session `s` was appended to, up to seq `q` */
+  | { k: 'appended'; s: string; q: number }
+  | { k: 'deleted'; s: string }
+  /** anything else (alert rules, firings, deliveries): alerts/sharedAlerts.ts */
+  | { k: 'alerts'; what: string; data?: unknown };
 
 // KEYS: meta, log, turns. ARGV: expected last_seq, bytes, turn ('' = header), header JSON
 // ('' = none), span ids JSON ('' = none), now (ms). Returns the new seq, or -1 when
@@ -51,6 +63,7 @@ if last ~= tonumber(ARGV[1]) then return -1 end
 local seq = last + 1
 redis.call('XADD', KEYS[2], seq .. '-0', 'm', ARGV[2])
 redis.call('HSET', KEYS[1], 'last_seq', seq, 'updated_at', ARGV[6])
+redis.call('HINCRBY', KEYS[1], 'bytes', string.len(ARGV[2]) + 1)
 if last == 0 then redis.call('HSET', KEYS[1], 'created_at', ARGV[6]) end
 if ARGV[3] ~= '' then
   redis.call('HSET', KEYS[1], 'last_turn', ARGV[3])
@@ -110,16 +123,20 @@ function parse(bytes: Buffer): unknown {
   }
 }
 
-type Entry = [id: Buffer, fields: Buffer[]];
-const seqOf = (e: Entry): number => Number(e[0].toString().split('-')[0]);
-const bytesOf = (e: Entry): Buffer => e[1][1]!;
+export type Entry = [id: Buffer, fields: Buffer[]];
+export const seqOf = (e: Entry): number => Number(e[0].toString().split('-')[0]);
+export const bytesOf = (e: Entry): Buffer => e[1][1]!;
 
 export interface RedisBackend {
-  directory: SessionDirectory;
-  ingest: IngestPort;
+  directory: RedisDirectory;
+  ingest: RedisIngest;
   fanout: SubscriberPort;
-  /** the relay's alert state of a session (a hash in Redis): read and write one field */
-  alertState: { get(sessionId: string, field: string): Promise<string | null>; set(sessionId: string, field: string, value: string): Promise<void> };
+  /** the connection (commands; auto-pipelined) */
+  redis: Client;
+  /** tells every relay on this Redis (this one too) */
+  publish(event: RedisEvent): void;
+  /** what any relay published; `onReady` after each (re)subscription, when events may have been missed */
+  onEvent(listener: (event: RedisEvent) => void, onReady?: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -149,23 +166,59 @@ export async function openRedisBackend(options: {
     );
   }
   redis.defineCommand('chAppend', { numberOfKeys: 3, lua: APPEND_LUA });
-  const directory = new RedisDirectory(redis);
+  const listeners = new Set<{ event: (e: RedisEvent) => void; ready?: () => void }>();
+  // Pub/Sub holds its connection: one per relay, subscribed only once someone listens
+  let sub: Client | null = null;
+  const subscribe = (): void => {
+    if (sub !== null) return;
+    const conn: Client = redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
+    sub = conn;
+    conn.on('error', () => {});
+    conn.on('message', (_channel: string, text: string) => {
+      let e: RedisEvent;
+      try {
+        e = JSON.parse(text) as RedisEvent;
+      } catch {
+        return;
+      }
+      for (const l of listeners) l.event(e);
+    });
+    // after a reconnect ioredis subscribes again, and what was said meanwhile is lost: listeners look again
+    let first = true;
+    conn.on('ready', () => {
+      if (first) first = false;
+      else for (const l of listeners) l.ready?.();
+    });
+    void conn.subscribe(EVENTS).then(
+      () => {
+        for (const l of listeners) l.ready?.();
+      },
+      (e: unknown) => options.log(`could not subscribe to ${EVENTS} on Redis: ${(e as Error).message}`),
+    );
+  };
+  const publish = (event: RedisEvent): void => {
+    void redis.publish(EVENTS, JSON.stringify(event)).catch(() => undefined);
+  };
+  const directory = new RedisDirectory(redis, publish);
   await directory.refreshCount();
-  const ingest = new RedisIngest(redis, directory, options.limits, options.validator);
+  const ingest = new RedisIngest(redis, directory, options.limits, options.validator, publish);
   const fanout = new RedisFanout(redis, options.fanout);
   return {
     directory,
     ingest,
     fanout,
-    alertState: {
-      get: (sid, field) => redis.hget(key(sid, 'alerts'), field),
-      set: async (sid, field, value) => {
-        await redis.hset(key(sid, 'alerts'), field, value);
-      },
+    redis,
+    publish,
+    onEvent(event, ready) {
+      const l = { event, ...(ready === undefined ? {} : { ready }) };
+      listeners.add(l);
+      subscribe();
+      return () => listeners.delete(l);
     },
     async close() {
       fanout.shutdown();
       await ingest.idle();
+      sub?.disconnect();
       redis.disconnect();
     },
   };
@@ -192,11 +245,27 @@ async function readState(redis: Client, sid: string): Promise<SessionState | und
   return stateOf(sid, v);
 }
 
-class RedisDirectory implements SessionDirectory {
+export class RedisDirectory implements SessionDirectory {
   readonly lost = null;
   private known = 0;
 
-  constructor(private readonly redis: Client) {}
+  constructor(
+    private readonly redis: Client,
+    private readonly publish: (e: RedisEvent) => void,
+  ) {}
+
+  /** Every session's id, last update (ms) and bytes stored (for retention). */
+  async sizes(): Promise<{ id: string; updatedAt: number; size: number }[]> {
+    const flat = await this.redis.zrange(SESSIONS, '0', '-1', 'WITHSCORES');
+    const ids: string[] = [];
+    const at: number[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      ids.push(flat[i]!);
+      at.push(Number(flat[i + 1]));
+    }
+    const bytes = await Promise.all(ids.map((id) => this.redis.hget(key(id, 'meta'), 'bytes')));
+    return ids.map((id, i) => ({ id, updatedAt: at[i]!, size: Number(bytes[i] ?? 0) }));
+  }
 
   count(): number {
     return this.known;
@@ -228,6 +297,8 @@ class RedisDirectory implements SessionDirectory {
     const n = await this.redis.del(key(sessionId, 'meta'), key(sessionId, 'log'), key(sessionId, 'turns'), key(sessionId, 'alerts'));
     await this.redis.zrem(SESSIONS, sessionId);
     await this.refreshCount();
+    // the other relays forget its analysis and close its subscribers
+    if (n > 0) this.publish({ k: 'deleted', s: sessionId });
     return n > 0;
   }
 
@@ -256,11 +327,20 @@ class RedisDirectory implements SessionDirectory {
 
 const NEWLINE = Buffer.from('\n');
 
+/** The analysis's verdict; a failure of the analysis leaves it null, never the stored message unacknowledged. */
+async function verdictOf(get: () => ReturnType<IngestAnalysis['stored']>): Promise<AckVerdict | null> {
+  try {
+    return await get();
+  } catch {
+    return null;
+  }
+}
+
 type Decision =
   | { kind: 'done'; result: IngestResult }
   | { kind: 'append'; state: SessionState | undefined; turn: number | null; header: SessionHeader | null; bytes: Buffer; spanIds: string[] | undefined };
 
-class RedisIngest implements IngestPort {
+export class RedisIngest implements IngestPort {
   readonly counters: IngestCounters = { accepted: 0, duplicates: 0, rejected: 0, bytes: 0, waiting: 0, waitingBytes: 0 };
   private readonly backpressure = new Backpressure(this.counters);
   /** every message received so far, settled (for close) */
@@ -273,12 +353,15 @@ class RedisIngest implements IngestPort {
    * since, and the state is then read again.
    */
   private readonly cached = new Map<string, SessionState>();
+  /** set by the relay unless --no-analysis: acks then carry the turn's verdict (analysis/redisAnalysis.ts) */
+  analysis: IngestAnalysis | null = null;
 
   constructor(
     private readonly redis: Client,
     private readonly directory: RedisDirectory,
     private readonly limits: RelayLimits,
     private readonly validator: Validator,
+    private readonly publish: (e: RedisEvent) => void,
   ) {}
 
   get saturated(): boolean {
@@ -346,7 +429,11 @@ class RedisIngest implements IngestPort {
       if (d.kind === 'done' && cached !== undefined) continue;
       if (d.kind === 'done') {
         if (d.result.ok === false) this.counters.rejected++;
-        else if (d.result.ok === true) this.counters.duplicates++;
+        else if (d.result.ok === true) {
+          this.counters.duplicates++;
+          const dup = d.result;
+          if (this.analysis !== null) return { ...dup, verdict: await verdictOf(() => this.analysis!.duplicate(sid, dup.seq)) };
+        }
         return d.result;
       }
       const seq = (await (this.redis as unknown as { chAppend: (...a: (string | Buffer | number)[]) => Promise<number> }).chAppend(
@@ -374,7 +461,11 @@ class RedisIngest implements IngestPort {
       }
       this.counters.accepted++;
       this.counters.bytes += d.bytes.length;
-      return { ok: true, sessionId: sid, seq, turn: d.turn, duplicate: false };
+      this.publish({ k: 'appended', s: sid, q: seq });
+      const ack = { ok: true, sessionId: sid, seq, turn: d.turn, duplicate: false } as const;
+      // contract §7: the verdict of this turn, whichever relay stored the session's earlier messages
+      if (this.analysis !== null) return { ...ack, verdict: await verdictOf(() => this.analysis!.stored(sid, seq, d.bytes, ins.parsed)) };
+      return ack;
     }
     return {
       ok: false,

@@ -33,6 +33,8 @@ import type { RetryPolicy } from './alerts/webhook.ts';
 import { OverviewChannel } from './analysis/overviewChannel.ts';
 import { OVERVIEW_SUBSCRIBE, overviewRoutes } from './analysis/overviewRoutes.ts';
 import { RelayAnalysis } from './analysis/relayAnalysis.ts';
+import { RedisAnalysis } from './analysis/redisAnalysis.ts';
+import { SharedAlerts } from './alerts/sharedAlerts.ts';
 import { quoted } from './quoted.ts';
 import { startRetention } from './retention.ts';
 
@@ -101,7 +103,7 @@ export interface Relay {
   ingest: IngestPort;
   /** the Redis store, when the relay uses one */
   redis: RedisBackend | null;
-  /** null with --no-analysis, and with the Redis store (the analysis reads the file store's logs) */
+  /** null with --no-analysis (with Redis: a RedisAnalysis, every relay analysing every session) */
   analysis: RelayAnalysis | null;
   alerts: Alerts | null;
   close(): Promise<void>;
@@ -155,26 +157,47 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const directory: SessionDirectory = redis?.directory ?? new FileDirectory(store);
   const startedAt = Date.now();
   // contract §7 verdict in the acknowledgement, the overview and the alerts (src/server/analysis)
-  // with Redis, not yet: the analysis reads and rebuilds from the file store (docs/scale-out.md)
-  const analysis = options.analysis === false || fileIngest === null ? null : new RelayAnalysis(store, log);
+  // with Redis every relay analyses every session from the streams (docs/scale-out.md)
+  const analysis = options.analysis === false ? null : redis === null ? new RelayAnalysis(store, log) : new RedisAnalysis(store, redis, log);
   const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
   const alerts =
-    analysis === null ? null : new Alerts({ dataDir: options.dataDir, linkBase, log, ...(options.alertRetry ? { retry: options.alertRetry } : {}) });
+    analysis === null
+      ? null
+      : new Alerts({
+          dataDir: options.dataDir,
+          linkBase,
+          log,
+          ...(options.alertRetry ? { retry: options.alertRetry } : {}),
+          ...(redis === null ? {} : { shared: new SharedAlerts(redis) }),
+        });
   const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);
   if (analysis !== null) {
-    fileIngest!.analysis = analysis;
+    if (fileIngest !== null) fileIngest.analysis = analysis;
+    if (redis !== null) redis.ingest.analysis = analysis;
+    try {
+      await alerts?.start();
+    } catch (e) {
+      void validator.close();
+      void redis?.close();
+      throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
+    }
     alerts?.attach(analysis);
     if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
     void analysis.start();
   }
   const removeSession = (id: string, why: string): void => {
     fanout.closeAll(CLOSE_GONE, 'the session was deleted', id);
-    store.delete(id);
-    analysis?.forget(id);
-    log(`deleted session ${quoted(id)}: ${why}`);
+    const deleted = redis === null ? Promise.resolve(store.delete(id)) : redis.directory.delete(id);
+    void deleted.then(
+      (was) => {
+        analysis?.forget(id);
+        if (was) log(`deleted session ${quoted(id)}: ${why}`);
+      },
+      (e: unknown) => log(`could not delete session ${quoted(id)}: ${(e as Error).message}`),
+    );
   };
   const stopRetention = startRetention(
-    store,
+    redis === null ? store : () => redis.directory.sizes(),
     { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null, ...options.retention },
     removeSession,
     log,
@@ -275,7 +298,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       return;
     }
     if (url.pathname === OVERVIEW_SUBSCRIBE) {
-      if (overview === null) return rejectUpgrade(socket, 404, 'this relay runs without analysis (--no-analysis, or --store redis://…): there is no overview');
+      if (overview === null) return rejectUpgrade(socket, 404, 'this relay runs without analysis (--no-analysis): there is no overview');
       wssSubscribe.handleUpgrade(req, socket, head, (ws) => {
         heartbeat.watch(ws);
         overview.accept(ws);
@@ -340,6 +363,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         stopRetention();
         overview?.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
         alerts?.close();
+        analysis?.close();
         stopDataCheck();
         guards.stop();
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');

@@ -2,7 +2,9 @@
 // updated for longer than the age, and then the least recently updated sessions while the
 // logs together exceed the byte budget, are deleted exactly as `DELETE /api/sessions/<id>`
 // deletes them. A live session (a message within LIVE_MS) is never deleted for the byte
-// budget: the relay says so instead.
+// budget: the relay says so instead. With the Redis store (`sizes` of redisStore.ts's
+// directory: the bytes of a session's messages as stored) every relay sweeps; deleting a
+// session twice is harmless, the second finds nothing.
 import type { SessionLogStore } from './store.ts';
 import { quoted } from './quoted.ts';
 
@@ -27,17 +29,29 @@ export function parseDuration(text: string, flag: string): number {
   return ms;
 }
 
+/** A session as retention sees it. */
+export interface RetainedSession {
+  id: string;
+  /** ms */
+  updatedAt: number;
+  /** bytes stored */
+  size: number;
+}
+
 export function startRetention(
-  store: SessionLogStore,
+  store: SessionLogStore | (() => Promise<RetainedSession[]>),
   options: RetentionOptions,
   remove: (sessionId: string, why: string) => void,
   log: (line: string) => void,
 ): () => void {
   if (options.retainMs === null && options.retainBytes === null) return () => {};
   let warnedLive = false;
-  const sweep = (): void => {
+  const sessions = async (): Promise<RetainedSession[]> =>
+    typeof store === 'function' ? (await store()).sort((a, b) => a.updatedAt - b.updatedAt) : store.byRecency().reverse();
+  let sweeping = false;
+  const sweep = async (): Promise<void> => {
     const now = Date.now();
-    const oldestFirst = store.byRecency().reverse();
+    const oldestFirst = await sessions();
     const kept = [];
     for (const s of oldestFirst) {
       if (options.retainMs !== null && now - s.updatedAt > options.retainMs)
@@ -59,8 +73,15 @@ export function startRetention(
     }
     warnedLive = false;
   };
-  sweep();
-  const timer = setInterval(sweep, options.everyMs ?? 60_000);
+  const run = (): void => {
+    if (sweeping) return;
+    sweeping = true;
+    void sweep()
+      .catch((e: unknown) => log(`retention could not list the sessions: ${(e as Error).message}`))
+      .finally(() => (sweeping = false));
+  };
+  run();
+  const timer = setInterval(run, options.everyMs ?? 60_000);
   timer.unref();
   return () => clearInterval(timer);
 }

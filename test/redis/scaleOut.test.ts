@@ -5,6 +5,7 @@
 // of what the harness sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
+import type { Overview } from '../../src/client/relayApi.ts';
 import { Engine } from '../../src/core/engine.ts';
 import { ReportBuilder } from '../../src/core/report.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
@@ -181,6 +182,13 @@ describe('two relays on a Redis Cluster (sessions sharded by hash tag)', () => {
       const list = (await (await fetch(`${b.url}api/sessions`)).json()) as { sessions: { session_id: string; last_seq: number }[] };
       expect(list.sessions.filter((s) => s.session_id.startsWith('shard-')).map((s) => s.last_seq)).toEqual(ids.map(() => 21));
       for (const id of ids) expect(await transcriptLines(b.url, id)).toHaveLength(21);
+      // the analysis follows every shard too: B's overview has every session written through A, all 20 turns
+      const turnsOnB = async (): Promise<number[]> => {
+        const o = (await (await fetch(`${b.url}api/overview`)).json()) as Overview;
+        return ids.map((id) => o.sessions.find((x) => x.session_id === id)?.turns ?? 0);
+      };
+      for (let i = 0; i < 400 && (await turnsOnB()).some((n) => n !== 20); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await turnsOnB()).toEqual(ids.map(() => 20));
       await Promise.all(watchers.map((w) => w.close()));
     } finally {
       await Promise.all(relays.splice(0).map((r) => r.close()));

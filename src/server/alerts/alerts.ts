@@ -4,7 +4,9 @@
 // only after the condition stopped holding. Every firing is appended to
 // `<data>/alerts/history.jsonl` before anyone is told, and POSTed to the rule's webhook
 // (webhook.ts). After a restart the stored logs are re-read with firing switched off, so
-// each rule's run state is what it was and nothing fires twice.
+// each rule's run state is what it was and nothing fires twice. With the Redis store
+// (sharedAlerts.ts) the rules, the history and the delivery log live in Redis, and each run's
+// firing is claimed there: every relay evaluates, one fires.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import { SEVERITY_RANK, type Severity } from '../../core/signals.ts';
 import type { RelayAnalysis } from '../analysis/relayAnalysis.ts';
 import type { TurnEvent } from '../analysis/sessionHealth.ts';
 import { RuleBook } from './rules.ts';
+import type { SharedAlerts } from './sharedAlerts.ts';
 import { WebhookDelivery, type RetryPolicy } from './webhook.ts';
 
 /** firings kept in memory (the file keeps them all) */
@@ -31,6 +34,8 @@ export interface AlertsOptions {
   linkBase: () => string;
   retry?: Partial<RetryPolicy>;
   log: (line: string) => void;
+  /** relays sharing one Redis: the alert state lives there (call start()) */
+  shared?: SharedAlerts;
 }
 
 export class Alerts {
@@ -43,13 +48,24 @@ export class Alerts {
   private readonly state = new Map<string, RunState>();
   private readonly listeners = new Set<(a: AlertFiring) => void>();
   private stopListening: (() => void) | null = null;
+  private stopShared: () => void = () => {};
+  private readonly shared: SharedAlerts | null;
 
   constructor(private readonly options: AlertsOptions) {
     const dir = path.join(options.dataDir, 'alerts');
-    fs.mkdirSync(dir, { recursive: true });
     this.rules = new RuleBook(options.dataDir);
-    this.rules.load(options.log);
     this.historyFile = path.join(dir, 'history.jsonl');
+    this.shared = options.shared ?? null;
+    if (this.shared !== null) {
+      const shared = this.shared;
+      this.delivery = new WebhookDelivery('', options.retry ?? {}, options.log, {
+        claim: (id, n) => shared.claimAttempt(id, n),
+        record: (d) => shared.recordDelivery(d),
+      });
+      return;
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    this.rules.load(options.log);
     for (const f of readTail<AlertFiring>(this.historyFile)) {
       this.remember(f);
       this.firedKeys.add(key(f.rule_id, f.session_id, f.turn));
@@ -66,6 +82,57 @@ export class Alerts {
       const last = done.get(f.id);
       if (last === undefined || last.outcome === 'retrying') this.delivery.send(f, f.webhook, (last?.attempt ?? 0) + 1);
     }
+  }
+
+  /**
+   * With the Redis store: reads the rules, the history and the delivery log from Redis,
+   * follows what other relays change, and goes on with deliveries a stopped relay left
+   * unfinished (each attempt is claimed, so a relay still at it and this one never both make it).
+   */
+  async start(): Promise<void> {
+    const shared = this.shared;
+    if (shared === null) return;
+    const reloadRules = async (): Promise<void> => {
+      try {
+        this.rules.replace(await shared.rules());
+      } catch (e) {
+        this.options.log(`could not read the alert rules from Redis: ${(e as Error).message}`);
+      }
+    };
+    this.stopShared = shared.listen(
+      {
+        rules: () => void reloadRules(),
+        firing: (f) => {
+          this.remember(f);
+          for (const l of this.listeners) l(f);
+        },
+        delivery: (d) => this.delivery.remember(d),
+      },
+      () => void reloadRules(),
+    );
+    await reloadRules();
+    const [history, deliveries] = await Promise.all([shared.history(HISTORY_IN_MEMORY), shared.deliveries(HISTORY_IN_MEMORY * 4)]);
+    for (const f of history) this.remember(f);
+    const done = new Map<string, AlertDelivery>();
+    for (const d of deliveries) {
+      done.set(d.alert_id, d);
+      this.delivery.remember(d);
+    }
+    for (const f of history) {
+      if (f.webhook === undefined) continue;
+      const last = done.get(f.id);
+      if (last === undefined || last.outcome === 'retrying') this.delivery.send(f, f.webhook, (last?.attempt ?? 0) + 1);
+    }
+  }
+
+  /** Adds a rule (stored with --data, or in Redis for every relay). */
+  async addRule(input: Parameters<RuleBook['add']>[0]): Promise<AlertRule | { error: string }> {
+    if (this.shared === null) return this.rules.add(input);
+    const rule = this.rules.create(input, await this.shared.ruleCount());
+    if ('error' in rule) return rule;
+    await this.shared.addRule(rule);
+    this.rules.replace(await this.shared.rules());
+    return rule;
   }
 
   /** Evaluates every analysed snapshot of `analysis` from now on. */
@@ -88,14 +155,18 @@ export class Alerts {
     return this.history.slice(-limit).reverse();
   }
 
-  removeRule(id: string): boolean {
-    if (!this.rules.remove(id)) return false;
+  async removeRule(id: string): Promise<boolean> {
+    if (this.shared !== null) {
+      if (!(await this.shared.removeRule(id))) return false;
+      this.rules.replace(await this.shared.rules());
+    } else if (!this.rules.remove(id)) return false;
     for (const k of [...this.state.keys()]) if (k.startsWith(`${id}\u0000`)) this.state.delete(k);
     return true;
   }
 
   close(): void {
     this.stopListening?.();
+    this.stopShared();
     this.delivery.close();
   }
 
@@ -107,7 +178,12 @@ export class Alerts {
       const held = condition(rule, e);
       let st = this.state.get(k);
       if (held === null) {
-        if (st !== undefined) this.state.delete(k);
+        if (st !== undefined) {
+          this.state.delete(k);
+          // the run that fired is over, for every relay: a later run may fire again (re-reading too:
+          // the relay that analysed it live may have died before saying so)
+          if (st.fired && this.shared !== null) void this.shared.clearRun(rule.id, sid, e.result.turn).catch((err: unknown) => this.sharedError(err));
+        }
         continue;
       }
       if (st === undefined) this.state.set(k, (st = { streak: 0, fired: false }));
@@ -116,8 +192,22 @@ export class Alerts {
       st.fired = true;
       // re-reading a stored log after a restart: that run fired (or began) before; never again
       if (!e.live || this.firedKeys.has(key(rule.id, sid, e.result.turn))) continue;
-      this.fire(rule, e, held);
+      if (this.shared === null) this.fire(rule, e, held);
+      else {
+        // every relay analyses every session: the one whose claim succeeds fires
+        const fire = this.fire.bind(this, rule, e, held);
+        void this.shared.claimFiring(rule.id, sid, e.result.turn).then(
+          (mine) => {
+            if (mine) fire();
+          },
+          (err: unknown) => this.sharedError(err),
+        );
+      }
     }
+  }
+
+  private sharedError(e: unknown): void {
+    this.options.log(`alert state in Redis: ${(e as Error).message}`);
   }
 
   private fire(rule: AlertRule, e: TurnEvent, held: { what: string; severity: SeverityName }): void {
@@ -140,6 +230,16 @@ export class Alerts {
       text: `[context-health] ${held.severity}: ${name}: ${what}, turn ${turn}. ${link}`,
       ...(rule.webhook === undefined ? {} : { webhook: rule.webhook }),
     };
+    if (this.shared !== null) {
+      // every relay (this one too) shows it when Redis says it was recorded; delivered after that
+      void this.shared.recordFiring(firing).then(
+        () => {
+          if (rule.webhook !== undefined) this.delivery.send(firing, rule.webhook, 1);
+        },
+        (err: unknown) => this.sharedError(err),
+      );
+      return;
+    }
     try {
       fs.appendFileSync(this.historyFile, JSON.stringify(firing) + '\n');
     } catch (err) {

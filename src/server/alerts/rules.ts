@@ -108,11 +108,22 @@ export class RuleBook {
   }
 
   add(input: AlertRuleInput & { for_turns: number }): AlertRule | { error: string } {
-    if (this.rules.length >= MAX_RULES) return { error: `this relay already holds ${MAX_RULES} alert rules, its limit; remove some first` };
-    const rule: AlertRule = { id: crypto.randomBytes(4).toString('hex'), ...input, created_at: new Date().toISOString() };
+    const rule = this.create(input, this.rules.length);
+    if ('error' in rule) return rule;
     this.rules = [...this.rules, rule];
     this.save();
     return rule;
+  }
+
+  /** A new rule with its id, not yet held (`held`: how many rules there are). */
+  create(input: AlertRuleInput & { for_turns: number }, held: number): AlertRule | { error: string } {
+    if (held >= MAX_RULES) return { error: `this relay already holds ${MAX_RULES} alert rules, its limit; remove some first` };
+    return { id: crypto.randomBytes(4).toString('hex'), ...input, created_at: new Date().toISOString() };
+  }
+
+  /** The rules as another relay stored them (the Redis store: alerts/sharedAlerts.ts), those that check. */
+  replace(rules: AlertRule[]): void {
+    this.rules = rules.filter((r) => typeof r.id === 'string' && !('error' in parseRuleInput(strip(r))));
   }
 
   remove(id: string): boolean {

@@ -30,6 +30,8 @@ export class WebhookDelivery {
     readonly file: string,
     policy: Partial<RetryPolicy>,
     private readonly log: (line: string) => void,
+    /** relays sharing one Redis: each attempt is made by the relay that claims it, and recorded in Redis (sharedAlerts.ts) */
+    private readonly shared: { claim(alertId: string, attempt: number): Promise<boolean>; record(d: AlertDelivery): Promise<void> } | null = null,
   ) {
     this.policy = { ...DEFAULT_RETRY, ...policy };
   }
@@ -56,6 +58,14 @@ export class WebhookDelivery {
   }
 
   private async attempt(firing: AlertFiring, url: string, attempt: number): Promise<void> {
+    if (this.shared !== null) {
+      // another relay makes this attempt (it resumed the delivery after a restart): it goes on from there
+      const mine = await this.shared.claim(firing.id, attempt).catch((e: unknown) => {
+        this.log(`alert ${firing.id}: could not claim delivery attempt ${attempt} in Redis: ${(e as Error).message}`);
+        return false;
+      });
+      if (!mine || this.closed) return;
+    }
     const abort = new AbortController();
     this.aborts.add(abort);
     const timer = setTimeout(() => abort.abort(), this.policy.timeoutMs);
@@ -95,6 +105,11 @@ export class WebhookDelivery {
   }
 
   private record(d: AlertDelivery): void {
+    if (this.shared !== null) {
+      // every relay (this one too) remembers it when Redis says it was recorded
+      void this.shared.record(d).catch((e: unknown) => this.log(`could not record a delivery in Redis: ${(e as Error).message}`));
+      return;
+    }
     this.remember(d);
     try {
       fs.appendFileSync(this.file, JSON.stringify(d) + '\n');

@@ -49,7 +49,7 @@ export function overviewRoutes(analysis: RelayAnalysis | null, alerts: Alerts | 
         }
         const parsed = parseRuleInput(value);
         if ('error' in parsed) return json(res, 400, { error: parsed.error });
-        const rule = alerts.rules.add(parsed.rule);
+        const rule = await alerts.addRule(parsed.rule);
         if ('error' in rule) return json(res, 409, { error: rule.error });
         json(res, 201, { rule });
       },
@@ -58,8 +58,8 @@ export function overviewRoutes(analysis: RelayAnalysis | null, alerts: Alerts | 
       path: /^\/api\/alerts\/rules\/([^/]+)\/?$/,
       method: 'DELETE',
       access: 'write',
-      handle: ({ res, sessionId: id }) => {
-        if (alerts === null || !alerts.removeRule(id)) return json(res, 404, { error: `no alert rule ${quoted(id)}` });
+      handle: async ({ res, sessionId: id }) => {
+        if (alerts === null || !(await alerts.removeRule(id))) return json(res, 404, { error: `no alert rule ${quoted(id)}` });
         json(res, 200, { deleted: id });
       },
     },

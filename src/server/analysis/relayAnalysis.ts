@@ -20,7 +20,7 @@ interface Waiting {
   resolve: (v: AckVerdict | null) => void;
 }
 
-interface Entry {
+export interface Entry {
   health: SessionHealth;
   /** set while the stored log is being re-read; live messages wait in `waiting` */
   rebuild: Promise<void> | null;
@@ -38,9 +38,9 @@ export interface AnalysisListener {
 }
 
 export class RelayAnalysis {
-  private readonly entries = new Map<string, Entry>();
-  private readonly listeners = new Set<AnalysisListener>();
-  private rebuilt: Promise<void> = Promise.resolve();
+  protected readonly entries = new Map<string, Entry>();
+  protected readonly listeners = new Set<AnalysisListener>();
+  protected rebuilt: Promise<void> = Promise.resolve();
   /** analysis time of live messages, for /api/health */
   readonly counters = { analysed: 0, analysis_ms: 0, errors: 0, rebuilding: 0 };
 
@@ -69,6 +69,9 @@ export class RelayAnalysis {
     })();
     return this.rebuilt;
   }
+
+  /** Stops following the store (the Redis analysis listens to other relays). */
+  close(): void {}
 
   /** Resolves once every session stored at start has been re-read. */
   whenRebuilt(): Promise<void> {
@@ -123,7 +126,7 @@ export class RelayAnalysis {
     return [...this.entries.values()].map((e) => e.health.summary(now));
   }
 
-  private apply(e: Entry, seq: number, bytes: Buffer, at: number, live: boolean, parsed?: ParsedMessage): AckVerdict | null {
+  protected apply(e: Entry, seq: number, bytes: Buffer, at: number, live: boolean, parsed?: ParsedMessage): AckVerdict | null {
     const t0 = performance.now();
     const out = e.health.ingest(seq, bytes, at, parsed);
     if (live) {
