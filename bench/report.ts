@@ -6,7 +6,7 @@
 // What is measured: warm runs, the renderer bundles already built (what every run after the
 // first in a checkout costs). The first run after `npm ci` (or after a change to a renderer
 // source) also builds the bundles with esbuild: that run is timed once, apart, and not in the
-// ratio. The phase breakdown comes from the run itself (CONTEXT_HEALTH_PHASES, src/render/phases.ts).
+// ratio. The phase breakdown comes from the run itself (CONTEXT_HEALTH_PHASES, src/cli/reportPhases.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +22,8 @@ interface Phase {
   phase: string;
   /** ms since the process was spawned */
   at: number;
+  /** CPU time the thread had used by then (ms; null off Linux) */
+  cpu: number | null;
 }
 
 function timed(args: string[], phasesFile?: string): { ms: number; phases: Phase[] } {
@@ -50,9 +52,9 @@ function breakdown(phases: Phase[], total: number): string {
   const lines = [...phases]
     .sort((a, b) => a.at - b.at)
     .map((p) => {
-      const took = p.at - (last.get(p.thread) ?? 0);
-      last.set(p.thread, p.at);
-      return `  ${p.at.toFixed(0).padStart(6)} ms  ${p.thread.padEnd(4)} ${p.phase}${' '.repeat(Math.max(1, 52 - p.phase.length))}(+${took.toFixed(0)} ms on this thread)`;
+      const cpu = p.cpu === null ? '' : `${(p.cpu - (last.get(p.thread) ?? 0)).toFixed(0).padStart(5)} ms CPU`;
+      if (p.cpu !== null) last.set(p.thread, p.cpu);
+      return `  ${p.at.toFixed(0).padStart(6)} ms  ${p.thread.padEnd(4)} ${p.phase.padEnd(52)} ${cpu}`;
     });
   lines.push(`  ${total.toFixed(0).padStart(6)} ms       process exited`);
   return lines.join('\n');
@@ -93,7 +95,10 @@ export async function benchReport(): Promise<void> {
     `first run after npm ci (builds the bundles): ${cold.ms.toFixed(0)} ms, ratio ${(cold.ms / bestCheck).toFixed(2)}` +
       (built === undefined ? '' : ` (bundles ready at ${built.at.toFixed(0)} ms); not in the ratio above`),
   );
-  console.log(`where the best report run's time went (ms since spawn; cli = the CLI's thread, draw = the drawing thread):`);
+  console.log(
+    `where the best report run's time went: when each phase ended (ms since spawn) and the CPU time its thread spent in it\n` +
+      `(cli = the CLI's thread, draw = the drawing thread; resvg rasterises on libuv's threads, not counted; CPU time holds on a busy machine, wall time does not):`,
+  );
   console.log(breakdown(bestReport.phases, bestReport.ms));
   fs.rmSync(out, { recursive: true, force: true });
 }

@@ -12,7 +12,7 @@ import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
-import { phase } from '../render/phases.ts';
+import { phase } from './reportPhases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
                  [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH]`;
@@ -145,7 +145,7 @@ interface Options {
 
 async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
   const { userThresholds, scorer, from, format, failOn, scope } = values;
-  const sink = renderer.sink(userThresholds);
+  const sink = renderer.sink(userThresholds, scope);
   let result;
   let sha: string;
   try {

@@ -11,7 +11,7 @@ import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
 import { stampJson, type Stamp } from '../report/stamp.ts';
 import type { SeriesView } from '../worker/protocol.ts';
-import { prepareCharts, renderCharts, warmUp } from './charts.tsx';
+import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from './phases.ts';
 import { rasterise } from './rasterise.ts';
 
@@ -27,12 +27,14 @@ export interface DrawJob extends DrawInput {
   fontDir: string;
 }
 
-/** Loads React, Recharts, happy-dom and the chart modules (once), then warms the paths drawing takes (charts.tsx warmUp). */
+/**
+ * Loads React, Recharts, happy-dom and the chart modules (once). No warm-up drawing after it:
+ * it cost the drawing thread about 0.2 s of CPU while the CLI's thread reads the file, and the
+ * charts drawn after it took as long (docs/performance.md, "Reports").
+ */
 export const prepare = async (): Promise<void> => {
   await prepareCharts();
   phase('modules loaded (happy-dom, React, Recharts, charts)');
-  await warmUp();
-  phase('warmed up');
 };
 
 const encoder = new TextEncoder();
