@@ -17,7 +17,8 @@ prepared.catch(() => {}); // awaited below; a failure is posted there
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  // 1 MiB reads: a sixteenth of the system calls and stream turns of the 64 KiB default
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   phase('sha256 hashed');
   return hash.digest('hex');
 }
