@@ -12,6 +12,7 @@ import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
+import { phase } from '../node/phases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
                  [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH]`;
@@ -120,7 +121,9 @@ async function report(args: string[]): Promise<number> {
 
   // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
   // The drawing side starts loading now, on a worker thread, while this thread reads the file.
+  phase('cli loaded');
   const { renderer, drawer } = await loadRenderer();
+  phase('renderer loaded, drawing thread started');
   try {
     return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
   } finally {
@@ -142,13 +145,15 @@ interface Options {
 
 async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
   const { userThresholds, scorer, from, format, failOn, scope } = values;
-  const sink = renderer.sink(userThresholds);
+  const sink = renderer.sink(userThresholds, scope);
   let result;
   let sha: string;
   try {
     [sha, result] = await Promise.all([
-      drawer.sha256(file),
-      checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }),
+      drawer.sha256(file).finally(() => phase('sha256 received')),
+      checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }).finally(() =>
+        phase('file read and checked'),
+      ),
     ]);
   } catch (e) {
     process.stderr.write(`context-health: cannot read ${file}: ${(e as Error).message}\n`);
@@ -172,7 +177,9 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
       contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
       fontDir: FONTS,
     });
+    phase('report analysed');
     rendered = { data, files: await drawer.draw(draw) };
+    phase('report drawn (files received)');
   } catch (e) {
     process.stderr.write(`context-health report: ${(e as Error).message}\n`);
     return 2;
@@ -183,6 +190,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
     await fs.promises.writeFile(target, f.bytes);
   }
+  phase('files written');
   const d = rendered.data;
   const about =
     d.focus !== null ? `incident ${d.focus.number} (${d.focus.signal}, turns ${d.focus.firstTurn}–${d.focus.lastTurn})` : `turns ${d.range.from}–${d.range.to}`;

@@ -52,48 +52,6 @@ export function prepareCharts(): Promise<unknown> {
 }
 
 /**
- * Runs the paths every chart takes through React DOM and happy-dom (mounting a few thousand
- * SVG elements with attributes, styles and text, querying, cloning and serialising them) on
- * a throwaway tree, so V8 has compiled and optimised them before the real charts are drawn:
- * the drawing thread does this while the CLI's thread still reads the file. It mounts no
- * Recharts component and calls no useId, so no id counter moves and the charts' bytes are
- * the same as without it.
- */
-export async function warmUp(rounds = 2): Promise<void> {
-  const [{ createElement: h }, { flushSync }, { createRoot }, , , { chartParts }] = await (modules ??= load());
-  for (let r = 0; r < rounds; r++) {
-    const host = document.createElement('div');
-    document.body.appendChild(host);
-    const root = createRoot(host);
-    const rows = Array.from({ length: 60 }, (_, i) =>
-      h(
-        'g',
-        { key: i, className: `recharts-layer row-${i}`, transform: `translate(${i},0)` },
-        h('path', { d: `M${i},0L${i + 1},${r + 10}Z`, stroke: '#5f6b7a', strokeWidth: 1.5, fill: 'none', strokeDasharray: '3 3' }),
-        h('rect', { x: i, y: 2, width: 4, height: 8, fill: '#fff', opacity: 0.5 }),
-        h('line', { x1: i, y1: 0, x2: i, y2: 9, stroke: '#ccc' }),
-        h('text', { x: i, y: 12, textAnchor: 'middle', className: 'recharts-text' }, h('tspan', { x: i, dy: '0.71em' }, `t${i}`)),
-      ),
-    );
-    const tree = h(
-      'figure',
-      { className: 'chart' },
-      h('div', { className: 'chart-head' }, h('h3', null, 'warm-up')),
-      h('p', { className: 'chart-sub' }, 'warm-up'),
-      h('ul', { className: 'legend' }, h('li', null, h('span', { className: 'swatch line', style: { '--c': '#123456' } }), 'warm-up')),
-      h('div', { className: 'chart-body' }, h('svg', { className: 'recharts-surface', width: 880, height: 200, viewBox: '0 0 880 200' }, rows)),
-    );
-    flushSync(() => root.render(tree));
-    const figure = host.querySelector('figure');
-    if (figure !== null) chartParts(figure);
-    void host.innerHTML;
-    root.unmount();
-    host.remove();
-    await tick();
-  }
-}
-
-/**
  * Draws the charts one after the other; `onChart` hears of each as soon as it is drawn, so
  * its rasterising (on libuv's threads) overlaps the drawing of the next.
  */

@@ -11,7 +11,8 @@ import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
 import { stampJson, type Stamp } from '../report/stamp.ts';
 import type { SeriesView } from '../worker/protocol.ts';
-import { prepareCharts, renderCharts, warmUp } from './charts.tsx';
+import { prepareCharts, renderCharts } from './charts.tsx';
+import { phase } from '../node/phases.ts';
 import { rasterise } from './rasterise.ts';
 
 /** DrawInput's shape (made by report.ts's analyse) */
@@ -26,10 +27,14 @@ export interface DrawJob extends DrawInput {
   fontDir: string;
 }
 
-/** Loads React, Recharts, happy-dom and the chart modules (once), then warms the paths drawing takes (charts.tsx warmUp). */
+/**
+ * Loads React, Recharts, happy-dom and the chart modules (once). No warm-up drawing after it:
+ * it cost the drawing thread about 0.2 s of CPU while the CLI's thread reads the file, and the
+ * charts drawn after it took as long (docs/performance.md, "Reports").
+ */
 export const prepare = async (): Promise<void> => {
   await prepareCharts();
-  await warmUp();
+  phase('modules loaded (happy-dom, React, Recharts, charts)');
 };
 
 const encoder = new TextEncoder();
@@ -43,6 +48,7 @@ export async function draw(input: DrawInput): Promise<ReportFile[]> {
   // each chart is composed and sent to rasterise as soon as it is drawn: resvg works on
   // libuv's threads while this thread draws the next chart
   const drawn = renderCharts(job.view, job.selectedTurn, (chart) => {
+    phase(`chart ${chart.id} drawn`);
     const stamp: Stamp = { ...job.stamp, figure: chart.id };
     const fig = figureSvg({ ...chart.parts, stamp });
     figures.push({ title: chart.parts.title, svg: fig.svg });
@@ -53,6 +59,7 @@ export async function draw(input: DrawInput): Promise<ReportFile[]> {
       pngs.push(
         rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
           png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
+          phase(`chart ${chart.id} rasterised`);
         }),
       );
     }
@@ -65,5 +72,6 @@ export async function draw(input: DrawInput): Promise<ReportFile[]> {
   await Promise.all(pngs);
   if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(job.data, images, job.contractUrl)) });
   else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(job.data, figures, job.contractUrl)) });
+  phase('report composed');
   return files;
 }

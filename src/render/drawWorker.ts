@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { DrawReply, DrawRequest } from '../report/renderer.ts';
 import { draw, prepare } from './draw.ts';
+import { phase } from '../node/phases.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('drawWorker.ts runs as a worker thread');
@@ -16,7 +17,9 @@ prepared.catch(() => {}); // awaited below; a failure is posted there
 
 async function sha256(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  // 1 MiB reads: a sixteenth of the system calls and stream turns of the 64 KiB default
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  phase('sha256 hashed');
   return hash.digest('hex');
 }
 

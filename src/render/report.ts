@@ -5,6 +5,7 @@
 // once: this side stays small, so the CLI's thread loads it quickly and gets to the file.
 import { resolveThresholds, type Thresholds } from '../core/config.ts';
 import type { Outcome } from '../core/engine.ts';
+import { MAX_DETAILED_INCIDENTS } from '../report/markdown.ts';
 import type { OutcomeSink, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { nonDefaultThresholds, PRODUCT_VERSION } from '../report/stamp.ts';
 import { reportData } from '../worker/report.ts';
@@ -13,15 +14,55 @@ import { TurnColumnStore } from '../worker/turnColumnStore.ts';
 import type { DrawJob } from './draw.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 
+/**
+ * Which incident each finding of a session belongs to, numbered as TurnColumnStore numbers
+ * them (in the order they open; a run of consecutive snapshots with the signal is one), worked
+ * out before the turn is recorded, so the sink knows whether the report can quote its spans.
+ */
+class IncidentTracker {
+  private readonly open = new Map<string, number>();
+  private readonly lastFired = new Map<string, number>();
+  count = 0;
+
+  /** the incident numbers (0-based) of turn index `t`'s findings that name spans */
+  next(t: number, findings: readonly { signal: string; span_ids: readonly string[] }[]): number[] {
+    const named: number[] = [];
+    for (const f of findings) {
+      let k = this.open.get(f.signal);
+      if (k === undefined || this.lastFired.get(f.signal) !== t - 1) {
+        k = this.count++;
+        this.open.set(f.signal, k);
+      }
+      this.lastFired.set(f.signal, t);
+      if (f.span_ids.length > 0) named.push(k);
+    }
+    return named;
+  }
+}
+
 class Sessions implements OutcomeSink {
   readonly stores = new Map<string, TurnColumnStore>();
-  constructor(private readonly user: Partial<Thresholds>) {}
+  readonly incidents = new Map<string, IncidentTracker>();
+  /**
+   * Whether the report can quote the spans of an incident (0-based), whatever session is
+   * chosen: src/worker/report.ts quotes spans only of the focused incident (--incident N) or,
+   * for the whole session, of the first MAX_DETAILED_INCIDENTS; for --turns, of any incident.
+   */
+  private readonly quotable: (k: number) => boolean;
+
+  constructor(
+    private readonly user: Partial<Thresholds>,
+    scope: ReportJob['scope'] = { kind: 'turns', from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY },
+  ) {
+    this.quotable = scope.kind === 'incident' ? (k) => k === scope.number - 1 : scope.kind === 'session' ? (k) => k < MAX_DETAILED_INCIDENTS : () => true;
+  }
 
   private store(sid: string, config?: Partial<Thresholds>): TurnColumnStore {
     let s = this.stores.get(sid);
     if (s === undefined) {
       s = new TurnColumnStore(sid, resolveThresholds(config, this.user));
       this.stores.set(sid, s);
+      this.incidents.set(sid, new IncidentTracker());
     }
     return s;
   }
@@ -32,11 +73,15 @@ class Sessions implements OutcomeSink {
       s.title = outcome.header.title ?? null;
     } else if (outcome.kind === 'turn') {
       const { result, snapshot } = outcome;
+      const store = this.store(result.sessionId);
       // The charts read per-turn columns (metrics, canaries, verdicts); a report quotes spans
-      // only at the turns whose findings name them (src/worker/report.ts). Keeping span rows
-      // just there, not for every span of every turn, is most of what keeps report near check.
-      const quoted = result.findings.some((f) => f.span_ids.length > 0);
-      this.store(result.sessionId).record(result, quoted ? snapshot : { ...snapshot, spans: [] });
+      // only at the turns where findings of the incidents it details name them
+      // (src/worker/report.ts). Keeping span rows just there, not for every span of every
+      // turn, is most of what keeps report near check: less to record, and a much smaller
+      // heap for the garbage collector to walk (docs/performance.md, "Reports").
+      const named = this.incidents.get(result.sessionId)!.next(store.turnCount, result.findings);
+      const quoted = named.some(this.quotable);
+      store.record(result, quoted ? snapshot : { ...snapshot, spans: [] });
     }
   }
 }
@@ -51,6 +96,12 @@ function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['
       job.sessionId === null
         ? 'the input holds no valid snapshot'
         : `no session ${JSON.stringify(job.sessionId)} with a snapshot in the input (sessions: ${known || 'none'})`,
+    );
+  }
+  // the sink numbered incidents to choose the turns whose spans it kept: it must agree with the store
+  if ((sink as Sessions).incidents.get(store.sessionId)!.count !== store.incidentSignal.length) {
+    throw new Error(
+      `internal error: the report's sink counted ${(sink as Sessions).incidents.get(store.sessionId)!.count} incidents, the session has ${store.incidentSignal.length}`,
     );
   }
   const data = reportData(store, { sessionId: store.sessionId, scope: job.scope, source: job.source, version: PRODUCT_VERSION, exportedAt: job.exportedAt });
@@ -81,6 +132,6 @@ function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['
 }
 
 export const renderer: ReportRenderer = {
-  sink: (user) => new Sessions(user),
+  sink: (user, scope) => new Sessions(user, scope),
   analyse,
 };

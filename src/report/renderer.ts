@@ -43,7 +43,8 @@ export interface DrawInput {
 }
 
 export interface ReportRenderer {
-  sink(userThresholds: Partial<Thresholds>): OutcomeSink;
+  /** `scope`, when given, lets the sink keep span rows only where the report can quote them */
+  sink(userThresholds: Partial<Thresholds>, scope?: ReportJob['scope']): OutcomeSink;
   /** what the report says and what its charts show; throws with a sentence when the session or scope does not exist */
   analyse(sink: OutcomeSink, job: ReportJob): { data: ReportData; draw: DrawInput };
 }
