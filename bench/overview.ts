@@ -180,9 +180,9 @@ export async function benchOverview(browser: Browser): Promise<void> {
 async function liveTurns(page: import('@playwright/test').Page, tag: string): Promise<number[]> {
   return page.evaluate(
     (prefix) =>
-      Array.from(document.querySelectorAll<HTMLElement>(`[data-testid="overview-row"][data-session^="${prefix}"] .num`))
-        .filter((_, i) => i % 2 === 0)
-        .map((el) => Number((el.textContent ?? '').replace(/,/g, ''))),
+      Array.from(document.querySelectorAll<HTMLElement>(`[data-testid="overview-row"][data-session^="${prefix}"] [data-testid="overview-turns"]`)).map((el) =>
+        Number((el.textContent ?? '').replace(/,/g, '')),
+      ),
     `${tag}-live-`,
   );
 }

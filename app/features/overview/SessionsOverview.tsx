@@ -148,7 +148,7 @@ const Row = memo(function Row({ s, index, top, onWrite }: { s: SessionSummary; i
         {s.worst_recent ?? 'none'}
       </span>
       <span role="cell">{s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}</span>
-      <span role="cell" className="num">
+      <span role="cell" className="num" data-testid="overview-turns">
         {TURNS.format(s.turns)}
       </span>
       <span role="cell" className="num">
