@@ -12,8 +12,10 @@
 //      BENCH_PROFILE=1 also records a CPU profile of the window and prints the functions
 //      with the most self time (build with `npx vite build --minify false` for readable
 //      names; the profile is saved in bench/out/live.cpuprofile for DevTools).
+//   3. overview (bench/overview.ts): 500 idle sessions and 20 live ones streaming, the home
+//      page's sessions overview updating: the same long-task and frame figures.
 // Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser;
-// BENCH_ONLY=live for the live part, BENCH_NO_BUILD=1 to keep dist/ as built,
+// BENCH_ONLY=live or overview for one part, BENCH_NO_BUILD=1 to keep dist/ as built,
 // BENCH_LIVE_WIRE=whole to stream every text again instead of the clients' compact wire)
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
@@ -27,6 +29,7 @@ import { simulateSession } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { writeSimulated } from './transcripts.ts';
 import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
+import { MEASURE_MAIN_THREAD, mainThreadMetrics, selfTimes, type Loaf, type ProfileNode } from './mainThread.ts';
 
 const OUT = path.join(ROOT, 'bench', 'out');
 const LOAD_TURNS = Number(process.env.BENCH_TURNS ?? 2000);
@@ -53,6 +56,7 @@ export async function benchBrowser(): Promise<void> {
     const only = process.env.BENCH_ONLY;
     if (only === undefined || only === 'load') await benchLoad(browser, relay, file);
     if (only === undefined || only === 'live') await benchLive(browser, relay);
+    if (only === undefined || only === 'overview') await (await import('./overview.ts')).benchOverview(browser);
   } finally {
     await browser.close();
     await relay.stop();
@@ -215,67 +219,6 @@ export function waitAllChartsScript(turns: number): string {
     };
     check();
   })`;
-}
-
-const MEASURE_MAIN_THREAD = `(() => {
-  window.__long = [];
-  window.__loaf = [];
-  window.__frames = [];
-  window.__stop = false;
-  new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); }).observe({ type: 'longtask' });
-  // a long animation frame's scripts say what ran: the invoker (an event, a callback) and the source
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        window.__loaf.push({
-          duration: e.duration,
-          render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
-          scripts: (e.scripts || []).map((x) => ({ invoker: x.invoker, type: x.invokerType, duration: x.duration, fn: x.sourceFunctionName, src: (x.sourceURL || '').split('/').pop() + ':' + x.sourceCharPosition, layout: x.forcedStyleAndLayoutDuration })),
-        });
-      }
-    }).observe({ type: 'long-animation-frame' });
-  } catch {}
-  let last = performance.now();
-  const frame = (now) => { window.__frames.push(now - last); last = now; if (!window.__stop) requestAnimationFrame(frame); };
-  requestAnimationFrame(frame);
-})()`;
-
-/** The page's CDP performance counters (seconds), e.g. TaskDuration (wall) and ThreadTime (main-thread CPU). */
-async function mainThreadMetrics(cdp: CDPSession): Promise<Record<string, number>> {
-  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
-  return Object.fromEntries(metrics.map((m) => [m.name, m.value]));
-}
-
-interface Loaf {
-  duration: number;
-  render: number;
-  scripts: { invoker: string; type: string; duration: number; fn: string; src: string; layout: number }[];
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
-
-/** Self time by function from a CDP CPU profile (sampled), the top `n`. */
-export function selfTimes(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }, n: number): { name: string; ms: number }[] {
-  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
-  const ms = new Map<string, number>();
-  const samples = profile.samples ?? [];
-  const deltas = profile.timeDeltas ?? [];
-  for (let i = 0; i < samples.length; i++) {
-    const node = byId.get(samples[i]!);
-    if (node === undefined) continue;
-    const f = node.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop() ?? ''}:${f.lineNumber + 1}`;
-    ms.set(name, (ms.get(name) ?? 0) + (deltas[i + 1] ?? deltas[i] ?? 0) / 1000);
-  }
-  return [...ms.entries()]
-    .map(([name, t]) => ({ name, ms: t }))
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, n);
 }
 
 async function benchLoad(browser: Browser, relay: RelayHandle, file: string): Promise<void> {

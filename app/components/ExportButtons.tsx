@@ -21,9 +21,13 @@ interface Props {
 export function ExportButtons({ figure, target, svgOf, label, disabled = false, verb = 'Save' }: Props) {
   const [busy, setBusy] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const sessionId = useAnalysis((s) => s.sessionId);
-  const view = useAnalysis((s) => s.view);
-  const name = (ext: string): string => pngName([figure, sessionId, view ? `turns_${view.from}-${view.to}` : null], ext);
+  // The file name's session and turns are read when a button is pressed, not subscribed to:
+  // a subscription re-rendered every chart's buttons on each view update of a followed live
+  // session (once a second), for a name nobody reads until Save (docs/performance.md).
+  const name = (ext: string): string => {
+    const { sessionId, view } = useAnalysis.getState();
+    return pngName([figure, sessionId, view ? `turns_${view.from}-${view.to}` : null], ext);
+  };
   const run = async (what: string, job: () => Promise<void>): Promise<void> => {
     setBusy(what);
     setMessage(null);

@@ -2,13 +2,13 @@
 // the spans and the reference scorer's (BM25 against the task), with the
 // reference_agreement_floor that reference_disagreement judges against. Drawn only when the
 // session's snapshots carry an agreement (`both`).
-import { CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
 import { readout } from './rows.ts';
-import { SeriesLine } from './Series.tsx';
+import { Rule, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 
@@ -55,13 +55,8 @@ export function AgreementChart() {
             label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
           />
           {s && agreement && <SeriesLine x={s.x} y={agreement} stroke={C.primary} width={2} />}
-          <ReferenceLine
-            y={floor}
-            stroke={C.warning}
-            strokeDasharray="6 4"
-            strokeWidth={1.5}
-            label={{ value: `reference_agreement_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.warning }}
-          />
+          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
+          <Rule y={floor} stroke={C.warning} dash="6 4" width={1.5} label={`reference_agreement_floor ${floor}`} />
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>

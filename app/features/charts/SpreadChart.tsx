@@ -1,12 +1,12 @@
 import { useMemo } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceLine, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
 import { niceTicks, bandRanges, readout, scoreDomain, stdevDomain } from './rows.ts';
-import { SeriesBand, SeriesLine, Shade } from './Series.tsx';
+import { Rule, SeriesBand, SeriesLine, Shade } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
@@ -87,14 +87,8 @@ export function SpreadChart() {
           {s && <SeriesLine x={s.x} y={s.median} yAxisId="score" stroke={C.median} width={1.2} dash="4 3" />}
           {s && <SeriesLine x={s.x} y={s.stdev} yAxisId="stdev" stroke={C.primary} width={2} />}
           <CompareLine pick={B_SERIES.spread} yAxisId="stdev" />
-          <ReferenceLine
-            yAxisId="stdev"
-            y={floor}
-            stroke={C.fault}
-            strokeDasharray="6 4"
-            strokeWidth={1.5}
-            label={{ value: `spread_floor ${floor}`, position: 'insideTopLeft', fontSize: 11, fill: C.fault }}
-          />
+          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
+          <Rule yAxisId="stdev" y={floor} stroke={C.fault} dash="6 4" width={1.5} label={`spread_floor ${floor}`} />
           <CompactionMarkers turns={view?.compactions} />
           <TurnOverlay readout={hover} />
         </ComposedChart>

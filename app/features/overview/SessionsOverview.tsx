@@ -4,7 +4,7 @@
 // Worst first; filtered by text and state; a click opens the session. Fed by the relay's
 // overview channel (overviewStore.ts), not by polling.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { SessionSummary } from '../../../src/client/relayApi.ts';
 import { openLive } from '../../analysis.ts';
 import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
@@ -104,7 +104,15 @@ export function SessionsOverview() {
   );
 }
 
-function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top: number; onWrite: (error: string | null) => void }) {
+const TURNS = new Intl.NumberFormat('en-US');
+
+/**
+ * One session's row. Memoised: a batch of changes re-renders only the rows whose summary
+ * changed (the store keeps the unchanged summaries' objects) or that moved; placed with a
+ * transform, so a row that moves is not laid out again (docs/performance.md "Overview with
+ * many sessions").
+ */
+const Row = memo(function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top: number; onWrite: (error: string | null) => void }) {
   const action = s.verdict?.action ?? null;
   const open = (): void => openLive(s.session_id);
   return (
@@ -113,7 +121,7 @@ function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top
       aria-rowindex={index + 2}
       tabIndex={0}
       className={`overview-row overview-item action-${action ?? 'none'}`}
-      style={{ position: 'absolute', top, left: 0, right: 0, height: ROW_HEIGHT }}
+      style={{ position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${top}px)` }}
       onClick={open}
       onKeyDown={(e) => {
         if (e.key === 'Enter' || e.key === ' ') {
@@ -140,8 +148,8 @@ function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top
         {s.worst_recent ?? 'none'}
       </span>
       <span role="cell">{s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}</span>
-      <span role="cell" className="num">
-        {s.turns.toLocaleString('en-US')}
+      <span role="cell" className="num" data-testid="overview-turns">
+        {TURNS.format(s.turns)}
       </span>
       <span role="cell" className="num">
         {s.rate_per_min === null ? '—' : s.rate_per_min.toFixed(1)}
@@ -157,13 +165,13 @@ function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top
       </span>
     </div>
   );
-}
+});
 
 const W = 96;
 const H = 22;
 
 /** A tiny line of the last turns; a gap where a value is undefined. `invert`: 1 is drawn at the bottom. */
-function Sparkline({ values, label, invert }: { values: (number | null)[]; label: string; invert: boolean }) {
+const Sparkline = memo(function Sparkline({ values, label, invert }: { values: (number | null)[]; label: string; invert: boolean }) {
   const path = useMemo(() => {
     const finite = values.filter((v): v is number => v !== null);
     if (finite.length === 0) return '';
@@ -187,4 +195,4 @@ function Sparkline({ values, label, invert }: { values: (number | null)[]; label
       <path d={path} fill="none" stroke="currentColor" strokeWidth="1.3" />
     </svg>
   );
-}
+});
