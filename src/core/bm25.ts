@@ -173,6 +173,8 @@ export interface TermCounts {
    */
   hitsVersion: number;
   hits: readonly number[];
+  /** the last turn of its session's {@link Bm25Buffer} this document was in (−1: none) */
+  seenTurn: number;
 }
 
 const NO_HITS: readonly number[] = [];
@@ -180,7 +182,7 @@ const NO_HITS: readonly number[] = [];
 export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
   const all = terms(text);
   const { ids, counts } = dictionary.count(all);
-  return { length: all.length, ids, counts, hitsVersion: -1, hits: NO_HITS };
+  return { length: all.length, ids, counts, hitsVersion: -1, hits: NO_HITS, seenTurn: -1 };
 }
 
 /** A query ready to score with: its distinct terms numbered in sorted order, and how often each was asked. */
@@ -222,27 +224,111 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], dict
 /** {@link bm25} with the query prepared once for as long as it does not change (a session's task). */
 export function bm25Prepared(query: PreparedQuery, docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
   const n = docs.length;
-  const out = new Array<number>(n).fill(0);
   const m = query.ids.length;
-  if (n === 0 || m === 0) return out;
-  const version = query.version;
+  if (n === 0 || m === 0) return new Array<number>(n).fill(0);
   // first pass: each document's hits (found again only for a new query or a new text), and df
   const df = new Float64Array(m);
   let totalLength = 0;
-  let position: Int32Array | null = null;
+  const position = dictionary.markQuery(query.ids);
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     totalLength += d.length;
-    if (d.hitsVersion !== version) findHits(d, (position ??= dictionary.markQuery(query.ids)), version);
-    const hits = d.hits;
-    for (let k = 0; k < hits.length; k += 2) df[hits[k]!]!++;
+    if (d.hitsVersion !== query.version) findHits(d, position, query.version);
+    addHits(df, d.hits, 1);
   }
-  if (position !== null) dictionary.releaseQuery(query.ids);
+  dictionary.releaseQuery(query.ids);
+  return scores(query, docs, df, totalLength);
+}
+
+/**
+ * BM25 turn after turn over one session's buffer, the same numbers as {@link bm25Prepared}:
+ * df and the buffer's total length are carried from the previous turn and updated by the
+ * documents that came and went (most stay from one turn to the next), instead of summed
+ * again over every document's hits. Both are integer counts, so any order of adding them up
+ * gives the same values. Each document belongs to one buffer.
+ */
+export class Bm25Buffer {
+  /** the query version df counts for (−1: none, count from scratch) */
+  private version = -1;
+  private turn = 0;
+  private previous: readonly TermCounts[] = [];
+  private df = new Float64Array(0);
+  private totalLength = 0;
+
+  constructor(private readonly dictionary: TermDictionary) {}
+
+  score(query: PreparedQuery, docs: readonly TermCounts[]): number[] {
+    const n = docs.length;
+    const m = query.ids.length;
+    const turn = ++this.turn;
+    if (n === 0 || m === 0) {
+      this.previous = [];
+      this.version = -1;
+      return new Array<number>(n).fill(0);
+    }
+    const version = query.version;
+    const position = this.dictionary.markQuery(query.ids);
+    try {
+      if (version !== this.version) {
+        // a new query: every document's hits and df from scratch
+        this.version = version;
+        this.df = new Float64Array(m);
+        this.totalLength = 0;
+        for (let i = 0; i < n; i++) {
+          const d = docs[i]!;
+          if (d.hitsVersion !== version) findHits(d, position, version);
+          addHits(this.df, d.hits, 1);
+          this.totalLength += d.length;
+          // the same document twice in one turn (a snapshot with a repeated span, which the
+          // engine refuses but the scorer sees first): counted twice here, as bm25Prepared
+          // does, and the next turn counts from scratch again
+          if (d.seenTurn === turn) this.version = -1;
+          d.seenTurn = turn;
+        }
+      } else {
+        for (let i = 0; i < n; i++) {
+          const d = docs[i]!;
+          if (d.seenTurn === turn) {
+            // the same document twice in one turn (see above)
+            this.version = -1;
+            return this.score(query, docs);
+          }
+          // in last turn's buffer: already counted
+          if (d.seenTurn !== turn - 1) {
+            if (d.hitsVersion !== version) findHits(d, position, version);
+            addHits(this.df, d.hits, 1);
+            this.totalLength += d.length;
+          }
+          d.seenTurn = turn;
+        }
+        // left the buffer (or replaced by a rewritten text's counts)
+        for (const d of this.previous) {
+          if (d.seenTurn === turn) continue;
+          addHits(this.df, d.hits, -1);
+          this.totalLength -= d.length;
+        }
+      }
+    } finally {
+      this.dictionary.releaseQuery(query.ids);
+    }
+    this.previous = docs;
+    return scores(query, docs, this.df, this.totalLength);
+  }
+}
+
+function addHits(df: Float64Array, hits: readonly number[], by: number): void {
+  for (let k = 0; k < hits.length; k += 2) df[hits[k]!] = df[hits[k]!]! + by;
+}
+
+/** Each document's score from the turn's df and total length: its hits are in query order, so
+ * they are summed term by term in sorted order, the textbook loop's floating-point result. */
+function scores(query: PreparedQuery, docs: readonly TermCounts[], df: Float64Array, totalLength: number): number[] {
+  const n = docs.length;
+  const m = query.ids.length;
+  const out = new Array<number>(n).fill(0);
   const avgdl = totalLength / n || 1;
   const weight = new Float64Array(m);
   for (let q = 0; q < m; q++) weight[q] = df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * query.multiplicity[q]!;
-  // second pass: a document's hits are in query order, so they are summed term by term in
-  // sorted order: the same floating-point result as the textbook loop over the query
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     const hits = d.hits;

@@ -1,7 +1,7 @@
 // contract §7 reference scorer: BM25 against the task, normalised per turn, deterministic.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bm25, BM25_B, BM25_K1, TermDictionary, termCounts, terms } from './bm25.ts';
+import { bm25, Bm25Buffer, bm25Prepared, BM25_B, BM25_K1, prepareQuery, TermDictionary, termCounts, terms } from './bm25.ts';
 import { kendallTauB } from './rankAgreement.ts';
 import { Bm25Scorer, type ScorableSpan } from './referenceScorer.ts';
 
@@ -73,6 +73,31 @@ describe('BM25', () => {
         const docs = texts.map((t) => termCounts(t, dictionary));
         expect(bm25(query, docs, dictionary)).toEqual(plain(query, texts));
       }),
+    );
+  });
+  it('turn after turn, a buffer carrying df from the last turn gives exactly what scoring each turn afresh gives', () => {
+    // documents come, stay, go and come back; a query changes now and then; a document may
+    // even appear twice in one turn (a repeated span, refused later by the engine)
+    const word = fc.constantFrom('login', 'cookie', 'race', 'table', 'users', 'drop', 'x');
+    const text = fc.array(word, { maxLength: 6 }).map((w) => w.join(' '));
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.record({ docs: fc.array(fc.nat(7), { maxLength: 8 }), query: fc.nat(2) }), { minLength: 1, maxLength: 12 }),
+        (texts, turns) => {
+          const dictionary = new TermDictionary();
+          const pool = texts.map((t) => termCounts(t, dictionary));
+          const queries = [['login', 'cookie'], ['table', 'users', 'users'], ['x']].map((q) => prepareQuery(q, dictionary));
+          const buffer = new Bm25Buffer(dictionary);
+          for (const t of turns) {
+            const docs = t.docs.filter((i) => i < pool.length).map((i) => pool[i]!);
+            const query = queries[t.query]!;
+            const carried = buffer.score(query, docs);
+            expect(carried).toEqual(bm25Prepared(query, docs, dictionary));
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

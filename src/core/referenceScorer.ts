@@ -2,7 +2,7 @@
 // live span is scored by BM25 against the current task (the latest user-authored prompt of
 // the session plus the pinned spans' text), normalised per turn to [0, 1] by the turn's
 // best score. Pure, deterministic, one instance per session (it remembers the task).
-import { bm25Prepared, prepareQueryOf, TermDictionary, termCounts, type PreparedQuery, type TermCounts } from './bm25.ts';
+import { Bm25Buffer, prepareQueryOf, TermDictionary, termCounts, type PreparedQuery, type TermCounts } from './bm25.ts';
 
 /** What a scorer sees of a span. */
 export interface ScorableSpan {
@@ -37,6 +37,7 @@ export class Bm25Scorer implements SpanScorer {
   /** what the query was made of (the task, then the pinned spans) and the query itself */
   private queryParts: TermCounts[] = [];
   private query: PreparedQuery = { ids: [], multiplicity: [], version: 0 };
+  private readonly buffer = new Bm25Buffer(this.dictionary);
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
     const docs = new Array<TermCounts>(spans.length);
@@ -62,7 +63,7 @@ export class Bm25Scorer implements SpanScorer {
       const live = new Set(spans.map((s) => s.span_id));
       for (const id of this.memo.keys()) if (!live.has(id)) this.memo.delete(id);
     }
-    const raw = bm25Prepared(this.query, docs, this.dictionary);
+    const raw = this.buffer.score(this.query, docs);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));
