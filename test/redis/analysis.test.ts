@@ -5,17 +5,15 @@
 // overview shows every session as `check` does, a session deleted on one leaves both, and an
 // alert rule added on one relay fires exactly once across both, through a restart of both.
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
 import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/client/relayApi.ts';
 import type { CheckReport } from '../../src/core/report.ts';
-import { SIGNALS } from '../../src/core/signals.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';
 import { exited, postNdjson, ROOT, spawnServe, testRelay, type IngestReply } from '../relay/helpers.ts';
+import { checkVerdicts, WebhookReceiver } from '../relay/expectations.ts';
 import { startRedis, type TestRedis } from './redisServer.ts';
 
 const SAMPLES = path.join(ROOT, 'public/samples');
@@ -43,20 +41,6 @@ function sampleLines(name: string): string[] {
     .filter((l) => l.trim() !== '');
 }
 
-/** `check --json`'s verdict of each (session, turn), with the signals of its findings in contract §4.1 order. */
-async function expectedVerdicts(file: string): Promise<{ byTurn: Map<string, AckVerdict>; report: CheckReport }> {
-  const out = await runCli(['check', '--json', '--fail-on', 'never', file]);
-  const report = JSON.parse(out.stdout) as CheckReport;
-  const byTurn = new Map<string, AckVerdict>();
-  for (const s of report.sessions) {
-    for (const v of s.verdicts) {
-      const fired = new Set(s.findings.filter((f) => f.turn === v.turn).map((f) => f.signal as string));
-      byTurn.set(`${s.session_id}\u0000${v.turn}`, { ...v, signals: SIGNALS.filter((sig) => fired.has(sig)) });
-    }
-  }
-  return { byTurn, report };
-}
-
 async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -79,7 +63,7 @@ describe('the relay-side analysis on two relays sharing one Redis', () => {
   it('acks carry check --json’s verdict whichever relay gets each snapshot, through a SIGKILL; every overview agrees; delete works on either', async () => {
     const redis = await redisForTest();
     const file = path.join(SAMPLES, 'all-faults.jsonl');
-    const { byTurn: expected, report } = await expectedVerdicts(file);
+    const { byTurn: expected, report } = await checkVerdicts(file);
     const lines = sampleLines('all-faults.jsonl');
     const a = await spawnServe(['--port', '0', '--no-static', '--store', redis.url]);
     cleanup.push(async () => {
@@ -157,7 +141,7 @@ describe('the relay-side analysis on two relays sharing one Redis', () => {
     async (name) => {
       const redis = await redisForTest();
       const relays = [await relayOn(redis), await relayOn(redis)];
-      const { byTurn } = await expectedVerdicts(path.join(SAMPLES, name));
+      const { byTurn } = await checkVerdicts(path.join(SAMPLES, name));
       let snapshots = 0;
       const lines = sampleLines(name);
       for (let i = 0; i < lines.length; i++) {
@@ -177,7 +161,7 @@ describe('the relay-side analysis on two relays sharing one Redis', () => {
     const a = await relayOn(redis);
     const b = await relayOn(redis);
     const file = path.join(SAMPLES, 'two-sessions-interleaved.jsonl');
-    const { report } = await expectedVerdicts(file);
+    const { report } = await checkVerdicts(file);
     const { WebSocket } = await import('ws');
     const ws = new WebSocket(`${b.url.replace('http', 'ws')}api/overview/subscribe`);
     const latest = new Map<string, SessionSummary>();
@@ -194,37 +178,6 @@ describe('the relay-side analysis on two relays sharing one Redis', () => {
     ws.close();
   });
 });
-
-/** An HTTP server recording every POST body; it can be stopped and started again on its port. */
-class Receiver {
-  readonly bodies: AlertFiring[] = [];
-  private server: http.Server | null = null;
-  port = 0;
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (c: Buffer) => parts.push(c));
-      req.on('end', () => {
-        this.bodies.push(JSON.parse(Buffer.concat(parts).toString('utf8')) as AlertFiring);
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (s !== null) await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
-  }
-}
 
 async function addRule(url: string, rule: AlertRuleInput): Promise<AlertRule> {
   const res = await fetch(`${url}api/alerts/rules`, { method: 'POST', body: JSON.stringify(rule) });
@@ -262,7 +215,7 @@ describe('alerts on two relays sharing one Redis', () => {
     const expectedTurns = firings(turns, fault, 3);
     expect(expectedTurns.length).toBeGreaterThan(0);
 
-    const receiver = new Receiver();
+    const receiver = new WebhookReceiver();
     cleanup.push(() => receiver.stop());
     await receiver.start();
     await receiver.stop(); // down at first: the relays retry

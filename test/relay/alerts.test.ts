@@ -3,50 +3,18 @@
 // baseline-relative rule, and none from a rule that must not fire; it is down at first
 // (the relay retries), and the relay is restarted in the middle of a run (nothing fires twice).
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/client/relayApi.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { runCli } from '../cli/runCli.ts';
+import { WebhookReceiver } from './expectations.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from './helpers.ts';
 
 const relay = relaysPerTest();
 const SAMPLES = path.join(ROOT, 'public/samples');
 
-/** An HTTP server recording every POST body; it can be stopped and started again on its port. */
-class Receiver {
-  readonly bodies: AlertFiring[] = [];
-  private server: http.Server | null = null;
-  port = 0;
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      const parts: Buffer[] = [];
-      req.on('data', (c: Buffer) => parts.push(c));
-      req.on('end', () => {
-        this.bodies.push(JSON.parse(Buffer.concat(parts).toString('utf8')) as AlertFiring);
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    this.server = null;
-    if (s !== null) await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
-  }
-}
-
-const receivers: Receiver[] = [];
+const receivers: WebhookReceiver[] = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.stop()));
 });
@@ -101,7 +69,7 @@ describe('alerts', () => {
     // the sample's collapse: a baseline firing before spread_collapse does, and a 3-turn relevance_collapse run
     expect(expected.filter((e) => e.includes(' collapse ')).length).toBe(2);
 
-    const receiver = new Receiver();
+    const receiver = new WebhookReceiver();
     receivers.push(receiver);
     await receiver.start();
     await receiver.stop(); // down: the relay must retry until it is back
