@@ -13,7 +13,7 @@ import type { CheckReport } from '../../src/core/report.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';
 import { exited, postNdjson, ROOT, spawnServe, testRelay, type IngestReply } from '../relay/helpers.ts';
-import { checkVerdicts, WebhookReceiver } from '../relay/expectations.ts';
+import { checkVerdicts, firings, WebhookReceiver } from '../relay/expectations.ts';
 import { startRedis, type TestRedis } from './redisServer.ts';
 
 const SAMPLES = path.join(ROOT, 'public/samples');
@@ -189,17 +189,6 @@ async function addRule(url: string, rule: AlertRuleInput): Promise<AlertRule> {
 const rulesOf = async (url: string): Promise<AlertRule[]> => ((await (await fetch(`${url}api/alerts/rules`)).json()) as { rules: AlertRule[] }).rules;
 const historyOf = async (url: string): Promise<AlertFiring[]> =>
   ((await (await fetch(`${url}api/alerts/history?limit=500`)).json()) as { alerts: AlertFiring[] }).alerts;
-
-/** First turn of each run of `holds` at least `forTurns` snapshots long: where a rule fires. */
-function firings(turns: number[], holds: (i: number) => boolean, forTurns: number): number[] {
-  const out: number[] = [];
-  let streak = 0;
-  turns.forEach((turn, i) => {
-    streak = holds(i) ? streak + 1 : 0;
-    if (streak === forTurns) out.push(turn);
-  });
-  return out;
-}
 
 describe('alerts on two relays sharing one Redis', () => {
   it('a rule added on A fires exactly once across A and B, through receiver downtime and a restart of both; rules are shared, CLI too', async () => {

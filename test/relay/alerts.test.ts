@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/client/relayApi.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { runCli } from '../cli/runCli.ts';
-import { WebhookReceiver } from './expectations.ts';
+import { firings, WebhookReceiver } from './expectations.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from './helpers.ts';
 
 const relay = relaysPerTest();
@@ -32,17 +32,6 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-}
-
-/** First turn of each run of `holds` at least `forTurns` snapshots long: where a rule fires. */
-function firings(turns: number[], holds: (i: number) => boolean, forTurns: number): number[] {
-  const out: number[] = [];
-  let streak = 0;
-  turns.forEach((turn, i) => {
-    streak = holds(i) ? streak + 1 : 0;
-    if (streak === forTurns) out.push(turn);
-  });
-  return out;
 }
 
 const median = (xs: number[]): number => {

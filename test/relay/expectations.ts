@@ -1,5 +1,6 @@
 // What the relay-side analysis is held to in the file-store and Redis tests alike: `check
-// --json`'s verdict of every turn, and a webhook receiver that records the alerts it gets.
+// --json`'s verdict of every turn, a webhook receiver that records the alerts it gets, and
+// where a rule "for N turns" fires.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AckVerdict, AlertFiring } from '../../src/client/relayApi.ts';
@@ -50,4 +51,15 @@ export class WebhookReceiver {
   get url(): string {
     return `http://127.0.0.1:${this.port}/hook`;
   }
+}
+
+/** First turn of each run of `holds` at least `forTurns` snapshots long: where a rule fires. */
+export function firings(turns: number[], holds: (i: number) => boolean, forTurns: number): number[] {
+  const out: number[] = [];
+  let streak = 0;
+  turns.forEach((turn, i) => {
+    streak = holds(i) ? streak + 1 : 0;
+    if (streak === forTurns) out.push(turn);
+  });
+  return out;
 }
