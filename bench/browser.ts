@@ -22,13 +22,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
 import { nodeSha256 } from '../src/node/platform.ts';
 import { compactTranscript } from '../src/core/compactTranscript.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { writeSimulated } from './transcripts.ts';
 import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
+import { openIngest } from './ingestSocket.ts';
 import { MEASURE_MAIN_THREAD, mainThreadMetrics, selfTimes, type Loaf, type ProfileNode } from './mainThread.ts';
 
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -263,22 +263,11 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const wire = process.env.BENCH_LIVE_WIRE === 'whole' ? 'whole' : 'compact';
   const lines = wire === 'whole' ? whole : compactTranscript(whole, nodeSha256).lines;
   const bytes = lines.slice(1).reduce((n, l) => n + Buffer.byteLength(l), 0) / (lines.length - 1);
-  const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/ingest`);
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  let acked = 0;
-  let rejected = 0;
-  ws.on('message', (d) => {
-    const m = JSON.parse(String(d)) as { type: string };
-    if (m.type === 'ack') acked++;
-    else rejected++;
-  });
+  const { ws, answers } = await openIngest(relay.url);
   // header and a first snapshot, so the session exists for the dashboard to follow
   ws.send(lines[0]!);
   ws.send(lines[1]!);
-  while (acked < 2) await new Promise((r) => setTimeout(r, 10));
+  while (answers.acked < 2) await new Promise((r) => setTimeout(r, 10));
 
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}#live=${encodeURIComponent(sessionId)}`);
@@ -320,7 +309,7 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const profile =
     cdp !== null ? ((await cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } }).profile : null;
   const sendSeconds = (performance.now() - t0) / 1000;
-  while (acked + rejected < lines.length && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
+  while (answers.acked + answers.rejected < lines.length && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
   const ackSeconds = (performance.now() - t0) / 1000;
   // the page may fall behind; say how far it got rather than throw away the window's figures
   const shown = await page
@@ -335,7 +324,7 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   const frames = m.frames.slice(1).sort((a, b) => a - b);
   const q = (p: number): number => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))] ?? 0;
   console.log(
-    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s, ${wire} wire ${(bytes / 1000).toFixed(1)} KB a snapshot (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${rejected ? `, ${rejected} rejected` : ''}), dashboard following; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
+    `  live: ${total} snapshots of 200 spans at ${LIVE_RATE}/s, ${wire} wire ${(bytes / 1000).toFixed(1)} KB a snapshot (sent in ${sendSeconds.toFixed(1)} s, acked in ${ackSeconds.toFixed(1)} s${answers.rejected ? `, ${answers.rejected} rejected` : ''}), dashboard following; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
   );
   console.log(
     shown === null

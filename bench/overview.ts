@@ -11,11 +11,11 @@ import type { Browser } from '@playwright/test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
 import { nodeSha256 } from '../src/node/platform.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
 import { ROOT, startRelay } from '../e2e/helpers/relay.ts';
 import { MEASURE_MAIN_THREAD, mainThreadMetrics, selfTimes, type Loaf, type ProfileNode } from './mainThread.ts';
+import { openIngest } from './ingestSocket.ts';
 
 const IDLE = Number(process.env.BENCH_OVERVIEW_IDLE ?? 500);
 const LIVE = Number(process.env.BENCH_OVERVIEW_LIVE ?? 20);
@@ -48,18 +48,7 @@ export async function benchOverview(browser: Browser): Promise<void> {
         [...simulateSession({ seed: 2000 + i, sessionId, turns, spans: SPANS, textChars: 200, header: true }, nodeSha256)].map((m) => JSON.stringify(m)),
       );
     }
-    const ws = new WebSocket(`${relay.url.replace('http', 'ws')}/api/ingest`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    let acked = 0;
-    let rejected = 0;
-    ws.on('message', (d) => {
-      const m = JSON.parse(String(d)) as { type: string };
-      if (m.type === 'ack') acked++;
-      else rejected++;
-    });
+    const { ws, answers } = await openIngest(relay.url);
 
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
@@ -138,7 +127,7 @@ export async function benchOverview(browser: Browser): Promise<void> {
       `  overview: ${IDLE} idle sessions + ${LIVE} live at ${LIVE_EACH} snapshots/s each (${SPANS} spans), home page's sessions overview; ${os.availableParallelism()} cores, load average ${load[0]!.toFixed(2)} ${load[1]!.toFixed(2)} ${load[2]!.toFixed(2)} before`,
     );
     console.log(
-      `    listed: ${listed ?? '?'}; rows in the DOM ${rowsInDom}; snapshots acked ${acked}${rejected ? `, ${rejected} rejected` : ''}; page errors ${errors.length}${errors.length ? ` (${errors[0]})` : ''}`,
+      `    listed: ${listed ?? '?'}; rows in the DOM ${rowsInDom}; snapshots acked ${answers.acked}${answers.rejected ? `, ${answers.rejected} rejected` : ''}; page errors ${errors.length}${errors.length ? ` (${errors[0]})` : ''}`,
     );
     console.log(
       `    window: ${windowSeconds.toFixed(1)} s after a ${WARMUP} s warm-up; overview frames received ${windowFrames} (${(windowBytes / 1000).toFixed(0)} KB); live rows' turns in view ${range(turnsAtOpen)} at the start, ${range(turnsAtClose)} at the end`,
