@@ -166,23 +166,23 @@ export interface TermCounts {
   /** occurrences of ids[i] */
   counts: Int32Array;
   /**
-   * The query's terms this document holds, as (query position, count) pairs in query order
-   * (the terms' sorted order), kept for the query version they were found for (−1: none
-   * yet). A session's task seldom changes from turn to turn, and a span unchanged since the
-   * last turn is then not looked through again.
+   * Where the query's terms this document holds are kept in its {@link Bm25Buffer}'s hit
+   * store, as (query position, count) pairs in query order (the terms' sorted order): from
+   * `hitsAt` to `hitsEnd`, valid while `hitsEpoch` is the buffer's epoch (−1: none yet). A
+   * session's task seldom changes from turn to turn, and a span unchanged since the last
+   * turn is then not looked through again.
    */
-  hitsVersion: number;
-  hits: readonly number[];
+  hitsEpoch: number;
+  hitsAt: number;
+  hitsEnd: number;
   /** the last turn of its session's {@link Bm25Buffer} this document was in (−1: none) */
   seenTurn: number;
 }
 
-const NO_HITS: readonly number[] = [];
-
 export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
   const all = terms(text);
   const { ids, counts } = dictionary.count(all);
-  return { length: all.length, ids, counts, hitsVersion: -1, hits: NO_HITS, seenTurn: -1 };
+  return { length: all.length, ids, counts, hitsEpoch: -1, hitsAt: 0, hitsEnd: 0, seenTurn: -1 };
 }
 
 /** A query ready to score with: its distinct terms numbered in sorted order, and how often each was asked. */
@@ -221,23 +221,60 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], dict
   return bm25Prepared(prepareQuery(query, dictionary), docs, dictionary);
 }
 
-/** {@link bm25} with the query prepared once for as long as it does not change (a session's task). */
+/** {@link bm25} with the query prepared once (each document's hits found afresh: the plain form {@link Bm25Buffer} is held to). */
 export function bm25Prepared(query: PreparedQuery, docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
   const n = docs.length;
   const m = query.ids.length;
   if (n === 0 || m === 0) return new Array<number>(n).fill(0);
-  // first pass: each document's hits (found again only for a new query or a new text), and df
   const df = new Float64Array(m);
   let totalLength = 0;
+  const store = new HitStore();
+  const at = new Int32Array(n + 1);
   const position = dictionary.markQuery(query.ids);
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     totalLength += d.length;
-    if (d.hitsVersion !== query.version) findHits(d, position, query.version);
-    addHits(df, d.hits, 1);
+    at[i] = store.length;
+    store.find(d, position);
+    for (let k = at[i]!; k < store.length; k += 2) df[store.pairs[k]!]!++;
   }
+  at[n] = store.length;
   dictionary.releaseQuery(query.ids);
-  return scores(query, docs, df, totalLength);
+  const weight = weights(query, df, n);
+  const avgdl = totalLength / n || 1;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = docScore(docs[i]!, store.pairs, at[i]!, at[i + 1]!, weight, avgdl);
+  return out;
+}
+
+/**
+ * Documents' hits on one query, one after the other in a growing array: finding a
+ * document's hits writes a few integers here instead of making a small array per document
+ * and turn (which the garbage collector then has to clear, ~15% of the scorer's time).
+ */
+class HitStore {
+  pairs = new Int32Array(4096);
+  length = 0;
+
+  /** Appends `d`'s (query position, count) pairs, in the document's order: the terms' sorted order, so query order. */
+  find(d: TermCounts, position: Int32Array): void {
+    const ids = d.ids;
+    const counts = d.counts;
+    let at = this.length;
+    if (this.pairs.length < at + 2 * ids.length) {
+      const grown = new Int32Array(Math.max(2 * this.pairs.length, at + 2 * ids.length));
+      grown.set(this.pairs.subarray(0, at));
+      this.pairs = grown;
+    }
+    const pairs = this.pairs;
+    for (let k = 0; k < ids.length; k++) {
+      const q = position[ids[k]!]!;
+      if (q < 0) continue;
+      pairs[at++] = q;
+      pairs[at++] = counts[k]!;
+    }
+    this.length = at;
+  }
 }
 
 /**
@@ -250,6 +287,11 @@ export function bm25Prepared(query: PreparedQuery, docs: readonly TermCounts[], 
 export class Bm25Buffer {
   /** the query version df counts for (−1: none, count from scratch) */
   private version = -1;
+  /** changes with the query version and whenever the hit store is emptied */
+  private epoch = 0;
+  private readonly store = new HitStore();
+  /** pairs in the store of the documents in the buffer now: the rest belong to documents gone */
+  private liveHits = 0;
   private turn = 0;
   private previous: readonly TermCounts[] = [];
   private df = new Float64Array(0);
@@ -266,101 +308,96 @@ export class Bm25Buffer {
       this.version = -1;
       return new Array<number>(n).fill(0);
     }
-    const version = query.version;
+    // hits of documents long gone pile up in the store while a query lasts: past a bound it
+    // is emptied and counted afresh, like a new query (same numbers, df being integer counts)
+    if (this.store.length > 4 * this.liveHits + 65_536) this.version = -1;
     const position = this.dictionary.markQuery(query.ids);
     try {
-      if (version !== this.version) {
-        // a new query: every document's hits and df from scratch
-        this.version = version;
-        this.df = new Float64Array(m);
-        this.totalLength = 0;
-        for (let i = 0; i < n; i++) {
-          const d = docs[i]!;
-          if (d.hitsVersion !== version) findHits(d, position, version);
-          addHits(this.df, d.hits, 1);
-          this.totalLength += d.length;
-          // the same document twice in one turn (a snapshot with a repeated span, which the
-          // engine refuses but the scorer sees first): counted twice here, as bm25Prepared
-          // does, and the next turn counts from scratch again
-          if (d.seenTurn === turn) this.version = -1;
-          d.seenTurn = turn;
-        }
-      } else {
-        for (let i = 0; i < n; i++) {
-          const d = docs[i]!;
-          if (d.seenTurn === turn) {
-            // the same document twice in one turn (see above)
-            this.version = -1;
-            return this.score(query, docs);
-          }
-          // in last turn's buffer: already counted
-          if (d.seenTurn !== turn - 1) {
-            if (d.hitsVersion !== version) findHits(d, position, version);
-            addHits(this.df, d.hits, 1);
-            this.totalLength += d.length;
-          }
-          d.seenTurn = turn;
-        }
-        // left the buffer (or replaced by a rewritten text's counts)
-        for (const d of this.previous) {
-          if (d.seenTurn === turn) continue;
-          addHits(this.df, d.hits, -1);
-          this.totalLength -= d.length;
-        }
-      }
+      if (query.version !== this.version) this.countAfresh(query, docs, position, turn);
+      else if (!this.countChanges(docs, position, turn)) this.countAfresh(query, docs, position, turn);
     } finally {
       this.dictionary.releaseQuery(query.ids);
     }
     this.previous = docs;
-    return scores(query, docs, this.df, this.totalLength);
+    const weight = weights(query, this.df, n);
+    const avgdl = this.totalLength / n || 1;
+    const pairs = this.store.pairs;
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const d = docs[i]!;
+      out[i] = docScore(d, pairs, d.hitsAt, d.hitsEnd, weight, avgdl);
+    }
+    return out;
+  }
+
+  /** A new query (or store): every document's hits and df from scratch. */
+  private countAfresh(query: PreparedQuery, docs: readonly TermCounts[], position: Int32Array, turn: number): void {
+    this.version = query.version;
+    this.epoch++;
+    this.store.length = 0;
+    this.liveHits = 0;
+    this.df = new Float64Array(query.ids.length);
+    this.totalLength = 0;
+    for (const d of docs) {
+      if (d.hitsEpoch !== this.epoch) this.find(d, position);
+      this.count(d, 1);
+      // the same document twice in one turn (a snapshot with a repeated span, which the
+      // engine refuses but the scorer sees first): counted twice here, as bm25Prepared
+      // does, and the next turn counts from scratch again
+      if (d.seenTurn === turn) this.version = -1;
+      d.seenTurn = turn;
+    }
+  }
+
+  /** The same query as last turn: df moves by the documents that came and went. False: count afresh. */
+  private countChanges(docs: readonly TermCounts[], position: Int32Array, turn: number): boolean {
+    for (const d of docs) {
+      // the same document twice in one turn (see countAfresh)
+      if (d.seenTurn === turn) return false;
+      // in last turn's buffer: already counted
+      if (d.seenTurn !== turn - 1) {
+        if (d.hitsEpoch !== this.epoch) this.find(d, position);
+        this.count(d, 1);
+      }
+      d.seenTurn = turn;
+    }
+    // left the buffer (or replaced by a rewritten text's counts)
+    for (const d of this.previous) if (d.seenTurn !== turn) this.count(d, -1);
+    return true;
+  }
+
+  private find(d: TermCounts, position: Int32Array): void {
+    d.hitsAt = this.store.length;
+    this.store.find(d, position);
+    d.hitsEnd = this.store.length;
+    d.hitsEpoch = this.epoch;
+  }
+
+  private count(d: TermCounts, by: number): void {
+    const pairs = this.store.pairs;
+    for (let k = d.hitsAt; k < d.hitsEnd; k += 2) this.df[pairs[k]!]! += by;
+    this.totalLength += by * d.length;
+    this.liveHits += by * (d.hitsEnd - d.hitsAt);
   }
 }
 
-function addHits(df: Float64Array, hits: readonly number[], by: number): void {
-  for (let k = 0; k < hits.length; k += 2) df[hits[k]!] = df[hits[k]!]! + by;
-}
-
-/** Each document's score from the turn's df and total length: its hits are in query order, so
- * they are summed term by term in sorted order, the textbook loop's floating-point result. */
-function scores(query: PreparedQuery, docs: readonly TermCounts[], df: Float64Array, totalLength: number): number[] {
-  const n = docs.length;
+/** Each query term's weight: idf from the turn's df, times how often the query asks for it. */
+function weights(query: PreparedQuery, df: Float64Array, n: number): Float64Array {
   const m = query.ids.length;
-  const out = new Array<number>(n).fill(0);
-  const avgdl = totalLength / n || 1;
   const weight = new Float64Array(m);
   for (let q = 0; q < m; q++) weight[q] = df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * query.multiplicity[q]!;
-  for (let i = 0; i < n; i++) {
-    const d = docs[i]!;
-    const hits = d.hits;
-    if (hits.length === 0) continue;
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
-    let score = 0;
-    for (let k = 0; k < hits.length; k += 2) {
-      const f = hits[k + 1]!;
-      score += (weight[hits[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
-    }
-    out[i] = score;
-  }
-  return out;
+  return weight;
 }
 
-/** Room for one document's hits while they are found: at most one pair per distinct term. */
-let found = new Int32Array(512);
-
-function findHits(d: TermCounts, position: Int32Array, version: number): void {
-  // the document's terms are in sorted order, so its hits come in query order
-  const ids = d.ids;
-  if (found.length < 2 * ids.length) found = new Int32Array(2 * ids.length);
-  let at = 0;
-  for (let k = 0; k < ids.length; k++) {
-    const q = position[ids[k]!]!;
-    if (q < 0) continue;
-    found[at++] = q;
-    found[at++] = d.counts[k]!;
+/** One document's score: its hits are in query order, so they are summed term by term in
+ * sorted order, the textbook loop's floating-point result. */
+function docScore(d: TermCounts, pairs: Int32Array, from: number, to: number, weight: Float64Array, avgdl: number): number {
+  if (from === to) return 0;
+  const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+  let score = 0;
+  for (let k = from; k < to; k += 2) {
+    const f = pairs[k + 1]!;
+    score += (weight[pairs[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
   }
-  // a plain array of the exact size: small typed arrays cost far more to create than to fill
-  const hits = new Array<number>(at);
-  for (let k = 0; k < at; k++) hits[k] = found[k]!;
-  d.hits = hits;
-  d.hitsVersion = version;
+  return score;
 }

@@ -3,6 +3,7 @@
 // the session plus the pinned spans' text), normalised per turn to [0, 1] by the turn's
 // best score. Pure, deterministic, one instance per session (it remembers the task).
 import { Bm25Buffer, prepareQueryOf, TermDictionary, termCounts, type PreparedQuery, type TermCounts } from './bm25.ts';
+import { TextMemo } from './textMemo.ts';
 
 /** What a scorer sees of a span. */
 export interface ScorableSpan {
@@ -32,8 +33,9 @@ export class Bm25Scorer implements SpanScorer {
   private readonly dictionary = new TermDictionary();
   /** the latest user-authored prompt of the session (its terms), kept after it leaves the buffer */
   private task: TermCounts = termCounts('', this.dictionary);
-  /** last turn's term counts by span id, reused while a span's text is unchanged */
-  private readonly memo = new Map<string, { text: string; counts: TermCounts }>();
+  /** term counts by span id, reused while a span's text is unchanged */
+  private readonly memo = new TextMemo<TermCounts>();
+  private readonly count = (text: string): TermCounts => termCounts(text, this.dictionary);
   /** what the query was made of (the task, then the pinned spans) and the query itself */
   private queryParts: TermCounts[] = [];
   private query: PreparedQuery = { ids: [], multiplicity: [], version: 0 };
@@ -41,7 +43,8 @@ export class Bm25Scorer implements SpanScorer {
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
     const docs = new Array<TermCounts>(spans.length);
-    for (let i = 0; i < spans.length; i++) docs[i] = this.countsOf(spans[i]!);
+    this.memo.begin();
+    for (let i = 0; i < spans.length; i++) docs[i] = this.memo.value(spans[i]!.span_id, spans[i]!.text, this.count);
     // contract §7: the current task is the last span with role "user" in snapshot order, and
     // the query is its text followed by the pinned spans' texts. A query's terms are the
     // parts' terms one after the other (terms never cross the line break between parts), so
@@ -58,23 +61,12 @@ export class Bm25Scorer implements SpanScorer {
       this.queryParts = parts;
       this.query = prepareQueryOf(parts, this.dictionary);
     }
-    // spans that left the buffer are forgotten now and then, not on every turn
-    if (this.memo.size > 2 * spans.length + 64) {
-      const live = new Set(spans.map((s) => s.span_id));
-      for (const id of this.memo.keys()) if (!live.has(id)) this.memo.delete(id);
-    }
+    // spans that left the buffer are forgotten now and then
+    this.memo.prune();
     const raw = this.buffer.score(this.query, docs);
     let best = 0;
     for (const x of raw) if (x > best) best = x;
     return raw.map((x) => (best > 0 ? round(x / best) : 0));
-  }
-
-  private countsOf(s: ScorableSpan): TermCounts {
-    const old = this.memo.get(s.span_id);
-    if (old !== undefined && old.text === s.text) return old.counts;
-    const counts = termCounts(s.text, this.dictionary);
-    this.memo.set(s.span_id, { text: s.text, counts });
-    return counts;
   }
 }
 

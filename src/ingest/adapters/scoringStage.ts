@@ -18,6 +18,7 @@
 import type { Sha256Hex } from '../../core/analyse.ts';
 import { kendallTauB } from '../../core/rankAgreement.ts';
 import { Bm25Scorer, type ScorableSpan, type SpanScorer } from '../../core/referenceScorer.ts';
+import { TextMemo } from '../../core/textMemo.ts';
 import { mayHoldLoneSurrogate } from '../../core/validate.ts';
 import type { MessageFeed } from './pipeline.ts';
 
@@ -45,8 +46,8 @@ interface SessionScoring {
   harness: boolean | null;
   held: Held[];
   scorer: SpanScorer;
-  /** span id → the text last hashed and its sha256: unchanged texts are not hashed again */
-  hashes: Map<string, { text: string; hash: string }>;
+  /** each span's text's sha256, by span id: unchanged texts are not hashed again */
+  hashes: TextMemo<string>;
 }
 
 export class ScoringStage implements MessageFeed {
@@ -112,7 +113,7 @@ export class ScoringStage implements MessageFeed {
     let s = this.sessions.get(sid);
     if (s === undefined) {
       const harness = this.options.mode === 'reference' || fromAdapter ? false : null;
-      s = { harness, held: [], scorer: this.options.makeScorer?.() ?? new Bm25Scorer(), hashes: new Map() };
+      s = { harness, held: [], scorer: this.options.makeScorer?.() ?? new Bm25Scorer(), hashes: new TextMemo() };
       this.sessions.set(sid, s);
     }
     return s;
@@ -142,19 +143,13 @@ export class ScoringStage implements MessageFeed {
     // contract §2.3: the binding is the hash of the text the score was computed on. The
     // message was parsed (or made by an adapter) for this pipeline alone: set in place.
     const raw = snapshot.spans as JsonObject[];
+    s.hashes.begin();
     for (let i = 0; i < raw.length; i++) {
       raw[i]!.score = reference[i]!;
-      raw[i]!.text_sha256 = this.hash(s, spans[i]!);
+      raw[i]!.text_sha256 = s.hashes.value(spans[i]!.span_id, spans[i]!.text, this.options.sha256);
     }
+    s.hashes.prune();
     this.next.value(snapshot, h.line, h.noSurrogateEscape);
-  }
-
-  private hash(s: SessionScoring, span: ScorableSpan): string {
-    const known = s.hashes.get(span.span_id);
-    if (known !== undefined && known.text === span.text) return known.hash;
-    const hash = this.options.sha256(span.text);
-    s.hashes.set(span.span_id, { text: span.text, hash });
-    return hash;
   }
 }
 
