@@ -43,7 +43,6 @@ export class Bm25Scorer implements SpanScorer {
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
     const docs = new Array<TermCounts>(spans.length);
-    this.memo.begin();
     for (let i = 0; i < spans.length; i++) docs[i] = this.memo.value(spans[i]!.span_id, spans[i]!.text, this.count);
     // contract §7: the current task is the last span with role "user" in snapshot order, and
     // the query is its text followed by the pinned spans' texts. A query's terms are the
@@ -62,7 +61,7 @@ export class Bm25Scorer implements SpanScorer {
       this.query = prepareQueryOf(parts, this.dictionary);
     }
     // spans that left the buffer are forgotten now and then
-    this.memo.prune();
+    this.memo.prune(spans);
     const raw = this.buffer.score(this.query, docs);
     let best = 0;
     for (const x of raw) if (x > best) best = x;

@@ -143,12 +143,11 @@ export class ScoringStage implements MessageFeed {
     // contract §2.3: the binding is the hash of the text the score was computed on. The
     // message was parsed (or made by an adapter) for this pipeline alone: set in place.
     const raw = snapshot.spans as JsonObject[];
-    s.hashes.begin();
     for (let i = 0; i < raw.length; i++) {
       raw[i]!.score = reference[i]!;
       raw[i]!.text_sha256 = s.hashes.value(spans[i]!.span_id, spans[i]!.text, this.options.sha256);
     }
-    s.hashes.prune();
+    s.hashes.prune(spans);
     this.next.value(snapshot, h.line, h.noSurrogateEscape);
   }
 }
