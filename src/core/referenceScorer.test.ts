@@ -27,6 +27,24 @@ describe('BM25', () => {
     );
   });
 
+  it('keeps a document’s terms in the default string sort order (UTF-16 code units), whatever the numbering', () => {
+    // the terms are ordered by a float key holding their first two code units: ties, prefixes,
+    // astral and non-ASCII code units must still come out as Array.prototype.sort puts the strings
+    const unit = fc.constantFrom('a', 'b', 'z', 'A', '0', '9', 'é', 'ß', 'İ', '東', '\ud835', '\udc00', '\uffff', '\u0001', '\u0000');
+    const term = fc.array(unit, { minLength: 0, maxLength: 4 }).map((u) => u.join(''));
+    fc.assert(
+      fc.property(fc.array(term, { maxLength: 30 }), fc.array(term, { maxLength: 30 }), (warmup, doc) => {
+        const dictionary = new TermDictionary();
+        for (const t of warmup) dictionary.id(t);
+        const { ids, counts } = dictionary.count(doc);
+        const names = Array.from(ids, (id) => dictionary.term(id));
+        expect(names).toEqual([...new Set(doc)].sort());
+        expect(Array.from(counts)).toEqual(names.map((n) => doc.filter((t) => t === n).length));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('scores a span by the query terms it holds, rarer terms weighing more, longer spans less', () => {
     const dictionary = new TermDictionary();
     const docs = ['login cookie race', 'login', 'unrelated words here', 'login login login cookie'].map((t) => termCounts(t, dictionary));
