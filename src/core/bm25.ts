@@ -155,11 +155,18 @@ export class TermDictionary {
     for (let i = 0; i < n; i++) keys[i] = this.prefix[distinct[i]!]! * ID_SPACE + distinct[i]!;
     keys.sort();
     for (let i = 0; i < n; i++) out[i] = keys[i]! % ID_SPACE;
-    // runs of terms with the same prefix, in order by the whole term (insertion sort: runs are short)
+    // runs of terms with the same prefix, in order by the whole term: short ones by insertion,
+    // long ones (a listing of ids sharing a prefix, say) by sorting their strings
     for (let i = 0; i < n;) {
       const prefix = Math.floor(keys[i]! / ID_SPACE);
       let j = i + 1;
       while (j < n && Math.floor(keys[j]! / ID_SPACE) === prefix) j++;
+      if (j - i > 16) {
+        const run = Array.from(out.subarray(i, j), (id) => this.names[id]!).sort();
+        for (let a = i; a < j; a++) out[a] = this.ids.get(run[a - i]!)!;
+        i = j;
+        continue;
+      }
       for (let a = i + 1; a < j; a++) {
         const id = out[a]!;
         const name = this.names[id]!;

@@ -43,6 +43,10 @@ describe('BM25', () => {
       }),
       { numRuns: 1000 },
     );
+    // a long run of terms sharing their first two code units
+    const dictionary = new TermDictionary();
+    const listing = Array.from({ length: 200 }, (_, i) => `x0${(i * 7919) % 1000}`);
+    expect(Array.from(dictionary.count(listing).ids, (id) => dictionary.term(id))).toEqual([...new Set(listing)].sort());
   });
 
   it('scores a span by the query terms it holds, rarer terms weighing more, longer spans less', () => {
