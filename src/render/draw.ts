@@ -14,6 +14,7 @@ import type { SeriesView } from '../worker/protocol.ts';
 import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from '../node/phases.ts';
 import { rasterise } from './rasterise.ts';
+import { sameValue } from './sameValue.ts';
 
 /** DrawInput's shape (made by report.ts's analyse) */
 export interface DrawJob extends DrawInput {
@@ -39,39 +40,92 @@ export const prepare = async (): Promise<void> => {
 
 const encoder = new TextEncoder();
 
-export async function draw(input: DrawInput): Promise<ReportFile[]> {
+/** What a drawing started before the end of the file can still tell about the input it ends with. */
+export interface Drawing {
+  /** the report's files for `final`, or null when `final`'s charts are not the ones this drawing drew */
+  finish(final: DrawInput): Promise<ReportFile[] | null>;
+}
+
+/** One chart composed into its stamped figure, its PNG on the way (Markdown only). */
+interface Figure {
+  id: string;
+  title: string;
+  svg: string;
+  png: Promise<Uint8Array> | null;
+}
+
+/** What of a job its charts (SVG and PNG bytes) depend on: all but what only the report's text says. */
+const chartsOf = (job: DrawJob): Omit<DrawJob, 'data' | 'contractUrl'> => {
+  const { data: _data, contractUrl: _url, ...charts } = job;
+  return charts;
+};
+
+const settle = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => {}); // surfaced in finish(); not an unhandled rejection on this thread meanwhile
+  return p;
+};
+
+/**
+ * Starts drawing `input`'s charts: each is composed into its figure as soon as it is drawn
+ * and the stamp is known, and sent to rasterise (resvg, on libuv's threads, while this thread
+ * draws the next). A stamp whose source is a file with no sha256 yet (an input made while
+ * the file was still being read) gets `sha256`'s, the hash this thread makes of that file.
+ */
+export function startDrawing(input: DrawInput, sha256?: Promise<string>): Drawing {
   const job = input as DrawJob;
-  const files: ReportFile[] = [];
-  const images: ReportImage[] = [];
-  const figures: { title: string; svg: string }[] = [];
-  const pngs: Promise<void>[] = [];
-  // each chart is composed and sent to rasterise as soon as it is drawn: resvg works on
-  // libuv's threads while this thread draws the next chart
-  const drawn = renderCharts(job.view, job.selectedTurn, (chart) => {
-    phase(`chart ${chart.id} drawn`);
-    const stamp: Stamp = { ...job.stamp, figure: chart.id };
-    const fig = figureSvg({ ...chart.parts, stamp });
-    figures.push({ title: chart.parts.title, svg: fig.svg });
-    if (job.format === 'md') {
-      const png: ReportFile = { name: `images/${chart.id}.png`, bytes: new Uint8Array(0) };
-      files.push(png, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
-      images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
-      pngs.push(
-        rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
-          png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
-          phase(`chart ${chart.id} rasterised`);
-        }),
-      );
-    }
-  });
-  // a chart that fails to draw fails the report, once the images already started are done
-  await drawn.catch(async (e: unknown) => {
-    await Promise.allSettled(pngs);
-    throw e;
-  });
-  await Promise.all(pngs);
-  if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(job.data, images, job.contractUrl)) });
-  else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(job.data, figures, job.contractUrl)) });
-  phase('report composed');
+  const source = job.stamp.source;
+  const stamped = settle(
+    source.kind === 'file' && source.sha256 === null && sha256 !== undefined
+      ? sha256.then((sha) => ({ ...job.stamp, source: { ...source, sha256: sha } }))
+      : Promise.resolve(job.stamp),
+  );
+  const figures: Promise<Figure>[] = [];
+  const drawn = settle(
+    renderCharts(job.view, job.selectedTurn, (chart) => {
+      phase(`chart ${chart.id} drawn`);
+      const figure = stamped.then((base): Figure => {
+        const stamp: Stamp = { ...base, figure: chart.id };
+        const fig = figureSvg({ ...chart.parts, stamp });
+        const png =
+          job.format === 'md'
+            ? settle(
+                rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
+                  phase(`chart ${chart.id} rasterised`);
+                  return withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
+                }),
+              )
+            : null;
+        return { id: chart.id, title: chart.parts.title, svg: fig.svg, png };
+      });
+      figures.push(settle(figure));
+    }),
+  );
+  return {
+    finish: async (finalInput) => {
+      const final = finalInput as DrawJob;
+      if (!sameValue(chartsOf({ ...job, stamp: await stamped }), chartsOf(final))) return null;
+      // a chart that fails to draw fails the report, once the images already started are done
+      await drawn.catch(async (e: unknown) => {
+        await Promise.allSettled(figures.map((f) => f.then((x) => x.png)));
+        throw e;
+      });
+      const done = await Promise.all(figures);
+      const pngs = await Promise.all(done.map((f) => f.png));
+      const files: ReportFile[] = [];
+      if (final.format === 'md') {
+        const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
+        files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl)) });
+        done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
+      } else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(final.data, done.map((f) => ({ title: f.title, svg: f.svg })), final.contractUrl)) });
+      phase('report composed');
+      return files;
+    },
+  };
+}
+
+/** The report's files, drawn from `input` alone. */
+export async function draw(input: DrawInput): Promise<ReportFile[]> {
+  const files = await startDrawing(input).finish(input);
+  if (files === null) throw new Error('internal error: a report input differs from itself');
   return files;
 }
