@@ -162,17 +162,22 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   // the file is read past its margin), the drawing thread draws and rasterises them while this
   // thread reads the rest of the file; the sha256 in their stamps is the one that thread is
   // making. Whatever the rest of the file changes in them, the final input tells (drawer.draw).
-  const sink = renderer.sink(userThresholds, scope, {
-    sessionId: values.session ?? null,
-    onSettled: () => {
-      try {
-        drawer.early(renderer.analyse(sink, job(null)).draw);
-        phase('charts settled, early drawing posted');
-      } catch {
-        // nothing drawn early: drawn at the end, and any error said then
-      }
-    },
-  });
+  // (CONTEXT_HEALTH_EARLY_CHARTS=0 draws them only at the end, as before: the same bytes, docs/reports.md)
+  const early =
+    process.env.CONTEXT_HEALTH_EARLY_CHARTS === '0'
+      ? undefined
+      : {
+          sessionId: values.session ?? null,
+          onSettled: () => {
+            try {
+              drawer.early(renderer.analyse(sink, job(null)).draw);
+              phase('charts settled, early drawing posted');
+            } catch {
+              // nothing drawn early: drawn at the end, and any error said then
+            }
+          },
+        };
+  const sink = renderer.sink(userThresholds, scope, early);
   let result;
   let sha: string;
   try {
