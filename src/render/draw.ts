@@ -66,19 +66,60 @@ const settle = <T>(p: Promise<T>): Promise<T> => {
 };
 
 /**
- * Starts drawing `input`'s charts: each is composed into its figure as soon as it is drawn
- * and the stamp is known, and sent to rasterise (resvg, on libuv's threads, while this thread
- * draws the next). A stamp whose source is a file with no sha256 yet (an input made while
- * the file was still being read) gets `sha256`'s, the hash this thread makes of that file.
+ * Rasterising, one image at a time or all at once. While the CLI's thread still reads the
+ * file (an early drawing), its images wait until every chart is drawn and then go one at a
+ * time: this thread and one of libuv's, not five threads on the 2 cores where the CLI's
+ * thread reads. Once the file is read (finish), the rest go all at once.
  */
-export function startDrawing(input: DrawInput, sha256?: Promise<string>): Drawing {
+class RasterQueue {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private limit: number) {}
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    return new Promise<void>((go) => {
+      this.waiting.push(go);
+      this.next();
+    }).then(() =>
+      task().finally(() => {
+        this.running--;
+        this.next();
+      }),
+    );
+  }
+
+  /** lets `limit` images rasterise at once from now on */
+  allow(limit: number): void {
+    this.limit = Math.max(this.limit, limit);
+    this.next();
+  }
+
+  private next(): void {
+    while (this.running < this.limit && this.waiting.length > 0) {
+      this.running++;
+      this.waiting.shift()!();
+    }
+  }
+}
+
+/**
+ * Starts drawing `input`'s charts: each is composed into its figure as soon as it is drawn
+ * and the stamp is known, and sent to rasterise (resvg, on libuv's threads: at the end of the
+ * file, while this thread draws the next; early, see RasterQueue). An early input's stamp
+ * whose source is a file with no sha256 yet gets `sha256`'s, the hash this thread makes of
+ * that file.
+ */
+export function startDrawing(input: DrawInput, early?: { sha256: Promise<string> | undefined }): Drawing {
   const job = input as DrawJob;
   const source = job.stamp.source;
+  const sha256 = early?.sha256;
   const stamped = settle(
     source.kind === 'file' && source.sha256 === null && sha256 !== undefined
       ? sha256.then((sha) => ({ ...job.stamp, source: { ...source, sha256: sha } }))
       : Promise.resolve(job.stamp),
   );
+  const queue = new RasterQueue(early === undefined ? Number.POSITIVE_INFINITY : 0);
   const figures: Promise<Figure>[] = [];
   const drawn = settle(
     renderCharts(job.view, job.selectedTurn, (chart) => {
@@ -89,10 +130,12 @@ export function startDrawing(input: DrawInput, sha256?: Promise<string>): Drawin
         const png =
           job.format === 'md'
             ? settle(
-                rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
-                  phase(`chart ${chart.id} rasterised`);
-                  return withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
-                }),
+                queue
+                  .run(() => rasterise(fig.svg, job.fontDir, 2))
+                  .then((bytes) => {
+                    phase(`chart ${chart.id} rasterised`);
+                    return withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
+                  }),
               )
             : null;
         return { id: chart.id, title: chart.parts.title, svg: fig.svg, png };
@@ -100,10 +143,15 @@ export function startDrawing(input: DrawInput, sha256?: Promise<string>): Drawin
       figures.push(settle(figure));
     }),
   );
+  void drawn.then(
+    () => queue.allow(1),
+    () => queue.allow(Number.POSITIVE_INFINITY),
+  );
   return {
     finish: async (finalInput) => {
       const final = finalInput as DrawJob;
       if (!sameValue(chartsOf({ ...job, stamp: await stamped }), chartsOf(final))) return null;
+      queue.allow(Number.POSITIVE_INFINITY);
       // a chart that fails to draw fails the report, once the images already started are done
       await drawn.catch(async (e: unknown) => {
         await Promise.allSettled(figures.map((f) => f.then((x) => x.png)));
@@ -116,7 +164,17 @@ export function startDrawing(input: DrawInput, sha256?: Promise<string>): Drawin
         const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
         files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl)) });
         done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
-      } else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(final.data, done.map((f) => ({ title: f.title, svg: f.svg })), final.contractUrl)) });
+      } else
+        files.push({
+          name: 'report.html',
+          bytes: encoder.encode(
+            reportHtml(
+              final.data,
+              done.map((f) => ({ title: f.title, svg: f.svg })),
+              final.contractUrl,
+            ),
+          ),
+        });
       phase('report composed');
       return files;
     },

@@ -49,7 +49,7 @@ port.on('message', (request: DrawRequest) => {
   if (request.kind === 'early') {
     early = prepared.then(() => {
       phase('early charts started');
-      return startDrawing(request.input, hashed);
+      return startDrawing(request.input, { sha256: hashed });
     });
     early.catch(() => {}); // awaited with the final input
     return;

@@ -92,7 +92,4 @@ export type DrawRequest = { kind: 'sha256'; file: string } | { kind: 'early'; in
  * counters (React's, Recharts') have moved on and a fresh thread must draw it.
  */
 export type DrawReply =
-  | { kind: 'sha256'; sha256: string }
-  | { kind: 'files'; files: ReportFile[] }
-  | { kind: 'files'; redo: true }
-  | { kind: 'sha256' | 'files'; error: string };
+  { kind: 'sha256'; sha256: string } | { kind: 'files'; files: ReportFile[] } | { kind: 'files'; redo: true } | { kind: 'sha256' | 'files'; error: string };
