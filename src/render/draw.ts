@@ -14,7 +14,7 @@ import type { SeriesView } from '../worker/protocol.ts';
 import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from '../node/phases.ts';
 import { rasterise } from './rasterise.ts';
-import { sameValue } from './sameValue.ts';
+import { sameCharts } from './sameValue.ts';
 
 /** DrawInput's shape (made by report.ts's analyse) */
 export interface DrawJob extends DrawInput {
@@ -53,12 +53,6 @@ interface Figure {
   svg: string;
   png: Promise<Uint8Array> | null;
 }
-
-/** What of a job its charts (SVG and PNG bytes) depend on: all but what only the report's text says. */
-const chartsOf = (job: DrawJob): Omit<DrawJob, 'data' | 'contractUrl'> => {
-  const { data: _data, contractUrl: _url, ...charts } = job;
-  return charts;
-};
 
 const settle = <T>(p: Promise<T>): Promise<T> => {
   p.catch(() => {}); // surfaced in finish(); not an unhandled rejection on this thread meanwhile
@@ -150,7 +144,7 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
   return {
     finish: async (finalInput) => {
       const final = finalInput as DrawJob;
-      if (!sameValue(chartsOf({ ...job, stamp: await stamped }), chartsOf(final))) return null;
+      if (!sameCharts({ ...job, stamp: await stamped }, final)) return null;
       queue.allow(Number.POSITIVE_INFINITY);
       // a chart that fails to draw fails the report, once the images already started are done
       await drawn.catch(async (e: unknown) => {

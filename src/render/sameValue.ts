@@ -3,6 +3,8 @@
 // the charts of the input it ends with (draw.ts). Numbers compare with Object.is, so NaN (a
 // gap in a series) equals NaN and 0 differs from -0: the same bits give the same picture.
 
+import type { DrawJob } from './draw.ts';
+
 const isTyped = (v: unknown): v is ArrayLike<number | bigint> & ArrayBufferView => ArrayBuffer.isView(v) && !(v instanceof DataView);
 
 export function sameValue(a: unknown, b: unknown): boolean {
@@ -28,4 +30,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
   const ra = a as Record<string, unknown>;
   for (const k of ka) if (!Object.prototype.hasOwnProperty.call(rb, k) || !sameValue(ra[k], rb[k])) return false;
   return true;
+}
+
+/** Whether two report inputs give the same charts (SVG and PNG bytes): all they hold but what only the report's text says (its data, the contract's link). */
+export function sameCharts(a: DrawJob, b: DrawJob): boolean {
+  const { data: _a, contractUrl: _au, ...chartsA } = a;
+  const { data: _b, contractUrl: _bu, ...chartsB } = b;
+  return sameValue(chartsA, chartsB);
 }
