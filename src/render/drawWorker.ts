@@ -47,10 +47,15 @@ port.on('message', (request: DrawRequest) => {
     return;
   }
   if (request.kind === 'early') {
-    early = prepared.then(() => {
-      phase('early charts started');
-      return startDrawing(request.input, { sha256: hashed });
-    });
+    // after the hash (0.2 s): interleaved with the drawing it is starved (one read a turn of
+    // the event loop between long renders), and the figures wait for it before rasterising
+    const sha256 = hashed;
+    early = prepared
+      .then(() => sha256?.catch(() => {}))
+      .then(() => {
+        phase('early charts started');
+        return startDrawing(request.input, { sha256 });
+      });
     early.catch(() => {}); // awaited with the final input
     return;
   }
