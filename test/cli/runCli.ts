@@ -25,7 +25,10 @@ export interface CliInput {
 
 export function runCli(args: string[], input: CliInput = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(input.nodeArgs ?? []), BIN, ...args], { cwd: ROOT, ...(input.env === undefined ? {} : { env: { ...process.env, ...input.env } }) });
+    const child = spawn(process.execPath, [...(input.nodeArgs ?? []), BIN, ...args], {
+      cwd: ROOT,
+      ...(input.env === undefined ? {} : { env: { ...process.env, ...input.env } }),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
