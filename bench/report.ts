@@ -1,7 +1,9 @@
 // `context-health report` against `check` on the same 2,000-turn transcript, both end to end
 // from the file in a fresh process through the bin, as a user runs them (issue "Incident
 // reports": goal report ≤ 1.5 × check). report reads the file exactly as check does and
-// keeps the session's columns, then draws and rasterises the charts on its drawing thread.
+// keeps the session's columns, then draws and rasterises the charts on its drawing thread
+// (for --incident 1 while the file is still read, once the incident's turns are final; timed
+// also with CONTEXT_HEALTH_EARLY_CHARTS=0, drawn only at the end, in the same rounds).
 //
 // What is measured: warm runs, the renderer bundles already built (what every run after the
 // first in a checkout costs). The first run after `npm ci` (or after a change to a renderer
