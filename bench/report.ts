@@ -1,7 +1,9 @@
 // `context-health report` against `check` on the same 2,000-turn transcript, both end to end
 // from the file in a fresh process through the bin, as a user runs them (issue "Incident
 // reports": goal report ≤ 1.5 × check). report reads the file exactly as check does and
-// keeps the session's columns, then draws and rasterises the charts on its drawing thread.
+// keeps the session's columns, then draws and rasterises the charts on its drawing thread
+// (for --incident 1 while the file is still read, once the incident's turns are final; timed
+// also with CONTEXT_HEALTH_EARLY_CHARTS=0, drawn only at the end, in the same rounds).
 //
 // What is measured: warm runs, the renderer bundles already built (what every run after the
 // first in a checkout costs). The first run after `npm ci` (or after a change to a renderer
@@ -26,9 +28,9 @@ interface Phase {
   cpu: number | null;
 }
 
-function timed(args: string[], phasesFile?: string): { ms: number; phases: Phase[] } {
+function timed(args: string[], phasesFile?: string, extraEnv: Record<string, string> = {}): { ms: number; phases: Phase[] } {
   if (phasesFile !== undefined) fs.rmSync(phasesFile, { force: true });
-  const env = phasesFile === undefined ? process.env : { ...process.env, CONTEXT_HEALTH_PHASES: phasesFile };
+  const env = { ...process.env, ...extraEnv, ...(phasesFile === undefined ? {} : { CONTEXT_HEALTH_PHASES: phasesFile }) };
   const start = performance.timeOrigin + performance.now();
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
@@ -74,10 +76,14 @@ export async function benchReport(): Promise<void> {
   const check: number[] = [];
   const report: { ms: number; phases: Phase[] }[] = [];
   const html: number[] = [];
+  // the same report with its charts drawn only once the file is read (as before they were
+  // drawn early, docs/reports.md "Speed"): what drawing them while the file is read gains
+  const atEnd: number[] = [];
   for (let i = 0; i < 3; i++) {
     check.push(timed(['check', big, '--json']).ms);
     report.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'md')], phasesFile));
     html.push(timed(['report', big, '--incident', '1', '--format', 'html', '--out', path.join(out, 'html')]).ms);
+    atEnd.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'end')], undefined, { CONTEXT_HEALTH_EARLY_CHARTS: '0' }).ms);
   }
   const best = (xs: number[]): number => Math.min(...xs);
   const bestReport = report.reduce((a, b) => (b.ms < a.ms ? b : a));
@@ -90,6 +96,9 @@ export async function benchReport(): Promise<void> {
     `report --incident 1 (md+PNG): ${bestReport.ms.toFixed(0).padStart(6)} ms, ratio to check ${(bestReport.ms / bestCheck).toFixed(2)} (goal ≤ 1.5; warm: bundles built)`,
   );
   console.log(`report --format html:         ${best(html).toFixed(0).padStart(6)} ms, ratio to check ${(best(html) / bestCheck).toFixed(2)}`);
+  console.log(
+    `report --incident 1, charts drawn only at the end (CONTEXT_HEALTH_EARLY_CHARTS=0): ${best(atEnd).toFixed(0)} ms, ratio to check ${(best(atEnd) / bestCheck).toFixed(2)}`,
+  );
   const built = cold.phases.find((p) => p.phase.startsWith('renderer loaded'));
   console.log(
     `first run after npm ci (builds the bundles): ${cold.ms.toFixed(0)} ms, ratio ${(cold.ms / bestCheck).toFixed(2)}` +

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DrawInput, DrawReply, DrawRequest, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
+import { phase } from '../node/phases.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
@@ -85,8 +86,8 @@ async function buildBundles(): Promise<void> {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-/** The drawing side on a worker thread: it starts loading at once and draws when given its input. */
-function threadDrawer(): ReportDrawer {
+/** One drawing thread: asks and waits for the reply of that kind. */
+function drawThread(): { worker: Worker; ask: <T>(kind: DrawReply['kind'], request: DrawRequest, pick: (m: DrawReply) => T) => Promise<T> } {
   const worker = new Worker(pathToFileURL(BUNDLES.draw));
   // a run that ends early (unreadable input, no such session) does not wait for it
   worker.unref();
@@ -94,7 +95,7 @@ function threadDrawer(): ReportDrawer {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the drawing thread stopped (exit status ${code})`)));
   });
-  stopped.catch(() => {}); // raced in draw(); once closed, nobody waits on it
+  stopped.catch(() => {}); // raced in ask(); once closed, nobody waits on it
   const ask = <T>(kind: DrawReply['kind'], request: DrawRequest, pick: (m: DrawReply) => T): Promise<T> => {
     worker.ref();
     const reply = new Promise<T>((resolve, reject) => {
@@ -111,11 +112,36 @@ function threadDrawer(): ReportDrawer {
       if (worker.listenerCount('message') === 0) worker.unref();
     });
   };
+  return { worker, ask };
+}
+
+/**
+ * The drawing side on a worker thread: it starts loading at once and draws when given its
+ * input. When the charts it drew early are not the final input's (something the charts show
+ * changed after they were drawn: rare), a fresh thread draws that input, so the output is
+ * byte for byte what drawing only at the end gives (the first thread's id counters moved on).
+ */
+function threadDrawer(): ReportDrawer {
+  let thread = drawThread();
   return {
-    draw: (input) => ask('files', input, (m) => ('files' in m ? m.files : [])),
-    sha256: (file) => ask('sha256', { kind: 'sha256', file }, (m) => ('sha256' in m ? m.sha256 : '')),
+    early: (input) => {
+      const request: DrawRequest = { kind: 'early', input };
+      thread.worker.postMessage(request);
+    },
+    draw: async (input) => {
+      const files = (m: DrawReply): ReportFile[] | null => ('files' in m ? m.files : null);
+      const drawn = await thread.ask('files', input, files);
+      if (drawn !== null) return drawn;
+      phase('early charts not the final ones: drawing on a fresh thread');
+      await thread.worker.terminate();
+      thread = drawThread();
+      const again = await thread.ask('files', input, files);
+      if (again === null) throw new Error('internal error: a fresh drawing thread found early charts');
+      return again;
+    },
+    sha256: (file) => thread.ask('sha256', { kind: 'sha256', file }, (m) => ('sha256' in m ? m.sha256 : '')),
     close: async () => {
-      await worker.terminate();
+      await thread.worker.terminate();
     },
   };
 }
@@ -150,6 +176,8 @@ function inlineDrawer(): ReportDrawer {
   });
   mod.catch(() => {}); // awaited in draw()
   return {
+    // drawn at the end: on this thread, drawing early would compete with reading the file
+    early: () => {},
     draw: async (input) => (await mod).draw(input),
     sha256: sha256Thread,
     close: async () => {},

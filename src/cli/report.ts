@@ -145,7 +145,39 @@ interface Options {
 
 async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
   const { userThresholds, scorer, from, format, failOn, scope } = values;
-  const sink = renderer.sink(userThresholds, scope);
+  // one export time for the early charts' stamps and the report's (--timestamp)
+  let exportedAt: string | null | undefined;
+  const job = (sha256: string | null): ReportJob => ({
+    scope,
+    format,
+    exportedAt: (exportedAt ??= values.timestamp ? new Date().toISOString() : null),
+    source: { kind: 'file', name: path.basename(file), sha256 },
+    sessionId: values.session ?? null,
+    userThresholds,
+    // the rule links point at this checkout's contract, from where the report is written
+    contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
+    fontDir: FONTS,
+  });
+  // As soon as the turns the charts show are final (--incident N: the incident has ended and
+  // the file is read past its margin), the drawing thread draws and rasterises them while this
+  // thread reads the rest of the file; the sha256 in their stamps is the one that thread is
+  // making. Whatever the rest of the file changes in them, the final input tells (drawer.draw).
+  // (CONTEXT_HEALTH_EARLY_CHARTS=0 draws them only at the end, as before: the same bytes, docs/reports.md)
+  const early =
+    process.env.CONTEXT_HEALTH_EARLY_CHARTS === '0'
+      ? undefined
+      : {
+          sessionId: values.session ?? null,
+          onSettled: () => {
+            try {
+              drawer.early(renderer.analyse(sink, job(null)).draw);
+              phase('charts settled, early drawing posted');
+            } catch {
+              // nothing drawn early: drawn at the end, and any error said then
+            }
+          },
+        };
+  const sink = renderer.sink(userThresholds, scope, early);
   let result;
   let sha: string;
   try {
@@ -166,17 +198,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   }
   let rendered;
   try {
-    const { data, draw } = renderer.analyse(sink, {
-      scope,
-      format,
-      exportedAt: values.timestamp ? new Date().toISOString() : null,
-      source: { kind: 'file', name: path.basename(file), sha256: sha },
-      sessionId: values.session ?? null,
-      userThresholds,
-      // the rule links point at this checkout's contract, from where the report is written
-      contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
-      fontDir: FONTS,
-    });
+    const { data, draw } = renderer.analyse(sink, job(sha));
     phase('report analysed');
     rendered = { data, files: await drawer.draw(draw) };
     phase('report drawn (files received)');

@@ -14,6 +14,7 @@ import type { SeriesView } from '../worker/protocol.ts';
 import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from '../node/phases.ts';
 import { rasterise } from './rasterise.ts';
+import { sameCharts } from './sameValue.ts';
 
 /** DrawInput's shape (made by report.ts's analyse) */
 export interface DrawJob extends DrawInput {
@@ -39,39 +40,144 @@ export const prepare = async (): Promise<void> => {
 
 const encoder = new TextEncoder();
 
-export async function draw(input: DrawInput): Promise<ReportFile[]> {
-  const job = input as DrawJob;
-  const files: ReportFile[] = [];
-  const images: ReportImage[] = [];
-  const figures: { title: string; svg: string }[] = [];
-  const pngs: Promise<void>[] = [];
-  // each chart is composed and sent to rasterise as soon as it is drawn: resvg works on
-  // libuv's threads while this thread draws the next chart
-  const drawn = renderCharts(job.view, job.selectedTurn, (chart) => {
-    phase(`chart ${chart.id} drawn`);
-    const stamp: Stamp = { ...job.stamp, figure: chart.id };
-    const fig = figureSvg({ ...chart.parts, stamp });
-    figures.push({ title: chart.parts.title, svg: fig.svg });
-    if (job.format === 'md') {
-      const png: ReportFile = { name: `images/${chart.id}.png`, bytes: new Uint8Array(0) };
-      files.push(png, { name: `images/${chart.id}.svg`, bytes: encoder.encode(fig.svg) });
-      images.push({ file: png.name, svgFile: `images/${chart.id}.svg`, title: chart.parts.title });
-      pngs.push(
-        rasterise(fig.svg, job.fontDir, 2).then((bytes) => {
-          png.bytes = withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
-          phase(`chart ${chart.id} rasterised`);
-        }),
-      );
+/** What a drawing started before the end of the file can still tell about the input it ends with. */
+export interface Drawing {
+  /** the report's files for `final`, or null when `final`'s charts are not the ones this drawing drew */
+  finish(final: DrawInput): Promise<ReportFile[] | null>;
+}
+
+/** One chart composed into its stamped figure, its PNG on the way (Markdown only). */
+interface Figure {
+  id: string;
+  title: string;
+  svg: string;
+  png: Promise<Uint8Array> | null;
+}
+
+const settle = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => {}); // surfaced in finish(); not an unhandled rejection on this thread meanwhile
+  return p;
+};
+
+/**
+ * Rasterising, one image at a time or all at once. While the CLI's thread still reads the
+ * file (an early drawing), its images wait until every chart is drawn and then go one at a
+ * time: this thread and one of libuv's, not five threads on the 2 cores where the CLI's
+ * thread reads. Once the file is read (finish), the rest go all at once.
+ */
+class RasterQueue {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private limit: number) {}
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    return new Promise<void>((go) => {
+      this.waiting.push(go);
+      this.next();
+    }).then(() =>
+      task().finally(() => {
+        this.running--;
+        this.next();
+      }),
+    );
+  }
+
+  /** lets `limit` images rasterise at once from now on */
+  allow(limit: number): void {
+    this.limit = Math.max(this.limit, limit);
+    this.next();
+  }
+
+  private next(): void {
+    while (this.running < this.limit && this.waiting.length > 0) {
+      this.running++;
+      this.waiting.shift()!();
     }
-  });
-  // a chart that fails to draw fails the report, once the images already started are done
-  await drawn.catch(async (e: unknown) => {
-    await Promise.allSettled(pngs);
-    throw e;
-  });
-  await Promise.all(pngs);
-  if (job.format === 'md') files.unshift({ name: 'report.md', bytes: encoder.encode(reportMarkdown(job.data, images, job.contractUrl)) });
-  else files.push({ name: 'report.html', bytes: encoder.encode(reportHtml(job.data, figures, job.contractUrl)) });
-  phase('report composed');
+  }
+}
+
+/**
+ * Starts drawing `input`'s charts: each is composed into its figure as soon as it is drawn
+ * and the stamp is known, and sent to rasterise (resvg, on libuv's threads: at the end of the
+ * file, while this thread draws the next; early, see RasterQueue). An early input's stamp
+ * whose source is a file with no sha256 yet gets `sha256`'s, the hash this thread makes of
+ * that file.
+ */
+export function startDrawing(input: DrawInput, early?: { sha256: Promise<string> | undefined }): Drawing {
+  const job = input as DrawJob;
+  const source = job.stamp.source;
+  const sha256 = early?.sha256;
+  const stamped = settle(
+    source.kind === 'file' && source.sha256 === null && sha256 !== undefined
+      ? sha256.then((sha) => ({ ...job.stamp, source: { ...source, sha256: sha } }))
+      : Promise.resolve(job.stamp),
+  );
+  const queue = new RasterQueue(early === undefined ? Number.POSITIVE_INFINITY : 0);
+  const figures: Promise<Figure>[] = [];
+  const drawn = settle(
+    renderCharts(job.view, job.selectedTurn, (chart) => {
+      phase(`chart ${chart.id} drawn`);
+      const figure = stamped.then((base): Figure => {
+        const stamp: Stamp = { ...base, figure: chart.id };
+        const fig = figureSvg({ ...chart.parts, stamp });
+        const png =
+          job.format === 'md'
+            ? settle(
+                queue
+                  .run(() => rasterise(fig.svg, job.fontDir, 2))
+                  .then((bytes) => {
+                    phase(`chart ${chart.id} rasterised`);
+                    return withITxt(bytes, STAMP_KEYWORD, stampJson(stamp));
+                  }),
+              )
+            : null;
+        return { id: chart.id, title: chart.parts.title, svg: fig.svg, png };
+      });
+      figures.push(settle(figure));
+    }),
+  );
+  void drawn.then(
+    () => queue.allow(1),
+    () => queue.allow(Number.POSITIVE_INFINITY),
+  );
+  return {
+    finish: async (finalInput) => {
+      const final = finalInput as DrawJob;
+      if (!sameCharts({ ...job, stamp: await stamped }, final)) return null;
+      queue.allow(Number.POSITIVE_INFINITY);
+      // a chart that fails to draw fails the report, once the images already started are done
+      await drawn.catch(async (e: unknown) => {
+        await Promise.allSettled(figures.map((f) => f.then((x) => x.png)));
+        throw e;
+      });
+      const done = await Promise.all(figures);
+      const pngs = await Promise.all(done.map((f) => f.png));
+      const files: ReportFile[] = [];
+      if (final.format === 'md') {
+        const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
+        files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl)) });
+        done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
+      } else
+        files.push({
+          name: 'report.html',
+          bytes: encoder.encode(
+            reportHtml(
+              final.data,
+              done.map((f) => ({ title: f.title, svg: f.svg })),
+              final.contractUrl,
+            ),
+          ),
+        });
+      phase('report composed');
+      return files;
+    },
+  };
+}
+
+/** The report's files, drawn from `input` alone. */
+export async function draw(input: DrawInput): Promise<ReportFile[]> {
+  const files = await startDrawing(input).finish(input);
+  if (files === null) throw new Error('internal error: a report input differs from itself');
   return files;
 }

@@ -6,9 +6,11 @@
 import { resolveThresholds, type Thresholds } from '../core/config.ts';
 import type { Outcome } from '../core/engine.ts';
 import { MAX_DETAILED_INCIDENTS } from '../report/markdown.ts';
-import type { OutcomeSink, ReportJob, ReportRenderer } from '../report/renderer.ts';
+import { lowerBound } from '../core/bisect.ts';
+import type { OutcomeSink, ReportJob, ReportRenderer, SettledWatch } from '../report/renderer.ts';
 import { nonDefaultThresholds, PRODUCT_VERSION } from '../report/stamp.ts';
-import { reportData } from '../worker/report.ts';
+import type { SeriesView } from '../worker/protocol.ts';
+import { incidentMargin, reportData } from '../worker/report.ts';
 import { shapeView } from '../worker/shape.ts';
 import { TurnColumnStore } from '../worker/turnColumnStore.ts';
 import type { DrawJob } from './draw.ts';
@@ -50,10 +52,15 @@ class Sessions implements OutcomeSink {
    */
   private readonly quotable: (k: number) => boolean;
 
+  /** told once when the charts' turns are final; undefined once told, or when nobody asked */
+  private settled: SettledWatch | undefined;
+
   constructor(
     private readonly user: Partial<Thresholds>,
-    scope: ReportJob['scope'] = { kind: 'turns', from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY },
+    private readonly scope: ReportJob['scope'] = { kind: 'turns', from: Number.NEGATIVE_INFINITY, to: Number.POSITIVE_INFINITY },
+    settled?: SettledWatch,
   ) {
+    this.settled = settled;
     this.quotable = scope.kind === 'incident' ? (k) => k === scope.number - 1 : scope.kind === 'session' ? (k) => k < MAX_DETAILED_INCIDENTS : () => true;
   }
 
@@ -82,8 +89,63 @@ class Sessions implements OutcomeSink {
       const named = this.incidents.get(result.sessionId)!.next(store.turnCount, result.findings);
       const quoted = named.some(this.quotable);
       store.record(result, quoted ? snapshot : { ...snapshot, spans: [] });
+      if (this.settled !== undefined) this.watch(store, this.settled);
     }
   }
+
+  /** Tells `settled` once the report's session has read past the last turn its charts show. */
+  private watch(store: TurnColumnStore, settled: SettledWatch): void {
+    // the session analyse() will take: the named one, or the first with a snapshot (this one,
+    // if it is the first session the file named; if another came before it, wait for the end)
+    const ours = settled.sessionId === null ? this.stores.values().next().value === store : store.sessionId === settled.sessionId;
+    if (!ours || !chartsFinal(store, this.scope)) return;
+    this.settled = undefined;
+    settled.onSettled();
+  }
+}
+
+/**
+ * Whether the turns the charts show can no longer change: the window's last turn (the
+ * incident's last turn and its margin, or --turns' end) is before the session's latest
+ * snapshot, and, for an incident, the incident has ended (its signal did not fire on the
+ * latest snapshot). Later snapshots only add turns after it; what else they change (a series
+ * first seen later: agreement, canaries, rewrites) is caught by comparing the charts' input
+ * with the final one (draw.ts).
+ */
+function chartsFinal(store: TurnColumnStore, scope: ReportJob['scope']): boolean {
+  const n = store.turnCount;
+  let to: number;
+  if (scope.kind === 'incident') {
+    const k = scope.number - 1;
+    if (k >= store.incidentSignal.length) return false;
+    const end = store.incidentEnd.get(k);
+    if (end >= n - 1) return false;
+    const firstTurn = store.turn.get(store.incidentStart.get(k));
+    const lastTurn = store.turn.get(end);
+    to = lastTurn + incidentMargin(firstTurn, lastTurn);
+  } else if (scope.kind === 'turns') to = scope.to;
+  else return false; // the whole session: its end is the file's
+  return store.turn.get(n - 1) > to;
+}
+
+/**
+ * The view as the charts read it: the window's series, and the session-wide columns (the
+ * overview's: every turn, severity, the ribbon) cut to the window, which the charts do not
+ * read. So a view made while the file is still being read, once the window's turns are final,
+ * equals the one made at the end, and the charts drawn from it are the same bytes.
+ */
+function chartView(view: SeriesView): SeriesView {
+  const i0 = lowerBound(view.turns, view.from);
+  const i1 = i0 + view.windowTurns;
+  return {
+    ...view,
+    firstTurn: view.from,
+    lastTurn: view.to,
+    turnCount: view.windowTurns,
+    turns: view.turns.slice(i0, i1),
+    severity: view.severity.slice(i0, i1),
+    ribbon: new Uint8Array(0),
+  };
 }
 
 function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['analyse']> {
@@ -105,7 +167,7 @@ function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['
     );
   }
   const data = reportData(store, { sessionId: store.sessionId, scope: job.scope, source: job.source, version: PRODUCT_VERSION, exportedAt: job.exportedAt });
-  const view = shapeView(store, { sessionId: store.sessionId, window: data.range, points: REPORT_CHART_WIDTH * 2, ribbon: 200 });
+  const view = chartView(shapeView(store, { sessionId: store.sessionId, window: data.range, points: REPORT_CHART_WIDTH * 2, ribbon: 200 }));
   const selected = data.focus?.firstTurn ?? null;
   const draw: DrawJob = {
     kind: 'draw-input',
@@ -132,6 +194,6 @@ function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['
 }
 
 export const renderer: ReportRenderer = {
-  sink: (user, scope) => new Sessions(user, scope),
+  sink: (user, scope, settled) => new Sessions(user, scope, settled),
   analyse,
 };

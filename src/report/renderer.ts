@@ -42,9 +42,23 @@ export interface DrawInput {
   readonly kind: 'draw-input';
 }
 
+/**
+ * Asked of the sink by `report`: call `onSettled` (once, from inside `take`) as soon as the
+ * turns the charts show are final, while the rest of the file is still being read, so the
+ * charts can be drawn then (docs/reports.md, "Speed").
+ */
+export interface SettledWatch {
+  /** the session the report is about (`--session`), or null: the first with a snapshot */
+  sessionId: string | null;
+  onSettled: () => void;
+}
+
 export interface ReportRenderer {
-  /** `scope`, when given, lets the sink keep span rows only where the report can quote them */
-  sink(userThresholds: Partial<Thresholds>, scope?: ReportJob['scope']): OutcomeSink;
+  /**
+   * `scope`, when given, lets the sink keep span rows only where the report can quote them;
+   * `settled`, when given, is told when the charts' turns are final (--incident N, --turns A..B)
+   */
+  sink(userThresholds: Partial<Thresholds>, scope?: ReportJob['scope'], settled?: SettledWatch): OutcomeSink;
   /** what the report says and what its charts show; throws with a sentence when the session or scope does not exist */
   analyse(sink: OutcomeSink, job: ReportJob): { data: ReportData; draw: DrawInput };
 }
@@ -55,6 +69,12 @@ export interface ReportRenderer {
  * "Speed").
  */
 export interface ReportDrawer {
+  /**
+   * Starts drawing the charts of an input made while the file was still being read (its
+   * source's sha256 may be null: the drawing side fills in the one it hashes). `draw` uses
+   * these charts when its own input shows exactly the same ones, else draws afresh.
+   */
+  early(input: DrawInput): void;
   /** the report's files (report.md + images, or report.html) */
   draw(input: DrawInput): Promise<ReportFile[]>;
   /** the file's sha256 (hex), read off the CLI's thread: on the drawing thread once it has loaded, while the CLI's thread still reads the file */
@@ -64,7 +84,12 @@ export interface ReportDrawer {
 }
 
 /** What the CLI's thread posts to the drawing thread. */
-export type DrawRequest = { kind: 'sha256'; file: string } | DrawInput;
+export type DrawRequest = { kind: 'sha256'; file: string } | { kind: 'early'; input: DrawInput } | DrawInput;
 
-/** What the drawing thread posts back: a file's sha256, the files (their buffers transferred), or why it could not. */
-export type DrawReply = { kind: 'sha256'; sha256: string } | { kind: 'files'; files: ReportFile[] } | { kind: 'sha256' | 'files'; error: string };
+/**
+ * What the drawing thread posts back: a file's sha256, the files (their buffers transferred),
+ * why it could not, or `redo`: it drew early charts that are not this input's, so its id
+ * counters (React's, Recharts') have moved on and a fresh thread must draw it.
+ */
+export type DrawReply =
+  { kind: 'sha256'; sha256: string } | { kind: 'files'; files: ReportFile[] } | { kind: 'files'; redo: true } | { kind: 'sha256' | 'files'; error: string };

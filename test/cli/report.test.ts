@@ -125,6 +125,46 @@ describe('context-health report', () => {
   });
 
   it(
+    'gives the bytes of charts drawn at the end when it draws them while reading the file, also when a later snapshot changes them',
+    async () => {
+      const phasesOf = (file: string): string[] =>
+        fs
+          .readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { phase: string }).phase);
+      const same = (a: string, b: string): void => {
+        const names = files(a).filter((f) => f.includes('.'));
+        expect(files(b).filter((f) => f.includes('.'))).toEqual(names);
+        for (const f of names) expect(fs.readFileSync(path.join(b, f)).equals(fs.readFileSync(path.join(a, f))), f).toBe(true);
+      };
+      // incident 1 ends long before the file does: its charts are drawn early (run a, above)
+      const atEnd = await runCli(['report', SAMPLE, '--incident', '1', '--set', 'spread_floor=0.1', '--out', out('end')], {
+        env: { CONTEXT_HEALTH_EARLY_CHARTS: '0' },
+      });
+      expect(atEnd.code).toBe(incidentRun.code);
+      same(out('a'), out('end'));
+      // the last snapshot brings a reference agreement (contract §7): the charts of turns 1–20
+      // drawn early have no agreement chart; the final ones do, drawn afresh
+      const lines = fs.readFileSync(SAMPLE, 'utf8').trimEnd().split('\n');
+      lines[lines.length - 1] = lines[lines.length - 1]!.replace('"type":"snapshot",', '"type":"snapshot","reference_agreement":0.5,');
+      const late = out('late-agreement.jsonl');
+      fs.writeFileSync(late, lines.join('\n') + '\n');
+      const phases = out('phases.jsonl');
+      const early = await runCli(['report', late, '--turns', '1..20', '--out', out('late')], { env: { CONTEXT_HEALTH_PHASES: phases } });
+      const end = await runCli(['report', late, '--turns', '1..20', '--out', out('late-end')], { env: { CONTEXT_HEALTH_EARLY_CHARTS: '0' } });
+      expect(early.stderr).toBe('');
+      expect(early.code).toBe(end.code);
+      expect(files(out('late'))).toContain('images/agreement.png');
+      same(out('late-end'), out('late'));
+      expect(phasesOf(phases)).toEqual(
+        expect.arrayContaining(['charts settled, early drawing posted', 'early charts not the final ones: drawing on a fresh thread']),
+      );
+    },
+    LONG,
+  );
+
+  it(
     'stamps the export time only with --timestamp, and writes one self-contained HTML file',
     async () => {
       const run = await runCli(['report', SAMPLE, '--turns', '130..150', '--format', 'html', '--timestamp', '--fail-on', 'never', '--out', out('h')]);

@@ -19,11 +19,16 @@ export interface CliInput {
   feed?: (stdin: NodeJS.WritableStream) => Promise<void>;
   /** node's own options, before the script */
   nodeArgs?: string[];
+  /** environment variables added to this process's */
+  env?: Record<string, string>;
 }
 
 export function runCli(args: string[], input: CliInput = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(input.nodeArgs ?? []), BIN, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...(input.nodeArgs ?? []), BIN, ...args], {
+      cwd: ROOT,
+      ...(input.env === undefined ? {} : { env: { ...process.env, ...input.env } }),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
