@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobSummary, SessionSummary, WorkerEvent } from '../src/worker/client.ts';
 
 type Listener = (e: Exclude<WorkerEvent, { type: 'reply' }>) => void;
-const fake = vi.hoisted(() => ({ listener: null as null | ((e: never) => void), opened: 0 }));
+const fake = vi.hoisted(() => ({ listener: null as null | ((e: never) => void), opened: 0, paced: [] as unknown[], drawn: 0 }));
 
 vi.mock('./analysisClient.ts', () => ({
   analysisClient: () => ({
@@ -12,8 +12,13 @@ vi.mock('./analysisClient.ts', () => ({
       fake.listener = fn;
       return () => undefined;
     },
-    open: () => {
+    job: 1,
+    open: (_source: unknown, _thresholds: unknown, _scorer: unknown, options: unknown) => {
       fake.opened++;
+      fake.paced.push(options);
+    },
+    summaryDrawn: () => {
+      fake.drawn++;
     },
     cancel: () => undefined,
     // replies never come: these tests are about the events
@@ -58,6 +63,16 @@ describe('Worker summaries reach the store', () => {
     expect(st.summary).toBe(s);
     expect(st.latestSummary).toBe(s);
     expect(st.sessionId).toBe('s1');
+  });
+
+  it('asks for paced summaries and says when each one is drawn, after the store took it', () => {
+    openLive('s1');
+    expect(fake.paced.at(-1)).toEqual({ pacedSummaries: true });
+    const drawn = fake.drawn;
+    emit({ type: 'summary', job: 1, summary: summary(3) });
+    expect(fake.drawn).toBe(drawn); // not before the page had a chance to draw it
+    vi.runAllTimers();
+    expect(fake.drawn).toBe(drawn + 1);
   });
 
   it('while a live view is paused: the newest summary is kept aside, the screen keeps its own', () => {

@@ -63,7 +63,7 @@ function start(source: Source, info: AnalysisState['source']): void {
   resetFindingDetails();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
-  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer);
+  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 
 /** Runs the analysis again with the thresholds now set (the Worker re-reads the source). */
@@ -73,7 +73,7 @@ export function reanalyse(): void {
   resetFindingDetails();
   const keep = useAnalysis.getState();
   set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
-  worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer);
+  worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 
 /** Back to the welcome screen (a link, or Back, to the page with no view). */
@@ -126,6 +126,7 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
     }
     case 'summary':
       receiveSummary(event.summary, false);
+      summaryDrawn();
       return;
     case 'done':
       performance.mark('context-health:done');
@@ -133,6 +134,21 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
       receiveSummary(event.summary, true);
       return;
   }
+}
+
+// The Worker sends the next summary only when this one has been drawn (after the next
+// frame's paint), besides its interval: a page slowed down by a busy machine is never handed
+// summaries faster than it can show them (docs/performance.md).
+const PACED = { pacedSummaries: true };
+
+function summaryDrawn(): void {
+  const job = worker().job;
+  const drawn = (): void => {
+    if (worker().job === job) worker().summaryDrawn();
+  };
+  // no frames outside a page (the store's tests): drawn as soon as the store took it
+  if (typeof requestAnimationFrame === 'undefined') setTimeout(drawn, 0);
+  else requestAnimationFrame(() => setTimeout(drawn, 0));
 }
 
 function isLive(): boolean {

@@ -11,7 +11,11 @@
 //      animation frame's scripts are attributed (what invoked them, where from), and
 //      BENCH_PROFILE=1 also records a CPU profile of the window and prints the functions
 //      with the most self time (build with `npx vite build --minify false` for readable
-//      names; the profile is saved in bench/out/live.cpuprofile for DevTools).
+//      names; the profile is saved in bench/out/live.cpuprofile for DevTools), and one of the
+//      analysis Worker (bench/out/live-worker.cpuprofile). BENCH_TRACE=1 records a Chromium
+//      trace of the window and prints each thread's CPU (main thread, Worker, compositor,
+//      raster threads; bench/out/live.trace.json for chrome://tracing or Perfetto), and
+//      BENCH_ACTIONS=1 counts the actions dispatched to Recharts' chart stores by type.
 //   3. overview (bench/overview.ts): 500 idle sessions and 20 live ones streaming, the home
 //      page's sessions overview updating: the same long-task and frame figures.
 // Run alone: node --import tsx bench/browser.ts   (or npm run bench -- browser;
@@ -29,7 +33,16 @@ import { dropFile } from '../e2e/helpers/app.ts';
 import { writeSimulated } from './transcripts.ts';
 import { ROOT, startRelay, type RelayHandle } from '../e2e/helpers/relay.ts';
 import { openIngest } from './ingestSocket.ts';
-import { MEASURE_MAIN_THREAD, mainThreadMetrics, selfTimes, type Loaf, type ProfileNode } from './mainThread.ts';
+import {
+  COUNT_CHART_ACTIONS,
+  MEASURE_MAIN_THREAD,
+  mainThreadMetrics,
+  selfTimes,
+  threadTimes,
+  workerSession,
+  type Loaf,
+  type ProfileNode,
+} from './mainThread.ts';
 
 const OUT = path.join(ROOT, 'bench', 'out');
 const LOAD_TURNS = Number(process.env.BENCH_TURNS ?? 2000);
@@ -270,11 +283,16 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
   while (answers.acked < 2) await new Promise((r) => setTimeout(r, 10));
 
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  const countActions = process.env.BENCH_ACTIONS !== undefined;
+  if (countActions) await page.addInitScript(COUNT_CHART_ACTIONS);
   await page.goto(`${relay.url}/${process.env.BENCH_QUERY ?? ''}#live=${encodeURIComponent(sessionId)}`);
   await page.locator('[data-testid="connection-status"][data-state="live"]').waitFor({ timeout: 30_000 });
   const metrics = await page.context().newCDPSession(page);
   await metrics.send('Performance.enable');
   const cdp = process.env.BENCH_PROFILE !== undefined ? metrics : null;
+  // the analysis Worker's own profile too: on 2 cores its CPU is what the main thread waits for
+  const workerCdp = cdp !== null ? await workerSession(metrics) : null;
+  const tracing = process.env.BENCH_TRACE !== undefined;
   let before: Record<string, number> = {};
 
   // 200 snapshots a second, in slices every ~5 ms; the window opens after the warm-up
@@ -289,12 +307,19 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
       measuring = true;
       tWindow = performance.now();
       await page.evaluate(MEASURE_MAIN_THREAD);
+      if (countActions) await page.evaluate('window.__actions = {}');
       before = await mainThreadMetrics(metrics);
       if (cdp !== null) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
         await cdp.send('Profiler.start');
       }
+      if (workerCdp !== null) {
+        await workerCdp.send('Profiler.enable');
+        await workerCdp.send('Profiler.setSamplingInterval', { interval: 500 });
+        await workerCdp.send('Profiler.start');
+      }
+      if (tracing) await browser.startTracing(page, { categories: ['toplevel', '__metadata'] });
     }
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -306,8 +331,14 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
     w.__stop = true;
     return { long: w.__long, frames: w.__frames, loaf: w.__loaf };
   });
+  const actions = countActions ? ((await page.evaluate('window.__actions')) as Record<string, { n: number; ms: number }>) : null;
   const profile =
     cdp !== null ? ((await cdp.send('Profiler.stop')) as { profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } }).profile : null;
+  const workerProfile =
+    workerCdp !== null
+      ? (await workerCdp.send<{ profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] } }>('Profiler.stop')).profile
+      : null;
+  const trace = tracing ? (JSON.parse((await browser.stopTracing()).toString('utf8')) as Parameters<typeof threadTimes>[0]) : null;
   const sendSeconds = (performance.now() - t0) / 1000;
   while (answers.acked + answers.rejected < lines.length && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
   const ackSeconds = (performance.now() - t0) / 1000;
@@ -361,10 +392,30 @@ async function benchLive(browser: Browser, relay: RelayHandle): Promise<void> {
     );
     for (const [k, v] of [...by.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 8)) console.log(`      ${v.ms.toFixed(0).padStart(6)} ms  ×${v.n}  ${k}`);
   }
+  if (actions !== null) {
+    console.log('    Recharts store actions in the window (chart, action: count, ms in dispatch):');
+    for (const [k, v] of Object.entries(actions)
+      .sort((a, b) => b[1].n - a[1].n)
+      .slice(0, 30))
+      console.log(`      ${String(v.n).padStart(5)}  ${v.ms.toFixed(0).padStart(5)} ms  ${k}`);
+  }
   if (profile !== null) {
     fs.writeFileSync(path.join(OUT, 'live.cpuprofile'), JSON.stringify(profile));
     console.log('    CPU profile of the window, self time (bench/out/live.cpuprofile):');
     for (const x of selfTimes(profile, 25)) console.log(`      ${x.ms.toFixed(0).padStart(6)} ms  ${x.name}`);
+  }
+  if (workerProfile !== null) {
+    fs.writeFileSync(path.join(OUT, 'live-worker.cpuprofile'), JSON.stringify(workerProfile));
+    console.log('    the analysis Worker over the window, self time (bench/out/live-worker.cpuprofile):');
+    for (const x of selfTimes(workerProfile, 25)) console.log(`      ${x.ms.toFixed(0).padStart(6)} ms  ${x.name}`);
+  }
+  if (trace !== null) {
+    fs.writeFileSync(path.join(OUT, 'live.trace.json'), JSON.stringify(trace));
+    console.log('    CPU by thread over the window (Chromium trace, top-level tasks; bench/out/live.trace.json):');
+    for (const t of threadTimes(trace).slice(0, 12))
+      console.log(
+        `      ${t.cpuMs.toFixed(0).padStart(6)} ms CPU  ${t.wallMs.toFixed(0).padStart(6)} ms wall  ${String(t.tasks).padStart(6)} tasks  ${t.thread}`,
+      );
   }
 }
 

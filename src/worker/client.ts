@@ -58,15 +58,24 @@ export class AnalysisClient {
     return this.jobId;
   }
 
-  /** Starts analysing a source; everything from the previous job is dropped from now on. */
-  open(source: Source, userThresholds: Partial<Thresholds>, scorer: ScorerMode = 'auto'): number {
+  /**
+   * Starts analysing a source; everything from the previous job is dropped from now on.
+   * `pacedSummaries`: the caller says when it has drawn each summary (summaryDrawn), and
+   * the Worker sends the next one only then (OpenRequest.pacedSummaries).
+   */
+  open(source: Source, userThresholds: Partial<Thresholds>, scorer: ScorerMode = 'auto', options: { pacedSummaries?: boolean } = {}): number {
     const job = ++this.jobId;
     for (const [req, p] of this.pending) {
       p.reject(new StaleReply());
       this.pending.delete(req);
     }
-    this.worker.postMessage({ type: 'open', job, source, userThresholds, scorer });
+    this.worker.postMessage({ type: 'open', job, source, userThresholds, scorer, ...(options.pacedSummaries === true ? { pacedSummaries: true } : {}) });
     return job;
+  }
+
+  /** The last summary is on screen: the Worker may send the next (a job opened with pacedSummaries). */
+  summaryDrawn(): void {
+    this.worker.postMessage({ type: 'summary-drawn', job: this.jobId });
   }
 
   cancel(): void {

@@ -227,6 +227,44 @@ describe('Controller: live', () => {
     expect(h.events.filter((e) => e.type === 'connection').at(-1)).toMatchObject({ connection: { state: 'closed' } });
   });
 
+  it('paces summaries by the page when asked: none queued until the last is drawn, and the newest when it is', async () => {
+    const lines = transcript(60);
+    const sockets: SocketLike[] = [];
+    const h = new Harness(() => {
+      const s: SocketLike = { onopen: null, onmessage: null, onclose: null, onerror: null, close: () => undefined };
+      sockets.push(s);
+      return s;
+    });
+    h.c.handle({
+      type: 'open',
+      job: 1,
+      source: { kind: 'live', wsUrl: 'ws://relay/api/sessions/run/subscribe', sessionId: 'run' },
+      userThresholds: {},
+      pacedSummaries: true,
+    });
+    const frame = (o: object): void => sockets.at(-1)!.onmessage!({ data: JSON.stringify(o) });
+    const summaries = (): JobSummary[] =>
+      h.events.filter((e): e is Extract<WorkerEvent, { type: 'summary' }> => e.type === 'summary').map((e) => e.summary as JobSummary);
+    frame({ type: 'hello', session_id: 'run', since: 0, last_seq: 10 });
+    for (let seq = 1; seq <= 10; seq++) frame({ type: 'msg', seq, data: JSON.parse(lines[seq - 1]!) });
+    frame({ type: 'caught_up', seq: 10 }); // caught up: a summary at once
+    const turnsAfter = (n: number): number => oracle(lines.slice(0, n)).sessions[0]!.turns;
+    expect(summaries().map((x) => x.sessions[0]!.turns)).toEqual([turnsAfter(10)]);
+    for (let seq = 11; seq <= 25; seq++) frame({ type: 'msg', seq, data: JSON.parse(lines[seq - 1]!) });
+    await new Promise((r) => setTimeout(r, 60)); // many intervals (5 ms here), but the page has not drawn
+    expect(summaries()).toHaveLength(1);
+    h.c.handle({ type: 'summary-drawn', job: 2 }); // another job's: ignored
+    await new Promise((r) => setTimeout(r, 30));
+    expect(summaries()).toHaveLength(1);
+    h.c.handle({ type: 'summary-drawn', job: 1 });
+    await expect.poll(() => summaries().length).toBe(2);
+    expect(summaries()[1]!.sessions[0]!.turns).toBe(turnsAfter(25)); // the newest state, not one per message
+    h.c.handle({ type: 'summary-drawn', job: 1 });
+    for (let seq = 26; seq <= lines.length; seq++) frame({ type: 'msg', seq, data: JSON.parse(lines[seq - 1]!) });
+    await expect.poll(() => summaries().at(-1)!.sessions[0]!.turns).toBe(turnsAfter(lines.length)); // every turn ends up shown
+    h.c.handle({ type: 'cancel', job: 1 });
+  });
+
   it('says a live session is scored by the reference when its header says so (contract §7, as `watch` sends it)', async () => {
     const sockets: SocketLike[] = [];
     const h = new Harness(() => {

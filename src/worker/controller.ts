@@ -67,6 +67,12 @@ class Job {
   finished = false;
   /** why the job was stopped by an error nothing else caught (see Controller.fail) */
   failure: string | null = null;
+  /** OpenRequest.pacedSummaries: a summary was sent and the page has not said it drew it */
+  paced = false;
+  awaitingDrawn = false;
+  /** data arrived while awaiting: a summary is due when the page has drawn */
+  summaryDue = false;
+  lastSummaryAt = 0;
 
   constructor(
     readonly id: number,
@@ -208,6 +214,16 @@ export class Controller {
       case 'cancel':
         if (this.job?.id === req.job) this.stopJob(this.job, 'cancelled by you');
         return;
+      case 'summary-drawn': {
+        const job = this.job;
+        if (job === null || job.id !== req.job || !job.awaitingDrawn) return;
+        job.awaitingDrawn = false;
+        if (job.summaryDue) {
+          job.summaryDue = false;
+          this.scheduleSummary(job);
+        }
+        return;
+      }
       case 'query':
         this.query(req);
         return;
@@ -248,6 +264,7 @@ export class Controller {
     if (this.job !== null) this.stopJob(this.job, 'replaced by a new source');
     const job = new Job(req.job, req.source, req.userThresholds, req.scorer ?? 'auto', this.o.sha256, this.o.limits ?? DEFAULT_STORE_LIMITS);
     this.job = job;
+    job.paced = req.pacedSummaries === true;
     if (req.source.kind === 'live') return this.openLive(job, req.source.wsUrl);
     let state: LoadState = 'done';
     let message: string | null = null;
@@ -358,17 +375,28 @@ export class Controller {
 
   private scheduleSummary(job: Job): void {
     if (this.summaryTimer !== null || this.job !== job) return;
-    this.summaryTimer = setTimeout(
-      () => {
-        this.summaryTimer = null;
-        if (this.job === job && !job.finished) this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
-      },
-      this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000),
-    );
+    if (job.awaitingDrawn) {
+      job.summaryDue = true;
+      return;
+    }
+    const every = this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000);
+    // paced: the interval counts from the last summary sent, not from when the page drew it
+    const delay = job.paced ? Math.max(0, job.lastSummaryAt + every - performance.now()) : every;
+    this.summaryTimer = setTimeout(() => {
+      this.summaryTimer = null;
+      if (this.job === job && !job.finished) this.postSummary(job);
+    }, delay);
   }
 
   private flushSummary(job: Job): void {
     this.clearSummaryTimer();
+    this.postSummary(job);
+  }
+
+  private postSummary(job: Job): void {
+    job.summaryDue = false;
+    if (job.paced) job.awaitingDrawn = true;
+    job.lastSummaryAt = performance.now();
     this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
   }
 

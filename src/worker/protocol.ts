@@ -28,6 +28,19 @@ export interface OpenRequest {
   userThresholds: Partial<Thresholds>;
   /** whose scores the engine sees, as `check --scorer` (contract §7); default auto */
   scorer?: ScorerMode;
+  /**
+   * Summaries are paced by the page: after a `summary` event the next one waits for a
+   * `summary-drawn` request (besides the usual interval), so a page that is slow to draw
+   * never has summaries queued up behind its work (docs/performance.md). Without it the
+   * Worker sends one every interval.
+   */
+  pacedSummaries?: boolean;
+}
+
+/** The page has drawn the last summary: the Worker may send the next (OpenRequest.pacedSummaries). */
+export interface SummaryDrawnRequest {
+  type: 'summary-drawn';
+  job: number;
 }
 
 export interface CancelRequest {
@@ -93,7 +106,7 @@ export interface QueryRequestOf<K extends QueryKind> {
  */
 export type QueryRequest<K extends QueryKind = QueryKind> = { [P in K]: QueryRequestOf<P> }[K];
 
-export type Request = OpenRequest | CancelRequest | QueryRequest;
+export type Request = OpenRequest | CancelRequest | SummaryDrawnRequest | QueryRequest;
 
 // ------------------------------------------------------------------ events and replies
 

@@ -2,6 +2,7 @@
 // the spans and the reference scorer's (BM25 against the task), with the
 // reference_agreement_floor that reference_disagreement judges against. Drawn only when the
 // session's snapshots carry an agreement (`both`).
+import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from '../../components/ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
@@ -11,17 +12,51 @@ import { readout } from './rows.ts';
 import { Rule, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { ChartViewContext, FromView } from './chartView.tsx';
+import type { SeriesView } from '../../../src/worker/client.ts';
 
 const TAU_DOMAIN: [number, number] = [-1, 1];
 const TAU_TICKS = [-1, -0.5, 0, 0.5, 1];
+
+// Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
+const drawLine = (v: SeriesView) => (v.spread.agreement === null ? null : <SeriesLine x={v.spread.x} y={v.spread.agreement} stroke={C.primary} width={2} />);
+const drawCompactions = (v: SeriesView) => <CompactionMarkers turns={v.compactions} />;
+const hover: Readout = (v, t) =>
+  v.spread.agreement === null ? null : readout(v.spread.x, t, [{ label: 'τ-b', y: v.spread.agreement, color: C.primary, digits: 3 }]);
 
 export function AgreementChart() {
   const { view, xd, anchor, xTicks } = useTurnAxis(0);
   const s = view?.spread;
   const agreement = s?.agreement ?? null;
-  if (view !== null && agreement === null) return null;
   const floor = s?.agreementFloor ?? 0;
-  const hover: Readout | undefined = s && agreement ? (t) => readout(s.x, t, [{ label: 'τ-b', y: agreement, color: C.primary, digits: 3 }]) : undefined;
+  // the same element while the axes are: a data update re-renders the line only
+  const plot = useMemo(
+    () => (
+      <ChartBox height={150}>
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={C.grid} vertical={false} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis
+            interval={0}
+            type="number"
+            domain={TAU_DOMAIN}
+            ticks={TAU_TICKS}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
+          />
+          <FromView draw={drawLine} />
+          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
+          <Rule y={floor} stroke={C.warning} dash="6 4" width={1.5} label={`reference_agreement_floor ${floor}`} />
+          <FromView draw={drawCompactions} />
+          <TurnOverlay readout={hover} />
+        </ComposedChart>
+      </ChartBox>
+    ),
+    [anchor, xTicks, xd, floor],
+  );
+  if (view !== null && agreement === null) return null;
   return (
     <ChartFrame
       testId="chart-agreement"
@@ -40,27 +75,7 @@ export function AgreementChart() {
         ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
     >
-      <ChartBox height={150}>
-        <ComposedChart data={anchor} margin={CHART_MARGIN}>
-          <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            domain={TAU_DOMAIN}
-            ticks={TAU_TICKS}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
-          />
-          {s && agreement && <SeriesLine x={s.x} y={agreement} stroke={C.primary} width={2} />}
-          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
-          <Rule y={floor} stroke={C.warning} dash="6 4" width={1.5} label={`reference_agreement_floor ${floor}`} />
-          <CompactionMarkers turns={view?.compactions} />
-          <TurnOverlay readout={hover} />
-        </ComposedChart>
-      </ChartBox>
+      <ChartViewContext.Provider value={view}>{plot}</ChartViewContext.Provider>
     </ChartFrame>
   );
 }

@@ -4,22 +4,55 @@ import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C, CANARY_COLORS } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
-import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
-import { niceTicks, bandRanges, rankDomain, readout } from './rows.ts';
-import { SeriesLine, SeriesMarkers, Shade } from './Series.tsx';
+import { useStableDomain, useTurnAxis } from './common.tsx';
+import { niceTicks, rankDomain, readout } from './rows.ts';
+import { SeriesLine, SeriesMarkers } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
+import type { SeriesView } from '../../../src/worker/client.ts';
 
 const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
+
+// Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
+const drawSeries = (v: SeriesView) => {
+  const s = v.canary;
+  return (
+    <>
+      <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />
+      {s.canaries.map((c, k) => (
+        <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />
+      ))}
+    </>
+  );
+};
+const drawMarkers = (v: SeriesView) => {
+  const s = v.canary;
+  return s.inversionX.length > 0 ? <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} /> : null;
+};
+const pickNone = (v: SeriesView) => v.canary.noCanary;
+const pickInversions = (v: SeriesView) => v.canary.inversions;
+const drawCompactions = (v: SeriesView) => <CompactionMarkers turns={v.compactions} />;
+const hover: Readout = (v, t) => {
+  const s = v.canary;
+  return readout(s.x, t, [
+    ...s.canaries.map((c, k) => ({
+      label: `rank of ${c.spanId.length > 14 ? c.spanId.slice(0, 13) + '…' : c.spanId}`,
+      y: c.rank,
+      color: color(k),
+      digits: 0,
+    })),
+    { label: 'median rank', y: s.medianRank, color: C.median, digits: 1 },
+    { label: 'scored spans', y: s.nScored, color: C.muted, digits: 0 },
+  ]);
+};
 
 export function CanaryChart() {
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(1);
   const s = view?.canary;
   const yRank = useStableDomain(useMemo(() => (s ? rankDomain(s) : ([1, 10] as [number, number])), [s]));
   const rankTicks = useMemo(() => [1, ...niceTicks(yRank[0], yRank[1], 5).filter((v) => v > 1)], [yRank]);
-  const inv = useStableRanges(useMemo(() => (s ? bandRanges(s.inversions, minW) : []), [s, minW]));
-  const none = useStableRanges(useMemo(() => (s ? bandRanges(s.noCanary, minW) : []), [s, minW]));
   const hasCanary = s?.hasCanary ?? false;
   const bLegend = useCompareLegend('rank of its first pinned span');
   const legend: LegendItem[] = [
@@ -30,19 +63,37 @@ export function CanaryChart() {
     ...bLegend,
     ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
   ];
-  const hover: Readout | undefined = s
-    ? (t) =>
-        readout(s.x, t, [
-          ...s.canaries.map((c, k) => ({
-            label: `rank of ${c.spanId.length > 14 ? c.spanId.slice(0, 13) + '…' : c.spanId}`,
-            y: c.rank,
-            color: color(k),
-            digits: 0,
-          })),
-          { label: 'median rank', y: s.medianRank, color: C.median, digits: 1 },
-          { label: 'scored spans', y: s.nScored, color: C.muted, digits: 0 },
-        ])
-    : undefined;
+  // the same element while the axes and shaded ranges are: a data update re-renders the series only
+  const plot = useMemo(
+    () => (
+      <ChartBox height={CHART_HEIGHT}>
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={C.grid} vertical={false} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis
+            interval={0}
+            type="number"
+            reversed
+            domain={yRank}
+            ticks={rankTicks}
+            allowDataOverflow
+            allowDecimals={false}
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('rank (1 = top)', 'left')}
+          />
+          <ViewShade pick={pickNone} minWidth={minW} fill={C.shadeNone} opacity={0.5} />
+          <ViewShade pick={pickInversions} minWidth={minW} fill={C.shadeFault} opacity={0.18} />
+          <FromView draw={drawSeries} />
+          <CompareLine pick={B_SERIES.canary} />
+          <FromView draw={drawMarkers} />
+          <FromView draw={drawCompactions} />
+          <TurnOverlay readout={hover} />
+        </ComposedChart>
+      </ChartBox>
+    ),
+    [anchor, xTicks, xd, yRank, rankTicks, minW],
+  );
   return (
     <ChartFrame
       testId="chart-canary"
@@ -67,34 +118,7 @@ export function CanaryChart() {
           </span>
         </div>
       ) : (
-        <ChartBox height={CHART_HEIGHT}>
-          <ComposedChart data={anchor} margin={CHART_MARGIN}>
-            <CartesianGrid stroke={C.grid} vertical={false} />
-            <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-            <YAxis
-              interval={0}
-              type="number"
-              reversed
-              domain={yRank}
-              ticks={rankTicks}
-              allowDataOverflow
-              allowDecimals={false}
-              tick={AXIS_TICK}
-              width={56}
-              label={yLabel('rank (1 = top)', 'left')}
-            />
-            <Shade ranges={none} fill={C.shadeNone} opacity={0.5} />
-            <Shade ranges={inv} fill={C.shadeFault} opacity={0.18} />
-            {s && <SeriesLine x={s.x} y={s.medianRank} stroke={C.median} width={1.5} dash="5 4" />}
-            {s?.canaries.map((c, k) => (
-              <SeriesLine key={c.spanId} x={s.x} y={c.rank} stroke={color(k)} width={2} />
-            ))}
-            <CompareLine pick={B_SERIES.canary} />
-            {s && s.inversionX.length > 0 && <SeriesMarkers x={s.inversionX} y={s.inversionRank} fill={C.fault} shape="circle" r={3} />}
-            <CompactionMarkers turns={view?.compactions} />
-            <TurnOverlay readout={hover} />
-          </ComposedChart>
-        </ChartBox>
+        <ChartViewContext.Provider value={view}>{plot}</ChartViewContext.Provider>
       )}
     </ChartFrame>
   );

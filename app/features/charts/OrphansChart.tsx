@@ -5,12 +5,20 @@ import { ChartBox, useFixedChart } from './fixedSize.tsx';
 import { C } from '../../components/theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { LineageGraph } from './LineageGraph.tsx';
-import { useStableDomain, useStableRanges, useTurnAxis } from './common.tsx';
-import { countTicks, bandRanges, edgesDomain, readout } from './rows.ts';
-import { SeriesStepArea, Shade } from './Series.tsx';
+import { useStableDomain, useTurnAxis } from './common.tsx';
+import { countTicks, edgesDomain, readout } from './rows.ts';
+import { SeriesStepArea } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
+import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
+import type { SeriesView } from '../../../src/worker/client.ts';
 import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+
+// Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
+const drawArea = (v: SeriesView) => <SeriesStepArea x={v.orphans.x} y={v.orphans.edges} color={C.fault} xEnd={v.to} />;
+const pickOrphaned = (v: SeriesView) => v.orphans.orphaned;
+const drawCompactions = (v: SeriesView) => <CompactionMarkers turns={v.compactions} />;
+const hover: Readout = (v, t) => readout(v.orphans.x, t, [{ label: 'orphan edges', y: v.orphans.edges, color: C.fault, digits: 0 }]);
 
 export function OrphansChart() {
   // drawn for a report: no lineage graph below it
@@ -20,8 +28,34 @@ export function OrphansChart() {
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
   const yTicks = useMemo(() => countTicks(yEdges[1]), [yEdges]);
   const bLegend = useCompareLegend('orphan edges');
-  const bands = useStableRanges(useMemo(() => (s ? bandRanges(s.orphaned, minW) : []), [s, minW]));
-  const hover: Readout | undefined = s ? (t) => readout(s.x, t, [{ label: 'orphan edges', y: s.edges, color: C.fault, digits: 0 }]) : undefined;
+  // the same element while the axes and shaded ranges are: a data update re-renders the series only
+  const plot = useMemo(
+    () => (
+      <ChartBox height={150}>
+        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={C.grid} vertical={false} />
+          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <YAxis
+            interval={0}
+            type="number"
+            allowDecimals={false}
+            domain={yEdges}
+            ticks={yTicks}
+            allowDataOverflow
+            tick={AXIS_TICK}
+            width={56}
+            label={yLabel('edges (count)', 'left')}
+          />
+          <ViewShade pick={pickOrphaned} minWidth={minW} fill={C.shadeFault} opacity={0.25} />
+          <FromView draw={drawArea} />
+          <CompareLine pick={B_SERIES.orphans} />
+          <FromView draw={drawCompactions} />
+          <TurnOverlay readout={hover} />
+        </ComposedChart>
+      </ChartBox>
+    ),
+    [anchor, xTicks, xd, yEdges, yTicks, minW],
+  );
   return (
     <ChartFrame
       testId="chart-orphans"
@@ -42,28 +76,7 @@ export function OrphansChart() {
       ]}
       footer={<LineageGraph />}
     >
-      <ChartBox height={150}>
-        <ComposedChart data={anchor} margin={CHART_MARGIN}>
-          <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            allowDecimals={false}
-            domain={yEdges}
-            ticks={yTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('edges (count)', 'left')}
-          />
-          <Shade ranges={bands} fill={C.shadeFault} opacity={0.25} />
-          {s && view && <SeriesStepArea x={s.x} y={s.edges} color={C.fault} xEnd={view.to} />}
-          <CompareLine pick={B_SERIES.orphans} />
-          <CompactionMarkers turns={view?.compactions} />
-          <TurnOverlay readout={hover} />
-        </ComposedChart>
-      </ChartBox>
+      <ChartViewContext.Provider value={view}>{plot}</ChartViewContext.Provider>
     </ChartFrame>
   );
 }

@@ -9,8 +9,11 @@ import { useAnalysis } from '../../stores/analysis.ts';
 import { nearestTurn, useUi } from '../../stores/ui.ts';
 import type { ReadoutLine } from './rows.ts';
 import { useFixedChart } from './fixedSize.tsx';
+import { useViewInChart } from './chartView.tsx';
+import type { SeriesView } from '../../../src/worker/client.ts';
 
-export type Readout = (turn: number) => { turn: number; lines: ReadoutLine[] } | null;
+/** The values under the pointer, from the chart's view (a module-level function: see chartView.tsx). */
+export type Readout = (view: SeriesView, turn: number) => { turn: number; lines: ReadoutLine[] } | null;
 
 export function TurnOverlay({ readout }: { readout?: Readout }) {
   const fixed = useFixedChart();
@@ -20,6 +23,7 @@ export function TurnOverlay({ readout }: { readout?: Readout }) {
   const inverse = useXAxisInverseScale();
   const plot = usePlotArea();
   const [hoverPx, setHoverPx] = useState<number | null>(null);
+  const view = useViewInChart();
   if (plot === undefined || scale === undefined) return null;
   const x = turn === null ? undefined : scale(turn);
   const valueAt = (e: React.PointerEvent<SVGRectElement> | React.MouseEvent<SVGRectElement>): { px: number; value: number } | null => {
@@ -29,7 +33,8 @@ export function TurnOverlay({ readout }: { readout?: Readout }) {
     const value = Number(inverse(px));
     return Number.isFinite(value) ? { px, value } : null;
   };
-  const hover = fixed === null && hoverPx !== null && inverse !== undefined && readout !== undefined ? readout(Number(inverse(hoverPx))) : null;
+  const hover =
+    fixed === null && hoverPx !== null && inverse !== undefined && readout !== undefined && view !== null ? readout(view, Number(inverse(hoverPx))) : null;
   const hx = hover === null ? undefined : scale(hover.turn);
   const boxW = 178;
   const boxH = 18 + 15 * (hover?.lines.length ?? 0);

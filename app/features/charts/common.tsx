@@ -6,6 +6,8 @@ import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 import { useFixedChart } from './fixedSize.tsx';
 
+const CHART_ANCHOR = axisAnchor(0, 1);
+
 /** Following a live session over its whole length (no zoom): the axis may run ahead. */
 export function useFollowing(view: SeriesView | null): boolean {
   const live = useAnalysis((s) => s.source?.kind === 'live');
@@ -107,7 +109,11 @@ export function useTurnAxis(slot: number) {
   const following = useFollowing(view);
   const xd = useStableDomain(shownDomain(view?.from ?? 0, view?.to ?? 1, following));
   const minW = minBandWidth(xd[0], xd[1], width);
-  const anchor = useMemo(() => axisAnchor(xd[0], xd[1]), [xd]);
+  // One anchor for every window: each axis is given its domain (allowDataOverflow), so the
+  // rows only have to exist. An anchor spanning the window was new data whenever the window
+  // moved, and Recharts answers new data by clearing and setting its store's chart data
+  // (two actions, every selector of the chart run again, docs/performance.md).
+  const anchor = CHART_ANCHOR;
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   return { view, width, following, xd, minW, anchor, xTicks };
 }

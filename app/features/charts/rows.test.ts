@@ -86,6 +86,15 @@ describe('chart shaping', () => {
     expect(a).toBe(1);
     expect(b).toBeGreaterThan(1234);
     expect(shownDomain(1, 1240, true)).toEqual([a, b]); // unchanged while the session grows a little
+    // from 600 to 2,600 turns (10 s at 200 a second) the axis moves a few times, not at every update
+    const ends = new Set<number>();
+    for (let t = 600; t <= 2600; t += 7) {
+      const [, end] = shownDomain(1, t, true);
+      expect(end).toBeGreaterThan(t);
+      expect(end - 1).toBeLessThanOrEqual(1.5 * t);
+      ends.add(end);
+    }
+    expect(ends.size).toBeLessThanOrEqual(5);
     expect(xDomain(5, 5)).toEqual([4, 6]);
   });
 

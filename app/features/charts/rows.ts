@@ -37,14 +37,25 @@ export function xDomain(from: number, to: number): [number, number] {
 
 /**
  * The turn axis shown. Following a live session without a zoom, the axis ends at a round
- * turn ahead of the newest one and moves only when the session passes it: the axes and
- * grid then stay put between updates and only the series are redrawn.
+ * number of turns ahead of the newest one (1, 1.5, 2, 3, 4, 5 or 7.5 × a power of ten after
+ * the first turn, so at most about half the width is ahead) and moves only when the
+ * session passes it: the axes and grid then stay put between updates and only the series
+ * are redrawn. The steps grow with the session, so a stream of any rate moves the axis a
+ * few times per tenfold growth, not at every update (each move re-lays out the chart in
+ * Recharts, docs/performance.md).
  */
 export function shownDomain(from: number, to: number, following: boolean): [number, number] {
   if (!following) return xDomain(from, to);
-  const span = Math.max(10, to - from);
-  const step = 10 ** Math.floor(Math.log10(span)) / 2;
-  return [from, Math.ceil((to + 1) / step) * step];
+  const span = Math.max(10, to + 1 - from);
+  const p = 10 ** Math.floor(Math.log10(span));
+  let end = 10 * p;
+  for (const m of [1, 1.5, 2, 3, 4, 5, 7.5]) {
+    if (m * p >= span) {
+      end = m * p;
+      break;
+    }
+  }
+  return [from, from + end];
 }
 
 /** Round tick values inside [a, b] (Recharts would start its ticks at the domain's edge, e.g. 1, 25001, …). */
