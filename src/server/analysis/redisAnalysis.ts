@@ -175,7 +175,7 @@ export class RedisAnalysis extends RelayAnalysis {
           const seq = seqOf(entry);
           if (seq <= f.seq) continue;
           if (seq <= f.liveAfter) quiet++;
-          this.applyOne(e, f, seq, bytesOf(entry));
+          void this.applyOne(e, f, seq, bytesOf(entry)); // answered below (e.tail)
         }
         // with analysis threads: a page's lines answered before the next is read (and before the catch-up counts as done)
         if (e.tail !== undefined) await e.tail;

@@ -21,6 +21,8 @@ interface Waiting {
   bytes: Buffer;
   at: number;
   resolve: (v: VerdictAnswer) => void;
+  /** a retry of a message stored before: answered with its verdict in its place in line, not analysed */
+  retry?: true;
 }
 
 export interface Entry {
@@ -88,7 +90,9 @@ export class RelayAnalysis {
 
   /** The counters for /api/health, with the analysis threads' CPU time. */
   stats(): Record<string, number> {
-    return this.threads === null ? { ...this.counters } : { ...this.counters, threads: this.threads.size, threads_active_ms: Math.round(this.threads.activeMs()), threads_restarted: this.threads.restarts };
+    return this.threads === null
+      ? { ...this.counters }
+      : { ...this.counters, threads: this.threads.size, threads_active_ms: Math.round(this.threads.activeMs()), threads_restarted: this.threads.restarts };
   }
 
   /** Resolves once every session stored at start has been re-read. */
@@ -119,7 +123,15 @@ export class RelayAnalysis {
   duplicate(sessionId: string, seq: number): VerdictAnswer {
     const e = this.entries.get(sessionId);
     if (e === undefined) return null;
-    if (e.pending || e.rebuild !== null) return this.ensureRebuilt(sessionId).then(() => this.afterInFlight(e, () => e.health.verdictOf(seq)));
+    if (e.pending || e.rebuild !== null) {
+      // answered in line with the messages waiting for the re-reading: after them, more than
+      // VERDICT_MEMORY later verdicts could have pushed its own out of the memory
+      const entry = e;
+      return new Promise((resolve) => {
+        entry.waiting.push({ seq, bytes: Buffer.alloc(0), at: 0, resolve, retry: true });
+        void this.ensureRebuilt(sessionId);
+      });
+    }
     return this.afterInFlight(e, () => e.health.verdictOf(seq));
   }
 
@@ -205,7 +217,12 @@ export class RelayAnalysis {
       e.health.analysed = true;
       this.counters.rebuilding--;
       // what arrived meanwhile, in seq order
-      for (const w of e.waiting.splice(0)) w.resolve(this.entries.get(sessionId) === e ? this.apply(e, w.seq, w.bytes, w.at, true) : null);
+      for (const w of e.waiting.splice(0)) {
+        if (this.entries.get(sessionId) !== e) w.resolve(null);
+        // a retry of a re-read message: its verdict is known now; of one stored since the restart: once that is answered
+        else if (w.retry === true) w.resolve(e.health.verdictOf(w.seq) ?? this.afterInFlight(e, () => e.health.verdictOf(w.seq)));
+        else w.resolve(this.apply(e, w.seq, w.bytes, w.at, true));
+      }
       for (const l of this.listeners) l.changed?.(sessionId);
     });
     return e.rebuild;
@@ -218,7 +235,7 @@ export class RelayAnalysis {
     // every message stored since the relay started is queued in `waiting` (the log's last
     // lines): the log is re-read up to the one before them
     const end = session.size;
-    const upTo = session.lastSeq - e.waiting.length;
+    const upTo = session.lastSeq - e.waiting.filter((w) => w.retry !== true).length;
     let seq = 0;
     let carry: Buffer | null = null;
     // with analysis threads: one chunk's lines in flight while the next is read, not the whole log
