@@ -145,6 +145,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const analysisThreads = options.analysisThreads ?? defaultAnalysisThreads();
   const analysed = options.analysis !== false && !useRedis && analysisThreads === 0;
   const validator = new Validator(limits, options.validatorThreads ?? (analysed ? 0 : undefined), log);
+  validator.keepValue = analysed;
   let redis: RedisBackend | null = null;
   try {
     if (useRedis) redis = await openRedisBackend({ url: options.store!, limits, validator, fanout: fanoutOptions, log });
