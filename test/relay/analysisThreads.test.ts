@@ -100,6 +100,8 @@ describe('analysis threads', () => {
     acks.push(...(await Promise.all([...la.slice(0, la.length >> 1), ...lb.slice(0, lb.length >> 1)].map((l) => client.send(l)))));
     // the rest of `a` sent while every thread is killed: lines in flight and lines arriving meanwhile
     const inFlight = la.slice(la.length >> 1).map((l) => client.send(l));
+    // killed as soon as the last of them is stored: its line (at least) is not answered yet
+    while ((r.store.get('all-faults')?.lastSeq ?? 0) < la.length) await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(Array.from({ length: threads }, (_, i) => pool.terminateForTest(i)));
     acks.push(...(await Promise.all(inFlight)));
     // `b` had nothing in flight: its engine is rebuilt from the log before its next line
@@ -110,6 +112,7 @@ describe('analysis threads', () => {
     expect(expectVerdicts(acks, expected)).toBe(expected.size);
     expect(pool.restarts).toBe(threads);
     expect(r.logs.filter((l) => /analysis thread \d exited/.test(l)).length).toBe(threads);
+    expect(r.logs.some((l) => /with [1-9]\d* lines unanswered/.test(l))).toBe(true);
     const health = (await (await fetch(`${r.url}api/health`)).json()) as Health;
     expect(health.analysis.threads_restarted).toBe(threads);
     // the overview counts each turn once (a re-read into a new thread notes nothing again)

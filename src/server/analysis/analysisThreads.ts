@@ -28,6 +28,7 @@ export type ReplaySource = (sessionId: string, upTo: number) => AsyncIterable<St
 interface Request {
   st: SessionState;
   seq: number;
+  /** the stored line as the caller gave it: each post transfers a copy, so it can be posted again to a replacement thread */
   bytes: Uint8Array;
   tries: number;
   resolve: (a: AnalysisAnswer) => void;
@@ -70,7 +71,10 @@ class AnalysisThread {
   /** active time of the threads that died, for the CPU figures */
   pastActiveMs = 0;
 
-  constructor(private readonly onExit: (t: AnalysisThread, code: number) => void) {
+  constructor(
+    private readonly onExit: (t: AnalysisThread, code: number) => void,
+    private readonly onError: (e: Error) => void,
+  ) {
     this.worker = this.spawn();
   }
 
@@ -94,17 +98,26 @@ class AnalysisThread {
         this.head = 0;
       }
     });
+    worker.on('error', (e) => this.onError(e));
     worker.on('exit', (code) => {
       if (worker === this.worker) this.onExit(this, code);
     });
     return worker;
   }
 
-  /** One line (or a drop) for this thread: posted with the others of this turn of the event loop. */
+  /**
+   * One line (or a drop) for this thread: posted with the others of this turn of the event
+   * loop. A line's bytes are copied here and the copy transferred (a Buffer may be a view
+   * into a larger pooled one; the caller's bytes stay whole for a replacement thread).
+   */
   post(req: AnalysisRequest, answered: Request | null): void {
     if (answered !== null) this.fifo.push(answered);
+    if ('b' in req) {
+      const copy = new Uint8Array(req.b);
+      this.transfers.push(copy.buffer);
+      req = { ...req, b: copy };
+    }
     this.batch.push(req);
-    if ('b' in req) this.transfers.push(req.b.buffer as ArrayBuffer);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
@@ -144,7 +157,15 @@ export class AnalysisThreads {
     private readonly replay: ReplaySource,
     private readonly log: (line: string) => void,
   ) {
-    for (let i = 0; i < count; i++) this.threads.push(new AnalysisThread((t, code) => this.died(t, code)));
+    for (let i = 0; i < count; i++) {
+      // an uncaught error ends the thread: its 'exit' follows, where it is replaced
+      this.threads.push(
+        new AnalysisThread(
+          (t, code) => this.died(t, code),
+          (e) => log(`analysis thread ${i} failed: ${e.message}`),
+        ),
+      );
+    }
   }
 
   get size(): number {
@@ -167,8 +188,7 @@ export class AnalysisThreads {
         resolve({ o: null, ms: 0 });
         return;
       }
-      // its own copy, transferred: a Buffer may be a view into a larger pooled one
-      const req: Request = { st: owner, seq, bytes: new Uint8Array(bytes), tries: 0, resolve };
+      const req: Request = { st: owner, seq, bytes, tries: 0, resolve };
       if (owner.holding !== null) owner.holding.push(req);
       else this.submit(req);
     });
@@ -254,7 +274,7 @@ export class AnalysisThreads {
       for await (const line of this.replay(st.id, st.done)) {
         if (!current()) return;
         if (line.seq > st.done) break;
-        t.post({ s: st.id, q: line.seq, b: new Uint8Array(line.bytes), w: true }, null);
+        t.post({ s: st.id, q: line.seq, b: line.bytes, w: true }, null);
       }
     } catch (e) {
       // its later verdicts come from an engine that missed some lines: said once, here
