@@ -181,7 +181,7 @@ async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result
   const loadBefore = os.loadavg()[0]!;
   const relay = await startRelay(dataDir, config.analysis ? [] : ['--no-analysis']);
   const base = relay.url.replace(/^http/, 'ws');
-  const warmupMs = 2000;
+  const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 2000);
   const latencies: number[] = [];
   let delivered = 0;
   let acked = 0;

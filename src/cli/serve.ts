@@ -168,6 +168,9 @@ export async function runServe(args: string[]): Promise<number> {
     throw e;
   }
 
+  // lines posted before the analysis threads have loaded the engine only wait, but a harness
+  // started on this line would find the first second's acks late
+  await relay.analysis?.threads?.ready();
   const sessionsAtStart = relay.directory.count();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {

@@ -70,6 +70,8 @@ class AnalysisThread {
   scheduled = false;
   /** active time of the threads that died, for the CPU figures */
   pastActiveMs = 0;
+  /** resolves once the current worker has loaded the engine */
+  ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly onExit: (t: AnalysisThread, code: number) => void,
@@ -81,7 +83,14 @@ class AnalysisThread {
   spawn(): Worker {
     const worker = new Worker(new URL('./analysisWorker.mjs', import.meta.url));
     worker.unref();
-    worker.on('message', (answers: AnalysisAnswer[]) => {
+    let loaded: () => void = () => {};
+    this.ready = new Promise((resolve) => (loaded = resolve));
+    worker.on('exit', () => loaded()); // a thread that never loads is replaced ('exit' below)
+    worker.on('message', (answers: AnalysisAnswer[] | 'ready') => {
+      if (answers === 'ready') {
+        loaded();
+        return;
+      }
       if (worker !== this.worker) return;
       for (const a of answers) {
         const r = this.fifo[this.head];
@@ -203,6 +212,11 @@ export class AnalysisThreads {
     for (const r of st.holding?.splice(0) ?? []) r.resolve({ o: null, ms: 0 });
     st.holding = null;
     this.threads[st.thread]!.post({ s: sessionId, drop: true }, null);
+  }
+
+  /** Resolves once every analysis thread has loaded the engine (serve prints its address then). */
+  async ready(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.ready));
   }
 
   /** CPU time the analysis threads spent (their event loops' active time), ms */

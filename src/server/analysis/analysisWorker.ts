@@ -41,3 +41,5 @@ port.on('message', (batch: AnalysisRequest[]) => {
   }
   if (out.length > 0) port.postMessage(out);
 });
+// the engine's modules are loaded (through tsx, a few hundred ms): lines are analysed at full speed from now on
+port.postMessage('ready');
