@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
 import type { AckVerdict, Overview } from '../../src/client/relayApi.ts';
 import { checkVerdicts } from './expectations.ts';
-import { ROOT, relaysPerTest, tempDir } from './helpers.ts';
+import { exited, ROOT, relaysPerTest, run, spawnServe, tempDir } from './helpers.ts';
 
 const relay = relaysPerTest();
 const SAMPLES = path.join(ROOT, 'public/samples');
@@ -156,3 +156,19 @@ function countRetried(rest: { sessionId: string; turn: number | null }[], first:
   const seen = new Set(first.filter((a) => a.turn !== null).map((a) => `${a.sessionId}\u0000${a.turn}`));
   return rest.filter((a) => a.turn !== null && seen.has(`${a.sessionId}\u0000${a.turn}`)).length;
 }
+
+describe('serve --analysis-threads', () => {
+  it('runs that many analysis threads, and refuses what is not a whole number', async () => {
+    const s = await spawnServe(['--port', '0', '--data', tempDir(), '--no-static', '--analysis-threads', '2']);
+    try {
+      const health = (await (await fetch(`${s.url}api/health`)).json()) as Health;
+      expect(health.analysis.threads).toBe(2);
+    } finally {
+      s.child.kill('SIGTERM');
+      await exited(s.child);
+    }
+    const bad = await run(process.execPath, ['bin/context-health.mjs', 'serve', '--analysis-threads', 'two', '--data', tempDir()]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--analysis-threads must be a whole number, got "two"/);
+  });
+});
