@@ -57,6 +57,8 @@ interface Result {
   relayCpu: number;
   /** relay CPU ms (process: every thread) per snapshot acknowledged in the window */
   cpuMsPerSnapshot: number;
+  /** of which the relay's main thread (Linux /proc/PID/task/PID) */
+  mainCpuMsPerSnapshot: number;
   bytesPerSnapshot: number;
   clientCpu: number;
   errors: number;
@@ -161,10 +163,13 @@ export function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
-/** CPU seconds used so far by a process (Linux /proc; 0 elsewhere). */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds used so far by a process, or by one of its threads (Linux /proc; 0 elsewhere). */
+export function cpuSeconds(pid: number, tid?: number): number {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = fs
+      .readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -176,7 +181,7 @@ async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result
   const loadBefore = os.loadavg()[0]!;
   const relay = await startRelay(dataDir, config.analysis ? [] : ['--no-analysis']);
   const base = relay.url.replace(/^http/, 'ws');
-  const warmupMs = 2000;
+  const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 2000);
   const latencies: number[] = [];
   let delivered = 0;
   let acked = 0;
@@ -244,11 +249,13 @@ async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result
   await new Promise((r) => setTimeout(r, warmupMs));
   measuring = true;
   const cpu0 = cpuSeconds(relay.pid);
+  const main0 = cpuSeconds(relay.pid, relay.pid);
   const own0 = process.cpuUsage();
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, config.seconds * 1000));
   const elapsed = (performance.now() - t0) / 1000;
   const cpu1 = cpuSeconds(relay.pid);
+  const main1 = cpuSeconds(relay.pid, relay.pid);
   const own = process.cpuUsage(own0);
   measuring = false;
   for (const t of timers) clearTimeout(t);
@@ -263,6 +270,7 @@ async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result
     config,
     loadBefore,
     cpuMsPerSnapshot: acked === 0 ? Number.NaN : ((cpu1 - cpu0) * 1000) / acked,
+    mainCpuMsPerSnapshot: acked === 0 ? Number.NaN : ((main1 - main0) * 1000) / acked,
     bytesPerSnapshot: sent === 0 ? Number.NaN : bytesSent / sent,
     offered: sent / elapsed,
     sustained: acked / elapsed,
@@ -285,7 +293,7 @@ function line(r: Result): string {
     `  ${String(c.sessions).padStart(3)} sessions × ${c.ratePerSession}/s → ${String(c.viewers).padStart(2)} viewers, ${c.wire} wire (${f(r.bytesPerSnapshot / 1024, 1)} KB/snapshot), analysis ${c.analysis ? 'on' : 'off'}, load ${f(r.loadBefore, 2)} before: ` +
     `sustained ${f(r.sustained)} snapshots/s (offered ${f(r.offered)}, ${f(r.mbPerSecond, 1)} MB/s in), ` +
     `delivered ${f(r.delivered)}/s, latency p50 ${f(r.p50, 1)} ms p99 ${f(r.p99, 1)} ms max ${f(r.max, 1)} ms; ` +
-    `relay CPU ${f(r.relayCpu * 100)}% = ${f(r.cpuMsPerSnapshot, 2)} ms/snapshot, RSS ${f(r.relayRssMiB)} MiB, load generator CPU ${f(r.clientCpu * 100)}%${r.errors > 0 ? `; ${r.errors} ERRORS` : ''}`
+    `relay CPU ${f(r.relayCpu * 100)}% = ${f(r.cpuMsPerSnapshot, 2)} ms/snapshot (main thread ${f(r.mainCpuMsPerSnapshot, 2)}, other threads: analysis, GC, I/O ${f(r.cpuMsPerSnapshot - r.mainCpuMsPerSnapshot, 2)}), RSS ${f(r.relayRssMiB)} MiB, load generator CPU ${f(r.clientCpu * 100)}%${r.errors > 0 ? `; ${r.errors} ERRORS` : ''}`
   );
 }
 

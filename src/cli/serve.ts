@@ -42,6 +42,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
                            before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)
   --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts
+  --analysis-threads N     worker threads running the sessions' analysis, each session on one (default 1 with 2 cores
+                           or more, else 0 = on the main thread)
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
   --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
 
@@ -76,6 +78,7 @@ export async function runServe(args: string[]): Promise<number> {
       'validator-threads': { type: 'string' },
       'otlp-reorder-ms': { type: 'string' },
       'no-analysis': { type: 'boolean', default: false },
+      'analysis-threads': { type: 'string' },
       retain: { type: 'string' },
       'retain-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -90,6 +93,7 @@ export async function runServe(args: string[]): Promise<number> {
   const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
   let validatorThreads: number | undefined;
+  let analysisThreads: number | undefined;
   let otlpReorderMs: number | undefined;
   let retainMs: number | null = null;
   let retainBytes: number | null = null;
@@ -111,6 +115,7 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
+    if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
     if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
     if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
     if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
@@ -151,6 +156,7 @@ export async function runServe(args: string[]): Promise<number> {
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
       ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
       analysis: !values['no-analysis'],
+      ...(analysisThreads === undefined ? {} : { analysisThreads }),
       retainMs,
       retainBytes,
     });
@@ -162,6 +168,9 @@ export async function runServe(args: string[]): Promise<number> {
     throw e;
   }
 
+  // lines posted before the analysis threads have loaded the engine only wait, but a harness
+  // started on this line would find the first second's acks late
+  await relay.analysis?.threads?.ready();
   const sessionsAtStart = relay.directory.count();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {

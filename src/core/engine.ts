@@ -6,7 +6,7 @@ import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './ana
 import { resolveThresholds, type Thresholds } from './config.ts';
 import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, spanObjectHash, type TextHashes } from './equality.ts';
 import { SpanTable } from './spanTable.ts';
-import { mayHoldLoneSurrogate, validateMessage, type Validated } from './validate.ts';
+import { mayHoldLoneSurrogate, validateMessage, validateTrusted, type Validated } from './validate.ts';
 import type { SessionHeader, Snapshot } from './wire.ts';
 
 export interface InputError {
@@ -88,6 +88,37 @@ export class Engine {
       return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
     }
     return this.ingestParsedLine(value, line, !mayHoldLoneSurrogate(text));
+  }
+
+  /**
+   * One line of JSONL that was validated in full before (contract §2): the relay's analysis
+   * threads read lines its gate accepted and stored. Parsed, its compact texts carried
+   * (contract §7), and analysed without validating again (validateTrusted). Only an engine
+   * without replay fingerprints (replayMemory 0) skips the validation, since the spans'
+   * object hashes are not computed; any other reads it as ingestLine does.
+   */
+  ingestTrustedLine(text: string, line: number): Outcome {
+    if (this.replayMemory > 0) return this.ingestLine(text, line);
+    if (isBlank(text)) return { kind: 'ignored', reason: 'blank' };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
+    }
+    const sid0 = sessionIdOf(value);
+    const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
+    if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
+      const carried = carryTexts(value, sid0!, compactSlot.last, compactSlot.lastTable);
+      if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
+      value = carried;
+    }
+    const checked = validateTrusted(value);
+    if (!checked.ok) {
+      const sid = sessionIdOf(value);
+      return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
+    }
+    return this.accept(checked, line);
   }
 
   /** An already parsed message, its source text not known (replays are recognised on the parsed value, contract §2). */

@@ -90,7 +90,6 @@ export class Ingest {
       const a = this.queue[this.head]!;
       if (a.inspection === null) break;
       this.head++;
-      this.backpressure.answered(a.raw.length);
       let result: IngestResult | Promise<IngestResult>;
       try {
         result = this.apply(a.raw, a.inspection);
@@ -99,6 +98,13 @@ export class Ingest {
         this.counters.rejected++;
         result = { ok: false, message: `the relay could not process the message: ${(e as Error).message}` };
       }
+      // a message waits until its ack is ready: one waiting for its verdict from the analysis
+      // threads counts too, so a lagging analysis stops the harness sockets being read
+      // instead of queuing their messages without bound
+      if (result instanceof Promise) {
+        const done = this.backpressure.answered.bind(this.backpressure, a.raw.length);
+        result.then(done, done);
+      } else this.backpressure.answered(a.raw.length);
       a.resolve(result);
     }
     if (this.head === this.queue.length) {

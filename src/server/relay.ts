@@ -34,6 +34,7 @@ import { OverviewChannel } from './analysis/overviewChannel.ts';
 import { OVERVIEW_SUBSCRIBE, overviewRoutes } from './analysis/overviewRoutes.ts';
 import { RelayAnalysis } from './analysis/relayAnalysis.ts';
 import { RedisAnalysis } from './analysis/redisAnalysis.ts';
+import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
 import { SharedAlerts } from './alerts/sharedAlerts.ts';
 import { quoted } from './quoted.ts';
 import { startRetention } from './retention.ts';
@@ -79,6 +80,8 @@ export interface RelayOptions {
   store?: string;
   /** analyse every session as it arrives, acks carry the verdict, alerts (default true; --no-analysis) */
   analysis?: boolean;
+  /** worker threads running the sessions' Engines (0: the main thread; default 1 with 2 cores or more: analysisThreads.ts) */
+  analysisThreads?: number;
   /** --retain: delete sessions with no message for this long */
   retainMs?: number | null;
   /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
@@ -138,8 +141,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const store = new SessionLogStore({ dataDir: options.dataDir, fsync: options.fsync ?? false, log });
   // with the analysis on, a message inspected on a thread reaches the analysis unparsed, and
   // the main thread parses and validates it again: worker threads then add work (validator.ts)
-  const analysed = options.analysis !== false && !useRedis;
+  // (with analysis threads the main thread does not hand its value on: validator.ts's default then)
+  const analysisThreads = options.analysisThreads ?? defaultAnalysisThreads();
+  const analysed = options.analysis !== false && !useRedis && analysisThreads === 0;
   const validator = new Validator(limits, options.validatorThreads ?? (analysed ? 0 : undefined), log);
+  validator.keepValue = analysed;
   let redis: RedisBackend | null = null;
   try {
     if (useRedis) redis = await openRedisBackend({ url: options.store!, limits, validator, fanout: fanoutOptions, log });
@@ -158,7 +164,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const startedAt = Date.now();
   // contract §7 verdict in the acknowledgement, the overview and the alerts (src/server/analysis)
   // with Redis every relay analyses every session from the streams (docs/scale-out.md)
-  const analysis = options.analysis === false ? null : redis === null ? new RelayAnalysis(store, log) : new RedisAnalysis(store, redis, log);
+  const analysis =
+    options.analysis === false
+      ? null
+      : redis === null
+        ? new RelayAnalysis(store, log, analysisThreads)
+        : new RedisAnalysis(store, redis, log, undefined, analysisThreads);
   const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
   const alerts =
     analysis === null
@@ -178,6 +189,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       await alerts?.start();
     } catch (e) {
       void validator.close();
+      analysis.close();
       void redis?.close();
       throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
     }
@@ -231,7 +243,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
-        analysis: analysis === null ? null : { ...analysis.counters, overview_clients: overview?.size ?? 0 },
+        analysis: analysis === null ? null : { ...analysis.stats(), overview_clients: overview?.size ?? 0 },
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };
@@ -331,6 +343,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       unlock();
       store.close();
       void validator.close();
+      analysis?.close();
       void redis?.close();
       if (e.code === 'EADDRINUSE')
         reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));

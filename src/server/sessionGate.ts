@@ -53,6 +53,8 @@ export type Inspection =
        * the stored bytes again. `noSurrogateEscape` as for Engine.ingestParsedLine.
        */
       parsed?: ParsedMessage;
+      /** the span ids' index validation built, when inspected on the main thread without `parsed` (analysis threads) */
+      spanIndex?: ReadonlyMap<string, number>;
     };
 
 export interface ParsedMessage {
@@ -78,7 +80,7 @@ export type Decision =
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
 
-export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false): Inspection {
+export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false, keepIndex = false): Inspection {
   if (raw.length > limits.maxMessageBytes) {
     return {
       kind: 'error',
@@ -137,6 +139,7 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false)
     // a compact snapshot's value is back in its compact form (above): the analysis's engine
     // carries the texts (contract §7) without parsing the stored line again
     ...(keepValue ? { parsed: { value, noSurrogateEscape, validated: checked } } : {}),
+    ...(!keepValue && keepIndex && checked.spans !== undefined ? { spanIndex: checked.spans.index } : {}),
   };
 }
 
@@ -190,7 +193,7 @@ export function newSessionRefusal(sid: string, count: number, limits: RelayLimit
 function spanIdsOf(ins: Inspection): { spanIds?: string[]; spanIndex?: ReadonlyMap<string, number> } {
   if (ins.kind !== 'valid' || ins.spanIds === undefined) return {};
   // the id → index map validation built (when inspected here): the set the next compact snapshot is checked against
-  const index = ins.parsed?.validated?.spans?.index;
+  const index = ins.parsed?.validated?.spans?.index ?? ins.spanIndex;
   return index === undefined ? { spanIds: ins.spanIds } : { spanIds: ins.spanIds, spanIndex: index };
 }
 

@@ -87,6 +87,12 @@ export class Validator {
   private readonly threads: ValidatorThread[] = [];
   private next = 0;
   private id = 0;
+  /**
+   * whether an inline inspection hands its parsed value on (to the analysis on the main
+   * thread); false when analysis threads parse the stored line themselves: the compact
+   * form is then not restored and the value not kept until the append (relay.ts)
+   */
+  keepValue = true;
 
   /**
    * `threads` = 0: everything inline. The default leaves two cores to the relay: on a
@@ -107,7 +113,7 @@ export class Validator {
   }
 
   inspect(bytes: Buffer): Inspection | Promise<Inspection> {
-    if (this.threads.length === 0 || bytes.length < INLINE_BYTES) return inspect(bytes, this.limits, true);
+    if (this.threads.length === 0 || bytes.length < INLINE_BYTES) return inspect(bytes, this.limits, this.keepValue, true);
     const thread = this.threads[this.next++ % this.threads.length]!;
     return new Promise((resolve) => thread.submit(++this.id, bytes, resolve));
   }

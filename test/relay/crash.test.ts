@@ -41,7 +41,9 @@ it('keeps every acknowledged message across SIGKILL and restart, with no duplica
   first.child.kill('SIGKILL');
   await exited(first.child);
   const ackedBeforeKill = new Map(acks);
-  expect(ackedBeforeKill.size).toBeGreaterThanOrEqual(290);
+  // the client holds at most maxInFlight (16) unacknowledged: every snapshot stored but those
+  // is acknowledged (an ack waits for its verdict, from an analysis thread by default)
+  expect(ackedBeforeKill.size).toBeGreaterThanOrEqual(299 - 16);
 
   // everything acknowledged is in the log, at the line of its seq
   const log = fs.readFileSync(path.join(dataDir, 'sessions', 'crash.jsonl'), 'utf8').split('\n');

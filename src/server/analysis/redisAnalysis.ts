@@ -13,11 +13,14 @@
 //   seconds; a deleted session is forgotten the same ways.
 // - At start the relay reads every stream in the background, as the file store re-reads its
 //   logs: what was stored before it started is analysed with alerts off (nothing fires twice).
+// - With analysis threads the Engines run there as for the file store (RelayAnalysis.apply):
+//   a catch-up waits for the answers to its lines before it counts as done.
 import type { AckVerdict } from '../../client/relayApi.ts';
 import { quoted } from '../quoted.ts';
 import { bytesOf, key, PAGE, seqOf, SESSIONS, type Entry as StreamEntry, type RedisBackend } from '../redisStore.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import type { SessionLogStore } from '../store.ts';
+import type { StoredLine } from './analysisThreads.ts';
 import { RelayAnalysis, type Entry, type VerdictAnswer } from './relayAnalysis.ts';
 import { SessionHealth } from './sessionHealth.ts';
 
@@ -51,8 +54,9 @@ export class RedisAnalysis extends RelayAnalysis {
     private readonly backend: RedisBackend,
     private readonly logLine: (line: string) => void,
     private readonly reconcileMs = RECONCILE_MS,
+    threads = 0,
   ) {
-    super(store, logLine);
+    super(store, logLine, threads);
   }
 
   override start(): Promise<void> {
@@ -70,6 +74,7 @@ export class RedisAnalysis extends RelayAnalysis {
   }
 
   override close(): void {
+    super.close();
     this.stopEvents();
     if (this.timer !== null) clearInterval(this.timer);
   }
@@ -90,13 +95,25 @@ export class RedisAnalysis extends RelayAnalysis {
 
   override duplicate(sessionId: string, seq: number): VerdictAnswer {
     const f = this.follows.get(sessionId);
-    if (f !== undefined && f.chain === null && f.seq >= seq) return this.verdictOf(sessionId, seq);
+    const e = this.entries.get(sessionId);
+    if (f !== undefined && e !== undefined && f.chain === null && f.seq >= seq) return this.afterInFlight(e, () => this.verdictOf(sessionId, seq));
     return this.follow(sessionId, seq, Number.POSITIVE_INFINITY).then(() => this.verdictOf(sessionId, seq));
   }
 
   override forget(sessionId: string): void {
     this.follows.delete(sessionId);
     super.forget(sessionId);
+  }
+
+  /** Stream entries 1..upTo (a replacement analysis thread's warm-up). */
+  protected override async *storedLines(sessionId: string, upTo: number): AsyncIterable<StoredLine> {
+    let from = 1;
+    while (from <= upTo) {
+      const page = (await this.backend.redis.xrangeBuffer(key(sessionId, 'log'), `${from}-0`, `${upTo}-0`, 'COUNT', PAGE)) as StreamEntry[];
+      for (const entry of page) yield { seq: seqOf(entry), bytes: bytesOf(entry) };
+      if (page.length < PAGE) return;
+      from = seqOf(page[page.length - 1]!) + 1;
+    }
   }
 
   private verdictOf(sessionId: string, seq: number): AckVerdict | null {
@@ -111,7 +128,7 @@ export class RedisAnalysis extends RelayAnalysis {
     return f;
   }
 
-  private applyOne(e: Entry, f: Follow, seq: number, bytes: Buffer, parsed?: ParsedMessage): AckVerdict | null {
+  private applyOne(e: Entry, f: Follow, seq: number, bytes: Buffer, parsed?: ParsedMessage): VerdictAnswer {
     const live = seq > f.liveAfter;
     f.seq = seq;
     if (live) e.health.updatedAt = Date.now();
@@ -158,8 +175,10 @@ export class RedisAnalysis extends RelayAnalysis {
           const seq = seqOf(entry);
           if (seq <= f.seq) continue;
           if (seq <= f.liveAfter) quiet++;
-          this.applyOne(e, f, seq, bytesOf(entry));
+          void this.applyOne(e, f, seq, bytesOf(entry)); // answered below (e.tail)
         }
+        // with analysis threads: a page's lines answered before the next is read (and before the catch-up counts as done)
+        if (e.tail !== undefined) await e.tail;
         if (page.length < PAGE) break;
       }
       if (f.liveAfter === Number.POSITIVE_INFINITY) f.liveAfter = f.seq;

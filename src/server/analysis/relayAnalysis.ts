@@ -4,11 +4,14 @@
 // event loop keeps serving), and a message arriving for a session not yet re-read waits
 // for that session only (its re-reading starts at once). The acknowledgement carries the
 // verdict (contract §7): it is computed synchronously after the append, or, during the
-// re-reading, once the session has caught up.
+// re-reading, once the session has caught up. With analysis threads (analysisThreads.ts)
+// the sessions' Engines run there and the verdict is a Promise of the thread's answer; the
+// rest (SessionHealth's rings, verdict memory, summaries, the listeners) stays here.
 import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
 import { quoted } from '../quoted.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { readChunks, type SessionLogStore } from '../store.ts';
+import { AnalysisThreads, type StoredLine } from './analysisThreads.ts';
 import { SessionHealth, type TurnEvent } from './sessionHealth.ts';
 
 export type VerdictAnswer = AckVerdict | null | Promise<AckVerdict | null>;
@@ -17,7 +20,9 @@ interface Waiting {
   seq: number;
   bytes: Buffer;
   at: number;
-  resolve: (v: AckVerdict | null) => void;
+  resolve: (v: VerdictAnswer) => void;
+  /** a retry of a message stored before: answered with its verdict in its place in line, not analysed */
+  retry?: true;
 }
 
 export interface Entry {
@@ -27,6 +32,8 @@ export interface Entry {
   /** re-reading not started yet (a restarted relay's session) */
   pending: boolean;
   waiting: Waiting[];
+  /** with analysis threads: the answer to the last line posted (a duplicate's verdict waits for it) */
+  tail?: Promise<AckVerdict | null>;
 }
 
 export interface AnalysisListener {
@@ -43,11 +50,17 @@ export class RelayAnalysis {
   protected rebuilt: Promise<void> = Promise.resolve();
   /** analysis time of live messages, for /api/health */
   readonly counters = { analysed: 0, analysis_ms: 0, errors: 0, rebuilding: 0 };
+  /** null: the Engines run on the main thread (analysisThreads 0) */
+  readonly threads: AnalysisThreads | null;
 
+  /** `threads`: analysis threads holding the sessions' Engines (0: this thread) */
   constructor(
     private readonly store: SessionLogStore,
     private readonly log: (line: string) => void,
-  ) {}
+    threads = 0,
+  ) {
+    this.threads = threads > 0 ? new AnalysisThreads(threads, (id, upTo) => this.storedLines(id, upTo), log) : null;
+  }
 
   listen(l: AnalysisListener): () => void {
     this.listeners.add(l);
@@ -70,8 +83,17 @@ export class RelayAnalysis {
     return this.rebuilt;
   }
 
-  /** Stops following the store (the Redis analysis listens to other relays). */
-  close(): void {}
+  /** Stops following the store (the Redis analysis listens to other relays) and ends the analysis threads. */
+  close(): void {
+    void this.threads?.close();
+  }
+
+  /** The counters for /api/health, with the analysis threads' CPU time. */
+  stats(): Record<string, number> {
+    return this.threads === null
+      ? { ...this.counters }
+      : { ...this.counters, threads: this.threads.size, threads_active_ms: Math.round(this.threads.activeMs()), threads_restarted: this.threads.restarts };
+  }
 
   /** Resolves once every session stored at start has been re-read. */
   whenRebuilt(): Promise<void> {
@@ -101,14 +123,28 @@ export class RelayAnalysis {
   duplicate(sessionId: string, seq: number): VerdictAnswer {
     const e = this.entries.get(sessionId);
     if (e === undefined) return null;
-    if (e.pending || e.rebuild !== null) return this.ensureRebuilt(sessionId).then(() => e.health.verdictOf(seq));
-    return e.health.verdictOf(seq);
+    if (e.pending || e.rebuild !== null) {
+      // answered in line with the messages waiting for the re-reading: after them, more than
+      // VERDICT_MEMORY later verdicts could have pushed its own out of the memory
+      const entry = e;
+      return new Promise((resolve) => {
+        entry.waiting.push({ seq, bytes: Buffer.alloc(0), at: 0, resolve, retry: true });
+        void this.ensureRebuilt(sessionId);
+      });
+    }
+    return this.afterInFlight(e, () => e.health.verdictOf(seq));
+  }
+
+  /** `f` once the lines posted to the analysis threads for this session are answered. */
+  protected afterInFlight(e: Entry, f: () => AckVerdict | null): VerdictAnswer {
+    return e.tail === undefined ? f() : e.tail.then(f);
   }
 
   forget(sessionId: string): void {
     const e = this.entries.get(sessionId);
     if (e === undefined) return;
     this.entries.delete(sessionId);
+    this.threads?.drop(sessionId);
     for (const w of e.waiting.splice(0)) w.resolve(null);
     for (const l of this.listeners) l.removed?.(sessionId);
   }
@@ -126,13 +162,32 @@ export class RelayAnalysis {
     return [...this.entries.values()].map((e) => e.health.summary(now));
   }
 
-  protected apply(e: Entry, seq: number, bytes: Buffer, at: number, live: boolean, parsed?: ParsedMessage): AckVerdict | null {
+  protected apply(e: Entry, seq: number, bytes: Uint8Array, at: number, live: boolean, parsed?: ParsedMessage): VerdictAnswer {
+    if (this.threads !== null) {
+      // the engine's work is the thread's: the value the relay parsed is not sent (cloning it costs more than parsing)
+      const id = e.health.sessionId;
+      const answer = this.threads.line(id, seq, bytes).then((a) => {
+        if (this.entries.get(id) !== e) return null; // deleted meanwhile
+        if (live) {
+          this.counters.analysed++;
+          this.counters.analysis_ms += a.ms;
+        }
+        return this.noted(e, seq, e.health.record(seq, a.o, at), live);
+      });
+      e.tail = answer;
+      return answer;
+    }
     const t0 = performance.now();
     const out = e.health.ingest(seq, bytes, at, parsed);
     if (live) {
       this.counters.analysed++;
       this.counters.analysis_ms += performance.now() - t0;
     }
+    return this.noted(e, seq, out, live);
+  }
+
+  /** What the engine made of a line, noted: the error logged, the turn announced to the listeners. */
+  private noted(e: Entry, seq: number, out: ReturnType<SessionHealth['record']>, live: boolean): AckVerdict | null {
     if (typeof out === 'string') {
       this.counters.errors++;
       this.log(`analysis of ${quoted(e.health.sessionId)} seq ${seq}: ${out}`);
@@ -146,6 +201,11 @@ export class RelayAnalysis {
     return out === null ? null : out.verdict;
   }
 
+  /** Lines 1..upTo of a session as stored (the Redis analysis reads its stream). */
+  protected storedLines(sessionId: string, upTo: number): AsyncIterable<StoredLine> {
+    return logLines(this.store, sessionId, upTo);
+  }
+
   private ensureRebuilt(sessionId: string): Promise<void> {
     const e = this.entries.get(sessionId);
     if (e === undefined) return Promise.resolve();
@@ -157,7 +217,12 @@ export class RelayAnalysis {
       e.health.analysed = true;
       this.counters.rebuilding--;
       // what arrived meanwhile, in seq order
-      for (const w of e.waiting.splice(0)) w.resolve(this.entries.get(sessionId) === e ? this.apply(e, w.seq, w.bytes, w.at, true) : null);
+      for (const w of e.waiting.splice(0)) {
+        if (this.entries.get(sessionId) !== e) w.resolve(null);
+        // a retry of a re-read message: its verdict is known now; of one stored since the restart: once that is answered
+        else if (w.retry === true) w.resolve(e.health.verdictOf(w.seq) ?? this.afterInFlight(e, () => e.health.verdictOf(w.seq)));
+        else w.resolve(this.apply(e, w.seq, w.bytes, w.at, true));
+      }
       for (const l of this.listeners) l.changed?.(sessionId);
     });
     return e.rebuild;
@@ -170,9 +235,12 @@ export class RelayAnalysis {
     // every message stored since the relay started is queued in `waiting` (the log's last
     // lines): the log is re-read up to the one before them
     const end = session.size;
-    const upTo = session.lastSeq - e.waiting.length;
+    const upTo = session.lastSeq - e.waiting.filter((w) => w.retry !== true).length;
     let seq = 0;
     let carry: Buffer | null = null;
+    // with analysis threads: one chunk's lines in flight while the next is read, not the whole log
+    let previous: VerdictAnswer = null;
+    let last: VerdictAnswer = null;
     try {
       for await (const chunk of readChunks(session.file, 0, end)) {
         if (this.entries.get(sessionId) !== e) return; // deleted meanwhile
@@ -182,13 +250,38 @@ export class RelayAnalysis {
           const nl = buf.indexOf(0x0a, start);
           if (nl === -1) break;
           seq++;
-          if (seq <= upTo) this.apply(e, seq, buf.subarray(start, nl), Number.NaN, false);
+          if (seq <= upTo) last = this.apply(e, seq, buf.subarray(start, nl), Number.NaN, false);
           start = nl + 1;
         }
         carry = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
+        if (previous instanceof Promise) await previous;
+        previous = last;
       }
+      // the session counts as re-read (and its waiting messages go) once every line is answered
+      if (last instanceof Promise) await last;
     } catch (err) {
       this.log(`could not re-read ${quoted(sessionId)} for analysis: ${(err as Error).message}`);
     }
+  }
+}
+
+/** Lines 1..upTo of a stored log (a replacement analysis thread's warm-up). */
+export async function* logLines(store: SessionLogStore, sessionId: string, upTo: number): AsyncGenerator<StoredLine> {
+  const session = store.get(sessionId);
+  if (session === undefined || upTo <= 0) return;
+  let seq = 0;
+  let carry: Buffer | null = null;
+  for await (const chunk of readChunks(session.file, 0, session.size)) {
+    const buf: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(0x0a, start);
+      if (nl === -1) break;
+      seq++;
+      yield { seq, bytes: buf.subarray(start, nl) };
+      if (seq >= upTo) return;
+      start = nl + 1;
+    }
+    carry = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
   }
 }

@@ -3,12 +3,11 @@
 // what the overview and the alerts need, kept in fixed-size rings so that memory per
 // session depends on the live buffer (the engine's previous snapshot), not on the number
 // of turns.
-import type { TurnResult } from '../../core/analyse.ts';
-import { Engine, type Outcome } from '../../core/engine.ts';
+import type { Engine } from '../../core/engine.ts';
 import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
-import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { AckVerdict, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
+import { analyseLine, newSessionEngine, type LineOutcome, type TurnDigest } from './sessionEngine.ts';
 
 /** turns `worst_recent` looks at */
 export const RECENT_WINDOW = 20;
@@ -18,8 +17,6 @@ export const SERIES = 120;
 export const VERDICT_MEMORY = 64;
 /** spreads of the first turns kept for baseline-relative alert rules */
 export const BASELINE_MAX_TURNS = 200;
-/** pruned ids remembered per session (Engine prunedMemory) */
-const PRUNED_MEMORY = 4096;
 /** turns the rate is measured over */
 const RATE_WINDOW = 20;
 /** a session with a message this recent is live; without one for ENDED_AFTER_MS it is ended */
@@ -33,7 +30,8 @@ const SIGNAL_INDEX = new Map<string, number>(SIGNALS.map((s, i) => [s, i]));
 export interface TurnEvent {
   health: SessionHealth;
   seq: number;
-  result: TurnResult;
+  /** what the relay keeps of the turn (TurnResult's fields the rules read, wherever the engine ran) */
+  result: TurnDigest;
   verdict: AckVerdict;
   /** false while a restarted relay re-reads a stored log: nothing is new, alerts must not fire */
   live: boolean;
@@ -89,62 +87,45 @@ export class SessionHealth {
   /** the spreads of the first BASELINE_MAX_TURNS snapshots (NaN where undefined) */
   private readonly baseline = new Float64Array(BASELINE_MAX_TURNS);
   private readonly verdicts: ({ seq: number; verdict: AckVerdict } | undefined)[] = new Array(VERDICT_MEMORY);
-  private readonly engine: Engine;
+  /** created on the first message analysed on this thread (none when analysis threads hold the engines) */
+  private engine: Engine | null = null;
 
   constructor(
     readonly sessionId: string,
     now: number,
   ) {
     this.updatedAt = now;
-    // the relay recognises retries before the engine sees a message (sessionGate.ts), so
-    // the engine needs no replay fingerprints at all (replayMemory 0: hashing every span of
-    // every turn was ~7% of the relay's CPU under bench/relay.ts)
-    // nor the ids ever pruned beyond a few thousand: they only word orphaned_parent's
-    // message, which the relay never reports (verdicts and signals are unchanged)
-    this.engine = new Engine({ sha256: nodeSha256, replayMemory: 0, prunedMemory: PRUNED_MEMORY });
   }
 
   /**
-   * One stored message (its log line). `at`: when it was stored (live) or NaN (re-read
-   * after a restart: the snapshot's own `ts` is used for the rate then). Returns the turn
-   * and its verdict for a snapshot, null for a header; an error string when the engine
-   * refused what the relay stored (should not happen: both run contract §2 validation).
+   * One stored message (its log line), analysed by this session's own Engine on this
+   * thread (--analysis-threads 0). `at`: when it was stored (live) or NaN (re-read after a
+   * restart: the snapshot's own `ts` is used for the rate then). Returns the turn and its
+   * verdict for a snapshot, null for a header; an error string when the engine refused what
+   * the relay stored (should not happen: both run contract §2 validation).
    */
-  ingest(seq: number, bytes: Uint8Array, at: number, parsed?: ParsedMessage): { result: TurnResult; verdict: AckVerdict } | null | string {
-    let outcome: Outcome;
-    if (parsed?.validated !== undefined) {
-      // the relay parsed and validated it: neither is done again (the stored bytes are its text)
-      outcome = this.engine.ingestValidated(parsed.validated, seq);
-    } else if (parsed !== undefined) {
-      // the relay parsed it to validate it: not parsed again (the stored bytes are its text)
-      outcome = this.engine.ingestParsedLine(parsed.value, seq, parsed.noSurrogateEscape);
-    } else {
-      let text: string;
-      try {
-        text = nodeDecoder(bytes, 0, bytes.length);
-      } catch (e) {
-        return (e as Error).message;
-      }
-      outcome = this.engine.ingestLine(text, seq);
-    }
-    switch (outcome.kind) {
+  ingest(seq: number, bytes: Uint8Array, at: number, parsed?: ParsedMessage): { result: TurnDigest; verdict: AckVerdict } | null | string {
+    this.engine ??= newSessionEngine();
+    return this.record(seq, analyseLine(this.engine, seq, bytes, parsed), at);
+  }
+
+  /** What the engine made of the message stored as `seq` (here or on an analysis thread), noted as ingest() says. */
+  record(seq: number, out: LineOutcome, at: number): { result: TurnDigest; verdict: AckVerdict } | null | string {
+    if (out === null) return null;
+    switch (out.k) {
       case 'header':
-        this.title = outcome.header.title ?? null;
-        return null;
-      case 'ignored':
+        this.title = out.title;
         return null;
       case 'error':
-        return outcome.error.message;
+        return out.message;
       case 'turn': {
-        const r = outcome.result;
-        const when = Number.isNaN(at) ? Date.parse(outcome.snapshot.ts ?? '') : at;
-        const verdict = this.note(seq, r, when);
-        return { result: r, verdict };
+        const when = Number.isNaN(at) ? out.ts : at;
+        return { result: out.turn, verdict: this.note(seq, out.turn, when) };
       }
     }
   }
 
-  private note(seq: number, r: TurnResult, when: number): AckVerdict {
+  private note(seq: number, r: TurnDigest, when: number): AckVerdict {
     const signals: Signal[] = [];
     let worst = -1;
     for (const f of r.findings) {
@@ -154,16 +135,9 @@ export class SessionHealth {
       worst = Math.max(worst, SEVERITY_RANK[f.severity]);
       if (f.severity === 'fault') this.lastFault = { signal: f.signal, turn: r.turn };
     }
-    const v = r.verdict;
-    const verdict: AckVerdict = { turn: v.turn, action: v.action, prune_safe: v.prune_safe, recompute: v.recompute, drop: v.drop, signals };
-    const m = r.metrics;
-    const spread = m.stdev_score ?? Number.NaN;
-    let canary = Number.NaN;
-    if (m.canaries.length > 0 && m.n_scored > 0) {
-      let rank = 0;
-      for (const c of m.canaries) rank = Math.max(rank, c.rank);
-      canary = rank / m.n_scored;
-    }
+    const verdict: AckVerdict = { ...r.verdict, signals };
+    const spread = r.metrics.stdev_score ?? Number.NaN;
+    const canary = r.canary;
     if (this.turns < BASELINE_MAX_TURNS) this.baseline[this.turns] = spread;
     this.turns++;
     this.lastTurn = r.turn;

@@ -1,0 +1,45 @@
+// An analysis thread (docs/relay.md "Analysis"): the Engines of the sessions it owns, fed
+// each stored line in the order the main thread posts them; one answer per line that is
+// not a warm-up, in the same order, carrying only the digest (sessionEngine.ts).
+import { parentPort } from 'node:worker_threads';
+import type { Engine } from '../../core/engine.ts';
+import { analyseLine, newSessionEngine, type LineOutcome } from './sessionEngine.ts';
+
+export type AnalysisRequest =
+  /** `w`: warm-up (a replacement thread re-reading what its predecessor had analysed): no answer */
+  | { s: string; q: number; b: Uint8Array; w: boolean }
+  /** the session was deleted: its engine goes */
+  | { s: string; drop: true };
+
+export interface AnalysisAnswer {
+  o: LineOutcome;
+  /** ms the engine took */
+  ms: number;
+}
+
+const port = parentPort;
+if (port === null) throw new Error('analysisWorker.ts runs as a worker thread');
+const engines = new Map<string, Engine>();
+port.on('message', (batch: AnalysisRequest[]) => {
+  const out: AnalysisAnswer[] = [];
+  for (const r of batch) {
+    if ('drop' in r) {
+      engines.delete(r.s);
+      continue;
+    }
+    let engine = engines.get(r.s);
+    if (engine === undefined) engines.set(r.s, (engine = newSessionEngine()));
+    const t0 = performance.now();
+    let o: LineOutcome;
+    try {
+      o = analyseLine(engine, r.q, r.b);
+    } catch (e) {
+      // an engine bug must not stall the session's acks: the main thread logs it
+      o = { k: 'error', message: `the engine failed: ${(e as Error).message}` };
+    }
+    if (!r.w) out.push({ o, ms: performance.now() - t0 });
+  }
+  if (out.length > 0) port.postMessage(out);
+});
+// the engine's modules are loaded (through tsx, a few hundred ms): lines are analysed at full speed from now on
+port.postMessage('ready');

@@ -1,0 +1,101 @@
+// The engine half of a session's analysis (docs/relay.md "Analysis"): one stored message in,
+// a small digest out. It runs wherever the session's Engine lives: in SessionHealth on the
+// relay's main thread (--analysis-threads 0), or on an analysis thread (analysisWorker.ts),
+// which answers the main thread with the digest only: what SessionHealth.note, the overview
+// and the alert rules read of a turn (contract §4–§5), and the acknowledgement's verdict
+// (contract §7). The same function on both sides keeps their verdicts identical.
+import type { TurnResult } from '../../core/analyse.ts';
+import { Engine, type Outcome } from '../../core/engine.ts';
+import type { Severity, Signal } from '../../core/signals.ts';
+import type { AckVerdict } from '../../client/relayApi.ts';
+import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
+import type { ParsedMessage } from '../sessionGate.ts';
+
+/** pruned ids remembered per session (Engine prunedMemory) */
+const PRUNED_MEMORY = 4096;
+
+/**
+ * What the relay keeps of one turn: a structural subset of TurnResult (the alert rules read
+ * `turn`, `findings` and `metrics.stdev_score` of either), plus the canaries' worst rank.
+ */
+export interface TurnDigest {
+  turn: number;
+  /** contract §4.1 order, a signal's findings together */
+  findings: readonly { signal: Signal; severity: Severity }[];
+  metrics: { stdev_score: number | null };
+  verdict: Omit<AckVerdict, 'signals'>;
+  /** the pinned canaries' worst rank over the spans scored (NaN when none was scored) */
+  canary: number;
+}
+
+/** One stored message analysed: null when it changes nothing (blank, replayed). */
+export type LineOutcome =
+  | null
+  | { k: 'header'; title: string | null }
+  | { k: 'error'; message: string }
+  /** `ts`: the snapshot's own time (ms, NaN when absent), the rate's clock when a log is re-read */
+  | { k: 'turn'; turn: TurnDigest; ts: number };
+
+export function newSessionEngine(): Engine {
+  // the relay recognises retries before the engine sees a message (sessionGate.ts), so
+  // the engine needs no replay fingerprints at all (replayMemory 0: hashing every span of
+  // every turn was ~7% of the relay's CPU under bench/relay.ts)
+  // nor the ids ever pruned beyond a few thousand: they only word orphaned_parent's
+  // message, which the relay never reports (verdicts and signals are unchanged)
+  return new Engine({ sha256: nodeSha256, replayMemory: 0, prunedMemory: PRUNED_MEMORY });
+}
+
+/** Only what the relay keeps of a turn (TurnResult's checks and span arrays stay behind). */
+export function digestOf(r: TurnResult): TurnDigest {
+  const findings = r.findings.map((f) => ({ signal: f.signal, severity: f.severity }));
+  const v = r.verdict;
+  const m = r.metrics;
+  let canary = Number.NaN;
+  if (m.canaries.length > 0 && m.n_scored > 0) {
+    let rank = 0;
+    for (const c of m.canaries) rank = Math.max(rank, c.rank);
+    canary = rank / m.n_scored;
+  }
+  return {
+    turn: r.turn,
+    findings,
+    metrics: { stdev_score: m.stdev_score },
+    verdict: { turn: v.turn, action: v.action, prune_safe: v.prune_safe, recompute: v.recompute, drop: v.drop },
+    canary,
+  };
+}
+
+/**
+ * Feeds `engine` the message stored as `seq` (its log line's bytes). `parsed`: the relay's
+ * own parse and validation of it, when made on this thread (neither is done again).
+ */
+export function analyseLine(engine: Engine, seq: number, bytes: Uint8Array, parsed?: ParsedMessage): LineOutcome {
+  let outcome: Outcome;
+  if (parsed?.validated !== undefined) {
+    // the relay parsed and validated it: neither is done again (the stored bytes are its text)
+    outcome = engine.ingestValidated(parsed.validated, seq);
+  } else if (parsed !== undefined) {
+    // the relay parsed it to validate it: not parsed again (the stored bytes are its text)
+    outcome = engine.ingestParsedLine(parsed.value, seq, parsed.noSurrogateEscape);
+  } else {
+    let text: string;
+    try {
+      text = nodeDecoder(bytes, 0, bytes.length);
+    } catch (e) {
+      return { k: 'error', message: (e as Error).message };
+    }
+    // a stored line passed the gate's full contract §2 validation when it was received: not
+    // validated again (15% of an analysis thread's time; Engine.ingestTrustedLine)
+    outcome = engine.ingestTrustedLine(text, seq);
+  }
+  switch (outcome.kind) {
+    case 'header':
+      return { k: 'header', title: outcome.header.title ?? null };
+    case 'ignored':
+      return null;
+    case 'error':
+      return { k: 'error', message: outcome.error.message };
+    case 'turn':
+      return { k: 'turn', turn: digestOf(outcome.result), ts: Date.parse(outcome.snapshot.ts ?? '') };
+  }
+}
