@@ -80,14 +80,9 @@ export class Engine {
 
   /** One line of JSONL (without its newline). */
   ingestLine(text: string, line: number): Outcome {
-    if (isBlank(text)) return { kind: 'ignored', reason: 'blank' };
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
-    }
-    return this.ingestParsedLine(value, line, !mayHoldLoneSurrogate(text));
+    const parsed = parseLine(text, line);
+    if (parsed.kind !== 'parsed') return parsed;
+    return this.ingestParsedLine(parsed.value, line, !mayHoldLoneSurrogate(text));
   }
 
   /**
@@ -99,13 +94,9 @@ export class Engine {
    */
   ingestTrustedLine(text: string, line: number): Outcome {
     if (this.replayMemory > 0) return this.ingestLine(text, line);
-    if (isBlank(text)) return { kind: 'ignored', reason: 'blank' };
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (e) {
-      return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
-    }
+    const parsed = parseLine(text, line);
+    if (parsed.kind !== 'parsed') return parsed;
+    let value = parsed.value;
     const sid0 = sessionIdOf(value);
     const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
     if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
@@ -268,6 +259,16 @@ function carryTexts(value: unknown, sid: string, last: Snapshot | null, lastTabl
   const error = omissionError(sid, turn, om, table === null ? null : { turn: last!.turn, has: (id) => table.index.has(id) });
   if (error !== null) return error;
   return expandSnapshot(value as object, om, (id) => table!.texts[table!.index.get(id)!]!);
+}
+
+/** A line's JSON value, or what the engine answers for a blank line or one that is not JSON. */
+function parseLine(text: string, line: number): { kind: 'parsed'; value: unknown } | Outcome {
+  if (isBlank(text)) return { kind: 'ignored', reason: 'blank' };
+  try {
+    return { kind: 'parsed', value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { kind: 'error', error: { line, message: notJsonMessage(text, e) } };
+  }
 }
 
 function isBlank(text: string): boolean {
