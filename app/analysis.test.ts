@@ -28,7 +28,7 @@ vi.mock('./analysisClient.ts', () => ({
 
 const { openFile, openLive, resumeFollow } = await import('./analysis.ts');
 const { useAnalysis } = await import('./stores/analysis.ts');
-const { setUi } = await import('./stores/ui.ts');
+const { setUi, useUi } = await import('./stores/ui.ts');
 
 function summary(turns: number): JobSummary {
   const s = { sessionId: 's1', turns, lastTurn: turns - 1, findings: 0, signalCounts: {}, firstFault: null } as unknown as SessionSummary;
@@ -86,5 +86,22 @@ describe('Worker summaries reach the store', () => {
     expect(useAnalysis.getState().latestSummary).toBe(next);
     resumeFollow();
     expect(useAnalysis.getState().summary).toBe(next);
+  });
+
+  it('a paused link to a turn takes summaries until one reaches that turn, then keeps its screen', () => {
+    openLive('s1');
+    // a link opens the session paused at turn 25 (viewUrl.ts); the session is still catching up
+    setUi({ follow: false, selectedTurn: 25 });
+    const early = summary(4);
+    emit({ type: 'summary', job: 1, summary: early });
+    expect(useAnalysis.getState().summary).toBe(early);
+    const caughtUp = summary(40);
+    emit({ type: 'summary', job: 1, summary: caughtUp });
+    expect(useAnalysis.getState().summary).toBe(caughtUp);
+    const later = summary(50);
+    emit({ type: 'summary', job: 1, summary: later });
+    expect(useAnalysis.getState().summary).toBe(caughtUp);
+    expect(useAnalysis.getState().latestSummary).toBe(later);
+    expect(useUi.getState().selectedTurn).toBe(25);
   });
 });

@@ -160,12 +160,23 @@ function paused(): boolean {
 }
 
 function receiveSummary(summary: JobSummary, final: boolean): void {
-  // paused: the screen keeps what it showed (but a paused link still shows its first data)
-  if (paused() && useAnalysis.getState().summary !== null) {
+  // paused: the screen keeps what it showed (but a paused link still shows its first data,
+  // and takes more until it reaches the turn the link names: the first summary of a session
+  // still catching up may end before it)
+  if (paused() && useAnalysis.getState().summary !== null && shownReachesSelected()) {
     set({ latestSummary: summary });
     return;
   }
   applySummary(summary, final, true);
+}
+
+/** The summary on screen holds the selected turn (or none is selected). */
+function shownReachesSelected(): boolean {
+  const st = useAnalysis.getState();
+  const selected = useUi.getState().selectedTurn;
+  if (selected === null) return true;
+  const s = st.summary?.sessions.find((x) => x.sessionId === st.sessionId);
+  return s !== undefined && s.lastTurn !== null && s.lastTurn >= selected;
 }
 
 function applySummary(summary: JobSummary, final: boolean, latest = false): void {
