@@ -2,12 +2,11 @@
 // dashboard did nothing; the lineage graph of a turn opened from a link could stay an
 // empty box until someone zoomed; the charts redrew every second during a file load
 // where docs/dashboard.md promises every 5 s.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { nodeSha256 } from '../src/node/platform.ts';
 import { simulateSession } from '../src/sim/scenario.ts';
-import { dropFile, fixture, gotoApp, waitLoaded, waitSessionTurns } from './helpers/app.ts';
+import { fixture, gotoApp, waitLoaded, waitSessionTurns } from './helpers/app.ts';
 import { checkJson, replay } from './helpers/relay.ts';
 import { expect, test } from './helpers/test.ts';
 
@@ -64,11 +63,26 @@ test('the lineage graph of a turn opened from a link is drawn and fitted with no
 });
 
 test('while a file loads, the charts redraw at most every 5 s (docs/dashboard.md)', async ({ page }) => {
-  // a transcript big enough that the load takes several seconds
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ch-redraw-')), 'long.jsonl');
+  // a transcript that arrives over several seconds: the Worker reads a file from disk faster
+  // than the test could tell one redraw a second from one every 5 s (1,500 turns in 2 s on a
+  // quiet machine), so it is served at ~5 MB/s instead, as a sample link (#sample=) the page
+  // fetches and reads as a stream while it arrives
   const lines: string[] = [];
-  for (const m of simulateSession({ seed: 7, sessionId: 'redraw', turns: 1500, spans: 100, textChars: 300 }, nodeSha256)) lines.push(JSON.stringify(m));
-  fs.writeFileSync(file, lines.join('\n') + '\n');
+  for (const m of simulateSession({ seed: 7, sessionId: 'redraw', turns: 700, spans: 100, textChars: 300 }, nodeSha256)) lines.push(JSON.stringify(m));
+  const body = Buffer.from(lines.join('\n') + '\n');
+  const slow = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/x-ndjson', 'content-length': String(body.length) });
+    let at = 0;
+    const step = (): void => {
+      if (at >= body.length || res.destroyed) return void res.end();
+      res.write(body.subarray(at, (at += 512 * 1024)));
+      setTimeout(step, 100);
+    };
+    step();
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/long.jsonl`;
+  await page.route('**/samples/long.jsonl', (route) => route.continue({ url: slowUrl }));
   // every chart redraw changes the view's turn count while turns keep arriving
   await page.addInitScript(() => {
     const redraws: number[] = [];
@@ -77,9 +91,12 @@ test('while a file loads, the charts redraw at most every 5 s (docs/dashboard.md
       for (const _ of records) redraws.push(performance.now());
     }).observe(document, { subtree: true, attributes: true, attributeFilter: ['data-view-turns'] });
   });
-  await gotoApp(page);
-  await dropFile(page, file);
-  await waitLoaded(page, 120_000);
+  try {
+    await gotoApp(page, '#sample=long.jsonl');
+    await waitLoaded(page, 120_000);
+  } finally {
+    slow.close();
+  }
   const { open, done, redraws } = await page.evaluate(() => ({
     open: performance.getEntriesByName('context-health:open')[0]!.startTime,
     done: performance.getEntriesByName('context-health:done')[0]!.startTime,
