@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
 import type { AckVerdict, Overview } from '../../src/client/relayApi.ts';
+import { ANALYSIS_NICE } from '../../src/server/analysis/threadPriority.ts';
 import { checkVerdicts } from './expectations.ts';
 import { exited, ROOT, relaysPerTest, run, spawnServe, tempDir } from './helpers.ts';
 
@@ -163,6 +164,14 @@ describe('serve --analysis-threads', () => {
     try {
       const health = (await (await fetch(`${s.url}api/health`)).json()) as Health;
       expect(health.analysis.threads).toBe(2);
+      if (process.platform === 'linux') {
+        // each analysis thread lowered its own priority below the main thread's (analysisWorker.ts)
+        const pid = s.child.pid!;
+        const niceOf = (tid: string): number => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+        const tids = fs.readdirSync(`/proc/${pid}/task`);
+        expect(niceOf(String(pid))).toBe(0);
+        expect(tids.filter((t) => niceOf(t) === ANALYSIS_NICE)).toHaveLength(2);
+      }
     } finally {
       s.child.kill('SIGTERM');
       await exited(s.child);

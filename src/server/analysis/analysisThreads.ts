@@ -45,6 +45,9 @@ interface SessionState {
   generation: number;
 }
 
+/** the analysis threads' young generation (V8's default is 16 MiB semi-spaces on 64-bit) */
+const YOUNG_GENERATION_MB = 192;
+
 export function defaultAnalysisThreads(): number {
   // one thread leaves the main thread its core for ingest and fan-out (bench/relay.ts)
   return os.availableParallelism() >= 2 ? 1 : 0;
@@ -81,7 +84,10 @@ class AnalysisThread {
   }
 
   spawn(): Worker {
-    const worker = new Worker(new URL('./analysisWorker.mjs', import.meta.url));
+    // a young generation large enough to hold a round of every session's last snapshot: the
+    // engines keep each session's previous turn until its next one, which the default size
+    // copied from scavenge to scavenge (a quarter of the thread's time; bench/analysisLine.ts)
+    const worker = new Worker(new URL('./analysisWorker.mjs', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     worker.unref();
     let loaded: () => void = () => {};
     this.ready = new Promise((resolve) => (loaded = resolve));

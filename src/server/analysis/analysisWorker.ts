@@ -4,6 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Engine } from '../../core/engine.ts';
 import { analyseLine, newSessionEngine, type LineOutcome } from './sessionEngine.ts';
+import { lowerThreadPriority } from './threadPriority.ts';
 
 export type AnalysisRequest =
   /** `w`: warm-up (a replacement thread re-reading what its predecessor had analysed): no answer */
@@ -19,6 +20,9 @@ export interface AnalysisAnswer {
 
 const port = parentPort;
 if (port === null) throw new Error('analysisWorker.ts runs as a worker thread');
+
+// below the main thread when the cores are short: the fan-out is not delayed behind an analysis
+lowerThreadPriority();
 const engines = new Map<string, Engine>();
 port.on('message', (batch: AnalysisRequest[]) => {
   const out: AnalysisAnswer[] = [];
