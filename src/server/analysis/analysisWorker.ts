@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Engine } from '../../core/engine.ts';
 import { analyseLine, newSessionEngine, type LineOutcome } from './sessionEngine.ts';
-import { lowerThreadPriority } from './threadPriority.ts';
+import { lowerThreadPriority } from '../../node/threadPriority.ts';
 
 export type AnalysisRequest =
   /** `w`: warm-up (a replacement thread re-reading what its predecessor had analysed): no answer */

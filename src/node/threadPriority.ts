@@ -1,11 +1,12 @@
-// The analysis threads' scheduling priority (docs/relay.md "Analysis"): below the main
-// thread's, whose fan-out to viewers and acks are the latency-bound work, while an analysis
-// thread only has to keep up on average (its answers wait, and count for backpressure,
-// meanwhile). On Linux a thread has its own nice value, set through its thread id.
+// A worker thread's scheduling priority below its process's main thread, for work that may
+// wait when the cores are short: the relay's analysis threads (docs/relay.md "Analysis"),
+// whose main thread's fan-out and acks are the latency-bound work, and the drawing thread of
+// `context-health report` (docs/reports.md), whose CLI thread's reading of the file is the
+// longest path. On Linux a thread has its own nice value, set through its thread id.
 import fs from 'node:fs';
 import os from 'node:os';
 
-/** an analysis thread's nice value (the main thread keeps the process's, normally 0) */
+/** such a thread's nice value (the main thread keeps the process's, normally 0) */
 export const ANALYSIS_NICE = 10;
 
 /**
