@@ -240,15 +240,13 @@ export interface TermCounts {
   /** occurrences of ids[i] */
   counts: Int32Array;
   /**
-   * Where the query's terms this document holds are kept in its {@link Bm25Buffer}'s hit
-   * store, as (query position, count) pairs in query order (the terms' sorted order): from
-   * `hitsAt` to `hitsEnd`, valid while `hitsEpoch` is the buffer's epoch (−1: none yet). A
-   * session's task seldom changes from turn to turn, and a span unchanged since the last
-   * turn is then not looked through again.
+   * Its place in its session's {@link Bm25Buffer} while it is in the buffer: its number
+   * there (−1: not in it) and, per distinct term, where it stands in that term's posting
+   * list. A span unchanged from turn to turn stays indexed, and is not looked through again
+   * when the session's task (the query) changes.
    */
-  hitsEpoch: number;
-  hitsAt: number;
-  hitsEnd: number;
+  handle: number;
+  slots: Int32Array | null;
   /** the last turn of its session's {@link Bm25Buffer} this document was in (−1: none) */
   seenTurn: number;
 }
@@ -256,7 +254,7 @@ export interface TermCounts {
 export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
   const all = terms(text);
   const { ids, counts } = dictionary.count(all);
-  return { length: all.length, ids, counts, hitsEpoch: -1, hitsAt: 0, hitsEnd: 0, seenTurn: -1 };
+  return { length: all.length, ids, counts, handle: -1, slots: null, seenTurn: -1 };
 }
 
 /** A query ready to score with: its distinct terms numbered in sorted order, and how often each was asked. */
@@ -352,107 +350,138 @@ class HitStore {
 }
 
 /**
- * BM25 turn after turn over one session's buffer, the same numbers as {@link bm25Prepared}:
- * df and the buffer's total length are carried from the previous turn and updated by the
- * documents that came and went (most stay from one turn to the next), instead of summed
- * again over every document's hits. Both are integer counts, so any order of adding them up
- * gives the same values. Each document belongs to one buffer.
+ * BM25 turn after turn over one session's buffer, the same numbers as {@link bm25Prepared},
+ * from an inverted index of the documents in the buffer: per term, a posting list of the
+ * documents holding it (with the count), updated by the documents that came and went (most
+ * stay from one turn to the next). A term's df is its list's length, and a turn is scored
+ * term at a time in the query's (sorted) order, so each document's sum takes its terms in
+ * the same order as {@link docScore}'s loop and gives the same bits. A new query (the
+ * session's task changed: nearly every other turn in the bench transcript) costs nothing
+ * more than an unchanged one: no document is looked through again. Each document belongs to
+ * one buffer.
  */
 export class Bm25Buffer {
-  /** the query version df counts for (−1: none, count from scratch) */
-  private version = -1;
-  /** changes with the query version and whenever the hit store is emptied */
-  private epoch = 0;
-  private readonly store = new HitStore();
-  /** pairs in the store of the documents in the buffer now: the rest belong to documents gone */
-  private liveHits = 0;
+  /** per term number: (handle, slot index in the document, count) triples of the documents holding it */
+  private postings: Int32Array[] = [];
+  /** per term number: how many triples its posting list holds (its df) */
+  private postingLength = new Int32Array(256);
+  /** the documents in the buffer by handle, and the handles free for new ones */
+  private byHandle: (TermCounts | null)[] = [];
+  private freeHandles: number[] = [];
+  /** per handle: the document's length normalisation and its score, this turn */
+  private norm = new Float64Array(256);
+  private sum = new Float64Array(256);
+  private totalLength = 0;
   private turn = 0;
   private previous: readonly TermCounts[] = [];
-  private df = new Float64Array(0);
-  private totalLength = 0;
 
   constructor(private readonly dictionary: TermDictionary) {}
 
   score(query: PreparedQuery, docs: readonly TermCounts[]): number[] {
-    const n = docs.length;
-    const m = query.ids.length;
     const turn = ++this.turn;
-    if (n === 0 || m === 0) {
-      this.previous = [];
-      this.version = -1;
-      return new Array<number>(n).fill(0);
-    }
-    // hits of documents long gone pile up in the store while a query lasts: past a bound it
-    // is emptied and counted afresh, like a new query (same numbers, df being integer counts)
-    if (this.store.length > 4 * this.liveHits + 65_536) this.version = -1;
-    const position = this.dictionary.markQuery(query.ids);
-    try {
-      if (query.version !== this.version) this.countAfresh(query, docs, position, turn);
-      else if (!this.countChanges(docs, position, turn)) this.countAfresh(query, docs, position, turn);
-    } finally {
-      this.dictionary.releaseQuery(query.ids);
-    }
-    this.previous = docs;
-    const weight = weights(query, this.df, n);
-    const avgdl = this.totalLength / n || 1;
-    const pairs = this.store.pairs;
-    const out = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      const d = docs[i]!;
-      out[i] = docScore(d, pairs, d.hitsAt, d.hitsEnd, weight, avgdl);
-    }
-    return out;
-  }
-
-  /** A new query (or store): every document's hits and df from scratch. */
-  private countAfresh(query: PreparedQuery, docs: readonly TermCounts[], position: Int32Array, turn: number): void {
-    this.version = query.version;
-    this.epoch++;
-    this.store.length = 0;
-    this.liveHits = 0;
-    this.df = new Float64Array(query.ids.length);
-    this.totalLength = 0;
+    let repeated = false;
     for (const d of docs) {
-      if (d.hitsEpoch !== this.epoch) this.find(d, position);
-      this.count(d, 1);
-      // the same document twice in one turn (a snapshot with a repeated span, which the
-      // engine refuses but the scorer sees first): counted twice here, as bm25Prepared
-      // does, and the next turn counts from scratch again
-      if (d.seenTurn === turn) this.version = -1;
-      d.seenTurn = turn;
-    }
-  }
-
-  /** The same query as last turn: df moves by the documents that came and went. False: count afresh. */
-  private countChanges(docs: readonly TermCounts[], position: Int32Array, turn: number): boolean {
-    for (const d of docs) {
-      // the same document twice in one turn (see countAfresh)
-      if (d.seenTurn === turn) return false;
-      // in last turn's buffer: already counted
-      if (d.seenTurn !== turn - 1) {
-        if (d.hitsEpoch !== this.epoch) this.find(d, position);
-        this.count(d, 1);
-      }
+      if (d.seenTurn === turn) repeated = true;
+      else if (d.seenTurn !== turn - 1 || d.handle < 0) this.add(d);
       d.seenTurn = turn;
     }
     // left the buffer (or replaced by a rewritten text's counts)
-    for (const d of this.previous) if (d.seenTurn !== turn) this.count(d, -1);
-    return true;
+    for (const d of this.previous) if (d.seenTurn !== turn && d.handle >= 0) this.remove(d);
+    this.previous = docs;
+    const n = docs.length;
+    const m = query.ids.length;
+    if (n === 0 || m === 0) return new Array<number>(n).fill(0);
+    // the same document twice in one turn (a snapshot with a repeated span, which the engine
+    // refuses but the scorer sees first) counts twice, as bm25Prepared counts it
+    if (repeated) return bm25Prepared(query, docs, this.dictionary);
+    const avgdl = this.totalLength / n || 1;
+    const { norm, sum } = this;
+    for (const d of docs) {
+      norm[d.handle] = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+      sum[d.handle] = 0;
+    }
+    for (let q = 0; q < m; q++) {
+      const t = query.ids[q]!;
+      const df = t < this.postingLength.length ? this.postingLength[t]! : 0;
+      if (df === 0) continue;
+      // weights()'s expression, for the same bits
+      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * query.multiplicity[q]!;
+      const list = this.postings[t]!;
+      for (let j = 0; j < 3 * df; j += 3) {
+        const h = list[j]!;
+        const f = list[j + 2]!;
+        sum[h] = sum[h]! + (weight * (f * (BM25_K1 + 1))) / (f + norm[h]!);
+      }
+    }
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = sum[docs[i]!.handle]!;
+    return out;
   }
 
-  private find(d: TermCounts, position: Int32Array): void {
-    d.hitsAt = this.store.length;
-    this.store.find(d, position);
-    d.hitsEnd = this.store.length;
-    d.hitsEpoch = this.epoch;
+  /** Indexes a document that came into the buffer. */
+  private add(d: TermCounts): void {
+    const h = this.freeHandles.pop() ?? this.byHandle.length;
+    this.byHandle[h] = d;
+    if (h >= this.norm.length) {
+      this.norm = grownFloat(this.norm, h + 1);
+      this.sum = grownFloat(this.sum, h + 1);
+    }
+    d.handle = h;
+    const ids = d.ids;
+    const slots = d.slots ?? (d.slots = new Int32Array(ids.length));
+    for (let k = 0; k < ids.length; k++) {
+      const t = ids[k]!;
+      if (t >= this.postingLength.length) {
+        const grown = new Int32Array(Math.max(t + 1, 2 * this.postingLength.length));
+        grown.set(this.postingLength);
+        this.postingLength = grown;
+      }
+      const at = this.postingLength[t]!;
+      let list = this.postings[t];
+      if (list === undefined || list.length < 3 * (at + 1)) {
+        const grown = new Int32Array(Math.max(12, 2 * 3 * (at + 1)));
+        if (list !== undefined) grown.set(list);
+        this.postings[t] = list = grown;
+      }
+      list[3 * at] = h;
+      list[3 * at + 1] = k;
+      list[3 * at + 2] = d.counts[k]!;
+      slots[k] = at;
+      this.postingLength[t] = at + 1;
+    }
+    this.totalLength += d.length;
   }
 
-  private count(d: TermCounts, by: number): void {
-    const pairs = this.store.pairs;
-    for (let k = d.hitsAt; k < d.hitsEnd; k += 2) this.df[pairs[k]!]! += by;
-    this.totalLength += by * d.length;
-    this.liveHits += by * (d.hitsEnd - d.hitsAt);
+  /** Takes a document that left the buffer out of the index: each of its entries is replaced by its list's last. */
+  private remove(d: TermCounts): void {
+    const ids = d.ids;
+    const slots = d.slots!;
+    for (let k = 0; k < ids.length; k++) {
+      const t = ids[k]!;
+      const list = this.postings[t]!;
+      const last = this.postingLength[t]! - 1;
+      const at = slots[k]!;
+      if (at !== last) {
+        const h = list[3 * last]!;
+        const lk = list[3 * last + 1]!;
+        list[3 * at] = h;
+        list[3 * at + 1] = lk;
+        list[3 * at + 2] = list[3 * last + 2]!;
+        this.byHandle[h]!.slots![lk] = at;
+      }
+      this.postingLength[t] = last;
+    }
+    this.totalLength -= d.length;
+    this.byHandle[d.handle] = null;
+    this.freeHandles.push(d.handle);
+    d.handle = -1;
   }
+}
+
+function grownFloat(a: Float64Array, atLeast: number): Float64Array<ArrayBuffer> {
+  const grown = new Float64Array(Math.max(atLeast, 2 * a.length));
+  grown.set(a);
+  return grown;
 }
 
 /** Each query term's weight: idf from the turn's df, times how often the query asks for it. */
