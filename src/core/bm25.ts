@@ -111,8 +111,8 @@ export class TermDictionary {
   }
 
   /**
-   * A document's distinct term numbers and how often each occurs, in the sorted order of
-   * the terms themselves (the order a query's terms are summed in), so that scoring never sorts.
+   * A document's distinct term numbers (in order of first occurrence) and how often each
+   * occurs. Unordered: scoring sums a document's terms in the query's order, whatever theirs.
    */
   count(all: readonly string[]): { ids: Int32Array; counts: Int32Array } {
     const distinct: number[] = [];
@@ -120,7 +120,7 @@ export class TermDictionary {
       const id = this.id(t);
       if (this.tallyOne(id, 1)) distinct.push(id);
     }
-    return this.takeTally(this.inTermOrder(distinct));
+    return this.takeTally(Int32Array.from(distinct));
   }
 
   /**
@@ -235,7 +235,7 @@ export class TermDictionary {
 /** What BM25 needs of one document: its length in terms and how often each (numbered) term occurs. */
 export interface TermCounts {
   length: number;
-  /** the distinct terms' numbers, in the sorted order of the terms */
+  /** the distinct terms' numbers, in order of first occurrence */
   ids: Int32Array;
   /** occurrences of ids[i] */
   counts: Int32Array;
@@ -293,60 +293,56 @@ export function bm25(query: readonly string[], docs: readonly TermCounts[], dict
   return bm25Prepared(prepareQuery(query, dictionary), docs, dictionary);
 }
 
-/** {@link bm25} with the query prepared once (each document's hits found afresh: the plain form {@link Bm25Buffer} is held to). */
+/**
+ * {@link bm25} with the query prepared once, from scratch: the plain form {@link Bm25Buffer}
+ * is held to. Term at a time, in the query's (sorted) order: each document's score adds its
+ * terms in that order, the textbook loop's floating-point result.
+ */
 export function bm25Prepared(query: PreparedQuery, docs: readonly TermCounts[], dictionary: TermDictionary): number[] {
   const n = docs.length;
   const m = query.ids.length;
   if (n === 0 || m === 0) return new Array<number>(n).fill(0);
-  const df = new Float64Array(m);
+  // per query term: the (document, count) pairs of the documents holding it
+  const postings: number[][] = Array.from({ length: m }, () => []);
   let totalLength = 0;
-  const store = new HitStore();
-  const at = new Int32Array(n + 1);
   const position = dictionary.markQuery(query.ids);
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     totalLength += d.length;
-    at[i] = store.length;
-    store.find(d, position);
-    for (let k = at[i]!; k < store.length; k += 2) df[store.pairs[k]!]!++;
+    for (let k = 0; k < d.ids.length; k++) {
+      const q = position[d.ids[k]!]!;
+      if (q >= 0) postings[q]!.push(i, d.counts[k]!);
+    }
   }
-  at[n] = store.length;
   dictionary.releaseQuery(query.ids);
-  const weight = weights(query, df, n);
   const avgdl = totalLength / n || 1;
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = docScore(docs[i]!, store.pairs, at[i]!, at[i + 1]!, weight, avgdl);
+  const out = new Array<number>(n).fill(0);
+  for (let q = 0; q < m; q++) {
+    const list = postings[q]!;
+    const df = list.length / 2;
+    if (df === 0) continue;
+    const weight = idfWeight(n, df, query.multiplicity[q]!);
+    for (let j = 0; j < list.length; j += 2) {
+      const i = list[j]!;
+      out[i] = out[i]! + termScore(weight, list[j + 1]!, lengthNorm(docs[i]!.length, avgdl));
+    }
+  }
   return out;
 }
 
-/**
- * Documents' hits on one query, one after the other in a growing array: finding a
- * document's hits writes a few integers here instead of making a small array per document
- * and turn (which the garbage collector then has to clear, ~15% of the scorer's time).
- */
-class HitStore {
-  pairs = new Int32Array(4096);
-  length = 0;
+/** A query term's weight: the non-negative idf of its df among n documents, times how often the query asks for it. */
+function idfWeight(n: number, df: number, multiplicity: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5)) * multiplicity;
+}
 
-  /** Appends `d`'s (query position, count) pairs, in the document's order: the terms' sorted order, so query order. */
-  find(d: TermCounts, position: Int32Array): void {
-    const ids = d.ids;
-    const counts = d.counts;
-    let at = this.length;
-    if (this.pairs.length < at + 2 * ids.length) {
-      const grown = new Int32Array(Math.max(2 * this.pairs.length, at + 2 * ids.length));
-      grown.set(this.pairs.subarray(0, at));
-      this.pairs = grown;
-    }
-    const pairs = this.pairs;
-    for (let k = 0; k < ids.length; k++) {
-      const q = position[ids[k]!]!;
-      if (q < 0) continue;
-      pairs[at++] = q;
-      pairs[at++] = counts[k]!;
-    }
-    this.length = at;
-  }
+/** BM25's length normalisation of a document of `length` terms. */
+function lengthNorm(length: number, avgdl: number): number {
+  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgdl);
+}
+
+/** One term's share of a document's score: `f` occurrences, the document's `norm`. */
+function termScore(weight: number, f: number, norm: number): number {
+  return (weight * (f * (BM25_K1 + 1))) / (f + norm);
 }
 
 /**
@@ -355,7 +351,7 @@ class HitStore {
  * documents holding it (with the count), updated by the documents that came and went (most
  * stay from one turn to the next). A term's df is its list's length, and a turn is scored
  * term at a time in the query's (sorted) order, so each document's sum takes its terms in
- * the same order as {@link docScore}'s loop and gives the same bits. A new query (the
+ * the same order as {@link bm25Prepared}'s and gives the same bits. A new query (the
  * session's task changed: nearly every other turn in the bench transcript) costs nothing
  * more than an unchanged one: no document is looked through again. Each document belongs to
  * one buffer.
@@ -397,20 +393,19 @@ export class Bm25Buffer {
     const avgdl = this.totalLength / n || 1;
     const { norm, sum } = this;
     for (const d of docs) {
-      norm[d.handle] = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
+      norm[d.handle] = lengthNorm(d.length, avgdl);
       sum[d.handle] = 0;
     }
     for (let q = 0; q < m; q++) {
       const t = query.ids[q]!;
       const df = t < this.postingLength.length ? this.postingLength[t]! : 0;
       if (df === 0) continue;
-      // weights()'s expression, for the same bits
-      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * query.multiplicity[q]!;
+      const weight = idfWeight(n, df, query.multiplicity[q]!);
       const list = this.postings[t]!;
       for (let j = 0; j < 3 * df; j += 3) {
         const h = list[j]!;
         const f = list[j + 2]!;
-        sum[h] = sum[h]! + (weight * (f * (BM25_K1 + 1))) / (f + norm[h]!);
+        sum[h] = sum[h]! + termScore(weight, f, norm[h]!);
       }
     }
     const out = new Array<number>(n);
@@ -482,25 +477,4 @@ function grownFloat(a: Float64Array, atLeast: number): Float64Array<ArrayBuffer>
   const grown = new Float64Array(Math.max(atLeast, 2 * a.length));
   grown.set(a);
   return grown;
-}
-
-/** Each query term's weight: idf from the turn's df, times how often the query asks for it. */
-function weights(query: PreparedQuery, df: Float64Array, n: number): Float64Array {
-  const m = query.ids.length;
-  const weight = new Float64Array(m);
-  for (let q = 0; q < m; q++) weight[q] = df[q]! === 0 ? 0 : Math.log(1 + (n - df[q]! + 0.5) / (df[q]! + 0.5)) * query.multiplicity[q]!;
-  return weight;
-}
-
-/** One document's score: its hits are in query order, so they are summed term by term in
- * sorted order, the textbook loop's floating-point result. */
-function docScore(d: TermCounts, pairs: Int32Array, from: number, to: number, weight: Float64Array, avgdl: number): number {
-  if (from === to) return 0;
-  const norm = BM25_K1 * (1 - BM25_B + (BM25_B * d.length) / avgdl);
-  let score = 0;
-  for (let k = from; k < to; k += 2) {
-    const f = pairs[k + 1]!;
-    score += (weight[pairs[k]!]! * (f * (BM25_K1 + 1))) / (f + norm);
-  }
-  return score;
 }
