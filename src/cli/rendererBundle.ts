@@ -12,13 +12,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { BuildOptions } from 'esbuild';
 import type { DrawInput, DrawReply, DrawRequest, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 import { phase } from '../node/phases.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
 const CACHE = path.join(ROOT, 'node_modules/.cache/context-health');
-const BUNDLES = { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.mjs') };
+const BUNDLES = { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.cjs') };
+/** V8's code cache of the drawing bundle (made by its first run, see drawThread) */
+const DRAW_CODE_CACHE = path.join(CACHE, 'draw.cjs.v8cache');
 // not the names of the single bundle before (render.mjs): a checkout switched back and forth finds its own
 const MANIFEST = path.join(CACHE, 'bundles.inputs.json');
 /** this file: the build options are part of what the bundles are */
@@ -57,38 +60,56 @@ function upToDate(): boolean {
 async function buildBundles(): Promise<void> {
   const { build } = await import('esbuild');
   const tmp = path.join(CACHE, `build.${process.pid}`);
-  const result = await build({
+  const common: BuildOptions = {
     absWorkingDir: ROOT,
-    entryPoints: ENTRIES,
     bundle: true,
     platform: 'node',
-    format: 'esm',
     target: 'node20',
     outdir: tmp,
-    outExtension: { '.js': '.mjs' },
     jsx: 'automatic',
     // a native module: loaded from node_modules as it is
     external: ['@resvg/resvg-js'],
-    // CommonJS modules inside the bundle (React DOM, Recharts' dependencies) call require
-    banner: { js: "import { createRequire as __chRequire } from 'node:module'; const require = __chRequire(import.meta.url);" },
     metafile: true,
     // less for V8 to parse on each run (the 7.8 MB drawing bundle takes about 0.35 s unminified)
     minify: true,
     logLevel: 'silent',
-  });
+  };
+  const [analyse, draw] = await Promise.all([
+    build({
+      ...common,
+      entryPoints: { analyse: ENTRIES.analyse },
+      format: 'esm',
+      outExtension: { '.js': '.mjs' },
+      // CommonJS modules inside the bundle call require
+      banner: { js: "import { createRequire as __chRequire } from 'node:module'; const require = __chRequire(import.meta.url);" },
+    }),
+    // CommonJS, so that the drawing thread can compile it with V8's code cache (vm.Script's
+    // cachedData; ES modules have no such door on Node 20): about 0.15 s of compiling the
+    // 3.4 MB bundle on every run becomes a few ms after the first (docs/performance.md "Reports")
+    build({
+      ...common,
+      entryPoints: { draw: ENTRIES.draw },
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      define: { 'import.meta.url': '__chImportMetaUrl' },
+      banner: { js: "var __chImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    }),
+  ]);
+  const result = { metafile: { inputs: { ...analyse.metafile!.inputs, ...draw.metafile!.inputs } } };
   const inputs: Manifest = {};
   for (const file of Object.keys(result.metafile.inputs)) inputs[file] = entry(path.join(ROOT, file));
   inputs[SELF] = entry(import.meta.filename);
   fs.writeFileSync(`${MANIFEST}.${process.pid}.tmp`, JSON.stringify(inputs));
   // renamed into place: another run building at the same time never reads half a file
-  for (const [name, target] of Object.entries(BUNDLES)) fs.renameSync(path.join(tmp, `${name}.mjs`), target);
+  fs.rmSync(DRAW_CODE_CACHE, { force: true }); // the old bundle's (V8 would refuse it anyway: the source differs)
+  for (const target of Object.values(BUNDLES)) fs.renameSync(path.join(tmp, path.basename(target)), target);
   fs.renameSync(`${MANIFEST}.${process.pid}.tmp`, MANIFEST);
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
 /** One drawing thread: asks and waits for the reply of that kind. */
 function drawThread(): { worker: Worker; ask: <T>(kind: DrawReply['kind'], request: DrawRequest, pick: (m: DrawReply) => T) => Promise<T> } {
-  const worker = new Worker(pathToFileURL(BUNDLES.draw));
+  const worker = new Worker(DRAW_LOADER, { eval: true, workerData: { bundle: BUNDLES.draw, cache: DRAW_CODE_CACHE } });
   // a run that ends early (unreadable input, no such session) does not wait for it
   worker.unref();
   const stopped = new Promise<never>((_, reject) => {
@@ -114,6 +135,37 @@ function drawThread(): { worker: Worker; ask: <T>(kind: DrawReply['kind'], reque
   };
   return { worker, ask };
 }
+
+/**
+ * The drawing thread's first lines: compile the drawing bundle with V8's code cache when
+ * there is one that V8 accepts (same bundle, same Node), and run it as the CommonJS module it
+ * is. Without one, the bundle offers to write it (`__contextHealthSaveCodeCache`, called by
+ * drawWorker.ts once its first report is drawn, so the functions drawing compiled are in it
+ * too), through a temporary file renamed into place: runs at the same time never read half.
+ */
+const DRAW_LOADER = `
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const { createRequire } = require('node:module');
+const { threadId, workerData } = require('node:worker_threads');
+const { bundle, cache } = workerData;
+const source = fs.readFileSync(bundle, 'utf8');
+let cachedData;
+try { cachedData = fs.readFileSync(cache); } catch {}
+const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: bundle, cachedData });
+if (cachedData === undefined || script.cachedDataRejected) {
+  globalThis.__contextHealthSaveCodeCache = () => {
+    try {
+      const tmp = cache + '.' + process.pid + '.' + threadId + '.tmp';
+      fs.writeFileSync(tmp, script.createCachedData());
+      fs.renameSync(tmp, cache);
+    } catch {}
+  };
+}
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+`;
 
 /**
  * The drawing side on a worker thread: it starts loading at once and draws when given its

@@ -28,6 +28,17 @@ async function sha256(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * The first report drawn with no code cache of this bundle writes one (the loader's hook,
+ * src/cli/rendererBundle.ts), before its files are posted: the CLI ends the thread soon after.
+ */
+function saveCodeCache(): void {
+  const g = globalThis as { __contextHealthSaveCodeCache?: () => void };
+  const save = g.__contextHealthSaveCodeCache;
+  delete g.__contextHealthSaveCodeCache;
+  save?.();
+}
+
 /** the hash of the file asked for, which early charts' stamps take */
 let hashed: Promise<string> | undefined;
 /** the charts drawn while the CLI's thread still reads the file, if it posted them */
@@ -63,6 +74,7 @@ port.on('message', (request: DrawRequest) => {
     try {
       await prepared;
       const files = early === undefined ? await draw(request) : await (await early).finish(request);
+      saveCodeCache();
       post(files === null ? { kind: 'files', redo: true } : { kind: 'files', files });
     } catch (e) {
       post({ kind: 'files', error: (e as Error).message });

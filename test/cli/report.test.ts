@@ -21,6 +21,9 @@ const files = (folder: string): string[] => fs.readdirSync(folder, { recursive: 
 
 let incidentRun: CliRun;
 let incidentAgain: CliRun;
+/** V8's code cache of the drawing bundle (src/cli/rendererBundle.ts): absent before the first run, made by it */
+const CODE_CACHE = path.join(ROOT, 'node_modules/.cache/context-health/draw.cjs.v8cache');
+let cacheAfterFirst: boolean;
 let turnsRun: CliRun;
 let checkJson: CheckReport;
 
@@ -28,7 +31,9 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-report-'));
   const check = await runCli(['check', SAMPLE, '--json', '--set', 'spread_floor=0.1']);
   checkJson = JSON.parse(check.stdout) as CheckReport;
+  fs.rmSync(CODE_CACHE, { force: true });
   incidentRun = await runCli(['report', SAMPLE, '--incident', '1', '--set', 'spread_floor=0.1', '--out', out('a')]);
+  cacheAfterFirst = fs.existsSync(CODE_CACHE);
   incidentAgain = await runCli(['report', SAMPLE, '--incident', '1', '--set', 'spread_floor=0.1', '--out', out('b')]);
   turnsRun = await runCli(['report', SAMPLE, '--turns', '100..140', '--set', 'spread_floor=0.1', '--out', out('c')]);
 }, LONG);
@@ -118,11 +123,29 @@ describe('context-health report', () => {
   });
 
   it('gives the same bytes for the same input and options', () => {
+    // the first run compiled the drawing bundle and left V8's code cache; the second ran from it
+    expect(cacheAfterFirst).toBe(true);
     expect(incidentAgain.code).toBe(incidentRun.code);
     const a = files(out('a')).filter((f) => f.includes('.'));
     expect(files(out('b')).filter((f) => f.includes('.'))).toEqual(a);
     for (const f of a) expect(fs.readFileSync(path.join(out('b'), f)).equals(fs.readFileSync(path.join(out('a'), f))), f).toBe(true);
   });
+
+  it(
+    'a code cache V8 refuses (another Node, a damaged file) is replaced, and the report is the same',
+    async () => {
+      fs.writeFileSync(CODE_CACHE, Buffer.alloc(4096, 7));
+      const run = await runCli(['report', SAMPLE, '--incident', '1', '--set', 'spread_floor=0.1', '--out', out('cache')]);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(incidentRun.code);
+      for (const f of files(out('a')).filter((x) => x.includes('.')))
+        expect(fs.readFileSync(path.join(out('cache'), f)).equals(fs.readFileSync(path.join(out('a'), f))), f).toBe(true);
+      const rewritten = fs.readFileSync(CODE_CACHE);
+      expect(rewritten.length).toBeGreaterThan(4096);
+      expect(rewritten.equals(Buffer.alloc(rewritten.length, 7))).toBe(false);
+    },
+    LONG,
+  );
 
   it(
     'gives the bytes of charts drawn at the end when it draws them while reading the file, also when a later snapshot changes them',
