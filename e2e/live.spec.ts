@@ -1,28 +1,10 @@
 // Live sessions through the real relay: `replay` streams a saved transcript, the dashboard
 // follows it over its WebSocket, and what it shows must equal `check --json` on the file,
 // signal by signal and turn by turn, also when the relay dies and comes back mid-stream.
-import type { Page } from '@playwright/test';
 import { expect, test } from './helpers/test.ts';
-import { collectFindings, fixture, signalCounts, waitSessionTurns } from './helpers/app.ts';
-import { checkJson, countsBySignal, freePort, replay, startRelay } from './helpers/relay.ts';
-
-const key = (f: { signal: string; turn: number }): string => `${f.turn}:${f.signal}`;
-
-async function followSession(page: Page, sessionId: string): Promise<void> {
-  const select = page.getByTestId('live-session-select');
-  // the relay's list is polled every few seconds: wait for the session to be listed
-  await expect(select.locator('option', { hasText: sessionId })).toHaveCount(1, { timeout: 30_000 });
-  await select.selectOption(sessionId);
-  await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', /catching-up|live/);
-}
-
-async function expectMatchesCheck(page: Page, file: string): Promise<void> {
-  const oracle = checkJson(file).sessions[0]!;
-  await waitSessionTurns(page, oracle.turns);
-  expect(await signalCounts(page)).toEqual(countsBySignal(oracle.findings));
-  const shown = await collectFindings(page);
-  expect(shown.map(key).sort()).toEqual(oracle.findings.map(key).sort());
-}
+import { fixture } from './helpers/app.ts';
+import { expectMatchesCheck, followSession } from './helpers/live.ts';
+import { freePort, replay, startRelay } from './helpers/relay.ts';
 
 test('a live session streamed by replay shows the findings of check --json, turn by turn', async ({ page, baseURL }) => {
   const file = fixture('all-faults.jsonl');

@@ -20,12 +20,14 @@ export interface RelayHandle {
   stop(): Promise<void>;
 }
 
-export async function startRelay(opts: { port?: number; dataDir?: string; token?: string } = {}): Promise<RelayHandle> {
+/** `store`: a redis:// URL, to keep the sessions in Redis Streams (`serve --store`, docs/scale-out.md). */
+export async function startRelay(opts: { port?: number; dataDir?: string; token?: string; store?: string } = {}): Promise<RelayHandle> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
   const dist = path.join(ROOT, 'dist');
   if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is not built: run `npx vite build` (npm run test:e2e does)');
   const args = [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist];
   if (opts.token !== undefined) args.push('--token', opts.token);
+  if (opts.store !== undefined) args.push('--store', opts.store);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

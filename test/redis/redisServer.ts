@@ -1,11 +1,12 @@
 // A redis-server of the test's own: on a free loopback port, in a temporary directory, with
 // no RDB snapshots and no append-only file (nothing outlives the test), stopped after it.
-// scripts/ensure-tools.mjs (`npm run test:unit`) installs Debian's redis-server when missing.
+// scripts/ensure-tools.mjs (`npm run test:unit` and `test:e2e`) installs Debian's redis-server when
+// missing. Vitest-free, so the Playwright specs start their Redis with it too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import { tempDir } from '../relay/helpers.ts';
 
 export function redisServerPath(): string | null {
   const fromEnv = process.env.REDIS_SERVER;
@@ -32,7 +33,7 @@ export interface TestRedis {
 export async function startRedis(extra: string[] = [], knownPort?: number): Promise<TestRedis> {
   const bin = redisServerPath();
   if (bin === null) throw new Error('redis-server not found: run `node scripts/ensure-tools.mjs redis` (apt-get install -y redis-server) or set REDIS_SERVER');
-  const dir = tempDir('ch-redis-');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-redis-'));
   const port = knownPort ?? (await freePort());
   const child = spawn(
     bin,
