@@ -50,31 +50,55 @@ export const twoDecimals = (v: number): string => v.toFixed(2);
 /**
  * The shaped view for one chart. Each chart takes a new view in its own task and frame
  * (slot × 40 ms after it arrives; Recharts flushes its own store once per animation frame),
- * so one update is four short main-thread tasks, not one long one.
+ * so one update is a short main-thread task per chart, not one long one. Each starts in the task
+ * right after a frame (requestAnimationFrame, then a task): its render, commit and paint
+ * then have a whole frame's time before the next vsync, where a timer firing late in a
+ * frame missed it (missed frames under a 200/s stream, docs/performance.md).
  */
 export function useChartView(slot: number): SeriesView | null {
   const fixed = useFixedChart();
   const [view, setView] = useState<SeriesView | null>(() => useAnalysis.getState().view);
   useEffect(() => {
     let latest: SeriesView | null | undefined;
+    let pending = false;
     let timer: ReturnType<typeof setTimeout> | null = null;
+    let frame: number | null = null;
+    const show = (): void => {
+      timer = frame = null;
+      pending = false;
+      setView(latest ?? null);
+    };
     const take = (next: SeriesView | null): void => {
       if (next === latest) return;
       latest = next;
       // a new source clears at once; data is staggered
-      timer ??= setTimeout(
-        () => {
-          timer = null;
-          setView(latest ?? null);
-        },
-        next === null ? 0 : slot * 40,
-      );
+      if (next === null) {
+        cancel();
+        show();
+        return;
+      }
+      if (pending) return;
+      pending = true;
+      timer = setTimeout(() => {
+        // no frames outside a page (tests): at once
+        if (typeof requestAnimationFrame === 'undefined') return show();
+        frame = requestAnimationFrame(() => {
+          frame = null;
+          timer = setTimeout(show, 0);
+        });
+      }, slot * 40);
+    };
+    const cancel = (): void => {
+      if (timer !== null) clearTimeout(timer);
+      if (frame !== null) cancelAnimationFrame(frame);
+      timer = frame = null;
+      pending = false;
     };
     take(useAnalysis.getState().view);
     const unsubscribe = useAnalysis.subscribe((s) => take(s.view));
     return () => {
       unsubscribe();
-      if (timer !== null) clearTimeout(timer);
+      cancel();
     };
   }, [slot]);
   return fixed === null ? view : fixed.view;
