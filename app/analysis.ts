@@ -229,7 +229,17 @@ export const refreshView = coalesced(async () => {
   if (sessionId === null) return;
   const ui = useUi.getState();
   const width = Math.max(200, ui.chartWidth);
-  const view = await worker().query('view', { sessionId, window: ui.zoom, points: Math.round(width / 1.5), ribbon: Math.round(width) });
+  // A live session's charts are redrawn every second: one point per 2.5 px (LTTB keeps the
+  // shape, and the fault markers come from every turn) makes each redraw's paint cheap
+  // enough for the page to keep its frames; a saved file gets one per 1.5 px
+  // (docs/dashboard.md, docs/performance.md).
+  const perPoint = isLive() ? 2.5 : 1.5;
+  const view = await worker().query('view', {
+    sessionId,
+    window: ui.zoom,
+    points: Math.round(width / perPoint),
+    ribbon: Math.round(isLive() ? width / 2 : width),
+  });
   if (useAnalysis.getState().sessionId === sessionId) set({ view, error: null });
 }, onPullError);
 
