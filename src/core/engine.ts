@@ -96,20 +96,10 @@ export class Engine {
     if (this.replayMemory > 0) return this.ingestLine(text, line);
     const parsed = parseLine(text, line);
     if (parsed.kind !== 'parsed') return parsed;
-    let value = parsed.value;
-    const sid0 = sessionIdOf(value);
-    const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
-    if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
-      const carried = carryTexts(value, sid0!, compactSlot.last, compactSlot.lastTable);
-      if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
-      value = carried;
-    }
-    const checked = validateTrusted(value);
-    if (!checked.ok) {
-      const sid = sessionIdOf(value);
-      return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
-    }
-    return this.accept(checked, line);
+    const carried = this.carryCompact(parsed.value, line);
+    if ('kind' in carried) return carried;
+    const checked = validateTrusted(carried.value);
+    return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
   }
 
   /** An already parsed message, its source text not known (replays are recognised on the parsed value, contract §2). */
@@ -123,20 +113,23 @@ export class Engine {
    * value can be a lone surrogate and the per-string check is skipped.
    */
   ingestParsedLine(value: unknown, line: number, noSurrogateEscape: boolean): Outcome {
-    const sid0 = sessionIdOf(value);
-    const compactSlot = sid0 === undefined ? undefined : this.sessions.get(sid0);
-    if (compactSlot !== undefined && declaresCompact(compactSlot.header)) {
-      // contract §7 compact wire: carry left-out texts forward before anything else reads the snapshot
-      const carried = carryTexts(value, sid0!, compactSlot.last, compactSlot.lastTable);
-      if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid0! } };
-      value = carried;
-    }
-    const checked = validateMessage(value, noSurrogateEscape);
-    if (!checked.ok) {
-      const sid = sessionIdOf(value);
-      return { kind: 'error', error: { line, message: checked.error, ...(sid === undefined ? {} : { session_id: sid }) } };
-    }
-    return this.accept(checked, line);
+    const carried = this.carryCompact(value, line);
+    if ('kind' in carried) return carried;
+    const checked = validateMessage(carried.value, noSurrogateEscape);
+    return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
+  }
+
+  /**
+   * contract §7 compact wire: in a session that declared it, a snapshot's left-out texts are
+   * carried forward before anything else reads it. The value to read on, or the error.
+   */
+  private carryCompact(value: unknown, line: number): { value: unknown } | Outcome {
+    const sid = sessionIdOf(value);
+    const slot = sid === undefined ? undefined : this.sessions.get(sid);
+    if (slot === undefined || !declaresCompact(slot.header)) return { value };
+    const carried = carryTexts(value, sid!, slot.last, slot.lastTable);
+    if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid! } };
+    return { value: carried };
   }
 
   /**
@@ -249,6 +242,12 @@ export class Engine {
  * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
  * was the same there, so an honest retry expands to exactly what was accepted.
  */
+/** A message that failed validation, as the error outcome (with its session where it names one). */
+function invalid(value: unknown, message: string, line: number): Outcome {
+  const sid = sessionIdOf(value);
+  return { kind: 'error', error: { line, message, ...(sid === undefined ? {} : { session_id: sid }) } };
+}
+
 function carryTexts(value: unknown, sid: string, last: Snapshot | null, lastTable: SpanTable | null): unknown {
   const om = omissionsOf(value);
   if (om === null) return value;

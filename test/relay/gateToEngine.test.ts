@@ -2,28 +2,13 @@
 // inspect → Engine.ingestValidated) instead of parsing and validating the stored line
 // again: on every sample, whole and in the compact wire of contract §7, it gives the same
 // findings and verdicts as the engine reading the lines itself.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactTranscript } from '../../src/core/compactTranscript.ts';
 import { Engine, type Outcome } from '../../src/core/engine.ts';
-import { ReportBuilder } from '../../src/core/report.ts';
 import { DEFAULT_RELAY_LIMITS, inspect } from '../../src/server/sessionGate.ts';
-
-const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
-const SAMPLES = path.resolve(import.meta.dirname, '../../public/samples');
-
-function report(lines: readonly string[], feed: (engine: Engine, line: string, n: number) => Outcome) {
-  const engine = new Engine({ sha256, replayMemory: 0 });
-  const r = new ReportBuilder();
-  lines.forEach((l, i) => r.add(feed(engine, l, i + 1)));
-  return r.build().sessions.map((s) => ({
-    session: s.session_id,
-    verdicts: s.verdicts,
-    findings: s.findings.map((f) => ({ turn: f.turn, signal: f.signal, span_ids: f.span_ids, message: f.message })),
-  }));
-}
+import { engineReport, SAMPLES, sha256 } from './engineReport.ts';
 
 const byLine = (engine: Engine, line: string, n: number): Outcome => engine.ingestLine(line, n);
 
@@ -41,9 +26,9 @@ describe("the gate's validated message feeds the analysis", () => {
     const lines = fs.readFileSync(path.join(SAMPLES, file), 'utf8').replace(/\n$/, '').split('\n');
     const compact = compactTranscript(lines, sha256);
     expect(compact.snapshotBytesAfter).toBeLessThan(compact.snapshotBytesBefore);
-    const expected = report(lines, byLine);
+    const expected = engineReport(lines, byLine);
     expect(expected.some((s) => s.verdicts.length > 0)).toBe(true);
-    expect(report(lines, asTheRelay)).toEqual(expected);
-    expect(report(compact.lines, asTheRelay)).toEqual(report(compact.lines, byLine));
+    expect(engineReport(lines, asTheRelay)).toEqual(expected);
+    expect(engineReport(compact.lines, asTheRelay)).toEqual(engineReport(compact.lines, byLine));
   });
 });

@@ -3,28 +3,13 @@
 // sample, whole and in the compact wire of contract §7, the lines the gate accepts give the
 // same findings and verdicts as the engine reading them with full validation; a line the
 // fast check refuses still gets the full validation's error.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactTranscript } from '../../src/core/compactTranscript.ts';
-import { Engine, type Outcome } from '../../src/core/engine.ts';
-import { ReportBuilder } from '../../src/core/report.ts';
+import { Engine } from '../../src/core/engine.ts';
 import { DEFAULT_RELAY_LIMITS, inspect } from '../../src/server/sessionGate.ts';
-
-const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
-const SAMPLES = path.resolve(import.meta.dirname, '../../public/samples');
-
-function report(lines: readonly string[], feed: (engine: Engine, line: string, n: number) => Outcome) {
-  const engine = new Engine({ sha256, replayMemory: 0 });
-  const r = new ReportBuilder();
-  lines.forEach((l, i) => r.add(feed(engine, l, i + 1)));
-  return r.build().sessions.map((s) => ({
-    session: s.session_id,
-    verdicts: s.verdicts,
-    findings: s.findings.map((f) => ({ turn: f.turn, signal: f.signal, span_ids: f.span_ids, message: f.message })),
-  }));
-}
+import { engineReport, SAMPLES, sha256 } from './engineReport.ts';
 
 /** what the relay stores: the lines its gate accepts */
 const accepted = (lines: readonly string[]): string[] => lines.filter((l) => inspect(Buffer.from(l), DEFAULT_RELAY_LIMITS).kind === 'valid');
@@ -35,9 +20,9 @@ describe('stored lines analysed without a second validation', () => {
     const lines = accepted(fs.readFileSync(path.join(SAMPLES, file), 'utf8').replace(/\n$/, '').split('\n'));
     const compact = accepted(compactTranscript(lines, sha256).lines);
     for (const ls of [lines, compact]) {
-      const expected = report(ls, (e, l, n) => e.ingestLine(l, n));
+      const expected = engineReport(ls, (e, l, n) => e.ingestLine(l, n));
       expect(expected.some((s) => s.verdicts.length > 0)).toBe(true);
-      expect(report(ls, (e, l, n) => e.ingestTrustedLine(l, n))).toEqual(expected);
+      expect(engineReport(ls, (e, l, n) => e.ingestTrustedLine(l, n))).toEqual(expected);
     }
   });
 
