@@ -233,12 +233,12 @@ export const refreshView = coalesced(async () => {
   // shape, and the fault markers come from every turn) makes each redraw's paint cheap
   // enough for the page to keep its frames; a saved file gets one per 1.5 px
   // (docs/dashboard.md, docs/performance.md).
-  const perPoint = isLive() ? 2.5 : 1.5;
+  const live = isLive();
   const view = await worker().query('view', {
     sessionId,
     window: ui.zoom,
-    points: Math.round(width / perPoint),
-    ribbon: Math.round(isLive() ? width / 2 : width),
+    points: Math.round(width / (live ? 2.5 : 1.5)),
+    ribbon: Math.round(live ? width / 2 : width),
   });
   if (useAnalysis.getState().sessionId === sessionId) set({ view, error: null });
 }, onPullError);

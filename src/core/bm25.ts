@@ -82,8 +82,6 @@ export class TermDictionary {
   /** per term number: occurrences in the document being counted, back to zero between documents */
   private counted = new Int32Array(256);
   /** the query last prepared (its distinct term numbers) and a number that changes when it does */
-  private queryKey = '';
-  private queryVersion = 0;
 
   id(term: string): number {
     let id = this.ids.get(term);
@@ -204,16 +202,6 @@ export class TermDictionary {
     return { ids, counts };
   }
 
-  /** A number for this query (its sorted distinct term numbers), the same as last time when it did not change. */
-  versionOf(unique: readonly number[]): number {
-    const key = unique.join(',');
-    if (key !== this.queryKey) {
-      this.queryKey = key;
-      this.queryVersion++;
-    }
-    return this.queryVersion;
-  }
-
   /**
    * Per term number, its position in the query, −1 for a term not in it: the lookup table
    * for one scoring pass. Give it back with {@link releaseQuery} before the next.
@@ -263,23 +251,20 @@ export interface PreparedQuery {
   ids: readonly number[];
   /** occurrences in the query of ids[q] */
   multiplicity: readonly number[];
-  /** the dictionary's number for this set of terms: documents keep their hits per version */
-  version: number;
 }
 
 /** The query's distinct terms in sorted order (a repeated term counts once per occurrence). */
 export function prepareQuery(query: readonly string[], dictionary: TermDictionary): PreparedQuery {
-  return preparedFrom(dictionary.sum([dictionary.count(query)]), dictionary);
+  return preparedFrom(dictionary.sum([dictionary.count(query)]));
 }
 
 /** The query whose text is the parts' texts one after the other (each part's terms already counted). */
 export function prepareQueryOf(parts: readonly TermCounts[], dictionary: TermDictionary): PreparedQuery {
-  return preparedFrom(dictionary.sum(parts), dictionary);
+  return preparedFrom(dictionary.sum(parts));
 }
 
-function preparedFrom(tally: { ids: Int32Array; counts: Int32Array }, dictionary: TermDictionary): PreparedQuery {
-  const ids = Array.from(tally.ids);
-  return { ids, multiplicity: Array.from(tally.counts), version: dictionary.versionOf(ids) };
+function preparedFrom(tally: { ids: Int32Array; counts: Int32Array }): PreparedQuery {
+  return { ids: Array.from(tally.ids), multiplicity: Array.from(tally.counts) };
 }
 
 /**

@@ -236,18 +236,18 @@ export class Engine {
   }
 }
 
-/**
- * contract §7 compact wire: the snapshot with its left-out texts filled in from the
- * previous accepted snapshot, or why that cannot be done. A resent copy of the last
- * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
- * was the same there, so an honest retry expands to exactly what was accepted.
- */
 /** A message that failed validation, as the error outcome (with its session where it names one). */
 function invalid(value: unknown, message: string, line: number): Outcome {
   const sid = sessionIdOf(value);
   return { kind: 'error', error: { line, message, ...(sid === undefined ? {} : { session_id: sid }) } };
 }
 
+/**
+ * contract §7 compact wire: the snapshot with its left-out texts filled in from the
+ * previous accepted snapshot, or why that cannot be done. A resent copy of the last
+ * snapshot (its turn again) takes its texts from that snapshot itself: a left-out text
+ * was the same there, so an honest retry expands to exactly what was accepted.
+ */
 function carryTexts(value: unknown, sid: string, last: Snapshot | null, lastTable: SpanTable | null): unknown {
   const om = omissionsOf(value);
   if (om === null) return value;

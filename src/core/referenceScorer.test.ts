@@ -98,8 +98,9 @@ describe('BM25', () => {
     );
   });
   it('turn after turn, a buffer carrying df from the last turn gives exactly what scoring each turn afresh gives', () => {
-    // documents come, stay, go and come back (in and out of the buffer's posting lists); a query changes now and then; a document may
-    // even appear twice in one turn (a repeated span, refused later by the engine)
+    // documents come, stay, go and come back (in and out of the buffer's posting lists); a
+    // query changes now and then; a document may even appear twice in one turn (a repeated
+    // span, refused later by the engine)
     const word = fc.constantFrom('login', 'cookie', 'race', 'table', 'users', 'drop', 'x');
     const text = fc.array(word, { maxLength: 6 }).map((w) => w.join(' '));
     fc.assert(

@@ -38,7 +38,7 @@ export class Bm25Scorer implements SpanScorer {
   private readonly count = (text: string): TermCounts => termCounts(text, this.dictionary);
   /** what the query was made of (the task, then the pinned spans) and the query itself */
   private queryParts: TermCounts[] = [];
-  private query: PreparedQuery = { ids: [], multiplicity: [], version: 0 };
+  private query: PreparedQuery = { ids: [], multiplicity: [] };
   private readonly buffer = new Bm25Buffer(this.dictionary);
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {

@@ -60,12 +60,11 @@ export function useChartView(slot: number): SeriesView | null {
   const [view, setView] = useState<SeriesView | null>(() => useAnalysis.getState().view);
   useEffect(() => {
     let latest: SeriesView | null | undefined;
-    let pending = false;
+    // a new view is on its way while either is set
     let timer: ReturnType<typeof setTimeout> | null = null;
     let frame: number | null = null;
     const show = (): void => {
       timer = frame = null;
-      pending = false;
       setView(latest ?? null);
     };
     const take = (next: SeriesView | null): void => {
@@ -77,9 +76,9 @@ export function useChartView(slot: number): SeriesView | null {
         show();
         return;
       }
-      if (pending) return;
-      pending = true;
+      if (timer !== null || frame !== null) return;
       timer = setTimeout(() => {
+        timer = null;
         // no frames outside a page (tests): at once
         if (typeof requestAnimationFrame === 'undefined') return show();
         frame = requestAnimationFrame(() => {
@@ -92,7 +91,6 @@ export function useChartView(slot: number): SeriesView | null {
       if (timer !== null) clearTimeout(timer);
       if (frame !== null) cancelAnimationFrame(frame);
       timer = frame = null;
-      pending = false;
     };
     take(useAnalysis.getState().view);
     const unsubscribe = useAnalysis.subscribe((s) => take(s.view));
