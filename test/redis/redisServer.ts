@@ -88,10 +88,15 @@ export async function startRedisCluster(nodes = 3): Promise<{ url: string; stop(
     encoding: 'utf8',
   });
   if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
-  for (let i = 0; i < 100; i++) {
-    const info = spawnSync(cli, ['-p', String(ports[0]), 'cluster', 'info'], { encoding: 'utf8' });
-    if (info.stdout.includes('cluster_state:ok')) break;
-    await new Promise((r) => setTimeout(r, 100));
+  // every node must know the whole slot map before a relay connects: a node still gossiping
+  // answers CLUSTERDOWN, which the client retries, and a busy machine turned that into a hang
+  for (const port of ports) {
+    for (let i = 0; ; i++) {
+      const info = spawnSync(cli, ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' });
+      if (info.stdout.includes('cluster_state:ok')) break;
+      if (i === 300) throw new Error(`Redis Cluster node 127.0.0.1:${port} not ready after 30 s:\n${info.stdout}${info.stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
   return {
     url: `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
