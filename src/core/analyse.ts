@@ -3,6 +3,9 @@
 // the previous snapshot's spans (text, hash, score binding), the streak counters, and the
 // ids ever seen pruned.
 import type { Thresholds } from './config.ts';
+import { judgeText, SurvivingText, type AuditItem } from './compactionAudit.ts';
+import { CompactionLedger, readArchived, readCompaction, type CompactionMark, type CompactionTurn } from './compactions.ts';
+import { notApplicable, type DetectorScope } from './scope.ts';
 import { SEVERITY, type Action, type Finding, type Signal, type Verdict } from './signals.ts';
 import { rankOf, scoreStats } from './stats.ts';
 import { SpanTable } from './spanTable.ts';
@@ -72,6 +75,8 @@ export interface TurnResult {
    * replay fingerprint reuses that span's text hash.
    */
   sameTextAt: Int32Array;
+  /** contract §8.3: the compaction that took effect at this turn and the refetches it reported, or null */
+  compaction: CompactionTurn | null;
 }
 
 /**
@@ -99,6 +104,12 @@ export class SessionAnalysis {
   private inNoCanaryRun = false;
   /** every id ever listed in `pruned`, to say whether an orphan's parent was pruned */
   private readonly everPruned = new Set<string>();
+  /** contract §8.2: ids the session's snapshots declared archived (the agent's transcript holds them) */
+  private readonly archived = new Set<string>();
+  /** contract §8.3: the session's compactions */
+  readonly compactions = new CompactionLedger();
+  /** contract §8.1: which detectors apply (the engine sets it from the session header) */
+  scope: DetectorScope = 'all';
 
   constructor(
     readonly sessionId: string,
@@ -123,7 +134,9 @@ export class SessionAnalysis {
     const n = table.length;
     const prev = this.prev;
     const index = table.index;
-    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites);
+    const declaredArchived = readArchived(snap);
+    for (const id of declaredArchived) this.archived.add(id);
+    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites, this.archived);
     const {
       checks,
       estimates,
@@ -163,8 +176,11 @@ export class SessionAnalysis {
     const pruned = snap.pruned ?? [];
 
     const findings: Finding[] = [];
+    // contract §8.1: a signal outside the session's scope is not evaluated, so it never reaches the verdict either
+    const skipped = notApplicable(this.scope);
+    const applies = (signal: Signal): boolean => skipped[signal] === undefined;
     const emit = (signal: Signal, spanIds: string[], message: string): void => {
-      findings.push({ turn, signal, severity: SEVERITY[signal], span_ids: spanIds, message });
+      if (applies(signal)) findings.push({ turn, signal, severity: SEVERITY[signal], span_ids: spanIds, message });
     };
 
     if (unbound.length > 0) {
@@ -267,11 +283,11 @@ export class SessionAnalysis {
     if (inverted.length > 0) {
       emit('canary_inversion', inverted, `pinned ${count(inverted, 'span')} scored below the median ${fmt(median!)} (${idList(inverted)})`);
     }
-    const collapse = spreadCollapse && inverted.length > 0;
+    const collapse = spreadCollapse && inverted.length > 0 && applies('relevance_collapse');
     if (collapse) {
       emit('relevance_collapse', inverted, `spread collapsed and pinned canaries sank below the median: the scorer has collapsed; freeze pruning`);
     }
-    const noCanary = pinnedScored.length === 0;
+    const noCanary = pinnedScored.length === 0 && applies('no_canary');
     if (noCanary && !this.inNoCanaryRun) {
       emit('no_canary', [], `no pinned span carries a finite score, so relevance collapse cannot be detected from here on`);
     }
@@ -302,8 +318,9 @@ export class SessionAnalysis {
     // contract §5 verdict
     let action: Action = 'prune_ok';
     let recompute: string[] = [];
+    const staleScores = applies('stale_score') && (unscored.length + unbound.length + stale.length > 0 || shortfall || unreported);
     if (collapse) action = 'freeze';
-    else if (unscored.length + unbound.length + stale.length > 0 || shortfall || unreported) {
+    else if (staleScores) {
       action = 'recompute';
       const seeds = new Set<string>([...unscored, ...unbound, ...stale]);
       if (shortfall || unreported) {
@@ -312,7 +329,37 @@ export class SessionAnalysis {
       }
       recompute = recomputeSet(table, seeds);
     }
-    const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: poisoned };
+    const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: applies('poisoned_span') ? poisoned : [] };
+
+    // contract §8.3 compactions: declared by the snapshot, or a native rewrite into archived parents
+    const mark = readCompaction(snap) ?? (declaredArchived.length > 0 && prev !== null ? nativeRewrite(table, prev, this.archived) : null);
+    const compaction = this.compactions.observe(
+      snap,
+      mark,
+      mark === null ? '' : summaryText(table, mark),
+      prev?.tokensTotal ?? null,
+      tokensTotal,
+      th.compaction_loss_min,
+    );
+    if (compaction !== null) {
+      const r = compaction.record;
+      if (r !== null)
+        emit(
+          'compaction',
+          r.summary_span_ids.filter((id) => index.has(id)),
+          compactionMessage(r.kind, r.tokens_before, r.tokens_after, r.spans_replaced, r.items),
+        );
+      for (const loss of compaction.losses) {
+        emit(
+          'compaction_loss',
+          [],
+          `${count(loss.items, 'item')} the compaction at turn ${loss.record.turn} lost ${verb(loss.items, 'was', 'were')} gone back for (${loss.items
+            .slice(0, 5)
+            .map((it) => `${it.kind} ${JSON.stringify(it.text.length > 80 ? `${it.text.slice(0, 79)}…` : it.text)} at turn ${it.refetched_at}`)
+            .join(', ')}${loss.items.length > 5 ? ` and ${loss.items.length - 5} more` : ''}): the summary dropped something the agent needed`,
+        );
+      }
+    }
 
     const metrics: TurnMetrics = {
       turn,
@@ -333,7 +380,7 @@ export class SessionAnalysis {
     };
 
     this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
-    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt };
+    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction };
   }
 }
 
@@ -387,7 +434,7 @@ const STALE_HASH: Binding = Binding.Stale;
  * 2,000-turn run and took ~230 ms of compiling (--trace-opt). It notes what it finds in
  * `flags`, the same store on every span; collectLists, small, makes the lists.
  */
-function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, maxRewrites: number): SpanScan {
+function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, maxRewrites: number, archived: ReadonlySet<string>): SpanScan {
   const { ids, texts, index } = table;
   const n = ids.length;
   const checks: SpanCheck[] = new Array(n);
@@ -446,7 +493,7 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
     if (parents !== undefined) {
       for (let k = 0; k < parents.length; k++) {
         const parent = parents[k]!;
-        orphan ||= parent !== id && !index.has(parent);
+        orphan ||= parent !== id && !index.has(parent) && !archived.has(parent);
       }
     }
     flags[i] =
@@ -459,7 +506,7 @@ function scanSpans(table: SpanTable, prev: PrevTurn | null, sha256: Sha256Hex, m
 
     checks[i] = { binding, digest, textChanged };
   }
-  const lists = collectLists(table, flags);
+  const lists = collectLists(table, flags, archived);
   return {
     checks,
     sameTextAt,
@@ -487,7 +534,7 @@ type SpanLists = Pick<
 >;
 
 /** scanSpans' lists, in snapshot order, from its flags. */
-function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
+function collectLists(table: SpanTable, flags: Uint8Array, archived: ReadonlySet<string>): SpanLists {
   const { ids, index } = table;
   const lists: SpanLists = {
     unbound: [],
@@ -515,7 +562,7 @@ function collectLists(table: SpanTable, flags: Uint8Array): SpanLists {
     if (f & ORPHAN) {
       // contract §4 orphaned_parent: distinct (citing span, missing parent) pairs
       const missingHere = new Set<string>();
-      for (const parent of table.parents[i]!) if (parent !== id && !index.has(parent)) missingHere.add(parent);
+      for (const parent of table.parents[i]!) if (parent !== id && !index.has(parent) && !archived.has(parent)) missingHere.add(parent);
       lists.orphanEdges += missingHere.size;
       lists.orphanCiters.push(id);
       for (const p of missingHere) lists.missingParents.add(p);
@@ -556,4 +603,50 @@ function fmt(x: number): string {
 
 function pct(x: number): string {
   return `${+(x * 100).toFixed(2)}%`;
+}
+
+/**
+ * contract §8.3 native rewrite: a span new at this turn that derives from two or more spans
+ * live at the previous turn, gone now and declared archived. Its items are the replaced
+ * user prompts (role `user`), judged by the `user_prompt` rule against this turn's text.
+ */
+function nativeRewrite(table: SpanTable, prev: PrevTurn, archived: ReadonlySet<string>): CompactionMark | null {
+  const replaced = new Set<string>();
+  const summary: string[] = [];
+  for (let i = 0; i < table.length; i++) {
+    const id = table.ids[i]!;
+    const parents = table.parents[i];
+    if (parents === undefined || prev.spans.index.has(id)) continue;
+    const gone = parents.filter((p) => p !== id && !table.index.has(p) && prev.spans.index.has(p) && archived.has(p));
+    if (new Set(gone).size < 2) continue;
+    summary.push(id);
+    for (const p of gone) replaced.add(p);
+  }
+  if (summary.length === 0) return null;
+  const surviving = new SurvivingText(table.texts.join('\n'));
+  const items: AuditItem[] = [];
+  for (const id of replaced) {
+    const j = prev.spans.index.get(id)!;
+    if (prev.spans.roles[j] !== 'user') continue;
+    const text = prev.spans.texts[j]!;
+    items.push({ kind: 'user_prompt', text, status: judgeText(text, surviving), from_turn: prev.turn, span_id: id });
+  }
+  return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, items, carried: [] };
+}
+
+/** The summary spans' texts, joined (contract §8.3 `summary_text`). */
+function summaryText(table: SpanTable, mark: CompactionMark): string {
+  const texts: string[] = [];
+  for (const id of mark.summary) {
+    const i = table.index.get(id);
+    if (i !== undefined) texts.push(table.texts[i]!);
+  }
+  return texts.join('\n');
+}
+
+function compactionMessage(kind: string, before: number | null, after: number, replaced: number, items: readonly AuditItem[]): string {
+  const tokens = before === null ? `${after} tokens after it` : `${before} → ${after} tokens`;
+  const lost = items.filter((it) => it.status === 'lost').length;
+  const audit = items.length === 0 ? '' : `; ${lost} of ${count(items, 'load-bearing item')} lost`;
+  return `${kind === 'compact' ? 'compaction' : kind}: ${tokens}, ${count(new Array<number>(replaced), 'span')} replaced${audit}`;
 }

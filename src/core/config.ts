@@ -11,6 +11,8 @@ export interface Thresholds {
   collapse_turns: number;
   /** contract §7 reference_disagreement: least rank agreement (Kendall τ-b) with the reference scorer */
   reference_agreement_floor: number;
+  /** contract §8 compaction_loss: confirmed losses of one compaction that raise the warning */
+  compaction_loss_min: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
@@ -21,12 +23,13 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   spread_floor: 0.08,
   collapse_turns: 2,
   reference_agreement_floor: 0,
+  compaction_loss_min: 1,
 });
 
 export const THRESHOLD_KEYS = Object.keys(DEFAULT_THRESHOLDS) as (keyof Thresholds)[];
 
 /** Which keys must be whole numbers, and their least value. */
-const INTEGER_MIN: Partial<Record<keyof Thresholds, number>> = { drift_turns: 1, max_rewrites: 0, min_scored: 0, collapse_turns: 1 };
+const INTEGER_MIN: Partial<Record<keyof Thresholds, number>> = { drift_turns: 1, max_rewrites: 0, min_scored: 0, collapse_turns: 1, compaction_loss_min: 1 };
 
 export function resolveThresholds(header: ThresholdOverrides | undefined, user: Partial<Thresholds>): Thresholds {
   const out: Thresholds = { ...DEFAULT_THRESHOLDS };

@@ -56,8 +56,8 @@ function run(messages: readonly Message[], user: Partial<Thresholds> = {}): Turn
   return results;
 }
 
-/** contract §4's sixteen: reference_disagreement (contract §7) is not the engine's, see referenceScoring.test.ts */
-type EngineSignal = Exclude<Signal, 'reference_disagreement'>;
+/** contract §4's sixteen: reference_disagreement (contract §7) is not the engine's, see referenceScoring.test.ts; compactions (§8) are in compactions.test.ts */
+type EngineSignal = Exclude<Signal, 'reference_disagreement' | 'compaction' | 'compaction_loss'>;
 
 // contract §4 table, typed out independently of signals.ts
 const SEVERITY: Record<EngineSignal, 'fault' | 'warning' | 'info'> = {
@@ -697,6 +697,7 @@ describe('contract §4 details beyond span_ids', () => {
       spread_floor: 0.2,
       collapse_turns: 2,
       reference_agreement_floor: 0,
+      compaction_loss_min: 1,
     });
     expect(engine.thresholds('plain')).toEqual({
       relevance_tolerance: 0.05,
@@ -706,6 +707,7 @@ describe('contract §4 details beyond span_ids', () => {
       spread_floor: 0.08,
       collapse_turns: 2,
       reference_agreement_floor: 0,
+      compaction_loss_min: 1,
     });
   });
 

@@ -4,6 +4,7 @@ import { declaresCompact, expandSnapshot, omissionError, omissionsOf } from './c
 import { notJsonMessage, sessionIdOf } from './inputErrors.ts';
 import { Binding, SessionAnalysis, type Sha256Hex, type TurnResult } from './analyse.ts';
 import { resolveThresholds, type Thresholds } from './config.ts';
+import { scopeOf } from './scope.ts';
 import { jsonEqual, NO_TEXT_HASHES, snapshotFingerprint, spanObjectHash, type TextHashes } from './equality.ts';
 import { SpanTable } from './spanTable.ts';
 import { mayHoldLoneSurrogate, validateMessage, validateTrusted, type Validated } from './validate.ts';
@@ -76,6 +77,11 @@ export class Engine {
 
   thresholds(sessionId: string): Thresholds | null {
     return this.sessions.get(sessionId)?.analysis.thresholds ?? null;
+  }
+
+  /** The session's analysis state: its scope (contract §8.1) and its compactions (§8.3). */
+  analysis(sessionId: string): SessionAnalysis | null {
+    return this.sessions.get(sessionId)?.analysis ?? null;
   }
 
   /** One line of JSONL (without its newline). */
@@ -231,6 +237,7 @@ export class Engine {
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,
     };
+    slot.analysis.scope = scopeOf(header);
     this.sessions.set(sid, slot);
     return slot;
   }

@@ -18,7 +18,9 @@ export class ReferenceDisagreement {
     const run = below ? (this.runs.get(result.sessionId) ?? 0) + 1 : 0;
     this.runs.set(result.sessionId, run);
     if (run < thresholds.collapse_turns) return;
-    result.findings.push({
+    // contract §8: after the §4 signals, before the compaction signals
+    const at = result.findings.findIndex((f) => f.signal === 'compaction' || f.signal === 'compaction_loss');
+    result.findings.splice(at < 0 ? result.findings.length : at, 0, {
       turn: result.turn,
       signal: 'reference_disagreement',
       severity: 'warning',

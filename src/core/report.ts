@@ -1,7 +1,9 @@
 // contract §6 `check --json` shape, accumulated one outcome at a time.
 import type { TurnMetrics, TurnResult } from './analyse.ts';
+import type { CompactionRecord } from './compactions.ts';
+import { notApplicable, scopeOf } from './scope.ts';
 import type { InputError, Outcome } from './engine.ts';
-import { SEVERITY_RANK, type Finding, type Severity, type Verdict } from './signals.ts';
+import { SEVERITY_RANK, type Finding, type Severity, type Signal, type Verdict } from './signals.ts';
 
 /** contract §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
 export type ReportMetrics = Pick<TurnMetrics, 'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges'>;
@@ -12,6 +14,10 @@ export interface SessionReport {
   findings: Finding[];
   verdicts: Verdict[];
   metrics: ReportMetrics[];
+  /** contract §8.1: the detectors left out of this session, with the reason; absent when none */
+  not_applicable?: Partial<Record<Signal, string>>;
+  /** contract §8.3: the session's compactions; absent when none */
+  compactions?: CompactionRecord[];
 }
 
 export interface CheckReport {
@@ -31,7 +37,9 @@ export class ReportBuilder {
         this.addTurn(outcome.result);
         break;
       case 'header': {
-        this.session(outcome.sessionId);
+        const s = this.session(outcome.sessionId);
+        const skipped = notApplicable(scopeOf(outcome.header));
+        if (Object.keys(skipped).length > 0) s.not_applicable = { ...skipped };
         if (outcome.header.title !== undefined) this.titles.set(outcome.sessionId, outcome.header.title);
         break;
       }
@@ -58,6 +66,8 @@ export class ReportBuilder {
     s.turns++;
     for (const f of r.findings) s.findings.push(f);
     s.verdicts.push(r.verdict);
+    const record = r.compaction?.record;
+    if (record != null) (s.compactions ??= []).push(record);
     const m = r.metrics;
     s.metrics.push({
       turn: m.turn,

@@ -1,4 +1,4 @@
-// contract §4: the sixteen signals, their severities, and the order findings of one turn are
+// contract §4: the sixteen signals (and the later rounds' extensions, contract §7–§8), their severities, and the order findings of one turn are
 // listed in (the table's order).
 
 export const SIGNALS = [
@@ -20,6 +20,9 @@ export const SIGNALS = [
   'pruned_during_freeze',
   // contract §7: only with `check --scorer both`; last, so the §4.1 order of the others holds
   'reference_disagreement',
+  // contract §8 compactions: after the version-1 signals, so their order within a turn holds
+  'compaction',
+  'compaction_loss',
 ] as const;
 
 export type Signal = (typeof SIGNALS)[number];
@@ -43,6 +46,8 @@ export const SEVERITY: Readonly<Record<Signal, Severity>> = {
   pruned_on_stale_score: 'fault',
   pruned_during_freeze: 'fault',
   reference_disagreement: 'warning',
+  compaction: 'info',
+  compaction_loss: 'warning',
 };
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, fault: 2 };

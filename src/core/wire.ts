@@ -38,6 +38,7 @@ export const thresholdsSchema = z
     spread_floor: z.number().min(0).optional(),
     collapse_turns: z.number().int().min(1).optional(),
     reference_agreement_floor: z.number().min(-1).max(1).optional(),
+    compaction_loss_min: z.number().int().min(1).optional(),
   })
   .describe('threshold overrides of contract §4');
 

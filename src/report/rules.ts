@@ -100,4 +100,10 @@ export const RULES: Readonly<Record<Signal, RuleQuote>> = {
     '7-extensions',
     'With `--scorer both` only: `reference_agreement` is below `reference_agreement_floor` (default 0: the two rank the spans no better than at random) on this snapshot and on each of the previous `collapse_turns − 1` snapshots of the session.',
   ),
+  compaction: q('8.5', '85-compaction-info', 'A compaction (§8.3) takes effect at this turn: once per compaction, never on the turns after it.'),
+  compaction_loss: q(
+    '8.6',
+    '86-compaction_loss-warning',
+    'At this turn the number of confirmed losses of one compaction (lost items the agent went back for, §8.4) reaches `compaction_loss_min` [1]: once per compaction, at the first turn whose snapshot reports the refetch that makes it so.',
+  ),
 };

@@ -95,4 +95,14 @@ export const SIGNAL_INFO: Readonly<Record<Signal, SignalInfo>> = {
     means: "The harness's scores rank the spans unlike the independent reference scorer (BM25 against the task), turn after turn.",
     todo: "Check the harness's scorer: it may be scoring something other than relevance to the task.",
   },
+  compaction: {
+    title: 'Compaction',
+    means: 'The context was rewritten: spans were replaced by a summary (or cleared in place). The audit lists what the surviving text still holds.',
+    todo: 'Read the audit: a lost instruction or file is not in the context any more; restate what still matters.',
+  },
+  compaction_loss: {
+    title: 'Compaction lost something needed',
+    means: 'An item the compaction lost was gone back for later: a file read again, a prompt the user had to restate.',
+    todo: 'Make the compaction keep items of this kind (the summary prompt, or pinned instructions), or restore them after it.',
+  },
 };

@@ -14,6 +14,7 @@ const WHAT: Record<keyof Thresholds, string> = {
   spread_floor: 'spread_collapse: stdev of scores below this floor',
   collapse_turns: 'spread_collapse: snapshots in a row under the floor',
   reference_agreement_floor: 'reference_disagreement (check --scorer both): least rank agreement (Kendall τ-b, −1 to 1) with the reference scorer',
+  compaction_loss_min: 'compaction_loss: confirmed losses of one compaction (lost items the agent went back for) that raise the warning',
 };
 
 /** contract §7 reference scorer: the modes of `check --scorer`, in the order the CLI lists them. */

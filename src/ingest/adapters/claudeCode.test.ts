@@ -92,14 +92,16 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(r.summary.skipped['truncated last line']).toBe(1);
   });
 
-  it('a turn holds what its call saw: the pinned system span, then the main chain before the call’s own output', () => {
+  it('a turn holds what its call saw: the system placeholder, then the main chain before the call’s own output', () => {
     expect(ids(snapshots[0]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0']);
     // turn 2: the split call req_1 (a1 thinking + a2 tool_use) and the tool result, not a3 (its own output)
     expect(ids(snapshots[1]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'a2#0', 'u2#0']);
     expect(spanOf(snapshots[1]!, 'a1#0')).toMatchObject({ role: 'assistant', kind: 'thinking' });
     expect(spanOf(snapshots[1]!, 'a2#0')).toMatchObject({ role: 'assistant', kind: 'tool_use' });
     expect(spanOf(snapshots[1]!, 'u2#0')).toMatchObject({ role: 'tool', kind: 'tool_result' });
-    expect(spanOf(snapshots[0]!, SYSTEM_SPAN_ID)).toMatchObject({ pinned: true, role: 'system' });
+    // contract §8.1: a placeholder is never a canary
+    expect(spanOf(snapshots[0]!, SYSTEM_SPAN_ID)).toMatchObject({ role: 'system', kind: 'placeholder' });
+    expect(spanOf(snapshots[0]!, SYSTEM_SPAN_ID)?.pinned).toBeUndefined();
     expect(spanOf(snapshots[0]!, 'u1#0')).toMatchObject({ pinned: true, role: 'user', score: null, text_sha256: null });
     // a later prompt is user-authored but not pinned; a meta record is not user-authored
     expect(spanOf(snapshots[3]!, 'u4#0')).toMatchObject({ role: 'user' });
@@ -156,9 +158,13 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(ids(turn5)).toEqual([SYSTEM_SPAN_ID, 'u5#0']);
     expect(turn5.pruned).toEqual(before);
     expect(spanOf(turn5, 'u5#0')).toMatchObject({ role: 'summary', derived_from: before });
-    // marked with the boundary's metadata (an extra field), on that call only
-    expect(turn5.compaction).toEqual({ trigger: 'manual', preTokens: 1950 });
-    expect(snapshots.filter((s) => s.compaction !== undefined).map((s) => s.turn)).toEqual([5]);
+    // contract §8.2: the transcript still holds them
+    expect(turn5.archived).toEqual(before);
+    // contract §8.3: marked on that call only, with the boundary's metadata
+    expect(turn5.compaction).toMatchObject({ kind: 'compact', trigger: 'manual', pre_tokens: 1950, replaced: before, summary: ['u5#0'] });
+    // the microcompaction before it is its own record (turn 3), with no items
+    expect(snapshots[2]!.compaction).toMatchObject({ kind: 'microcompact', replaced: ['u2#0'], summary: [], items: [] });
+    expect(snapshots.filter((s) => s.compaction !== undefined).map((s) => s.turn)).toEqual([3, 5]);
     // lineage is kept on later turns; nothing more is pruned
     const turn6 = snapshots[5]!;
     expect(ids(turn6)).toEqual([SYSTEM_SPAN_ID, 'u5#0', 'a7#0', 'u6#0', 'u7#0']);
@@ -166,7 +172,7 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(spanOf(turn6, 'u5#0')!.derived_from).toEqual(before);
   });
 
-  it('the unchanged engine accepts every message; lineage after compaction shows as orphaned_parent', () => {
+  it('the unchanged engine accepts every message; the compacted parents are archived, not orphaned', () => {
     const engine = new Engine({ sha256 });
     const signals: [number, string, string[]][] = [];
     for (const m of fixture.messages) {
@@ -174,10 +180,12 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
       expect(o.kind, JSON.stringify(o)).not.toBe('error');
       if (o.kind === 'turn') for (const f of o.result.findings) signals.push([f.turn, f.signal, f.span_ids]);
     }
-    // contract §4.11: a summary whose sources are gone can no longer be checked against them
-    expect(signals.filter((s) => s[1] === 'orphaned_parent')).toEqual([
-      [5, 'orphaned_parent', ['u5#0']],
-      [6, 'orphaned_parent', ['u5#0']],
+    // contract §8.2: the summary's sources are still in the transcript, so nothing is orphaned
+    expect(signals.filter((s) => s[1] === 'orphaned_parent')).toEqual([]);
+    // contract §8.5: each compaction once, at the turn it takes effect
+    expect(signals.filter((s) => s[1] === 'compaction')).toEqual([
+      [3, 'compaction', []],
+      [5, 'compaction', ['u5#0']],
     ]);
     // contract §2.3: no scorer, so every span is unscored (Part B's reference scorer fills them)
     expect(signals.filter((s) => s[1] === 'unscored_span').map((s) => s[0])).toEqual([1, 2, 3, 4, 5, 6]);

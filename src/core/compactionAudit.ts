@@ -1,0 +1,226 @@
+// contract §8.4 the compaction audit: which load-bearing items of the replaced spans the text
+// that survives a compaction still holds. Pure and format-free: an adapter (Claude Code,
+// Codex, …) tells the auditor what happened in its own terms (a file was read, the user
+// wrote a prompt, a todo list was set), marks each compaction, and hands it the text the
+// first call after it saw; the auditor judges every item by the rules of §8.4 and notices
+// when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
+// `refetched`), so every door (check, the Worker, the relay) reads the same audit.
+
+/** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
+export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
+
+export const AUDIT_ITEM_KINDS: readonly AuditItemKind[] = ['file', 'user_prompt', 'todo', 'error', 'command'];
+
+export type AuditStatus = 'kept' | 'paraphrased' | 'lost';
+
+/** One load-bearing item as it rides on the wire (contract §8.3 `compaction.items`). */
+export interface AuditItem {
+  kind: AuditItemKind;
+  /** the whole item: the path, the prompt as written (text blocks joined by "\n"), the todo, … */
+  text: string;
+  status: AuditStatus;
+  /** the turn the item came from (contract §8.4) */
+  from_turn: number;
+  /** the span it came from, when it has one */
+  span_id: string | null;
+}
+
+/** An item of an earlier compaction, judged again at a later one: the decay of "paraphrase of a paraphrase". */
+export interface CarriedItem extends AuditItem {
+  /** the turn of the compaction that first audited it */
+  first_audited_at: number;
+}
+
+/** contract §8.3 `refetched`: the agent went back for an audited item. */
+export interface Refetch {
+  /** the compaction whose item it is */
+  compaction_turn: number;
+  kind: AuditItemKind;
+  text: string;
+  /** the turn of the call that went back for it (the Read; the prompt that restated it) */
+  turn: number;
+}
+
+/** contract §8.4: at least this share of a prompt's words found in the surviving text makes it `paraphrased`, not `lost`. */
+export const PARAPHRASE_COVERAGE = 0.6;
+/** contract §8.5: a later prompt restates an earlier one when it holds at least this share of its words. */
+export const RESTATE_COVERAGE = 0.7;
+/** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
+const MIN_WORD = 3;
+
+/** contract §8.4: runs of white space as one space, ends trimmed. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The last component of a path (either separator), as the `file` rule compares it. */
+export function basename(path: string): string {
+  const trimmed = path.replace(/[/\\]+$/, '');
+  const cut = Math.max(trimmed.lastIndexOf('/'), trimmed.lastIndexOf('\\'));
+  return cut < 0 ? trimmed : trimmed.slice(cut + 1);
+}
+
+/** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters. */
+export function wordsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) if (m[0].length >= MIN_WORD) out.add(m[0]);
+  return out;
+}
+
+/** Share of `words` found in `pool` (0 when `words` is empty). */
+export function coverage(words: ReadonlySet<string>, pool: ReadonlySet<string>): number {
+  if (words.size === 0) return 0;
+  let found = 0;
+  for (const w of words) if (pool.has(w)) found++;
+  return found / words.size;
+}
+
+/** The text that survives a compaction, prepared once for every item's judgement. */
+export class SurvivingText {
+  readonly raw: string;
+  private lowerCollapsed: string | null = null;
+  private words: Set<string> | null = null;
+
+  constructor(raw: string) {
+    this.raw = raw;
+  }
+
+  /** the text with white space collapsed, lower-cased (the `user_prompt` rule) */
+  get folded(): string {
+    this.lowerCollapsed ??= collapseWhitespace(this.raw).toLowerCase();
+    return this.lowerCollapsed;
+  }
+
+  get wordSet(): Set<string> {
+    this.words ??= wordsOf(this.raw);
+    return this.words;
+  }
+}
+
+/** contract §8.4 `file`: lost iff the path's basename is nowhere in the surviving text (case-sensitive substring). */
+export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
+  const name = basename(path);
+  return name !== '' && surviving.raw.includes(name) ? 'kept' : 'lost';
+}
+
+/**
+ * contract §8.4 `user_prompt` (and the verbatim-or-similar kinds): kept iff the text, white
+ * space collapsed and case-insensitive, occurs in the surviving text; otherwise paraphrased
+ * when at least PARAPHRASE_COVERAGE of its words (≥ 3 characters) occur there, else lost.
+ */
+export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
+  const folded = collapseWhitespace(text).toLowerCase();
+  if (folded !== '' && surviving.folded.includes(folded)) return 'kept';
+  return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
+}
+
+function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
+  return kind === 'file' ? judgeFile(text, surviving) : judgeText(text, surviving);
+}
+
+interface Pending {
+  kind: AuditItemKind;
+  text: string;
+  from_turn: number;
+  span_id: string | null;
+}
+
+/** What a compaction's first call hands back: the judged items, and the earlier items judged again. */
+export interface AuditResult {
+  items: AuditItem[];
+  carried: CarriedItem[];
+}
+
+/**
+ * One session's audit, fed in file order by an adapter. Items are collected per stretch
+ * (since the previous compaction, or the session's start); `compact()` closes the stretch,
+ * `judge()` at the first call after it judges the stretch's items and the ones carried from
+ * earlier compactions, and the refetch watch runs until the next compaction.
+ */
+export class CompactionAuditor {
+  /** the stretch's items, by kind + "\0" + text: one item per distinct text (first occurrence kept) */
+  private stretch = new Map<string, Pending>();
+  /** items closed by compact(), waiting for judge() */
+  private closed: Pending[] | null = null;
+  /** items of earlier compactions that some compaction still held, by key, with the turn that first audited them */
+  private surviving = new Map<string, CarriedItem>();
+  /** the last judged compaction's items the agent may still go back for, by key */
+  private watch = new Map<string, AuditItem>();
+  private watchTurn = -1;
+  private refetches: Refetch[] = [];
+
+  /** an item of the current stretch (a second one with the same kind and text is the same item) */
+  add(kind: AuditItemKind, text: string, fromTurn: number, spanId: string | null): void {
+    if (text === '') return;
+    const key = `${kind}\0${text}`;
+    if (!this.stretch.has(key)) this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
+  }
+
+  /** a tool read a path at `turn` (the call that issued it): the first after a compaction refetches its item */
+  fileRead(path: string, turn: number): void {
+    this.wentBack(`file\0${path}`, turn);
+  }
+
+  /** the user wrote a prompt at `turn`: one that restates an audited prompt refetches it */
+  promptWritten(text: string, turn: number): void {
+    if (this.watch.size === 0) return;
+    const folded = collapseWhitespace(text).toLowerCase();
+    const words = wordsOf(text);
+    for (const [key, item] of this.watch) {
+      if (item.kind !== 'user_prompt') continue;
+      const original = collapseWhitespace(item.text).toLowerCase();
+      // contract §8.5: the same prompt again, or most of its words again
+      if (original !== '' && (folded.includes(original) || coverage(wordsOf(item.text), words) >= RESTATE_COVERAGE)) this.wentBack(key, turn);
+    }
+  }
+
+  /** a compaction: the stretch closes (a second boundary before the first call adds to it) */
+  compact(): void {
+    this.closed = [...(this.closed ?? []), ...this.stretch.values()];
+    this.stretch = new Map();
+    this.watch = new Map();
+  }
+
+  /** true between compact() and the judge() of the first call after it */
+  get pending(): boolean {
+    return this.closed !== null;
+  }
+
+  /** The first call after the compaction at `turn` saw `survivingText`: every item judged. */
+  judge(turn: number, survivingText: string): AuditResult {
+    const text = new SurvivingText(survivingText);
+    const closed = this.closed ?? [];
+    this.closed = null;
+    const items: AuditItem[] = closed.map((p) => ({ ...p, status: judge(p.kind, p.text, text) }));
+    const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
+    const carried: CarriedItem[] = [];
+    for (const [key, c] of this.surviving) {
+      if (own.has(key)) continue;
+      const status = judge(c.kind, c.text, text);
+      carried.push({ ...c, status });
+      if (status === 'lost') this.surviving.delete(key);
+      else c.status = status;
+    }
+    for (const it of items) {
+      const key = `${it.kind}\0${it.text}`;
+      if (it.status !== 'lost') this.surviving.set(key, { ...it, first_audited_at: turn });
+      this.watch.set(key, it);
+    }
+    this.watchTurn = turn;
+    return { items, carried };
+  }
+
+  /** Refetches noticed since the last call, in order; the list is emptied. */
+  takeRefetches(): Refetch[] {
+    const out = this.refetches;
+    this.refetches = [];
+    return out;
+  }
+
+  private wentBack(key: string, turn: number): void {
+    const item = this.watch.get(key);
+    if (item === undefined) return;
+    this.watch.delete(key);
+    this.refetches.push({ compaction_turn: this.watchTurn, kind: item.kind, text: item.text, turn });
+  }
+}
