@@ -124,6 +124,30 @@ describe('GenAI semantic conventions', () => {
     expect(t3!.pruned).toBeUndefined();
   });
 
+  it('contract §8.3: a summary (marked, or a compaction part) is one compaction event whose replaced messages are archived', () => {
+    const a = new OtlpAdapter({ sha256, reorderMs: 0 });
+    const task = text('user', 'Task');
+    const asked = text('user', 'Also keep the logs in UTC');
+    const compactionPart: Msg = { role: 'user', parts: [{ type: 'compaction', content: 'Earlier: the user asked for logs in UTC.' }] };
+    a.receive(
+      request(
+        chat(0, [task, text('assistant', 'step 1'), asked]),
+        chat(10, [task, compactionPart, text('assistant', 'step 2')]),
+        chat(20, [task, compactionPart]),
+      ),
+      0,
+    );
+    const [t1, t2, t3] = snapshots(a.due(0));
+    const gone = ids(t1!).slice(1);
+    expect(t2!.archived).toEqual(gone);
+    expect(t2!.compaction).toMatchObject({ kind: 'compact', replaced: gone, summary: [t2!.spans[1]!.span_id] });
+    // the replaced user prompt, judged against what the call saw (its words, not verbatim)
+    expect((t2!.compaction as { items: unknown[] }).items).toEqual([
+      { kind: 'user_prompt', text: 'Also keep the logs in UTC', status: 'paraphrased', from_turn: 1, span_id: gone[1] },
+    ]);
+    expect(t3!.compaction).toBeUndefined();
+  });
+
   it('numbers repeated identical messages so ids stay unique, and keeps ids when an earlier message is removed', () => {
     const a = new OtlpAdapter({ sha256, reorderMs: 0 });
     const m = text('user', 'again');

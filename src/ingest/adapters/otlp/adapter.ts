@@ -9,6 +9,7 @@
 // retrievals and whose spans carry the retriever's real scores. Two sessions, because the
 // detectors compare scores within a snapshot (contract §4.14–§4.16): the retriever's scores
 // and the reference scorer's (contract §7) are not on one scale.
+import { judgeText, SurvivingText, type AuditItem } from '../../../core/compactionAudit.ts';
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import { estimateTokens, fitTokens } from '../claudeCode.ts';
@@ -74,6 +75,8 @@ interface SessionState {
   task: Set<string> | null;
   /** docs/adapters.md summaries: a summary span → the spans it replaced, kept on later turns */
   lineage: Map<string, string[]>;
+  /** the previous snapshot's user-prompt texts by span id: a compaction's items (contract §8.3) */
+  previousPrompts: Map<string, string>;
   /** what could not be placed since the last snapshot (carried by the next one) */
   errors: OtlpInputError[];
   unlisted: number;
@@ -192,7 +195,17 @@ export class OtlpAdapter {
         this.sessions.set(item.session, s);
       } else {
         const stored = this.storedTurn(item.session);
-        s = { id: item.session, retrieval: e.kind === 'retrieval', turn: stored ?? 0, previous: [], task: null, lineage: new Map(), errors: [], unlisted: 0 };
+        s = {
+          id: item.session,
+          retrieval: e.kind === 'retrieval',
+          turn: stored ?? 0,
+          previous: [],
+          task: null,
+          lineage: new Map(),
+          previousPrompts: new Map(),
+          errors: [],
+          unlisted: 0,
+        };
         this.sessions.set(item.session, s);
         if (this.sessions.size > KEPT_SESSIONS) {
           const oldest = this.sessions.keys().next().value!;
@@ -223,6 +236,8 @@ export class OtlpAdapter {
       started_at: iso(e.startNs),
       source: 'otlp',
     };
+    // contract §8.1: the relay scores model calls with the reference scorer (retrievals keep the retriever's)
+    if (!s.retrieval) header.scores = 'reference';
     if (e.service !== null) header.service = e.service;
     return header;
   }
@@ -252,10 +267,14 @@ export class OtlpAdapter {
     s.task ??= new Set(firstUser ?? []);
     const live = new Set(spans.map((x) => x.span_id));
     const pruned = s.previous.filter((id) => !live.has(id));
+    const newSummaries: string[] = [];
     for (const span of spans) {
       if (s.task.has(span.span_id)) span.pinned = true;
       // docs/adapters.md summaries: a marked summary derives from what its call no longer sees
-      if (summaries.includes(span) && !s.lineage.has(span.span_id)) s.lineage.set(span.span_id, pruned);
+      if (summaries.includes(span) && !s.lineage.has(span.span_id)) {
+        s.lineage.set(span.span_id, pruned);
+        newSummaries.push(span.span_id);
+      }
       const parents = s.lineage.get(span.span_id);
       if (parents !== undefined && parents.length > 0) span.derived_from = parents;
     }
@@ -272,6 +291,17 @@ export class OtlpAdapter {
     s.previous = spans.map((x) => x.span_id);
     const snap: Snapshot = { type: 'snapshot', session_id: s.id, turn: s.turn, ts: iso(c.startNs), spans };
     if (pruned.length > 0) snap.pruned = pruned;
+    if (newSummaries.length > 0 && pruned.length > 0) {
+      // contract §8.2–§8.3: the trace still holds the replaced messages (earlier calls carry them); one compaction event
+      snap.archived = pruned;
+      const surviving = new SurvivingText(spans.map((x) => x.text).join('\n'));
+      const items: AuditItem[] = pruned.flatMap((id) => {
+        const text = s.previousPrompts.get(id);
+        return text === undefined ? [] : [{ kind: 'user_prompt' as const, text, status: judgeText(text, surviving), from_turn: s.turn - 1, span_id: id }];
+      });
+      snap.compaction = { kind: 'compact', trigger: null, pre_tokens: null, replaced: pruned, summary: newSummaries, items, carried: [] };
+    }
+    s.previousPrompts = new Map(spans.filter((x) => x.role === 'user').map((x) => [x.span_id, x.text]));
     snap.otlp = { trace_id: c.traceId, span_id: c.spanId, convention: c.convention, ...(c.model === null ? {} : { model: c.model }) };
     return snap;
   }

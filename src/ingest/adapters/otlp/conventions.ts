@@ -132,7 +132,8 @@ function genAiMessage(m: AttrValue): InputMessage | null {
   if (Array.isArray(m.parts)) parts = m.parts.map(genAiPart).filter((p): p is MessagePart => p !== null);
   else if (m.content !== undefined) parts = [{ type: 'text', text: textOf(m.content) }];
   if (parts.length === 0) return null;
-  return { role, parts, summary: m.summary === true };
+  // docs/adapters.md: a compaction part (the GenAI conventions' compaction summary) makes the message a summary
+  return { role, parts, summary: m.summary === true || parts.some((p) => p.type === 'compaction') };
 }
 
 function genAiPart(p: AttrValue): MessagePart | null {
