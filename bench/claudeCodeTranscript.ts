@@ -25,9 +25,15 @@ function prose(seed: number, chars: number): string {
   return out.join(' ');
 }
 
-export function claudeCodeTranscript(calls: number, resultChars: number): string {
+/**
+ * `reads`: every other call reads a file instead of running a command (one of 75 paths, each
+ * read again 150 calls later, so compactions have file items to audit and refetch,
+ * contract §8.4; bench/audit.ts). Without it the
+ * transcript is byte for byte the one bench/reference.ts has always measured.
+ */
+export function claudeCodeTranscript(calls: number, resultChars: number, reads = false): string {
   fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, `claude-code-${calls}x${resultChars}.jsonl`);
+  const file = path.join(OUT, `claude-code-${calls}x${resultChars}${reads ? '-reads' : ''}.jsonl`);
   if (fs.existsSync(file)) return file;
   const lines: string[] = [];
   const base = { sessionId: 'bench-cc', isSidechain: false, timestamp: '2026-11-30T10:00:00.000Z' };
@@ -59,7 +65,11 @@ export function claudeCodeTranscript(calls: number, resultChars: number): string
       type: 'assistant',
       uuid: `b${c}`,
       requestId: `req_${c}`,
-      message: message([{ type: 'tool_use', id: `toolu_${c}`, name: 'Bash', input: { command: prose(c * 5, 60) } }]),
+      message: message([
+        reads && c % 2 === 0
+          ? { type: 'tool_use', id: `toolu_${c}`, name: 'Read', input: { file_path: `/repo/src/module${c % 150}.ts` } }
+          : { type: 'tool_use', id: `toolu_${c}`, name: 'Bash', input: { command: prose(c * 5, 60) } },
+      ]),
     });
     push({
       type: 'user',

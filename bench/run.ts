@@ -8,6 +8,7 @@ const want = (name: string): boolean => only.length === 0 || only.includes(name)
 
 if (want('check')) await (await import('./check.ts')).benchCheck();
 if (want('reference')) await (await import('./reference.ts')).benchReference();
+if (want('audit')) (await import('./audit.ts')).benchAudit();
 if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();
 if (want('relay-analysis')) await (await import('./relayAnalysis.ts')).benchRelayAnalysis();
 if (want('browser') && fs.existsSync(path.join(import.meta.dirname, 'browser.ts'))) await (await import('./browser.ts')).benchBrowser();

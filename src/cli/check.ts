@@ -24,6 +24,8 @@ export interface CheckOptions {
   scorer?: ScorerMode;
   /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
   embeddings?: EmbeddingsOptions;
+  /** `--no-audit`: compactions without their audit items (contract §8.4; the bench's baseline) */
+  audit?: boolean;
   /** sees every engine outcome as check counts it (`report` keeps the session's columns from them) */
   onOutcome?: (outcome: Outcome) => void;
 }
@@ -77,6 +79,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   const pipeline = new TranscriptPipeline(scoring, {
     ...(options.from === undefined ? {} : { from: options.from }),
     fallbackSessionId: sessionIdFromPath(path),
+    ...(options.audit === false ? { audit: false } : {}),
   });
   await readTranscript(
     path,

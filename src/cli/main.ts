@@ -30,7 +30,8 @@ options:
   --json                  print the JSON report instead of the human one
   --fail-on LEVEL         fault (default), warning or never: the least severity that exits 1
   --set key=value         a threshold (relevance_tolerance, drift_turns, max_rewrites,
-                          min_scored, spread_floor, collapse_turns, reference_agreement_floor);
+                          min_scored, spread_floor, collapse_turns, reference_agreement_floor,
+                          compaction_loss_min);
                           beats the header's config
   --max-line-bytes N      the longest line (or .json array element) read, in bytes, or with a
                           suffix K or M (KiB, MiB); default 64M, at most 500M. A longer line is
@@ -44,6 +45,8 @@ options:
                           or its base /v1) instead of BM25; each distinct text is asked once,
                           in batches of 64. Bearer token: CONTEXT_HEALTH_EMBEDDINGS_KEY
   --embeddings-model M    the model named in each request (default text-embedding-3-small)
+  --no-audit              leave the compaction audit out (contract §8.4): each compaction is
+                          still one record and one finding, with no items
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -117,6 +120,7 @@ async function runCheck(args: string[]): Promise<number> {
       scorer: { type: 'string', default: 'auto' },
       'embeddings-url': { type: 'string' },
       'embeddings-model': { type: 'string' },
+      'no-audit': { type: 'boolean', default: false },
     },
   });
   if (values.help) {
@@ -151,6 +155,7 @@ async function runCheck(args: string[]): Promise<number> {
     result = await checkTranscript(path, {
       userThresholds,
       scorer,
+      audit: !values['no-audit'],
       ...(embeddingsUrl === undefined
         ? {}
         : {

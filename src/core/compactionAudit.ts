@@ -45,6 +45,8 @@ export interface Refetch {
 export const PARAPHRASE_COVERAGE = 0.6;
 /** contract §8.5: a later prompt restates an earlier one when it holds at least this share of its words. */
 export const RESTATE_COVERAGE = 0.7;
+/** contract §8.4: a prompt restates another by its words only when that one has at least this many. */
+const MIN_RESTATE_WORDS = 3;
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
@@ -60,10 +62,17 @@ export function basename(path: string): string {
   return cut < 0 ? trimmed : trimmed.slice(cut + 1);
 }
 
-/** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters. */
+/** contract §8.4: English words too common to show that one text holds another. */
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  'the and for you are but not with this that from have has was were all can its our your please also into then than them they what when which will would should could just'.split(
+    ' ',
+  ),
+);
+
+/** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters, stop words left out. */
 export function wordsOf(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) if (m[0].length >= MIN_WORD) out.add(m[0]);
+  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) if (m[0].length >= MIN_WORD && !STOP_WORDS.has(m[0])) out.add(m[0]);
   return out;
 }
 
@@ -114,8 +123,15 @@ export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
   return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
 }
 
+/** contract §8.4 `command`, `error`: kept iff verbatim (white space collapsed, any case), else lost: a command in other words is not the command. */
+export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
+  const folded = collapseWhitespace(text).toLowerCase();
+  return folded !== '' && surviving.folded.includes(folded) ? 'kept' : 'lost';
+}
+
 function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
-  return kind === 'file' ? judgeFile(text, surviving) : judgeText(text, surviving);
+  if (kind === 'file') return judgeFile(text, surviving);
+  return kind === 'command' || kind === 'error' ? judgeVerbatim(text, surviving) : judgeText(text, surviving);
 }
 
 interface Pending {
@@ -170,7 +186,11 @@ export class CompactionAuditor {
       if (item.kind !== 'user_prompt') continue;
       const original = collapseWhitespace(item.text).toLowerCase();
       // contract §8.5: the same prompt again, or most of its words again
-      if (original !== '' && (folded.includes(original) || coverage(wordsOf(item.text), words) >= RESTATE_COVERAGE)) this.wentBack(key, turn);
+      if (original === '') continue;
+      const itemWords = wordsOf(item.text);
+      // a prompt of one or two words is restated only word for word: two words prove nothing
+      const similar = itemWords.size >= MIN_RESTATE_WORDS && coverage(itemWords, words) >= RESTATE_COVERAGE;
+      if (folded.includes(original) || similar) this.wentBack(key, turn);
     }
   }
 

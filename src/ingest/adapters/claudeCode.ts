@@ -93,7 +93,11 @@ export class ClaudeCodeAdapter {
   private turn = 0;
   private firstPromptSeen = false;
 
-  constructor(private readonly fallbackSessionId = 'claude-code') {}
+  constructor(
+    private readonly fallbackSessionId = 'claude-code',
+    /** contract §8.4: false leaves the audit's items out (the bench's baseline) */
+    private readonly auditing = true,
+  ) {}
 
   get turns(): number {
     return this.turn;
@@ -173,7 +177,7 @@ export class ClaudeCodeAdapter {
       else if (record.isMeta === true) b.role = 'meta';
       else b.role = 'user';
     }
-    if (authored && !isWrapper(blocks)) {
+    if (this.auditing && authored && !isWrapper(blocks)) {
       // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
       const text = blocks
         .filter((b) => b.kind === 'text')
@@ -182,7 +186,7 @@ export class ClaudeCodeAdapter {
       this.audit.promptWritten(text, this.turn + 1);
       this.audit.add('user_prompt', text, this.turn + 1, blocks[0]!.id);
     }
-    for (const b of blocks) if (b.kind === 'tool_result' && b.isError) this.audit.add('error', firstLine(b.text), this.turn + 1, b.id);
+    if (this.auditing) for (const b of blocks) if (b.kind === 'tool_result' && b.isError) this.audit.add('error', firstLine(b.text), this.turn + 1, b.id);
     if (summary) {
       // adapters.md compaction: the model-written summary cites every span it replaced
       for (const b of blocks) b.derivedFrom = this.replaced ?? [];
@@ -219,7 +223,7 @@ export class ClaudeCodeAdapter {
       if (made === null) this.skipped.add('malformed content block');
       else {
         this.context.push(made);
-        if (made.kind === 'tool_use') this.toolCall(b as JsonObject, made.id);
+        if (made.kind === 'tool_use' && this.auditing) this.toolCall(b as JsonObject, made.id);
       }
     });
   }
@@ -334,7 +338,8 @@ export class ClaudeCodeAdapter {
     const c = this.compaction;
     if (c !== null) {
       // contract §8.3: the compaction takes effect at this call; §8.4 judges its items against what the call saw
-      const audit = c.kind === 'compact' ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n')) : { items: [], carried: [] };
+      const audit =
+        c.kind === 'compact' && this.auditing ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n')) : { items: [], carried: [] };
       snap.compaction = {
         kind: c.kind,
         trigger: c.trigger,

@@ -28,6 +28,8 @@ export interface PipelineOptions {
   from?: TranscriptFormat;
   /** the session id when a transcript names none (e.g. the file name) */
   fallbackSessionId?: string;
+  /** false: compactions carry no audit items (contract §8.4; `check --no-audit`) */
+  audit?: boolean;
 }
 
 /** What the pipeline found, for reports and the dashboard's load status. */
@@ -164,7 +166,7 @@ export class TranscriptPipeline {
       case 'wire':
         return null;
       case 'claude-code':
-        return new ClaudeCodeAdapter(this.options.fallbackSessionId);
+        return new ClaudeCodeAdapter(this.options.fallbackSessionId, this.options.audit ?? true);
       case 'swe-agent':
         return new SweAgentAdapter(this.options.fallbackSessionId);
     }
