@@ -1,7 +1,7 @@
 // The terminal report of `check` without --json: what a person reads first.
 import type { CheckReport, SessionReport } from '../core/report.ts';
 import { runsOf } from '../core/incidents.ts';
-import { compactionLines, notApplicableLines } from './compactionLines.ts';
+import { compactionLines, notApplicableLines } from '../report/compactionWords.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 
 export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {

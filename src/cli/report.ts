@@ -7,14 +7,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
+import type { CompactionRecord } from '../core/compactions.ts';
+import { compactionMarkdown } from '../report/compactionMarkdown.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { parseFrom } from './adapterNote.ts';
-import { checkTranscript } from './check.ts';
+import { checkTranscript, type CheckOptions } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
 import { phase } from '../node/phases.ts';
 
-export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
+export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --compaction N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
                  [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH]`;
 
 const REPORT_HELP = `${REPORT_USAGE}
@@ -29,6 +31,9 @@ options:
   --incident N      the N-th incident of the session (by first turn, then contract §4 order,
                     as the dashboard's findings list and \`check\`'s runs); charts show its
                     turns ± a margin (as many turns as it lasted, at least 5)
+  --compaction N    the N-th compaction of the session (contract §8.3, as \`check\` lists them):
+                    compaction.md (its summary and audit, lost items first) and the
+                    report of its turns ± 5
   --turns A..B      the turns A to B instead (default: the whole session)
   --session ID      which session of the file (default: the first with a snapshot)
   --out DIR         the folder to write into (default: context-health-report); made if missing
@@ -75,6 +80,7 @@ async function report(args: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       incident: { type: 'string' },
+      compaction: { type: 'string' },
       turns: { type: 'string' },
       session: { type: 'string' },
       out: { type: 'string', default: 'context-health-report' },
@@ -94,13 +100,21 @@ async function report(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new ReportUsage('report takes exactly one file');
   const file = positionals[0]!;
   if (file === '-') throw new ReportUsage('report needs a file, not stdin: its sha256 is part of every stamp');
-  if (values.incident !== undefined && values.turns !== undefined) throw new ReportUsage('give --incident or --turns, not both');
+  if ([values.incident, values.turns, values.compaction].filter((v) => v !== undefined).length > 1) {
+    throw new ReportUsage('give one of --incident, --compaction or --turns');
+  }
   let scope: ReportJob['scope'] = { kind: 'session' };
   if (values.incident !== undefined) {
     const n = Number(values.incident);
     if (!Number.isInteger(n) || n < 1) throw new ReportUsage(`--incident expects a whole number ≥ 1, got ${JSON.stringify(values.incident)}`);
     scope = { kind: 'incident', number: n };
   } else if (values.turns !== undefined) scope = { kind: 'turns', ...parseTurns(values.turns) };
+  let compaction: number | null = null;
+  if (values.compaction !== undefined) {
+    compaction = Number(values.compaction);
+    if (!Number.isInteger(compaction) || compaction < 1)
+      throw new ReportUsage(`--compaction expects a whole number ≥ 1, got ${JSON.stringify(values.compaction)}`);
+  }
   const format = values.format;
   if (format !== 'md' && format !== 'html') throw new ReportUsage(`--format must be md or html, got ${JSON.stringify(format)}`);
   const failOn = values['fail-on'];
@@ -118,6 +132,18 @@ async function report(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
+  let compactionPage: { name: string; markdown: string } | null = null;
+  if (compaction !== null) {
+    // contract §8.3: the compaction's turn is known only once the file is read, so it is read once first
+    const found = await findCompaction(file, compaction, values.session, { userThresholds, scorer, ...(from === undefined ? {} : { from }) });
+    if (typeof found === 'string') {
+      process.stderr.write(`context-health report: ${found}\n`);
+      return 2;
+    }
+    scope = { kind: 'turns', from: Math.max(1, found.record.turn - 5), to: found.record.turn + 5 };
+    values.session ??= found.sessionId;
+    compactionPage = { name: 'compaction.md', markdown: compactionMarkdown(found.record, compaction, found.sessionId) };
+  }
 
   // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
   // The drawing side starts loading now, on a worker thread, while this thread reads the file.
@@ -125,7 +151,13 @@ async function report(args: string[]): Promise<number> {
   const { renderer, drawer } = await loadRenderer();
   phase('renderer loaded, drawing thread started');
   try {
-    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
+    const code = await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
+    if (compactionPage !== null && code !== 2) {
+      const target = path.join(values.out, compactionPage.name);
+      await fs.promises.writeFile(target, compactionPage.markdown + '\n');
+      await writeAll(process.stdout, `wrote ${target}\n`);
+    }
+    return code;
   } finally {
     await drawer.close();
   }
@@ -221,4 +253,26 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   const filtered =
     values.session === undefined ? result.report : { ...result.report, sessions: result.report.sessions.filter((s) => s.session_id === values.session) };
   return reachesFailLevel(filtered, failOn) ? 1 : 0;
+}
+
+/** contract §8.3: the N-th compaction of the session (`--session`, else the first session that has one). */
+async function findCompaction(
+  file: string,
+  n: number,
+  sessionId: string | undefined,
+  options: Pick<CheckOptions, 'userThresholds' | 'scorer' | 'from'>,
+): Promise<{ record: CompactionRecord; sessionId: string } | string> {
+  let result;
+  try {
+    result = await checkTranscript(file, options);
+  } catch (e) {
+    return `cannot read ${file}: ${(e as Error).message}`;
+  }
+  const sessions = result.report.sessions.filter((s) => (sessionId === undefined ? (s.compactions?.length ?? 0) > 0 : s.session_id === sessionId));
+  const session = sessions[0];
+  if (session === undefined) return sessionId === undefined ? `${file} holds no compaction` : `${file} holds no session ${JSON.stringify(sessionId)}`;
+  const list = session.compactions ?? [];
+  const record = list[n - 1];
+  if (record === undefined) return `session ${JSON.stringify(session.session_id)} has ${list.length} compaction${list.length === 1 ? '' : 's'}, not ${n}`;
+  return { record, sessionId: session.session_id };
 }

@@ -1,0 +1,36 @@
+// contract §8.3 `report --compaction N`: the compaction's audit as Markdown beside the report
+// of its turns; a compaction that does not exist is exit 2 with one sentence.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runCli } from './runCli.ts';
+
+const FIXTURE = path.join(ROOT, 'test/fixtures/adapters/claude-code.jsonl');
+
+describe('report --compaction N', () => {
+  it('writes compaction.md (summary, items lost first, Markdown-safe) and the report of its turns', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-rc-'));
+    const r = await runCli(['report', FIXTURE, '--compaction', '2', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const md = fs.readFileSync(path.join(out, 'compaction.md'), 'utf8');
+    expect(md).toMatch(/^## Compaction 2 of session cc-fixture: turn 5/);
+    expect(md).toMatch(/> This session is being continued/);
+    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| kind'));
+    expect(rows.map((l) => l.split(' | ')[2])).toEqual(['lost', 'lost', 'lost', 'paraphrased']);
+    expect(fs.existsSync(path.join(out, 'report.md'))).toBe(true);
+    expect(r.stdout).toMatch(/turns 1–6/);
+  });
+
+  it('a compaction that does not exist, or a bad number, is exit 2 naming why', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-rc-'));
+    const missing = await runCli(['report', FIXTURE, '--compaction', '3', '--out', out]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/has 2 compactions, not 3/);
+    const bad = await runCli(['report', FIXTURE, '--compaction', 'x', '--out', out]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--compaction expects a whole number/);
+    const both = await runCli(['report', FIXTURE, '--compaction', '1', '--incident', '1', '--out', out]);
+    expect(both.code).toBe(2);
+  });
+});
