@@ -5,6 +5,7 @@
 // names the transcript's own line.
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
+import { CodexAdapter } from './codex.ts';
 import { detectFormat, type TranscriptFormat } from './detect.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
 import type { SkippedRecords } from './skipped.ts';
@@ -167,6 +168,8 @@ export class TranscriptPipeline {
         return new ClaudeCodeAdapter(this.options.fallbackSessionId);
       case 'swe-agent':
         return new SweAgentAdapter(this.options.fallbackSessionId);
+      case 'codex':
+        return new CodexAdapter(this.options.fallbackSessionId);
     }
   }
 
