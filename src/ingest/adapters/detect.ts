@@ -20,6 +20,8 @@ export function detectFormat(first: unknown): TranscriptFormat {
   const type = record.type;
   if (type === 'session' || type === 'snapshot') return 'wire';
   if (Array.isArray(record.trajectory)) return 'swe-agent';
+  // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
+  if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
     return 'claude-code';

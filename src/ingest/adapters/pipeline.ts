@@ -135,7 +135,7 @@ export class TranscriptPipeline {
     }
     if (this.detected === 'swe-agent') {
       // forced (--from swe-agent): the file had to be one trajectory document
-      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" array');
+      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" or "history" array');
       return;
     }
     if (this.detected === null) this.decide('wire');
