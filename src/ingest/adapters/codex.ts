@@ -179,13 +179,13 @@ export class CodexAdapter {
     }
     const replaced = this.context.filter((c) => !kept.has(c.id)).map((c) => c.id);
     const fresh = next.filter((n) => !kept.has(n.id));
+    const summaryText = message.trim();
     for (const f of fresh) {
       f.derivedFrom = replaced;
-      // the summary the model wrote: a message holding the record's `message`
-      if (f.role === 'summary' || history === null || (message.trim() !== '' && f.kind === 'text' && f.text.includes(message.trim()))) {
+      // the summary the model wrote: the new message that holds the record's `message`
+      if (f.kind === 'text' && summaryText !== '' && f.text.includes(summaryText)) {
         f.role = 'summary';
-        f.kind = f.kind === 'compaction' ? 'compaction' : 'text';
-        if (f.kind === 'text') f.label = 'compaction summary';
+        f.label = 'compaction summary';
       }
     }
     this.context = next;
