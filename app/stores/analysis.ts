@@ -107,7 +107,8 @@ export function scoresNote(summary: JobSummary | null): string {
 function adapterNote(summary: JobSummary | null): string {
   const adapter = summary?.adapter;
   if (adapter === undefined) return '';
-  const name = adapter.format === 'claude-code' ? 'Claude Code' : adapter.format === 'swe-agent' ? 'SWE-agent' : adapter.format;
+  const name =
+    adapter.format === 'claude-code' ? 'Claude Code' : adapter.format === 'swe-agent' ? 'SWE-agent' : adapter.format === 'codex' ? 'Codex CLI' : adapter.format;
   const skipped = Object.entries(adapter.skipped).map(([kind, n]) => `${n} ${kind}`);
   return ` (${name} transcript; records not mapped: ${skipped.length === 0 ? 'none' : skipped.join(', ')})`;
 }

@@ -9,6 +9,7 @@ const FORMAT_NAMES: Record<TranscriptFormat, string> = {
   wire: 'Context Health messages',
   'claude-code': 'Claude Code transcript',
   'swe-agent': 'SWE-agent trajectory',
+  codex: 'Codex CLI rollout',
 };
 
 export function adapterNote(summary: AdapterSummary): string {
@@ -26,6 +27,6 @@ export function adapterJson(summary: AdapterSummary): { adapter?: { format: Tran
 
 export function parseFrom(value: string | undefined): TranscriptFormat | undefined | { error: string } {
   if (value === undefined || value === 'auto') return undefined;
-  if (value === 'claude-code' || value === 'swe-agent' || value === 'wire') return value;
-  return { error: `--from must be claude-code, swe-agent, wire or auto, got ${JSON.stringify(value)}` };
+  if (value === 'claude-code' || value === 'swe-agent' || value === 'codex' || value === 'wire') return value;
+  return { error: `--from must be claude-code, swe-agent, codex, wire or auto, got ${JSON.stringify(value)}` };
 }

@@ -12,7 +12,7 @@ import { writeAll } from './output.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
-                 [--from auto|claude-code|swe-agent|wire] [--scorer auto|harness|reference|both]
+                 [--from auto|claude-code|swe-agent|codex|wire] [--scorer auto|harness|reference|both]
                  [--embeddings-url URL [--embeddings-model M]]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
@@ -37,7 +37,7 @@ options:
                           suffix K or M (KiB, MiB); default 64M, at most 500M. A longer line is
                           one input error naming the limit and is not held in memory; reading
                           goes on after its newline.
-  --from FORMAT           auto (default: told by content), claude-code, swe-agent or wire
+  --from FORMAT           auto (default: told by content), claude-code, swe-agent, codex or wire
   --scorer WHICH          auto (default), harness, reference or both: whose relevance scores
                           the detectors read (docs/contract.md §7, docs/adapters.md)
   --embeddings-url URL    the reference scores spans by cosine similarity of embeddings to

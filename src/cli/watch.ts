@@ -1,20 +1,24 @@
 // `context-health watch <file-or-folder> [--url URL] [--state FILE] [--poll MS]`: tails
-// Claude Code transcripts as they grow (and new ones appearing in a folder), turns each new
-// API call into a snapshot with the Claude Code adapter and the reference scorer (the
-// default `auto` of contract §7), and streams it into a relay (docs/adapters.md "watch").
-// A line is read once it ends with a newline, so a record still being written waits.
+// Claude Code transcripts and Codex CLI rollouts as they grow (and new ones appearing in a
+// folder), turns each new model call into a snapshot with the file's adapter and the
+// reference scorer (the default `auto` of contract §7), and streams it into a relay
+// (docs/adapters.md "watch"). The adapter is told by the file's first record, as `check`
+// tells it; anything else is read as Claude Code, as before, so a stray file is never sent
+// to the relay as raw lines. A line is read once it ends with a newline, so a record still
+// being written waits.
 // Resuming: the state file remembers, per transcript, how far it was read and sent; after
 // a restart the adapter reads that part again (it needs the context) without sending it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HarnessClient } from '../client/harness.ts';
+import { detectFormat, type TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { nodeSha256 } from '../node/platform.ts';
 
 export interface WatchOptions {
-  /** files, or folders searched (recursively) for `.jsonl` transcripts */
+  /** files, or folders searched (recursively) for `.jsonl` transcripts (`~/.claude/projects`, `~/.codex/sessions`) */
   paths: string[];
   url: string;
   statePath: string;
@@ -32,7 +36,9 @@ interface FileState {
 interface Tail {
   file: string;
   state: FileState;
-  pipeline: TranscriptPipeline;
+  /** made at the first record, whose content says which adapter reads the file */
+  pipeline: TranscriptPipeline | null;
+  makePipeline: (format: WatchedFormat) => TranscriptPipeline;
   /** while re-reading what an earlier run already sent: adapt, do not send */
   replaying: boolean;
 }
@@ -68,7 +74,8 @@ export function startWatch(options: WatchOptions): Watcher {
       { mode: 'auto', sha256: nodeSha256 },
     );
     const stem = path.basename(file).replace(/\.jsonl$/, '');
-    tail = { file, state, pipeline: new TranscriptPipeline(scoring, { from: 'claude-code', fallbackSessionId: stem }), replaying: false };
+    const makePipeline = (format: WatchedFormat): TranscriptPipeline => new TranscriptPipeline(scoring, { from: format, fallbackSessionId: stem });
+    tail = { file, state, pipeline: null, makePipeline, replaying: false };
     tailRef.current = tail;
     tails.set(file, tail);
     const resumeAt = saved[file];
@@ -134,10 +141,30 @@ function readNew(tail: Tail, limit: number): void {
     const lastNewline = bytes.lastIndexOf(0x0a);
     if (lastNewline === -1) return; // a record still being written
     const text = bytes.subarray(0, lastNewline).toString('utf8');
-    for (const line of text.split('\n')) tail.pipeline.line(line.endsWith('\r') ? line.slice(0, -1) : line, ++tail.state.lines);
+    for (const raw of text.split('\n')) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      tail.state.lines++;
+      if (tail.pipeline === null) {
+        if (line.trim() === '') continue; // no adapter maps a blank line
+        tail.pipeline = tail.makePipeline(watchedFormat(line));
+      }
+      tail.pipeline.line(line, tail.state.lines);
+    }
     tail.state.offset += lastNewline + 1;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** The agents whose transcripts grow line by line: the ones watch follows. */
+type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex'>;
+
+/** docs/adapters.md watch: a Codex rollout by its first record, else Claude Code (what watch always read). */
+function watchedFormat(firstLine: string): WatchedFormat {
+  try {
+    return detectFormat(JSON.parse(firstLine)) === 'codex' ? 'codex' : 'claude-code';
+  } catch {
+    return 'claude-code';
   }
 }
 
@@ -174,9 +201,10 @@ function writeState(file: string, state: Record<string, FileState>): void {
 
 const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
 
-Tails Claude Code transcripts (a .jsonl file, or a project folder: new files in it too) as
-they grow, turns each new API call into a snapshot scored by the reference scorer, and
-streams it into a relay (docs/adapters.md).
+Tails Claude Code transcripts and Codex CLI rollouts (a .jsonl file, or a folder such as
+~/.claude/projects or ~/.codex/sessions: new files in it too) as they grow, turns each new
+model call into a snapshot scored by the reference scorer, and streams it into a relay
+(docs/adapters.md). Each file's first record says which agent wrote it.
 
 options:
   --url URL      the relay (default http://127.0.0.1:8787, what npm start serves)

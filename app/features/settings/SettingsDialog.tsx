@@ -19,7 +19,7 @@ const WHAT: Record<keyof Thresholds, string> = {
 
 /** contract §7 reference scorer: the modes of `check --scorer`, in the order the CLI lists them. */
 const SCORERS: Record<ScorerMode, string> = {
-  auto: "auto (default): imported agents' transcripts (Claude Code, SWE-agent) are scored by the reference scorer (BM25); this page's own format keeps its scores",
+  auto: "auto (default): imported agents' transcripts (Claude Code, Codex CLI, SWE-agent) are scored by the reference scorer (BM25); this page's own format keeps its scores",
   harness: "harness: every score as the transcript carries it; other agents' transcripts stay unscored",
   reference: "reference: every span scored by the reference scorer (BM25 against the task), the harness's scores replaced",
   both: "both: the harness's scores, compared with the reference's on each turn (reference_agreement, Kendall τ-b); reference_disagreement fires",

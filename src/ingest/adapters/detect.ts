@@ -3,12 +3,15 @@
 // transcript is read as the product's own wire format, so its errors are reported exactly
 // as before.
 
-export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent';
+export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex';
 
-export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent'];
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex'];
 
 /** Record types Claude Code writes (docs/adapters.md); any one of them names the format. */
 const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation', 'attachment']);
+
+/** The `type`s of a Codex CLI rollout line (codex-rs/protocol/src/protocol.rs `RolloutItem`), each with a `payload` object. */
+const CODEX_TYPES = new Set(['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg']);
 
 /** The format of a transcript whose first message (line or array element) parsed to `first`. */
 export function detectFormat(first: unknown): TranscriptFormat {
@@ -17,6 +20,9 @@ export function detectFormat(first: unknown): TranscriptFormat {
   const type = record.type;
   if (type === 'session' || type === 'snapshot') return 'wire';
   if (Array.isArray(record.trajectory)) return 'swe-agent';
+  // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
+  if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
+  if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
     return 'claude-code';
   }

@@ -5,6 +5,7 @@
 // names the transcript's own line.
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
+import { CodexAdapter } from './codex.ts';
 import { detectFormat, type TranscriptFormat } from './detect.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
 import type { SkippedRecords } from './skipped.ts';
@@ -136,7 +137,7 @@ export class TranscriptPipeline {
     }
     if (this.detected === 'swe-agent') {
       // forced (--from swe-agent): the file had to be one trajectory document
-      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" array');
+      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" or "history" array');
       return;
     }
     if (this.detected === null) this.decide('wire');
@@ -169,6 +170,8 @@ export class TranscriptPipeline {
         return new ClaudeCodeAdapter(this.options.fallbackSessionId, this.options.audit ?? true);
       case 'swe-agent':
         return new SweAgentAdapter(this.options.fallbackSessionId);
+      case 'codex':
+        return new CodexAdapter(this.options.fallbackSessionId);
     }
   }
 

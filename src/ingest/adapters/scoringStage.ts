@@ -1,7 +1,7 @@
 // contract §7 reference scorer, between the pipeline and the engine: decides per session
 // whose scores the engine sees.
 //   harness    every message as it came (the product before this stage existed)
-//   auto       (default) an imported agent's session (an adapter's: Claude Code, SWE-agent),
+//   auto       (default) an imported agent's session (an adapter's: Claude Code, Codex CLI, SWE-agent),
 //              which never carries a score, is scored by the reference as it streams; a
 //              transcript in the product's own format (contract §2) goes through untouched,
 //              scored or not, so a version-1 transcript analyses exactly as it always did

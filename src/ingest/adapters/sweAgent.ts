@@ -1,14 +1,13 @@
 // SWE-agent trajectories (`.traj`: one JSON object with a `trajectory` array) turned into
 // contract §2 messages: one snapshot per step, from the messages the model saw at that
-// step. The mapping rules are docs/adapters.md "SWE-agent".
+// step; when the steps do not carry them (most published files), one snapshot per model
+// call of the main agent, from its `history` (sweAgentHistory.ts). The mapping rules are
+// docs/adapters.md "SWE-agent".
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { SkippedRecords } from './skipped.ts';
-
-type JsonObject = Record<string, unknown>;
-
-/** adapters.md: the texts SWE-agent's history processors put in place of what they elide. */
-const ELIDED = /^(Old environment output: \(\d+ lines omitted\)|Outdated window with \d+ lines omitted)/;
+import { historyTurns, isHistoryDocument } from './sweAgentHistory.ts';
+import { isObject, messagesToSpans } from './sweAgentSpans.ts';
 
 export class SweAgentAdapter {
   readonly skipped = new SkippedRecords();
@@ -23,18 +22,23 @@ export class SweAgentAdapter {
       return [];
     }
     this.done = true;
-    if (!isObject(value) || !Array.isArray(value.trajectory)) {
+    if (!isObject(value) || !(Array.isArray(value.trajectory) || isHistoryDocument(value))) {
       this.skipped.add('not a trajectory');
       return [];
     }
     const sid = this.fallbackSessionId;
     const header: SessionHeader = { type: 'session', session_id: sid, title: `SWE-agent trajectory ${sid}`, source: 'swe-agent' };
     const out: AdaptedMessage[] = [{ value: header, line }];
+    const steps: unknown[] = Array.isArray(value.trajectory) ? value.trajectory : [];
+    if (Array.isArray(value.history) && !steps.some((step) => stepMessages(step) !== null)) {
+      // adapters.md: no step says what the model saw; the history does
+      for (const snap of historyTurns(value.history, steps, sid, this.skipped)) out.push({ value: snap, line });
+      return out;
+    }
     let previous = new Map<string, string>();
     let turn = 0;
-    value.trajectory.forEach((step: unknown) => {
-      // adapters.md: SWE-agent 1.1 calls the messages a step saw `query`; older files `messages`
-      const messages = isObject(step) ? (Array.isArray(step.query) ? step.query : Array.isArray(step.messages) ? step.messages : null) : null;
+    steps.forEach((step: unknown) => {
+      const messages = stepMessages(step);
       if (messages === null) {
         this.skipped.add('step without query');
         return;
@@ -59,37 +63,13 @@ export class SweAgentAdapter {
   }
 }
 
+/** adapters.md: SWE-agent 1.1 calls the messages a step saw `query`; older files `messages`. */
+function stepMessages(step: unknown): unknown[] | null {
+  if (!isObject(step)) return null;
+  return Array.isArray(step.query) ? step.query : Array.isArray(step.messages) ? step.messages : null;
+}
+
+/** adapters.md: message index → span id (`m<i>`), stable because history processors edit in place. */
 function toSpans(messages: unknown[]): Span[] {
-  let instanceSeen = false;
-  return messages.map((m, i) => {
-    const msg = isObject(m) ? m : {};
-    const role = typeof msg.role === 'string' ? msg.role : 'unknown';
-    const type = typeof msg.message_type === 'string' ? msg.message_type : null;
-    const text = contentText(msg.content);
-    // adapters.md: message index → span id, stable because history processors edit in place
-    const instance = role === 'user' && type !== 'demonstration' && !instanceSeen;
-    const span: Span = { span_id: `m${i}`, text, score: null, text_sha256: null, role: instance ? 'user' : spanRole(role, type) };
-    if (type !== null) span.kind = type;
-    if (role === 'system' || instance) span.pinned = true; // system and instance prompts
-    if (instance) instanceSeen = true;
-    if (ELIDED.test(text)) span.elided = true;
-    return span;
-  });
-}
-
-/** After the instance prompt (the task, role "user"), user-role messages are observations. */
-function spanRole(role: string, type: string | null): string {
-  if (type === 'demonstration') return 'demonstration';
-  if (type === 'observation' || role === 'tool' || role === 'user') return 'tool';
-  return role;
-}
-
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (isObject(part) ? (typeof part.text === 'string' ? part.text : `[${String(part.type)}]`) : '')).join('\n');
-}
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return messagesToSpans(messages.map((m, i) => ({ message: m, id: `m${i}` })));
 }

@@ -1,0 +1,352 @@
+// docs/adapters.md "Codex CLI": each mapping rule, on fixtures written from the rollout
+// recorder and protocol types of openai/codex: test/fixtures/adapters/codex-rollout.jsonl
+// (every record type, every response item kind, repeated and estimated token counts, a
+// compaction with replacement history, an older one without, a truncated last line) and
+// codex-legacy.jsonl (an older rollout: `instructions` in the meta, token counts written
+// before the call's own items).
+// eslint-disable-next-line no-restricted-imports -- tests run on Node; the engine is handed its hash
+import crypto from 'node:crypto';
+// eslint-disable-next-line no-restricted-imports -- the fixtures are read from disk
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../../core/engine.ts';
+import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
+import { estimateTokens } from './claudeCode.ts';
+import { CodexAdapter, INSTRUCTIONS_SPAN_ID } from './codex.ts';
+import { detectFormat } from './detect.ts';
+import { TranscriptPipeline, type AdapterSummary, type PipelineOptions } from './pipeline.ts';
+
+const sha256 = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
+const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
+
+interface Converted {
+  messages: { value: Record<string, unknown>; line: number }[];
+  errors: { line: number; message: string }[];
+  summary: AdapterSummary;
+  header: SessionHeader;
+  snapshots: Snapshot[];
+}
+
+function convert(text: string, options: PipelineOptions = {}): Converted {
+  const messages: Converted['messages'] = [];
+  const errors: Converted['errors'] = [];
+  const pipeline = new TranscriptPipeline(
+    {
+      text: () => {
+        throw new Error('a Codex rollout must not reach the engine as raw lines');
+      },
+      value: (value, line) => messages.push({ value: value as Record<string, unknown>, line }),
+      error: (line, message) => errors.push({ line, message }),
+    },
+    options,
+  );
+  const lines = text.split('\n');
+  // like the line splitter: a final newline does not make one more line
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((l, i) => pipeline.line(l, i + 1));
+  pipeline.end();
+  const values = messages.map((m) => m.value);
+  return {
+    messages,
+    errors,
+    summary: pipeline.summary(),
+    header: values.find((v) => v.type === 'session') as SessionHeader,
+    snapshots: values.filter((v): v is Snapshot => v.type === 'snapshot'),
+  };
+}
+
+const fixtureText = read('codex-rollout.jsonl');
+const records = fixtureText.split('\n').flatMap((l, i) => {
+  try {
+    return [{ line: i + 1, record: JSON.parse(l) as Record<string, unknown> & { payload: Record<string, unknown> } }];
+  } catch {
+    return [];
+  }
+});
+const fixture = convert(fixtureText);
+const snaps = fixture.snapshots;
+const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);
+const spanOf = (s: Snapshot, id: string): Span => s.spans.find((x) => x.span_id === id)!;
+const total = (s: Snapshot): number => s.spans.reduce((a, x) => a + x.tokens!, 0);
+const lineOf = (predicate: (r: Record<string, unknown> & { payload: Record<string, unknown> }) => boolean): number =>
+  records.find((r) => predicate(r.record))!.line;
+
+/** The fixture's model calls, read independently of the adapter: token counts whose total grew and whose input is not 0. */
+function callsOf(rs: typeof records): { line: number; input: number; ts: string }[] {
+  const calls: { line: number; input: number; ts: string }[] = [];
+  let lastTotals = '';
+  for (const { line, record } of rs) {
+    const info =
+      record.type === 'event_msg' && record.payload.type === 'token_count' ? (record.payload.info as Record<string, Record<string, number>> | null) : null;
+    if (info === null) continue;
+    const totals = JSON.stringify(info.total_token_usage);
+    if (totals === lastTotals || info.last_token_usage!.input_tokens! <= 0) continue;
+    lastTotals = totals;
+    calls.push({ line, input: info.last_token_usage!.input_tokens!, ts: record.timestamp as string });
+  }
+  return calls;
+}
+const calls = callsOf(records);
+
+describe('Codex CLI adapter (docs/adapters.md)', () => {
+  it('is recognised by content: every rollout record type names the format', () => {
+    for (const type of ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg']) {
+      expect(detectFormat({ timestamp: '2025-10-04T09:12:00.000Z', type, payload: {} }), type).toBe('codex');
+    }
+    expect(detectFormat({ type: 'session_meta' }), 'no payload').toBe('wire');
+    expect(detectFormat({ type: 'session', session_id: 's' })).toBe('wire');
+    expect(fixture.summary.format).toBe('codex');
+    expect(convert(fixtureText, { from: 'codex' }).snapshots).toEqual(snaps);
+  });
+
+  it('the session: the meta id, a title from the project folder and the first prompt, the start and the context window', () => {
+    expect(fixture.messages[0]!.value.type).toBe('session');
+    expect(fixture.header).toEqual({
+      type: 'session',
+      session_id: '0199a6c2-5b7e-7d20-9c41-3f2e8a1b6d09',
+      title: 'ferris-cache — Fix the failing eviction test in src/lru.rs and…',
+      source: 'codex',
+      started_at: '2025-10-04T09:12:00.000Z',
+      context_window: 272000,
+    });
+    expect(snaps.every((s) => s.session_id === fixture.header.session_id)).toBe(true);
+    // without an id in the meta, the file's name
+    const bare = convert('{"timestamp":"t","type":"session_meta","payload":{}}\n' + fixtureText.split('\n').slice(1).join('\n'), {
+      fallbackSessionId: 'rollout-x',
+    });
+    expect(bare.header.session_id).toBe('rollout-x');
+    expect(bare.header.title).toBe('Fix the failing eviction test in src/lru.rs and…');
+  });
+
+  it('a turn is one model call: a token count with new usage; rate-limit repeats and Codex estimates are not calls', () => {
+    expect(snaps.map((s) => s.turn)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(calls).toHaveLength(8);
+    expect(snaps.map((s) => s.ts)).toEqual(calls.map((c) => c.ts));
+    expect(fixture.messages.filter((m) => m.value.type === 'snapshot').map((m) => m.line)).toEqual(calls.map((c) => c.line));
+    expect(fixture.summary.skipped['event_msg:token_count (no new call)']).toBe(3);
+    expect(snaps.map((s) => s.model)).toEqual(Array(8).fill('gpt-5-codex'));
+  });
+
+  it("tokens: each turn's total is exactly the call's last_token_usage.input_tokens (cached included)", () => {
+    expect(snaps.map(total)).toEqual(calls.map((c) => c.input));
+    for (const s of snaps) {
+      for (const span of s.spans) expect(Number.isInteger(span.tokens) && span.tokens! >= 0, `${s.turn} ${span.span_id}`).toBe(true);
+    }
+    // estimates that fit keep their value; the rest is on the instructions span
+    const first = snaps[0]!;
+    for (const span of first.spans.slice(1)) expect(span.tokens).toBe(estimateTokens(span.text));
+    expect(first.spans[0]!.span_id).toBe(INSTRUCTIONS_SPAN_ID);
+    // turn 2's history (a 12 000-character test log) is more than its 2 400 tokens: scaled down, still exact
+    const second = snaps[1]!;
+    const estimated = second.spans.reduce((a, x) => a + estimateTokens(x.text), 0);
+    expect(estimated).toBeGreaterThan(2400);
+    for (const span of second.spans.slice(1)) expect(span.tokens).toBeLessThanOrEqual(estimateTokens(span.text));
+    expect(total(second)).toBe(2400);
+  });
+
+  it('spans of a turn: the history before the call, not what the call itself produced', () => {
+    const reasoning = `line${lineOf((r) => r.payload.type === 'reasoning')}`;
+    const shell = `line${lineOf((r) => r.payload.type === 'function_call')}`;
+    expect(ids(snaps[0]!)).toEqual([INSTRUCTIONS_SPAN_ID, 'line2', 'line3', 'line4', 'line5', 'line7']);
+    expect(ids(snaps[0]!)).not.toContain(reasoning);
+    expect(ids(snaps[1]!)).toEqual([...ids(snaps[0]!), reasoning, shell, 'line13']);
+  });
+
+  it('every response item kind: role, kind and a label a person can read', () => {
+    const turn6 = snaps[5]!;
+    expect(turn6.spans.map((s) => [s.role, s.kind, s.label])).toEqual([
+      ['system', 'instructions', 'system prompt (base instructions)'],
+      ['system', 'developer', 'permissions instructions'],
+      ['system', 'developer', 'developer instructions'],
+      ['system', 'instructions', 'AGENTS.md instructions'],
+      ['meta', 'text', 'environment context'],
+      ['user', 'text', 'Fix the failing eviction test in src/lru.rs and make cargo…'],
+      ['assistant', 'thinking', 'reasoning'],
+      ['assistant', 'tool_use', 'shell: cargo test'],
+      ['tool', 'tool_result', 'result of shell: cargo test'],
+      ['assistant', 'thinking', 'reasoning'],
+      ['assistant', 'tool_use', 'apply_patch src/lru.rs (+1 files)'],
+      ['tool', 'tool_result', 'result of apply_patch src/lru.rs (+1 files)'],
+      ['assistant', 'tool_use', 'shell: cargo test'],
+      ['tool', 'tool_result', 'result of shell: cargo test'],
+      ['assistant', 'tool_use', 'web search: rust lru cache eviction order test'],
+      ['assistant', 'text', 'The eviction test passes now: put() evicted the newest…'],
+      ['user', 'text', 'Now also add a test for a cache of capacity zero'],
+      ['assistant', 'tool_use', 'shell: rg -n capacity src'],
+      ['tool', 'tool_result', 'result of shell: rg -n capacity src'],
+    ]);
+    expect(turn6.spans.map((s) => s.tool ?? null)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+      'shell',
+      'shell',
+      null,
+      'apply_patch',
+      'apply_patch',
+      'local_shell',
+      'local_shell',
+      'web_search',
+      null,
+      null,
+      'exec_command',
+      'exec_command',
+    ]);
+    // texts: the raw reasoning when kept, else its summary; outputs as the model read them
+    expect(spanOf(turn6, 'line15').text).toBe('put() pops the back of the list, which is the newest entry; it must pop the front.');
+    expect(spanOf(turn6, 'line10').text).toMatch(/^\*\*Running the tests first\*\*/);
+    expect(spanOf(turn6, 'line21').text).toBe('test result: ok. 300 passed; 0 failed');
+    expect(spanOf(turn6, 'line32').text).toBe('src/lru.rs:12:        if self.capacity == 0 {');
+    expect(spanOf(snaps[7]!, INSTRUCTIONS_SPAN_ID).text).toMatch(/^You are Codex/);
+  });
+
+  it('pinned: only what the operator wrote, the instructions and the first prompt', () => {
+    const pinned = snaps[5]!.spans.filter((s) => s.pinned === true).map((s) => s.label);
+    expect(pinned).toEqual([
+      'system prompt (base instructions)',
+      'developer instructions',
+      'AGENTS.md instructions',
+      'Fix the failing eviction test in src/lru.rs and make cargo…',
+    ]);
+  });
+
+  it('span ids are stable: a span keeps its id, text and label on every turn until it is pruned', () => {
+    for (const s of snaps) expect(new Set(ids(s)).size, `turn ${s.turn}`).toBe(s.spans.length);
+    for (let t = 1; t < snaps.length; t++) {
+      const prev = snaps[t - 1]!;
+      const next = snaps[t]!;
+      const pruned = new Set(next.pruned ?? []);
+      for (const span of prev.spans) {
+        if (pruned.has(span.span_id)) continue;
+        const again = spanOf(next, span.span_id);
+        expect(again, `turn ${next.turn} lost ${span.span_id}`).toBeDefined();
+        expect([again.text, again.label, again.role]).toEqual([span.text, span.label, span.role]);
+      }
+    }
+  });
+
+  it('compaction: the replacement history replaces the context; what it carries over keeps its id, the rest is pruned and archived', () => {
+    const compactedLine = lineOf((r) => r.type === 'compacted' && Array.isArray(r.payload.replacement_history));
+    const before = snaps[5]!;
+    const after = snaps[6]!;
+    const carried = [INSTRUCTIONS_SPAN_ID, 'line2', 'line3', 'line4', 'line5', 'line7', 'line27'];
+    const summaryId = `line${compactedLine}/6`;
+    expect(ids(after)).toEqual([...carried, summaryId]);
+    const replaced = ids(before).filter((id) => !carried.includes(id));
+    expect(after.pruned).toEqual(replaced);
+    expect(after.archived).toEqual(replaced);
+    expect(after.compaction).toEqual({ kind: 'compact', trigger: null, pre_tokens: null, replaced, summary: [summaryId] });
+    const summary = spanOf(after, summaryId);
+    expect([summary.role, summary.kind, summary.label]).toEqual(['summary', 'text', 'compaction summary']);
+    expect(summary.derived_from).toEqual(replaced);
+    expect(summary.text).toMatch(/^Another language model started/);
+    // only the first snapshot after it says so
+    expect(snaps.filter((s) => s.compaction !== undefined).map((s) => s.turn)).toEqual([7, 8]);
+  });
+
+  it('compaction without replacement history (older rollouts): the summary message alone replaces the context', () => {
+    const line = lineOf((r) => r.type === 'compacted' && !('replacement_history' in r.payload));
+    const before = snaps[6]!;
+    const after = snaps[7]!;
+    // what turn 7's call produced was never in a snapshot, and is replaced too
+    const replaced = [...ids(before).slice(1), 'line39', 'line40', 'line42', 'line43'];
+    expect(after.compaction).toEqual({ kind: 'compact', trigger: null, pre_tokens: null, replaced, summary: [`line${line}`] });
+    expect(after.pruned).toEqual(replaced);
+    expect(ids(after)).toEqual([INSTRUCTIONS_SPAN_ID, `line${line}`, `line${line + 1}`]);
+    expect(spanOf(after, `line${line}`)).toMatchObject({
+      role: 'summary',
+      text: 'Fixed LRU eviction order and added a capacity-zero test; all tests pass.',
+      derived_from: replaced,
+    });
+  });
+
+  it('records not mapped are counted by kind; a truncated last line is not an input error, a broken line elsewhere is', () => {
+    expect(fixture.errors).toEqual([]);
+    expect(fixture.summary.skipped).toEqual({
+      'event_msg:token_count (no new call)': 3,
+      'event_msg:user_message': 2,
+      'event_msg:agent_message': 1,
+      'event_msg:context_compacted': 1,
+      future_kind: 1,
+      'response_item:ghost_snapshot (not sent to the model)': 1,
+      'response_item:tool_search_call': 1,
+      'truncated last line': 1,
+    });
+    const lines = fixtureText.split('\n');
+    const broken = convert([...lines.slice(0, 10), '{"timestamp":', ...lines.slice(10)].join('\n'));
+    expect(broken.errors.map((e) => e.line)).toEqual([11]);
+  });
+
+  it('bad input never throws: odd values are skipped and counted', () => {
+    const adapter = new CodexAdapter('odd');
+    const odd: unknown[] = [
+      null,
+      [],
+      'text',
+      { type: 'response_item' },
+      { type: 'response_item', payload: [] },
+      { type: 'session_meta', payload: { id: 7, cwd: ['x'], base_instructions: { text: 3 }, instructions: null } },
+      { type: 'response_item', payload: { type: 'message', role: 'user', content: 'a plain string prompt' } },
+      { type: 'response_item', payload: { type: 'message', role: 'critic', content: [] } },
+      { type: 'response_item', payload: { type: 'function_call', name: 5, arguments: '{not json' } },
+      { type: 'response_item', payload: { type: 'function_call_output', call_id: 'nobody', output: 42 } },
+      { type: 'response_item', payload: { type: 'local_shell_call', action: 'run' } },
+      { type: 'response_item', payload: { type: 'reasoning', summary: 'x', content: [1, null] } },
+      { type: 'compacted', payload: { message: 3, replacement_history: [null, 4, { type: 'message', role: 'user', content: [{ type: 'input_image' }] }] } },
+      { type: 'event_msg', payload: { type: 'token_count', info: { last_token_usage: { input_tokens: '9' } } } },
+      { type: 'event_msg', payload: { type: 'token_count', info: { last_token_usage: { input_tokens: 1.5 } } } },
+      { type: 'event_msg', payload: {} },
+      { type: 'event_msg', payload: { type: 'token_count', info: { last_token_usage: { input_tokens: 10 } } } },
+    ];
+    const out = odd.flatMap((v, i) => adapter.record(v, i + 1));
+    expect(out.map((m) => m.value.type)).toEqual(['session', 'snapshot']);
+    const snap = out[1]!.value as Snapshot;
+    expect(snap.spans.reduce((a, s) => a + s.tokens!, 0)).toBe(10);
+    expect(adapter.skipped.total).toBeGreaterThan(8);
+  });
+
+  it('read as it grows (watch): the snapshots of any first part of the file are the first snapshots of the whole', () => {
+    const lines = fixtureText.split('\n');
+    for (const n of [12, 20, 37, 45]) {
+      const part = convert(lines.slice(0, n).join('\n') + '\n');
+      expect(part.snapshots).toEqual(snaps.slice(0, part.snapshots.length));
+    }
+  });
+
+  it('the unchanged engine accepts every message; the summary cites spans gone from the context (orphaned_parent)', () => {
+    const engine = new Engine({ sha256 });
+    const signals: [number, string][] = [];
+    for (const m of fixture.messages) {
+      const o = engine.ingestParsedLine(m.value, m.line, false);
+      expect(o.kind, JSON.stringify(o)).not.toBe('error');
+      if (o.kind === 'turn') for (const f of o.result.findings) signals.push([f.turn, f.signal]);
+    }
+    expect(signals.filter((s) => s[1] === 'orphaned_parent').map((s) => s[0])).toEqual([7, 8]);
+  });
+});
+
+describe('Codex CLI adapter, an older rollout', () => {
+  const legacy = convert(read('codex-legacy.jsonl'));
+
+  it('token counts written before the call produced its items: the call saw everything before the count', () => {
+    expect(legacy.snapshots.map(ids)).toEqual([
+      [INSTRUCTIONS_SPAN_ID, 'line3', 'line5'],
+      [INSTRUCTIONS_SPAN_ID, 'line3', 'line5', 'line7', 'line8', 'line9'],
+    ]);
+    expect(legacy.snapshots.map(total)).toEqual([3100, 3300]);
+    expect(spanOf(legacy.snapshots[1]!, 'line9')).toMatchObject({
+      label: 'result of shell: rg -n Math.floor src',
+      text: 'src/invoice.ts:41: return Math.floor(total * 100) / 100;',
+    });
+  });
+
+  it("the meta's `instructions` (AGENTS.md) is the instructions span; its copy in the history is not counted twice", () => {
+    expect(spanOf(legacy.snapshots[0]!, INSTRUCTIONS_SPAN_ID)).toMatchObject({ text: 'Use pnpm, never npm.', label: 'AGENTS.md instructions', pinned: true });
+    expect(legacy.summary.skipped).toEqual({ 'response_item:message (the session instructions again)': 1 });
+    expect(legacy.header.title).toBe('billing — Why does the invoice total round down?');
+  });
+});

@@ -1,0 +1,326 @@
+// Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) turned into contract §2
+// messages: one session header, then one snapshot per model call. Each rollout line is a
+// `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
+// `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
+// rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
+import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
+import { estimateTokens, fitTokens, type AdaptedMessage } from './claudeCode.ts';
+import { isObject, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { SkippedRecords } from './skipped.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
+export const INSTRUCTIONS_SPAN_ID = 'instructions';
+
+interface ContextItem extends ItemView {
+  id: string;
+  pinned: boolean;
+  derivedFrom: string[] | null;
+  /** contract §2.3 estimate of `text`, counted once (an item is in every later snapshot) */
+  estimate: number;
+}
+
+/** adapters.md compaction: what the first snapshot after a `compacted` record says of it. */
+interface PendingCompaction {
+  replaced: string[];
+  summary: string[];
+}
+
+export class CodexAdapter {
+  readonly skipped = new SkippedRecords();
+  private sessionId: string | null = null;
+  private cwd: string | null = null;
+  private startedAt: string | null = null;
+  private instructions: ContextItem | null = null;
+  /** the session's instructions came from the older `instructions` field: AGENTS.md, also sent as a history message */
+  private instructionsAreAgentsMd = false;
+  private headerSent = false;
+  /** the history the next call sees, in rollout order (since the last compaction) */
+  private context: ContextItem[] = [];
+  /** adapters.md turns: index in `context` of the first item the call in progress produced */
+  private callStart: number | null = null;
+  /** adapters.md turns: `total_token_usage` of the last token count, to tell a new call from a repeat */
+  private lastTotals: string | null = null;
+  private contextWindow: number | null = null;
+  private model: string | null = null;
+  private firstPrompt: string | null = null;
+  /** adapters.md compaction: ids replaced since the last call, pruned and archived at the next */
+  private removed: string[] = [];
+  private compaction: PendingCompaction | null = null;
+  private readonly callLabels = new Map<string, CallLabel>();
+  private turn = 0;
+
+  constructor(private readonly fallbackSessionId = 'codex') {}
+
+  get turns(): number {
+    return this.turn;
+  }
+
+  /** One parsed rollout line; returns the wire messages it completes (often none). */
+  record(value: unknown, line: number): AdaptedMessage[] {
+    if (!isObject(value)) {
+      this.skipped.add('not an object');
+      return [];
+    }
+    const type = typeof value.type === 'string' ? value.type : '(no type)';
+    const payload = isObject(value.payload) ? value.payload : null;
+    if (payload === null) {
+      this.skipped.add(`${type} without payload`);
+      return [];
+    }
+    const ts = typeof value.timestamp === 'string' ? value.timestamp : null;
+    switch (type) {
+      case 'session_meta':
+        this.sessionMeta(payload, ts);
+        return [];
+      case 'response_item':
+        this.responseItem(payload, line);
+        return [];
+      case 'compacted':
+        this.compacted(payload, line);
+        return [];
+      case 'turn_context':
+        // adapters.md: the model of the calls that follow (a snapshot's `model`)
+        if (typeof payload.model === 'string' && payload.model !== '') this.model = payload.model;
+        return [];
+      case 'event_msg':
+        return this.event(payload, line, ts);
+      default:
+        this.skipped.add(type);
+        return [];
+    }
+  }
+
+  /** The last line could not be parsed: a rollout still being written (adapters.md), not an input error. */
+  truncatedLastLine(): void {
+    this.skipped.add('truncated last line');
+  }
+
+  private sessionMeta(meta: JsonObject, ts: string | null): void {
+    if (this.sessionId !== null) {
+      // a forked or resumed rollout may carry its parent's meta again: the first one names the session
+      this.skipped.add('session_meta (repeated)');
+      return;
+    }
+    this.sessionId = typeof meta.id === 'string' && meta.id !== '' ? meta.id : this.fallbackSessionId;
+    if (typeof meta.cwd === 'string' && meta.cwd !== '') this.cwd = meta.cwd;
+    this.startedAt = typeof meta.timestamp === 'string' ? meta.timestamp : ts;
+    // adapters.md instructions: the base instructions (the system prompt) when the meta has them,
+    // else the older `instructions` (the AGENTS.md text)
+    const base = isObject(meta.base_instructions) ? meta.base_instructions.text : meta.base_instructions;
+    if (typeof base === 'string' && base !== '') this.instructions = instructionsItem(base, 'system prompt (base instructions)');
+    else if (typeof meta.instructions === 'string' && meta.instructions !== '') {
+      this.instructions = instructionsItem(meta.instructions, 'AGENTS.md instructions');
+      this.instructionsAreAgentsMd = true;
+    }
+  }
+
+  private responseItem(raw: JsonObject, line: number): void {
+    const item = this.item(raw, `line${line}`);
+    if (item === null) return;
+    // adapters.md turns: a call's own items are not what it saw; input after them starts anew
+    if (!item.output) this.callStart = null;
+    else if (this.callStart === null) this.callStart = this.context.length;
+    this.context.push(item);
+  }
+
+  /** A response item as context, or null (counted as skipped) when the model never sees it. */
+  private item(raw: JsonObject, id: string): ContextItem | null {
+    const view = viewOf(raw, this.callLabels);
+    if ('skip' in view) {
+      this.skipped.add(view.skip);
+      return null;
+    }
+    if (view.kind === 'instructions' && this.instructionsAreAgentsMd && this.instructions !== null && view.text.includes(this.instructions.text)) {
+      // adapters.md instructions: the session's span already stands for this AGENTS.md text
+      this.skipped.add('response_item:message (the session instructions again)');
+      return null;
+    }
+    if (view.kind === 'tool_use' && view.callId !== null && view.callId !== '') this.callLabels.set(view.callId, { label: view.label, tool: view.tool });
+    // adapters.md pinned: what the operator wrote, the instructions and the first prompt
+    let pinned = view.instructions;
+    if (view.prompt && this.firstPrompt === null) {
+      this.firstPrompt = view.text;
+      pinned = true;
+    }
+    return { ...view, id, pinned, derivedFrom: null, estimate: estimateTokens(view.text) };
+  }
+
+  /**
+   * adapters.md compaction: the context is replaced by the record's `replacement_history`
+   * (an item equal to a live one keeps its id: Codex carries user messages over), or, in
+   * rollouts without it, by the summary message alone.
+   */
+  private compacted(payload: JsonObject, line: number): void {
+    const message = typeof payload.message === 'string' ? payload.message : '';
+    const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : null;
+    const pool = [...this.context];
+    const kept = new Set<string>();
+    const next: ContextItem[] = [];
+    if (history !== null) {
+      history.forEach((entry: unknown, i) => {
+        if (!isObject(entry)) {
+          this.skipped.add('malformed replacement item');
+          return;
+        }
+        const made = this.item(entry, `line${line}/${i}`);
+        if (made === null) return;
+        const same = pool.findIndex((p) => p.kind === made.kind && p.role === made.role && p.text === made.text);
+        if (same === -1) next.push(made);
+        else {
+          const carried = pool.splice(same, 1)[0]!;
+          kept.add(carried.id);
+          next.push(carried);
+        }
+      });
+    } else {
+      next.push(summaryItem(message, `line${line}`));
+    }
+    const replaced = this.context.filter((c) => !kept.has(c.id)).map((c) => c.id);
+    const fresh = next.filter((n) => !kept.has(n.id));
+    const summaryText = message.trim();
+    for (const f of fresh) {
+      f.derivedFrom = replaced;
+      // the summary the model wrote: the new message that holds the record's `message`
+      if (f.kind === 'text' && summaryText !== '' && f.text.includes(summaryText)) {
+        f.role = 'summary';
+        f.label = 'compaction summary';
+      }
+    }
+    this.context = next;
+    this.callStart = null;
+    this.removed.push(...replaced);
+    this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary: fresh.map((f) => f.id) };
+  }
+
+  private event(payload: JsonObject, line: number, ts: string | null): AdaptedMessage[] {
+    const type = typeof payload.type === 'string' ? payload.type : '(no type)';
+    if (type !== 'token_count') {
+      // user_message, agent_message, agent_reasoning, …: the UI's copy of response items
+      this.skipped.add(`event_msg:${type}`);
+      return [];
+    }
+    const info = isObject(payload.info) ? payload.info : null;
+    const last = isObject(info?.last_token_usage) ? info.last_token_usage : null;
+    const input = last?.input_tokens;
+    if (info === null || last === null || typeof input !== 'number' || !Number.isInteger(input) || input <= 0) {
+      // rate-limit updates before any usage, and Codex's own estimates (input 0): no model call
+      this.skipped.add('event_msg:token_count (no new call)');
+      return [];
+    }
+    const totals = JSON.stringify(info.total_token_usage ?? null);
+    if (totals === this.lastTotals) {
+      // adapters.md turns: a rate-limit update repeats the last call's usage
+      this.skipped.add('event_msg:token_count (no new call)');
+      return [];
+    }
+    this.lastTotals = totals;
+    if (typeof info.model_context_window === 'number' && Number.isInteger(info.model_context_window) && info.model_context_window > 0) {
+      this.contextWindow = info.model_context_window;
+    }
+    return this.call(input, line, ts);
+  }
+
+  /** adapters.md turns: one model call; its snapshot is what the call saw, its total the call's input tokens. */
+  private call(total: number, line: number, ts: string | null): AdaptedMessage[] {
+    const out: AdaptedMessage[] = [];
+    this.turn++;
+    if (!this.headerSent) out.push({ value: this.header(), line });
+    const seen = this.context.slice(0, this.callStart ?? this.context.length);
+    this.callStart = null;
+    const items = this.instructions === null ? seen : [this.instructions, ...seen];
+    const spans = items.map(toSpan);
+    if (spans.length > 0) {
+      // adapters.md tokens: estimates scaled down to fit, the rest on the instructions (else the first span)
+      const shares = fitTokens(
+        items.map((i) => i.estimate),
+        total,
+      );
+      spans.forEach((s, i) => (s.tokens = shares[i]!));
+      spans[0]!.tokens = shares[0]! + total - shares.reduce((a, b) => a + b, 0);
+    }
+    const snap: Snapshot = { type: 'snapshot', session_id: this.sid, turn: this.turn, spans };
+    if (ts !== null) snap.ts = ts;
+    if (this.model !== null) snap.model = this.model;
+    if (this.removed.length > 0) {
+      snap.pruned = this.removed;
+      // adapters.md compaction: still in the rollout, so an audit can read what was replaced
+      snap.archived = this.removed;
+    }
+    if (this.compaction !== null) {
+      snap.compaction = { kind: 'compact', trigger: null, pre_tokens: null, replaced: this.compaction.replaced, summary: this.compaction.summary };
+    }
+    this.removed = [];
+    this.compaction = null;
+    out.push({ value: snap, line });
+    return out;
+  }
+
+  private header(): SessionHeader {
+    this.headerSent = true;
+    const folder = this.cwd === null ? null : baseName(this.cwd);
+    const prompt = this.firstPrompt === null ? null : titleWords(this.firstPrompt);
+    const parts = [folder, prompt].filter((p): p is string => p !== null && p !== '');
+    const header: SessionHeader = {
+      type: 'session',
+      session_id: this.sid,
+      title: parts.length > 0 ? parts.join(' — ') : `Codex session ${this.sid}`,
+      source: 'codex',
+    };
+    if (this.startedAt !== null) header.started_at = this.startedAt;
+    if (this.contextWindow !== null) header.context_window = this.contextWindow;
+    return header;
+  }
+
+  private get sid(): string {
+    return this.sessionId ?? this.fallbackSessionId;
+  }
+}
+
+function instructionsItem(text: string, label: string): ContextItem {
+  return { ...bareItem(INSTRUCTIONS_SPAN_ID, text, 'system', 'instructions', label), instructions: true, pinned: true };
+}
+
+/** adapters.md compaction: a rollout without `replacement_history` leaves only the summary. */
+function summaryItem(text: string, id: string): ContextItem {
+  return bareItem(id, text, 'summary', 'text', 'compaction summary');
+}
+
+function bareItem(id: string, text: string, role: string, kind: string, label: string): ContextItem {
+  return {
+    id,
+    text,
+    role,
+    kind,
+    label,
+    tool: null,
+    output: false,
+    instructions: false,
+    prompt: false,
+    callId: null,
+    pinned: false,
+    derivedFrom: null,
+    estimate: estimateTokens(text),
+  };
+}
+
+function toSpan(item: ContextItem): Span {
+  const span: Span = { span_id: item.id, text: item.text, score: null, text_sha256: null, role: item.role, kind: item.kind, label: item.label };
+  if (item.tool !== null) span.tool = item.tool;
+  if (item.pinned) span.pinned = true;
+  if (item.derivedFrom !== null) span.derived_from = item.derivedFrom;
+  return span;
+}
+
+/** The last folder of a path, POSIX or Windows. */
+function baseName(path: string): string {
+  const parts = path.split(/[/\\]+/).filter((p) => p !== '');
+  return parts[parts.length - 1] ?? path;
+}
+
+/** A title's prompt part: its first eight words. */
+function titleWords(text: string): string {
+  const words = text.trim().split(/\s+/);
+  return words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '');
+}

@@ -1,0 +1,220 @@
+// One Codex CLI response item (codex-rs/protocol/src/models.rs `ResponseItem`, as the
+// rollout recorder writes it) as what the model saw of it: its text, who wrote it, what
+// kind of item it is and a short label a person can read (docs/adapters.md "Codex CLI").
+
+type JsonObject = Record<string, unknown>;
+
+/** What a response item contributes to the context; null when the model never sees it. */
+export interface ItemView {
+  text: string;
+  role: string;
+  kind: string;
+  label: string;
+  /** the tool, for calls and their results */
+  tool: string | null;
+  /** made by the model in the call that produced it (not input to it) */
+  output: boolean;
+  /** adapters.md pinned: instructions the operator wrote (AGENTS.md, developer instructions) */
+  instructions: boolean;
+  /** a user message the operator typed (not context Codex injected) */
+  prompt: boolean;
+  /** function and custom tool calls: what their outputs answer */
+  callId: string | null;
+}
+
+/** A label is read in one glance: at most this many characters. */
+const LABEL_MAX = 60;
+
+/** adapters.md: Codex puts AGENTS.md in a user message of its own, marked one of these ways. */
+const AGENTS_MD = /^(# AGENTS\.md instructions|<user_instructions>)/;
+/** adapters.md: context Codex injects opens with a tag (`<environment_context>`, `<turn_aborted>`, …). */
+const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
+
+/** The view of `raw`, or a reason it is not context (counted as skipped by the adapter). */
+export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabel>): ItemView | { skip: string } {
+  const type = typeof raw.type === 'string' ? raw.type : '(no type)';
+  switch (type) {
+    case 'message':
+      return message(raw);
+    case 'reasoning':
+      return view(reasoningText(raw), 'assistant', 'thinking', 'reasoning', { output: true });
+    case 'function_call': {
+      const name = str(raw.name);
+      const args = str(raw.arguments);
+      return view(`${name} ${args}`, 'assistant', 'tool_use', callLabel(name, args), { output: true, tool: name, callId: str(raw.call_id) });
+    }
+    case 'custom_tool_call': {
+      const name = str(raw.name);
+      const input = str(raw.input);
+      return view(`${name} ${input}`, 'assistant', 'tool_use', customCallLabel(name, input), { output: true, tool: name, callId: str(raw.call_id) });
+    }
+    case 'local_shell_call': {
+      const action = isObject(raw.action) ? raw.action : {};
+      const command = Array.isArray(action.command) ? action.command.filter((c): c is string => typeof c === 'string') : [];
+      const text = `local_shell ${JSON.stringify(action)}`;
+      return view(text, 'assistant', 'tool_use', `shell: ${shellScript(command)}`, {
+        output: true,
+        tool: 'local_shell',
+        callId: str(raw.call_id) || str(raw.id),
+      });
+    }
+    case 'web_search_call': {
+      const action = isObject(raw.action) ? raw.action : {};
+      return view(`web_search ${JSON.stringify(action)}`, 'assistant', 'tool_use', webSearchLabel(action), { output: true, tool: 'web_search' });
+    }
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      const callId = str(raw.call_id);
+      const call = callLabels.get(callId);
+      const tool = call === undefined ? null : call.tool;
+      return view(outputText(raw.output), 'tool', 'tool_result', call === undefined ? 'tool result' : `result of ${call.label}`, { tool, callId });
+    }
+    case 'compaction':
+    case 'compaction_summary':
+      // a summary the server made (remote compaction): the model reads it, the rollout holds it encrypted
+      return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', {});
+    case 'ghost_snapshot':
+      // adapters.md: an undo point Codex keeps in its history; it leaves it out of every prompt
+      return { skip: 'response_item:ghost_snapshot (not sent to the model)' };
+    default:
+      return { skip: `response_item:${type}` };
+  }
+}
+
+/** Labels of the calls seen so far, by call id: a result is named after its call. */
+export interface CallLabel {
+  label: string;
+  tool: string | null;
+}
+
+function message(raw: JsonObject): ItemView | { skip: string } {
+  const role = str(raw.role);
+  const text = contentText(raw.content);
+  if (role === 'assistant') return view(text, 'assistant', 'text', firstWords(text) || 'assistant message', { output: true });
+  const trimmed = text.trimStart();
+  if (role === 'user') {
+    if (AGENTS_MD.test(trimmed)) return view(text, 'system', 'instructions', 'AGENTS.md instructions', { instructions: true });
+    const tag = INJECTED_TAG.exec(trimmed);
+    if (tag !== null) return view(text, 'meta', 'text', tag[1]!.replace(/_/g, ' '), {});
+    return view(text, 'user', 'text', firstWords(text) || 'user message', { prompt: true });
+  }
+  if (role === 'developer' || role === 'system') {
+    const tag = INJECTED_TAG.exec(trimmed);
+    // adapters.md: Codex's own developer messages open with a tag; an untagged one is the operator's developer_instructions
+    if (tag !== null) return view(text, 'system', 'developer', tag[1]!.replace(/_/g, ' '), {});
+    return view(text, 'system', 'developer', 'developer instructions', { instructions: true });
+  }
+  return { skip: `message:${role || '(no role)'}` };
+}
+
+function view(text: string, role: string, kind: string, label: string, extra: Partial<ItemView>): ItemView {
+  return { text, role, kind, label: clip(label), tool: null, output: false, instructions: false, prompt: false, callId: null, ...extra };
+}
+
+/** Message content: the text parts joined by newlines, an image as `[image]`. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      if (!isObject(part)) return '';
+      if (typeof part.text === 'string') return part.text;
+      return part.type === 'input_image' ? '[image]' : `[${str(part.type) || 'part'}]`;
+    })
+    .join('\n');
+}
+
+/** Reasoning: the raw text when Codex kept it, else the summary; encrypted-only reasoning still takes room. */
+function reasoningText(raw: JsonObject): string {
+  const parts = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap((p) => (isObject(p) && typeof p.text === 'string' ? [p.text] : [])) : []);
+  const content = parts(raw.content);
+  if (content.length > 0) return content.join('\n');
+  const summary = parts(raw.summary);
+  if (summary.length > 0) return summary.join('\n');
+  return typeof raw.encrypted_content === 'string' ? '[encrypted reasoning]' : '';
+}
+
+/** A function call output: a string, content items (text parts, images), or the older `{content, success}`. */
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) return contentText(output);
+  if (isObject(output)) {
+    if (typeof output.content === 'string') return output.content;
+    if (Array.isArray(output.content)) return contentText(output.content);
+  }
+  return output === undefined ? '' : JSON.stringify(output);
+}
+
+/** `shell: cargo test`, `apply_patch src/x.rs`, `update_plan`: the call as a person would name it. */
+function callLabel(name: string, args: string): string {
+  const parsed = parseJson(args);
+  const a = isObject(parsed) ? parsed : {};
+  switch (name) {
+    case 'shell':
+    case 'container.exec':
+    case 'local_shell':
+      return `shell: ${Array.isArray(a.command) ? shellScript(a.command.filter((c): c is string => typeof c === 'string')) : str(a.command)}`;
+    case 'shell_command':
+      return `shell: ${str(a.command)}`;
+    case 'exec_command':
+      return `shell: ${str(a.cmd) || str(a.command)}`;
+    case 'apply_patch':
+      return patchLabel(str(a.input) || str(a.patch));
+    case 'view_image':
+      return `view_image ${str(a.path)}`;
+    default:
+      return name || 'tool call';
+  }
+}
+
+function customCallLabel(name: string, input: string): string {
+  return name === 'apply_patch' ? patchLabel(input) : name || 'tool call';
+}
+
+/** `apply_patch src/x.rs (+2 files)`: the files an apply_patch envelope touches. */
+function patchLabel(patch: string): string {
+  const files = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim());
+  if (files.length === 0) return 'apply_patch';
+  return `apply_patch ${files[0]}${files.length > 1 ? ` (+${files.length - 1} files)` : ''}`;
+}
+
+/** ["bash", "-lc", "cargo test"] reads as `cargo test`: the shell wrapper says nothing. */
+function shellScript(command: string[]): string {
+  if (command.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(command[0]!) && /^-l?c$/.test(command[1]!)) return command.slice(2).join(' ');
+  return command.join(' ');
+}
+
+function webSearchLabel(action: JsonObject): string {
+  if (typeof action.query === 'string') return `web search: ${action.query}`;
+  if (typeof action.url === 'string') return `web search: open ${action.url}`;
+  return 'web search';
+}
+
+/** The first words of a text, on one line, for a label. */
+export function firstWords(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim());
+}
+
+function clip(label: string): string {
+  const one = label.replace(/\s+/g, ' ').trim();
+  if (one.length <= LABEL_MAX) return one;
+  const cut = one.slice(0, LABEL_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > LABEL_MAX / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,46 @@
+// The messages a SWE-agent model call saw, as spans (docs/adapters.md "SWE-agent": roles,
+// pins, elisions), shared by the two ways a trajectory says what a call saw: a step's
+// `query` (sweAgent.ts) and the history (sweAgentHistory.ts).
+import type { Span } from '../../core/wire.ts';
+
+type JsonObject = Record<string, unknown>;
+
+/** adapters.md: the texts SWE-agent's history processors put in place of what they elide. */
+const ELIDED = /^(Old environment output: \(\d+ lines omitted\)|Outdated window with \d+ lines omitted)/;
+
+/** The messages a call saw as spans, each with its id; the roles and pins of adapters.md. */
+export function messagesToSpans(messages: { message: unknown; id: string }[]): Span[] {
+  let instanceSeen = false;
+  return messages.map(({ message: m, id }) => {
+    const msg = isObject(m) ? m : {};
+    const role = typeof msg.role === 'string' ? msg.role : 'unknown';
+    const type = typeof msg.message_type === 'string' ? msg.message_type : null;
+    // adapters.md: a demonstration put in the history step by step keeps its roles and types and says `is_demo`
+    const demo = type === 'demonstration' || msg.is_demo === true;
+    const text = contentText(msg.content);
+    const instance = role === 'user' && !demo && !instanceSeen;
+    const span: Span = { span_id: id, text, score: null, text_sha256: null, role: instance ? 'user' : demo ? 'demonstration' : spanRole(role, type) };
+    if (type !== null) span.kind = type;
+    else if (demo) span.kind = 'demonstration';
+    if (role === 'system' || instance) span.pinned = true; // system and instance prompts
+    if (instance) instanceSeen = true;
+    if (ELIDED.test(text)) span.elided = true;
+    return span;
+  });
+}
+
+/** After the instance prompt (the task, role "user"), user-role messages are observations. */
+function spanRole(role: string, type: string | null): string {
+  if (type === 'observation' || role === 'tool' || role === 'user') return 'tool';
+  return role;
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (isObject(part) ? (typeof part.text === 'string' ? part.text : `[${String(part.type)}]`) : '')).join('\n');
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
