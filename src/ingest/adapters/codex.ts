@@ -3,9 +3,10 @@
 // `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
 // `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
+import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { estimateTokens, fitTokens, type AdaptedMessage } from './claudeCode.ts';
-import { isObject, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { isObject, patchFiles, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { SkippedRecords } from './skipped.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -48,6 +49,8 @@ export class CodexAdapter {
   /** adapters.md compaction: ids replaced since the last call, pruned and archived at the next */
   private removed: string[] = [];
   private compaction: PendingCompaction | null = null;
+  /** contract §8.4: the session's compaction audit, as for Claude Code */
+  private readonly audit = new CompactionAuditor();
   private readonly callLabels = new Map<string, CallLabel>();
   private turn = 0;
 
@@ -123,6 +126,13 @@ export class CodexAdapter {
     if (!item.output) this.callStart = null;
     else if (this.callStart === null) this.callStart = this.context.length;
     this.context.push(item);
+    // contract §8.4 items: the prompts the user typed, and the files a patch touched (Codex reads
+    // files through shell commands, whose paths no rule can tell apart reliably)
+    if (item.prompt) {
+      this.audit.promptWritten(item.text, this.turn + 1);
+      this.audit.add('user_prompt', item.text, this.turn + 1, item.id);
+    }
+    if (item.kind === 'tool_use' && item.tool === 'apply_patch') for (const f of patchFiles(item.text)) this.audit.add('file', f, this.turn, item.id);
   }
 
   /** A response item as context, or null (counted as skipped) when the model never sees it. */
@@ -191,6 +201,7 @@ export class CodexAdapter {
     this.context = next;
     this.callStart = null;
     this.removed.push(...replaced);
+    this.audit.compact();
     this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary: fresh.map((f) => f.id) };
   }
 
@@ -249,8 +260,20 @@ export class CodexAdapter {
       snap.archived = this.removed;
     }
     if (this.compaction !== null) {
-      snap.compaction = { kind: 'compact', trigger: null, pre_tokens: null, replaced: this.compaction.replaced, summary: this.compaction.summary };
+      // contract §8.4: judged against everything this call saw
+      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'));
+      snap.compaction = {
+        kind: 'compact',
+        trigger: null,
+        pre_tokens: null,
+        replaced: this.compaction.replaced,
+        summary: this.compaction.summary,
+        items: audit.items,
+        carried: audit.carried,
+      };
     }
+    const refetched = this.audit.takeRefetches();
+    if (refetched.length > 0) snap.refetched = refetched;
     this.removed = [];
     this.compaction = null;
     out.push({ value: snap, line });

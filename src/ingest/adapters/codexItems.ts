@@ -172,8 +172,13 @@ function customCallLabel(name: string, input: string): string {
 }
 
 /** `apply_patch src/x.rs (+2 files)`: the files an apply_patch envelope touches. */
+/** The paths an apply_patch input adds, updates or deletes, in order. */
+export function patchFiles(patch: string): string[] {
+  return [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim());
+}
+
 function patchLabel(patch: string): string {
-  const files = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim());
+  const files = patchFiles(patch);
   if (files.length === 0) return 'apply_patch';
   return `apply_patch ${files[0]}${files.length > 1 ? ` (+${files.length - 1} files)` : ''}`;
 }
