@@ -64,6 +64,9 @@ describe('SWE-agent adapter (docs/adapters.md)', () => {
     expect(fourth!.spans[4]).toMatchObject({ text: 'Old environment output: (13 lines omitted)', elided: true });
     expect(fourth!.rewrite).toEqual({ spans_modified: 1, scores_invalidated: 1, modified_span_ids: ['m4'] });
     expect(third!.rewrite).toBeUndefined();
+    // contract §8.3: the elision is one compaction event, on the step that shows it
+    expect(fourth!.compaction).toMatchObject({ kind: 'elision', replaced: ['m4'], items: [] });
+    expect(third!.compaction).toBeUndefined();
   });
 
   it('the unchanged engine accepts every message; the reported rewrite is not an unreported one', () => {

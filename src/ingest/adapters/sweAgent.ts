@@ -49,6 +49,9 @@ export class SweAgentAdapter {
       const snap: Snapshot = { type: 'snapshot', session_id: sid, turn, spans };
       // adapters.md: a history processor's replacement is a rewrite the agent did not score
       if (modified.length > 0) snap.rewrite = { spans_modified: modified.length, scores_invalidated: modified.length, modified_span_ids: modified };
+      // contract §8.3: text a history processor elided is one compaction event, at the step that first shows it
+      const elided = modified.filter((id) => spans.find((x) => x.span_id === id)?.elided === true);
+      if (elided.length > 0) snap.compaction = { kind: 'elision', trigger: 'history processor', pre_tokens: null, replaced: elided, summary: [], items: [] };
       const live = new Set(spans.map((s) => s.span_id));
       const pruned = [...previous.keys()].filter((id) => !live.has(id));
       if (pruned.length > 0) snap.pruned = pruned;
