@@ -55,6 +55,29 @@ describe('the packed package', () => {
     }
   });
 
+  it('diff --json gives the clone its bytes', async () => {
+    const [a, b] = [path.join(SAMPLES, 'healthy.jsonl'), path.join(SAMPLES, 'collapse.jsonl')];
+    const installed = await run(pkg.bin, ['diff', a, b, '--json'], { cwd: pkg.outside });
+    const clone = await run(process.execPath, [CLONE_BIN, 'diff', a, b, '--json'], { cwd: ROOT });
+    expect(installed.code).toBe(clone.code);
+    expect(installed.stdout.length).toBeGreaterThan(100);
+    expect(installed.stdout).toBe(clone.stdout);
+  });
+
+  it('serve --demo serves the dashboard and plays the demo session; alerts talks to it', async () => {
+    const relay = await spawnServeFrom(pkg, ['--demo', '--port', '0', '--data', path.join(pkg.dir, 'demo-data')]);
+    try {
+      const page = await fetch(relay.url);
+      expect(await page.text()).toBe(fs.readFileSync(path.join(pkg.packageDir, 'dist/index.html'), 'utf8'));
+      const sessions = (await (await fetch(`${relay.url}api/sessions`)).json()) as { sessions: { session_id: string }[] };
+      expect(sessions.sessions.map((x) => x.session_id)).toContain('demo');
+      const alerts = await run(pkg.bin, ['alerts', 'list', '--url', relay.url], { cwd: pkg.outside });
+      expect(alerts.code, alerts.stderr).toBe(0);
+    } finally {
+      relay.child.kill('SIGTERM');
+    }
+  });
+
   it('serve --port 0 --data <tmp> takes a replay, answers /api/health and serves the dashboard', async () => {
     const data = path.join(pkg.dir, 'relay-data');
     const relay = await spawnServeFrom(pkg, ['--port', '0', '--data', data]);
