@@ -7,7 +7,7 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 const restrict = (patterns, message) => ['error', { patterns: [{ group: patterns, message }] }];
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'test-results', 'playwright-report', 'bench/out', 'test/lint/cycle-fixture'] },
+  { ignores: ['node_modules', 'dist', 'build', 'test-results', 'playwright-report', 'bench/out', 'test/lint/cycle-fixture'] },
   ...tseslint.configs.recommended,
   {
     // Import cycles make module init order matter and hide layering mistakes: none allowed.

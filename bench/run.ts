@@ -7,6 +7,7 @@ const only = process.argv.slice(2);
 const want = (name: string): boolean => only.length === 0 || only.includes(name);
 
 if (want('check')) await (await import('./check.ts')).benchCheck();
+if (want('startup')) await (await import('./startup.ts')).benchStartup();
 if (want('reference')) await (await import('./reference.ts')).benchReference();
 if (want('audit')) (await import('./audit.ts')).benchAudit();
 if (want('relay') && fs.existsSync(path.join(import.meta.dirname, 'relay.ts'))) await (await import('./relay.ts')).benchRelay();

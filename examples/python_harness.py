@@ -12,7 +12,7 @@ then open the URL ``serve`` printed and pick the session. ``--faults`` injects, 
 turns, a rewrite that keeps its old score, a span paraphrased until it is poisoned, and a
 scorer that collapses for a while; the dashboard shows each fault, and the turn after it
 once the loop obeyed the verdict. Needs only the standard library and
-clients/python/context_health_client.py (copy that file next to your own harness).
+the context_health_client package (pip install ./clients/python, or copy its folder).
 """
 
 import argparse

@@ -3,10 +3,13 @@
 //   chromium  headless browser for Playwright (CHROMIUM_PATH overrides; Debian's package `chromium`)
 //   python3   runs the seed's reference code for the differential test
 //   redis     redis-server for the Redis store's tests (REDIS_SERVER overrides; Debian's package `redis-server`)
+//   python-packaging  a python3 that builds the Python client's wheel offline and makes venvs
+//             (CONTEXT_HEALTH_PYTHON overrides; Debian's python3-setuptools, -wheel, -pip, -venv)
 // Prints what it found; on failure says exactly what to do and exits 1.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { findPackagingPython, PYTHON_PACKAGING_DEBIAN } from './python-packaging.mjs';
 
 const wanted = process.argv.slice(2);
 
@@ -15,13 +18,13 @@ function which(cmd) {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
-function aptInstall(pkg) {
+function aptInstall(...pkgs) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !which('apt-get')) return false;
-  console.log(`ensure-tools: installing Debian package ${pkg} (apt-get)…`);
+  console.log(`ensure-tools: installing Debian package${pkgs.length > 1 ? 's' : ''} ${pkgs.join(' ')} (apt-get)…`);
   try {
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'ignore' });
-    execFileSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', '-qq', ...pkgs], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     return true;
   } catch {
     return false;
@@ -86,6 +89,19 @@ for (const tool of wanted) {
         'ensure-tools: no redis-server found, and it could not be installed; the Redis store tests start their own.\n' +
           '  On Debian/Ubuntu as root: apt-get install -y redis-server\n' +
           '  Elsewhere: install Redis 7 and set REDIS_SERVER=/path/to/redis-server, then run npm test again.',
+      );
+      failed = true;
+    }
+  } else if (tool === 'python-packaging') {
+    let found = findPackagingPython();
+    if (!found && !process.env.CONTEXT_HEALTH_PYTHON && aptInstall(...PYTHON_PACKAGING_DEBIAN)) found = findPackagingPython();
+    if (found) console.log(`ensure-tools: python3 with setuptools, wheel, pip and venv: ${found}`);
+    else {
+      console.error(
+        'ensure-tools: no python3 with setuptools (61+), wheel, pip and venv, and they could not be installed; the\n' +
+          "  package test builds the Python client's wheel with them, offline.\n" +
+          `  On Debian/Ubuntu as root: apt-get install -y ${PYTHON_PACKAGING_DEBIAN.join(' ')}\n` +
+          '  Elsewhere: set CONTEXT_HEALTH_PYTHON=/path/to/python3 (one that has them), then run npm test again.',
       );
       failed = true;
     }

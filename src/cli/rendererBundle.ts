@@ -3,8 +3,10 @@
 // (docs/reports.md, "Speed"). analyse.mjs is the analysis side (src/render/report.ts: small,
 // loaded by the CLI's thread); draw.mjs the drawing side (src/render/drawWorker.ts: React
 // DOM, Recharts, happy-dom and the app's chart modules), run on a worker thread started
-// before the file is read, so its loading overlaps the reading on the other core. The
-// bundles are built by esbuild on first use into node_modules/.cache and rebuilt whenever
+// before the file is read, so its loading overlaps the reading on the other core. Installed
+// from the package, the bundles were built by `npm pack` and sit beside this module's
+// compiled form (scripts/build-package.ts): nothing is built at run time. In a clone they
+// are built by esbuild on first use into node_modules/.cache and rebuilt whenever
 // one of their inputs changes (their sha256 are kept beside them); when they cannot be built
 // (a read-only install), the renderer is imported through tsx and draws on this thread, as before.
 import { createHash } from 'node:crypto';
@@ -12,20 +14,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BuildOptions } from 'esbuild';
 import type { DrawInput, DrawReply, DrawRequest, ReportDrawer, ReportFile, ReportRenderer } from '../report/renderer.ts';
 import { phase } from '../node/phases.ts';
+import { ANALYSE_BUILD, DRAW_BUILD, RENDER_BUILD_FILE } from './rendererBuild.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const ENTRIES = { analyse: path.join(ROOT, 'src/render/report.ts'), draw: path.join(ROOT, 'src/render/drawWorker.ts') };
-const CACHE = path.join(ROOT, 'node_modules/.cache/context-health');
-const BUNDLES = { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.cjs') };
-/** V8's code cache of the drawing bundle (made by its first run, see drawThread) */
+/** the package's bundles: this module is then part of build/cli/, beside them */
+const SHIPPED = { analyse: path.join(import.meta.dirname, 'analyse.mjs'), draw: path.join(import.meta.dirname, 'draw.cjs') };
+const PREBUILT = fs.existsSync(SHIPPED.draw) && fs.existsSync(SHIPPED.analyse);
+const CACHE = PREBUILT ? import.meta.dirname : path.join(ROOT, 'node_modules/.cache/context-health');
+const BUNDLES = PREBUILT ? SHIPPED : { analyse: path.join(CACHE, 'analyse.mjs'), draw: path.join(CACHE, 'draw.cjs') };
+/**
+ * V8's code cache of the drawing bundle (made by its first run, see drawThread). In the
+ * package it is written beside the bundle when that folder is writable (a user's global
+ * prefix, npx's cache); where it is not, every run compiles the bundle, as the first does.
+ */
 const DRAW_CODE_CACHE = path.join(CACHE, 'draw.cjs.v8cache');
 // not the names of the single bundle before (render.mjs): a checkout switched back and forth finds its own
 const MANIFEST = path.join(CACHE, 'bundles.inputs.json');
-/** this file: the build options are part of what the bundles are */
-const SELF = path.relative(ROOT, import.meta.filename);
+/** this file and the build options: they are part of what the bundles are */
+const SELF = [import.meta.filename, RENDER_BUILD_FILE].map((f) => path.relative(ROOT, f));
 
 /** each input file's sha256, and the size and mtime it had when hashed */
 type Manifest = Record<string, { sha: string; size: number; mtimeMs: number }>;
@@ -45,7 +54,7 @@ function entry(file: string): Manifest[string] {
 function upToDate(): boolean {
   try {
     const inputs = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as Manifest;
-    if (!Object.values(BUNDLES).every((b) => fs.existsSync(b)) || inputs[SELF] === undefined) return false;
+    if (!Object.values(BUNDLES).every((b) => fs.existsSync(b)) || SELF.some((f) => inputs[f] === undefined)) return false;
     return Object.entries(inputs).every(([file, was]) => {
       const full = path.join(ROOT, file);
       const st = fs.statSync(full, { throwIfNoEntry: false });
@@ -60,45 +69,15 @@ function upToDate(): boolean {
 async function buildBundles(): Promise<void> {
   const { build } = await import('esbuild');
   const tmp = path.join(CACHE, `build.${process.pid}`);
-  const common: BuildOptions = {
-    absWorkingDir: ROOT,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    outdir: tmp,
-    jsx: 'automatic',
-    // a native module: loaded from node_modules as it is
-    external: ['@resvg/resvg-js'],
-    metafile: true,
-    // less for V8 to parse on each run (the 7.8 MB drawing bundle takes about 0.35 s unminified)
-    minify: true,
-    logLevel: 'silent',
-  };
+  const common = { absWorkingDir: ROOT, outdir: tmp, metafile: true } as const;
   const [analyse, draw] = await Promise.all([
-    build({
-      ...common,
-      entryPoints: { analyse: ENTRIES.analyse },
-      format: 'esm',
-      outExtension: { '.js': '.mjs' },
-      // CommonJS modules inside the bundle call require
-      banner: { js: "import { createRequire as __chRequire } from 'node:module'; const require = __chRequire(import.meta.url);" },
-    }),
-    // CommonJS, so that the drawing thread can compile it with V8's code cache (vm.Script's
-    // cachedData; ES modules have no such door on Node 20): about 0.15 s of compiling the
-    // 3.4 MB bundle on every run becomes a few ms after the first (docs/performance.md "Reports")
-    build({
-      ...common,
-      entryPoints: { draw: ENTRIES.draw },
-      format: 'cjs',
-      outExtension: { '.js': '.cjs' },
-      define: { 'import.meta.url': '__chImportMetaUrl' },
-      banner: { js: "var __chImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    }),
+    build({ ...ANALYSE_BUILD, ...common, entryPoints: { analyse: ENTRIES.analyse } }),
+    build({ ...DRAW_BUILD, ...common, entryPoints: { draw: ENTRIES.draw } }),
   ]);
   const result = { metafile: { inputs: { ...analyse.metafile!.inputs, ...draw.metafile!.inputs } } };
   const inputs: Manifest = {};
   for (const file of Object.keys(result.metafile.inputs)) inputs[file] = entry(path.join(ROOT, file));
-  inputs[SELF] = entry(import.meta.filename);
+  for (const file of SELF) inputs[file] = entry(path.join(ROOT, file));
   fs.writeFileSync(`${MANIFEST}.${process.pid}.tmp`, JSON.stringify(inputs));
   // renamed into place: another run building at the same time never reads half a file
   fs.rmSync(DRAW_CODE_CACHE, { force: true }); // the old bundle's (V8 would refuse it anyway: the source differs)
@@ -240,7 +219,7 @@ function inlineDrawer(): ReportDrawer {
 export async function loadRenderer(): Promise<{ renderer: ReportRenderer; drawer: ReportDrawer }> {
   let bundled = true;
   try {
-    if (!upToDate()) {
+    if (!PREBUILT && !upToDate()) {
       fs.mkdirSync(CACHE, { recursive: true });
       await buildBundles();
     }

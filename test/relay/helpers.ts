@@ -143,10 +143,18 @@ export interface IngestReply {
   error?: string;
 }
 
-/** `node bin/context-health.mjs serve …` as a child; resolves with its URL once it listens. */
-export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'serve', ...args], {
-    cwd: ROOT,
+/**
+ * `node bin/context-health.mjs serve …` as a child (or `from.bin serve …`, an installed
+ * command, in from.cwd: test/package); resolves with its URL once it listens.
+ */
+export async function spawnServe(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  from: { bin?: string; cwd?: string } = {},
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const [cmd, ...before] = from.bin === undefined ? [process.execPath, path.join(ROOT, 'bin/context-health.mjs')] : [from.bin];
+  const child = spawn(cmd!, [...before, 'serve', ...args], {
+    cwd: from.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

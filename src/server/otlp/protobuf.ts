@@ -3,8 +3,9 @@
 // 0.216.0 ships it (later versions write requests by hand and no longer decode them). No
 // protobuf is parsed by hand here: decoding, and encoding the answer, is that code's;
 // google.rpc.Status (the error body, not in those definitions) is written with protobufjs's
-// own Writer.
-import { createRequire } from 'node:module';
+// own Writer. Imported, not required at run time, so that the package's compiled CLI
+// (scripts/build-package.ts) carries that code in its bundle instead of depending on the package.
+import generated from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import protobuf from 'protobufjs/minimal.js';
 
 interface MessageType {
@@ -18,8 +19,7 @@ interface GeneratedRoot {
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: MessageType; ExportTraceServiceResponse: MessageType } } } } };
 }
 
-const require = createRequire(import.meta.url);
-const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as GeneratedRoot;
+const root = generated as unknown as GeneratedRoot;
 const service = root.opentelemetry.proto.collector.trace.v1;
 
 /**

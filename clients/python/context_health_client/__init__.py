@@ -1,6 +1,7 @@
 """Context Health harness client: stream an agent's context buffer to a relay.
 
-One file, Python 3.8+ standard library only. Copy it next to your harness.
+Python 3.8+ standard library only: ``pip install context-health-client`` (or
+``pip install ./clients/python`` from a clone), or copy this folder next to your harness.
 
     from context_health_client import RelayClient, scored
 
@@ -38,7 +39,15 @@ import os
 import random
 import time
 from datetime import datetime, timezone
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 from urllib.parse import urlsplit
+
+__version__ = "0.1.0"
+
+#: a wire message (contract §2): a session header or a snapshot, as a dict
+Message = Dict[str, Any]
+#: a turn's verdict as the relay's ack carries it (contract §7)
+Verdict = Dict[str, Any]
 
 __all__ = [
     "RelayClient",
@@ -48,10 +57,11 @@ __all__ = [
     "RelayUnavailable",
     "text_sha256",
     "scored",
+    "__version__",
 ]
 
 
-def text_sha256(text):
+def text_sha256(text: str) -> str:
     """contract §2 text_sha256: sha256 of the span's text as UTF-8, 64 lowercase hex.
 
     Compute it when you compute the score, on the exact text you scored, and keep it
@@ -60,7 +70,7 @@ def text_sha256(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def scored(text, score):
+def scored(text: str, score: Optional[float]) -> Dict[str, Any]:
     """A score bound to the text it was computed on: {"score": ..., "text_sha256": ...}."""
     return {"score": score, "text_sha256": text_sha256(text)}
 
@@ -70,7 +80,7 @@ class Ack(object):
 
     __slots__ = ("session_id", "seq", "turn", "duplicate", "verdict")
 
-    def __init__(self, session_id, seq, turn, duplicate, verdict=None):
+    def __init__(self, session_id: str, seq: int, turn: Optional[int], duplicate: bool, verdict: Optional[Verdict] = None) -> None:
         self.session_id = session_id
         self.seq = seq
         self.turn = turn
@@ -78,7 +88,7 @@ class Ack(object):
         #: the turn's verdict (contract §5) as the relay's analysis gave it, or None
         self.verdict = verdict
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Ack(session_id=%r, seq=%d, turn=%r, duplicate=%r, verdict=%r)" % (self.session_id, self.seq, self.turn, self.duplicate, self.verdict)
 
 
@@ -88,7 +98,7 @@ class RelayRejected(Exception):
     ``accepted`` holds the Acks of the messages in the same call that were stored.
     """
 
-    def __init__(self, errors, accepted):
+    def __init__(self, errors: List[Tuple[int, str]], accepted: List["Ack"]) -> None:
         self.errors = errors
         self.accepted = accepted
         Exception.__init__(self, "; ".join("message %d: %s" % (i + 1, m) for i, m in errors))
@@ -102,7 +112,17 @@ _RETRY_STATUS = (408, 429, 500, 502, 503, 504)
 
 
 class RelayClient(object):
-    def __init__(self, url="http://127.0.0.1:8787", token=None, timeout=30.0, give_up_after=300.0, initial_backoff=0.25, max_backoff=10.0, compact=True, on_verdict=None):
+    def __init__(
+        self,
+        url: str = "http://127.0.0.1:8787",
+        token: Optional[str] = None,
+        timeout: float = 30.0,
+        give_up_after: float = 300.0,
+        initial_backoff: float = 0.25,
+        max_backoff: float = 10.0,
+        compact: bool = True,
+        on_verdict: Optional[Callable[[Verdict, "Ack"], None]] = None,
+    ) -> None:
         parts = urlsplit(url if "://" in url else "http://" + url)
         if parts.scheme not in ("http", "https"):
             raise ValueError("url must be http:// or https://, got %r" % url)
@@ -115,19 +135,26 @@ class RelayClient(object):
         self._give_up_after = give_up_after
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
-        self._conn = None
+        self._conn: Optional[http.client.HTTPConnection] = None
         self._on_verdict = on_verdict
         #: how many times a request was sent again after a dropped connection
         self.retries = 0
         self._compact = compact
         # contract §7 compact wire: per declared session, (turn, {span_id: text}) last sent
-        self._sent_texts = {}
+        self._sent_texts: Dict[Any, Optional[Tuple[Any, Dict[str, str]]]] = {}
 
     # -- the messages of the wire format -------------------------------------------------
 
-    def session(self, session_id, title=None, config=None, started_at=None, first_turn=1):
+    def session(
+        self,
+        session_id: str,
+        title: Optional[str] = None,
+        config: Optional[Dict[str, Any]] = None,
+        started_at: Optional[str] = None,
+        first_turn: int = 1,
+    ) -> "Session":
         """Send the session header (optional, before the first snapshot); returns a Session."""
-        header = {"type": "session", "session_id": session_id}
+        header: Message = {"type": "session", "session_id": session_id}
         if title is not None:
             header["title"] = title
         header["started_at"] = started_at or _now()
@@ -138,9 +165,18 @@ class RelayClient(object):
         self.send(header)
         return Session(self, session_id, first_turn)
 
-    def snapshot(self, session_id, turn, spans, rewrite=None, pruned=None, ts=None, **extra):
+    def snapshot(
+        self,
+        session_id: str,
+        turn: int,
+        spans: List[Dict[str, Any]],
+        rewrite: Optional[Dict[str, int]] = None,
+        pruned: Optional[Sequence[str]] = None,
+        ts: Optional[str] = None,
+        **extra: Any,
+    ) -> "Ack":
         """One snapshot: the live buffer at the end of ``turn``. Returns its Ack."""
-        message = {"type": "snapshot", "session_id": session_id, "turn": turn, "ts": ts or _now(), "spans": spans}
+        message: Message = {"type": "snapshot", "session_id": session_id, "turn": turn, "ts": ts or _now(), "spans": spans}
         if rewrite is not None:
             message["rewrite"] = rewrite
         if pruned:
@@ -148,11 +184,11 @@ class RelayClient(object):
         message.update(extra)
         return self.send(message)
 
-    def send(self, message):
+    def send(self, message: Message) -> "Ack":
         """Any wire message (a dict). Returns its Ack once the relay has stored it."""
         return self.send_many([message])[0]
 
-    def send_many(self, messages):
+    def send_many(self, messages: List[Message]) -> List["Ack"]:
         """Several messages in one request, stored in order. Returns their Acks."""
         lines = [_encode(self._compacted(m)) for m in messages]
         if not lines:
@@ -163,7 +199,7 @@ class RelayClient(object):
         if self.retries != retries:
             # sent again: the relay may have restarted; the next new snapshots are whole
             self._forget_texts()
-        acks = [None] * len(lines)
+        acks: List[Optional[Ack]] = [None] * len(lines)
         for a in reply.get("accepted", []):
             acks[a["line"] - 1] = Ack(a["session_id"], a["seq"], a.get("turn"), a.get("duplicate", False), a.get("verdict"))
         if self._on_verdict is not None:
@@ -178,13 +214,14 @@ class RelayClient(object):
                 if sid in self._sent_texts:
                     self._sent_texts[sid] = None
             raise RelayRejected(errors, [a for a in acks if a is not None])
-        return acks
+        # the relay answers every line, accepted or in errors (raised above)
+        return cast(List[Ack], acks)
 
-    def _forget_texts(self):
+    def _forget_texts(self) -> None:
         for sid in self._sent_texts:
             self._sent_texts[sid] = None
 
-    def _compacted(self, message):
+    def _compacted(self, message: Message) -> Message:
         """contract §7: the snapshot with texts equal to the last sent ones left out."""
         if not self._compact or not isinstance(message, dict):
             return message
@@ -196,8 +233,8 @@ class RelayClient(object):
         if message.get("type") != "snapshot" or sid not in self._sent_texts or not isinstance(message.get("spans"), list):
             return message
         previous = self._sent_texts[sid]
-        texts = {}
-        spans = []
+        texts: Dict[str, str] = {}
+        spans: List[Dict[str, Any]] = []
         omitted = 0
         for span in message["spans"]:
             if not isinstance(span, dict) or not isinstance(span.get("text"), str) or not isinstance(span.get("span_id"), str):
@@ -215,23 +252,23 @@ class RelayClient(object):
             return message
         out = dict(message)
         out["spans"] = spans
-        out["base_turn"] = previous[0]
+        out["base_turn"] = previous[0] if previous is not None else None
         return out
 
-    def close(self):
+    def close(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
-    def __enter__(self):
+    def __enter__(self) -> "RelayClient":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- transport ------------------------------------------------------------------------
 
-    def _post(self, body):
+    def _post(self, body: bytes) -> Dict[str, Any]:
         headers = {"Content-Type": "application/x-ndjson", "Content-Length": str(len(body))}
         if self._token:
             headers["Authorization"] = "Bearer " + self._token
@@ -248,7 +285,8 @@ class RelayClient(object):
                 if response.getheader("connection", "").lower() == "close":
                     self.close()
                 if status in (200, 400):
-                    return json.loads(payload.decode("utf-8"))
+                    reply: Dict[str, Any] = json.loads(payload.decode("utf-8"))
+                    return reply
                 if status in (401, 403, 404, 413, 415):
                     raise RelayUnavailable("the relay at %s:%d refused the request: %d %s" % (self._host, self._port, status, _reason(payload)))
                 last = "HTTP %d %s" % (status, _reason(payload))
@@ -267,7 +305,7 @@ class RelayClient(object):
             self.retries += 1
             time.sleep(delay)
 
-    def _connection(self):
+    def _connection(self) -> http.client.HTTPConnection:
         if self._conn is None:
             cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
             self._conn = cls(self._host, self._port, timeout=self._timeout)
@@ -277,12 +315,20 @@ class RelayClient(object):
 class Session(object):
     """One session: ``snapshot()`` once per turn, turns numbered from ``first_turn``."""
 
-    def __init__(self, client, session_id, first_turn=1):
+    def __init__(self, client: RelayClient, session_id: str, first_turn: int = 1) -> None:
         self.client = client
         self.session_id = session_id
         self.turn = first_turn
 
-    def snapshot(self, spans, rewrite=None, pruned=None, ts=None, turn=None, **extra):
+    def snapshot(
+        self,
+        spans: List[Dict[str, Any]],
+        rewrite: Optional[Dict[str, int]] = None,
+        pruned: Optional[Sequence[str]] = None,
+        ts: Optional[str] = None,
+        turn: Optional[int] = None,
+        **extra: Any,
+    ) -> Ack:
         if turn is None:
             turn = self.turn
         ack = self.client.snapshot(self.session_id, turn, spans, rewrite=rewrite, pruned=pruned, ts=ts, **extra)
@@ -293,19 +339,19 @@ class Session(object):
 COMPACT_WIRE = "1.1"
 
 
-def _encode(message):
+def _encode(message: Message) -> bytes:
     # allow_nan=False: NaN/Infinity are not JSON; send None for an absent score.
     # ensure_ascii (the default): non-ASCII is escaped as \uXXXX, which the relay and the
     # dashboard decode about three times faster than raw UTF-8.
     return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
-def _now():
+def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _reason(payload):
+def _reason(payload: bytes) -> str:
     try:
-        return json.loads(payload.decode("utf-8")).get("error", "")
+        return str(json.loads(payload.decode("utf-8")).get("error", ""))
     except Exception:
         return payload[:200].decode("utf-8", "replace")
