@@ -3,6 +3,7 @@
 // collapse" (contract §6.4).
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { compareCompactions, type CompactionComparison, type CompactionTotals } from '../core/compactionDiff.ts';
 import { compareSessions, newIncidents, outlineOfReport, relativePosition, type Alignment, type Comparison, type TurnVerdict } from '../core/compare.ts';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import type { Incident } from '../core/incidents.ts';
@@ -54,6 +55,8 @@ export interface DiffJson {
   fail_on_new: Severity | 'never';
   /** the incidents only in B at or above fail_on_new: exit status 1 when not empty */
   new: IncidentJson[];
+  /** contract §8.3: the two sessions' compaction audits; absent when neither has a compaction */
+  compactions?: CompactionComparison;
 }
 
 class DiffUsageError extends Error {}
@@ -183,6 +186,7 @@ function diffJson(
     drop: v.drops,
   });
   const d = c.firstDivergence;
+  const compactions = compareCompactions(sessions[0].compactions, sessions[1].compactions);
   return {
     a: side(0),
     b: side(1),
@@ -196,6 +200,7 @@ function diffJson(
     },
     fail_on_new: failOnNew,
     new: fresh.map(incidentJson),
+    ...(compactions === null ? {} : { compactions }),
   };
 }
 
@@ -237,9 +242,30 @@ function humanDiff(d: DiffJson, results: CheckResult[]): string {
   };
   listed('incidents only in B', d.incidents.only_b);
   out.push(`incidents only in A: ${d.incidents.only_a.length}; in both: ${d.incidents.both.length} (overlapping pairs)`);
+  if (d.compactions !== undefined) out.push('', ...compactionTable(d.compactions));
   out.push('');
   if (d.fail_on_new === 'never') out.push('--fail-on-new never: exit 0');
   else if (d.new.length === 0) out.push(`nothing new at ${d.fail_on_new} level or above in B: exit 0`);
   else out.push(`${d.new.length} incident${d.new.length === 1 ? '' : 's'} only in B at ${d.fail_on_new} level or above: exit 1`);
   return out.join('\n') + '\n';
+}
+
+/** contract §8.3: the compaction audits of A and B, row by row. */
+function compactionTable(c: CompactionComparison): string[] {
+  const share = (t: CompactionTotals, kind: 'file' | 'user_prompt' | 'todo'): string => {
+    const k = t.retention[kind];
+    return k === undefined || k.items === 0 ? '—' : `${k.kept}/${k.items} (${Math.round((100 * k.kept) / k.items)}%)`;
+  };
+  const confirmed = (t: CompactionTotals): number => Object.values(t.retention).reduce((n, k) => n + k.confirmed, 0);
+  const shrink = (t: CompactionTotals): string => (t.mean_shrink === null ? '—' : `${Math.round(t.mean_shrink * 100)}%`);
+  const row = (label: string, a: string | number, b: string | number): string => `  ${label.padEnd(30)} ${String(a).padStart(14)} ${String(b).padStart(14)}`;
+  return [
+    `compactions (contract §8.3)${' '.repeat(5)}${'A'.padStart(14)} ${'B'.padStart(14)}`,
+    row('count', c.a.compactions, c.b.compactions),
+    row('files the summaries name', share(c.a, 'file'), share(c.b, 'file')),
+    row('prompts kept word for word', share(c.a, 'user_prompt'), share(c.b, 'user_prompt')),
+    row('todos kept', share(c.a, 'todo'), share(c.b, 'todo')),
+    row('confirmed losses', confirmed(c.a), confirmed(c.b)),
+    row('tokens after / before (mean)', shrink(c.a), shrink(c.b)),
+  ];
 }

@@ -34,3 +34,33 @@ describe('report --compaction N', () => {
     expect(both.code).toBe(2);
   });
 });
+
+describe('diff compares two sessions’ compaction audits (contract §8.3)', () => {
+  it('totals per side and the k-th compaction against the k-th, in --json and in words', async () => {
+    const codex = path.join(ROOT, 'test/fixtures/adapters/codex-rollout.jsonl');
+    const json = await runCli(['diff', FIXTURE, codex, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const d = JSON.parse(json.stdout) as {
+      compactions: {
+        a: { compactions: number; retention: Record<string, { kept: number; items: number }> };
+        b: { compactions: number };
+        pairs: { a: { turn: number } | null; b: { turn: number } | null }[];
+      };
+    };
+    expect(d.compactions.a.compactions).toBe(2);
+    expect(d.compactions.b.compactions).toBe(2);
+    expect(d.compactions.a.retention.file).toMatchObject({ items: 1, kept: 0 });
+    expect(d.compactions.pairs.map((p) => [p.a?.turn, p.b?.turn])).toEqual([
+      [3, 7],
+      [5, 8],
+    ]);
+    const human = await runCli(['diff', FIXTURE, codex]);
+    expect(human.stdout).toMatch(/files the summaries name\s+0\/1 \(0%\)\s+2\/2 \(100%\)/);
+  });
+
+  it('sessions without compactions: diff --json has no compactions key (the version-1 output is unchanged)', async () => {
+    const sample = path.join(ROOT, 'public/samples/all-faults.jsonl');
+    const d = JSON.parse((await runCli(['diff', sample, sample, '--json'])).stdout) as Record<string, unknown>;
+    expect('compactions' in d).toBe(false);
+  });
+});
