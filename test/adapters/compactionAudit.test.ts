@@ -204,3 +204,17 @@ describe('contract §8.5–§8.6 signals and §8.1 scope', () => {
     expect(three.findings.filter((f) => f.signal === 'compaction_loss')).toEqual([]);
   });
 });
+
+describe('real transcripts repeat records', () => {
+  it('a compact boundary read twice (a resumed session repeats records) is still one compaction', async () => {
+    const b = scenario();
+    const at = b.records.findIndex((r) => r.subtype === 'compact_boundary');
+    b.records.splice(at + 1, 0, { ...b.records[at]! });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-audit-'));
+    const file = path.join(dir, 's.jsonl');
+    fs.writeFileSync(file, b.text());
+    const s = (await checkTranscript(file, { userThresholds: {} })).report.sessions[0]!;
+    expect(s.compactions?.map((r) => r.turn)).toEqual([4, 7, 8]);
+    expect(s.compactions?.[0]?.items).toEqual(records[0]!.items);
+  });
+});

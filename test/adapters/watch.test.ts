@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('context-health watch', () => {
-  it('streams a growing transcript into a relay; the stored session analyses as check of the whole file', async () => {
+  it('streams a growing transcript into a relay, across its compactions; the stored session analyses as check of the whole file', async () => {
     const relay = await testRelay();
     cleanup.push(() => relay.close());
     const dir = tempDir('ch-watch-');
@@ -60,6 +60,12 @@ describe('context-health watch', () => {
     const viaRelay = await checkTranscript(stored, { userThresholds: {} });
     const whole = await checkTranscript(FIXTURE, { userThresholds: {} });
     expect(viaRelay.report.sessions).toEqual(whole.report.sessions);
+    // contract §8: the compactions streamed across (each once, with its audit) and the scope, as check of the file
+    expect(viaRelay.report.sessions[0]!.compactions?.map((c) => [c.turn, c.kind, c.items.length])).toEqual([
+      [3, 'microcompact', 0],
+      [5, 'compact', 4],
+    ]);
+    expect(viaRelay.report.sessions[0]!.not_applicable).toBeDefined();
     expect(viaRelay.report.input_errors).toEqual([]);
   });
 });

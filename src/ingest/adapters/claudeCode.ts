@@ -250,6 +250,8 @@ export class ClaudeCodeAdapter {
 
   private system(record: JsonObject): void {
     const subtype = typeof record.subtype === 'string' ? record.subtype : null;
+    // a resumed session repeats records: a boundary read twice would be two compactions
+    if ((subtype === 'compact_boundary' || subtype === 'microcompact_boundary') && !this.fresh(record)) return;
     if (subtype === 'compact_boundary') {
       // adapters.md compaction: a new context starts; everything before is replaced by the summary
       const ids = this.context.map((b) => b.id);
