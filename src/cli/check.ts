@@ -24,6 +24,8 @@ export interface CheckOptions {
   scorer?: ScorerMode;
   /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
   embeddings?: EmbeddingsOptions;
+  /** `--context-window N` (contract §8.7): the window when the model table and the header give none */
+  contextWindow?: number;
   /** `--no-audit`: compactions without their audit items (contract §8.4; the bench's baseline) */
   audit?: boolean;
   /** sees every engine outcome as check counts it (`report` keeps the session's columns from them) */
@@ -52,7 +54,11 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
 }
 
 async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
-  const engine = new Engine({ sha256: nodeSha256, userThresholds: options.userThresholds });
+  const engine = new Engine({
+    sha256: nodeSha256,
+    userThresholds: options.userThresholds,
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+  });
   const builder = new ReportBuilder();
   const seen = options.onOutcome;
   const report = {

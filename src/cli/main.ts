@@ -45,6 +45,8 @@ options:
                           or its base /v1) instead of BM25; each distinct text is asked once,
                           in batches of 64. Bearer token: CONTEXT_HEALTH_EMBEDDINGS_KEY
   --embeddings-model M    the model named in each request (default text-embedding-3-small)
+  --context-window N      the context window in tokens when neither the model table nor the
+                          session header gives one (contract §8.7; context_pressure reads it)
   --no-audit              leave the compaction audit out (contract §8.4): each compaction is
                           still one record and one finding, with no items
   -h, --help              this text
@@ -121,6 +123,7 @@ async function runCheck(args: string[]): Promise<number> {
       'embeddings-url': { type: 'string' },
       'embeddings-model': { type: 'string' },
       'no-audit': { type: 'boolean', default: false },
+      'context-window': { type: 'string' },
     },
   });
   if (values.help) {
@@ -146,6 +149,11 @@ async function runCheck(args: string[]): Promise<number> {
     throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
   const path = positionals[0]!;
+  const rawWindow = values['context-window'];
+  const contextWindow = rawWindow === undefined ? undefined : Number(rawWindow);
+  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
+    throw new UsageError(`--context-window expects a whole number of tokens above 0, got ${JSON.stringify(rawWindow)}`);
+  }
   const embeddingsUrl = values['embeddings-url'];
   if (embeddingsUrl === undefined && values['embeddings-model'] !== undefined) throw new UsageError('--embeddings-model needs --embeddings-url');
   if (embeddingsUrl !== undefined && !URL.canParse(embeddingsUrl)) throw new UsageError(`--embeddings-url must be a URL, got ${JSON.stringify(embeddingsUrl)}`);
@@ -156,6 +164,7 @@ async function runCheck(args: string[]): Promise<number> {
       userThresholds,
       scorer,
       audit: !values['no-audit'],
+      ...(contextWindow === undefined ? {} : { contextWindow }),
       ...(embeddingsUrl === undefined
         ? {}
         : {

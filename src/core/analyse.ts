@@ -6,6 +6,7 @@ import type { Thresholds } from './config.ts';
 import { judgeText, SurvivingText, type AuditItem } from './compactionAudit.ts';
 import { CompactionLedger, readArchived, readCompaction, type CompactionMark, type CompactionTurn } from './compactions.ts';
 import { notApplicable, type DetectorScope } from './scope.ts';
+import { compositionKind, MILLION, modelWindow, type ContextWindow } from './composition.ts';
 import { SEVERITY, type Action, type Finding, type Signal, type Verdict } from './signals.ts';
 import { rankOf, scoreStats } from './stats.ts';
 import { SpanTable } from './spanTable.ts';
@@ -52,6 +53,8 @@ export interface TurnMetrics {
   spans_modified: number;
   scores_invalidated: number;
   texts_changed: number;
+  /** contract §8.7: tokens by kind of span, summing to tokens_total; only for sessions whose spans say their kind */
+  tokens_by_kind?: Record<string, number>;
 }
 
 export interface SpanCheck {
@@ -77,6 +80,8 @@ export interface TurnResult {
   sameTextAt: Int32Array;
   /** contract §8.3: the compaction that took effect at this turn and the refetches it reported, or null */
   compaction: CompactionTurn | null;
+  /** contract §8.7: the session's context window as known at this turn, or null */
+  contextWindow: ContextWindow | null;
 }
 
 /**
@@ -110,6 +115,13 @@ export class SessionAnalysis {
   readonly compactions = new CompactionLedger();
   /** contract §8.1: which detectors apply (the engine sets it from the session header) */
   scope: DetectorScope = 'all';
+  /** contract §8.7: the header's `context_window` and `--context-window`, tried after the model table */
+  headerWindow: number | null = null;
+  optionWindow: number | null = null;
+  private window: ContextWindow | null = null;
+  private inPressureRun = false;
+  /** contract §8.7: null until the first snapshot says whether the session's spans carry kinds */
+  private composition: boolean | null = null;
 
   constructor(
     readonly sessionId: string,
@@ -331,6 +343,18 @@ export class SessionAnalysis {
     }
     const verdict: Verdict = { turn, action, prune_safe: action === 'prune_ok', recompute, drop: applies('poisoned_span') ? poisoned : [] };
 
+    // contract §8.7 pressure: the first turn of each run at or above the threshold share of the window
+    const window = this.resolveWindow(snap, tokensTotal);
+    const full = window !== null && tokensTotal >= th.pressure_threshold * window.tokens;
+    if (full && !this.inPressureRun) {
+      emit(
+        'context_pressure',
+        [],
+        `the context holds ${tokensTotal} tokens, ${pct(tokensTotal / window.tokens)} of the ${window.tokens}-token window (threshold ${pct(th.pressure_threshold)}): a compaction is near`,
+      );
+    }
+    this.inPressureRun = full;
+
     // contract §8.3 compactions: declared by the snapshot, or a native rewrite into archived parents
     const mark = readCompaction(snap) ?? (declaredArchived.length > 0 && prev !== null ? nativeRewrite(table, prev, this.archived) : null);
     const compaction = this.compactions.observe(
@@ -378,9 +402,26 @@ export class SessionAnalysis {
       scores_invalidated: scoresInvalidated,
       texts_changed: textsChanged,
     };
+    this.composition ??= scopeIsImported(this.scope) || snap.spans.some((s) => s.kind !== undefined || s.label !== undefined);
+    if (this.composition) metrics.tokens_by_kind = tokensByKind(table, snap, estimates);
 
     this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
-    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction };
+    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction, contextWindow: window };
+  }
+
+  /**
+   * contract §8.7: the window from the model table (the snapshot's `model`), else the header's
+   * `context_window`, else `--context-window`. A call past a 200,000-token model's window
+   * shows the 1M-token variant is in use.
+   */
+  private resolveWindow(snap: Snapshot, tokensTotal: number): ContextWindow | null {
+    const model = typeof snap.model === 'string' ? snap.model : null;
+    const fromModel = model === null ? null : modelWindow(model);
+    if (fromModel !== null && (this.window === null || this.window.source !== 'model')) this.window = { tokens: fromModel, source: 'model', model: model! };
+    if (this.window === null && this.headerWindow !== null) this.window = { tokens: this.headerWindow, source: 'header' };
+    if (this.window === null && this.optionWindow !== null) this.window = { tokens: this.optionWindow, source: 'option' };
+    if (this.window?.source === 'model' && this.window.tokens < MILLION && tokensTotal > this.window.tokens) this.window = { ...this.window, tokens: MILLION };
+    return this.window;
   }
 }
 
@@ -649,4 +690,21 @@ function compactionMessage(kind: string, before: number | null, after: number, r
   const lost = items.filter((it) => it.status === 'lost').length;
   const audit = items.length === 0 ? '' : `; ${lost} of ${count(items, 'load-bearing item')} lost`;
   return `${kind === 'compact' ? 'compaction' : kind}: ${tokens}, ${count(new Array<number>(replaced), 'span')} replaced${audit}`;
+}
+
+function scopeIsImported(scope: DetectorScope): boolean {
+  return scope === 'reference';
+}
+
+/** contract §8.7: each span's tokens (sent, or the §2.3 estimate) added up by its kind. */
+function tokensByKind(table: SpanTable, snap: Snapshot, estimates: Float64Array | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 0; i < table.length; i++) {
+    const sent = table.tokens[i]!;
+    const tokens = Number.isNaN(sent) ? estimates![i]! : sent;
+    const span = snap.spans[i]!;
+    const kind = compositionKind(table.roles[i], span.kind, span.tool);
+    out[kind] = (out[kind] ?? 0) + tokens;
+  }
+  return out;
 }

@@ -13,6 +13,8 @@ export interface Thresholds {
   reference_agreement_floor: number;
   /** contract §8 compaction_loss: confirmed losses of one compaction that raise the warning */
   compaction_loss_min: number;
+  /** contract §8.7 context_pressure: the share of the context window that raises it */
+  pressure_threshold: number;
 }
 
 export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
@@ -24,6 +26,7 @@ export const DEFAULT_THRESHOLDS: Readonly<Thresholds> = Object.freeze({
   collapse_turns: 2,
   reference_agreement_floor: 0,
   compaction_loss_min: 1,
+  pressure_threshold: 0.8,
 });
 
 export const THRESHOLD_KEYS = Object.keys(DEFAULT_THRESHOLDS) as (keyof Thresholds)[];
@@ -62,6 +65,8 @@ export function thresholdProblem(key: keyof Thresholds, value: number): string |
   if (!Number.isFinite(value)) return 'must be a finite number';
   // a rank correlation: −1 (opposite order) to 1 (the same order)
   if (key === 'reference_agreement_floor') return value >= -1 && value <= 1 ? null : 'must be between -1 and 1';
+  // a share of the window: above 1 it could never fire
+  if (key === 'pressure_threshold') return value > 0 && value <= 1 ? null : 'must be above 0 and at most 1';
   const min = INTEGER_MIN[key];
   if (min !== undefined) return Number.isInteger(value) && value >= min ? null : `must be a whole number ≥ ${min}`;
   return value >= 0 ? null : 'must be ≥ 0';

@@ -57,7 +57,7 @@ function run(messages: readonly Message[], user: Partial<Thresholds> = {}): Turn
 }
 
 /** contract §4's sixteen: reference_disagreement (contract §7) is not the engine's, see referenceScoring.test.ts; compactions (§8) are in compactions.test.ts */
-type EngineSignal = Exclude<Signal, 'reference_disagreement' | 'compaction' | 'compaction_loss'>;
+type EngineSignal = Exclude<Signal, 'reference_disagreement' | 'compaction' | 'compaction_loss' | 'context_pressure'>;
 
 // contract §4 table, typed out independently of signals.ts
 const SEVERITY: Record<EngineSignal, 'fault' | 'warning' | 'info'> = {
@@ -698,6 +698,7 @@ describe('contract §4 details beyond span_ids', () => {
       collapse_turns: 2,
       reference_agreement_floor: 0,
       compaction_loss_min: 1,
+      pressure_threshold: 0.8,
     });
     expect(engine.thresholds('plain')).toEqual({
       relevance_tolerance: 0.05,
@@ -708,6 +709,7 @@ describe('contract §4 details beyond span_ids', () => {
       collapse_turns: 2,
       reference_agreement_floor: 0,
       compaction_loss_min: 1,
+      pressure_threshold: 0.8,
     });
   });
 

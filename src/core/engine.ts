@@ -42,6 +42,8 @@ export interface EngineOptions {
    * verdicts and signals, never that message, and its memory must not grow with turns.
    */
   prunedMemory?: number;
+  /** contract §8.7 `--context-window N`: the window when neither the model table nor the header gives one */
+  contextWindow?: number;
 }
 
 interface SessionSlot {
@@ -238,6 +240,9 @@ export class Engine {
       textHashes: NO_TEXT_HASHES,
     };
     slot.analysis.scope = scopeOf(header);
+    const cw = header?.context_window;
+    if (typeof cw === 'number' && Number.isInteger(cw) && cw > 0) slot.analysis.headerWindow = cw;
+    slot.analysis.optionWindow = this.options.contextWindow ?? null;
     this.sessions.set(sid, slot);
     return slot;
   }

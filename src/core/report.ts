@@ -1,12 +1,16 @@
 // contract §6 `check --json` shape, accumulated one outcome at a time.
 import type { TurnMetrics, TurnResult } from './analyse.ts';
 import type { CompactionRecord } from './compactions.ts';
+import type { ContextWindow } from './composition.ts';
 import { notApplicable, scopeOf } from './scope.ts';
 import type { InputError, Outcome } from './engine.ts';
 import { SEVERITY_RANK, type Finding, type Severity, type Signal, type Verdict } from './signals.ts';
 
 /** contract §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
-export type ReportMetrics = Pick<TurnMetrics, 'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges'>;
+export type ReportMetrics = Pick<
+  TurnMetrics,
+  'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges' | 'tokens_by_kind'
+>;
 
 export interface SessionReport {
   session_id: string;
@@ -18,6 +22,8 @@ export interface SessionReport {
   not_applicable?: Partial<Record<Signal, string>>;
   /** contract §8.3: the session's compactions; absent when none */
   compactions?: CompactionRecord[];
+  /** contract §8.7: the session's context window and where it came from; absent when unknown */
+  context_window?: ContextWindow;
 }
 
 export interface CheckReport {
@@ -77,7 +83,9 @@ export class ReportBuilder {
       stdev_score: m.stdev_score,
       n_scored: m.n_scored,
       orphan_edges: m.orphan_edges,
+      ...(m.tokens_by_kind === undefined ? {} : { tokens_by_kind: m.tokens_by_kind }),
     });
+    if (r.contextWindow !== null) s.context_window = r.contextWindow;
   }
 
   private session(id: string): SessionReport {

@@ -23,6 +23,7 @@ export const SIGNALS = [
   // contract §8 compactions: after the version-1 signals, so their order within a turn holds
   'compaction',
   'compaction_loss',
+  'context_pressure',
 ] as const;
 
 export type Signal = (typeof SIGNALS)[number];
@@ -48,6 +49,7 @@ export const SEVERITY: Readonly<Record<Signal, Severity>> = {
   reference_disagreement: 'warning',
   compaction: 'info',
   compaction_loss: 'warning',
+  context_pressure: 'info',
 };
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { info: 0, warning: 1, fault: 2 };

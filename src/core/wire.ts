@@ -39,6 +39,7 @@ export const thresholdsSchema = z
     collapse_turns: z.number().int().min(1).optional(),
     reference_agreement_floor: z.number().min(-1).max(1).optional(),
     compaction_loss_min: z.number().int().min(1).optional(),
+    pressure_threshold: z.number().gt(0).max(1).optional(),
   })
   .describe('threshold overrides of contract §4');
 

@@ -101,6 +101,11 @@ export const RULES: Readonly<Record<Signal, RuleQuote>> = {
     'With `--scorer both` only: `reference_agreement` is below `reference_agreement_floor` (default 0: the two rank the spans no better than at random) on this snapshot and on each of the previous `collapse_turns − 1` snapshots of the session.',
   ),
   compaction: q('8.5', '85-compaction-info', 'A compaction (§8.3) takes effect at this turn: once per compaction, never on the turns after it.'),
+  context_pressure: q(
+    '8.7',
+    '87-composition-and-context_pressure-info',
+    "`tokens_total` ≥ `pressure_threshold` [0.8] × the session's context window, on the first turn of each run of such turns.",
+  ),
   compaction_loss: q(
     '8.6',
     '86-compaction_loss-warning',

@@ -100,6 +100,11 @@ export const SIGNAL_INFO: Readonly<Record<Signal, SignalInfo>> = {
     means: 'The context was rewritten: spans were replaced by a summary (or cleared in place). The audit lists what the surviving text still holds.',
     todo: 'Read the audit: a lost instruction or file is not in the context any more; restate what still matters.',
   },
+  context_pressure: {
+    title: 'Context nearly full',
+    means: "The context holds most of the model's window: the agent will compact (or fail) soon.",
+    todo: 'Save what must survive (pinned instructions, the task, open files) before the compaction, or compact on your own terms now.',
+  },
   compaction_loss: {
     title: 'Compaction lost something needed',
     means: 'An item the compaction lost was gone back for later: a file read again, a prompt the user had to restate.',

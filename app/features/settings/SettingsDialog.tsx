@@ -14,6 +14,7 @@ const WHAT: Record<keyof Thresholds, string> = {
   spread_floor: 'spread_collapse: stdev of scores below this floor',
   collapse_turns: 'spread_collapse: snapshots in a row under the floor',
   reference_agreement_floor: 'reference_disagreement (check --scorer both): least rank agreement (Kendall τ-b, −1 to 1) with the reference scorer',
+  pressure_threshold: 'context_pressure: the share of the context window (0–1) whose first turn at or above it raises the info signal',
   compaction_loss_min: 'compaction_loss: confirmed losses of one compaction (lost items the agent went back for) that raise the warning',
 };
 

@@ -6,6 +6,7 @@
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
+import { firstWords, toolCallLabel } from './spanLabels.ts';
 
 export interface AdaptedMessage {
   value: SessionHeader | Snapshot;
@@ -34,6 +35,10 @@ interface ContextBlock {
   estimate: number;
   /** tool_result blocks: the tool reported an error (contract §8.4 `error`) */
   isError: boolean;
+  /** contract §8.8: a short human name */
+  label: string;
+  /** tool_use and tool_result blocks: the tool's name (contract §8.7 tokens by tool) */
+  tool: string | null;
 }
 
 /** contract §8.4 `file`: the tools whose `file_path` / `notebook_path` input names a file. */
@@ -92,6 +97,13 @@ export class ClaudeCodeAdapter {
   private readonly seenUuids = new Set<string>();
   private turn = 0;
   private firstPromptSeen = false;
+  /** adapters.md session: the first prompt the user wrote (not a command wrapper), for the title */
+  private firstPromptText: string | null = null;
+  private startedAt: string | null = null;
+  /** contract §8.8: the project folder, for paths in labels */
+  private cwd: string | null = null;
+  /** tool_use id → its call's label and tool, for the results that answer it */
+  private readonly calls = new Map<string, { label: string; tool: string }>();
 
   constructor(
     private readonly fallbackSessionId = 'claude-code',
@@ -111,9 +123,11 @@ export class ClaudeCodeAdapter {
     }
     const out: AdaptedMessage[] = [];
     const type = typeof value.type === 'string' ? value.type : '(no type)';
+    if (this.cwd === null && typeof value.cwd === 'string' && value.cwd !== '') this.cwd = value.cwd;
     if (this.sessionId === null && typeof value.sessionId === 'string' && value.sessionId !== '') {
       this.sessionId = value.sessionId;
-      this.header(value, line, out);
+      // adapters.md session: the header waits for the first call, so its title can name the first prompt
+      if (typeof value.timestamp === 'string') this.startedAt = value.timestamp;
     }
     // adapters.md: sub-agent traffic is not the main context
     if (value.isSidechain === true && (type === 'user' || type === 'assistant' || type === 'system')) {
@@ -146,9 +160,26 @@ export class ClaudeCodeAdapter {
     if (this.headerSent) return;
     this.headerSent = true;
     const sid = this.sessionId ?? this.fallbackSessionId;
-    const header: SessionHeader = { type: 'session', session_id: sid, title: `Claude Code session ${sid}`, source: 'claude-code' };
-    if (typeof record.timestamp === 'string') header.started_at = record.timestamp;
+    const header: SessionHeader = { type: 'session', session_id: sid, title: this.title(sid), source: 'claude-code' };
+    const started = this.startedAt ?? (typeof record.timestamp === 'string' ? record.timestamp : null);
+    if (started !== null) header.started_at = started;
+    if (this.cwd !== null) header.project = this.cwd;
     out.push({ value: header, line });
+  }
+
+  /** adapters.md session: the project folder and the first prompt tell sessions apart; the id when neither is known */
+  private title(sid: string): string {
+    const folder =
+      this.cwd === null
+        ? null
+        : (this.cwd
+            .replace(/[/\\]+$/, '')
+            .split(/[/\\]/)
+            .pop() ?? null);
+    const prompt = this.firstPromptText === null ? null : firstWords(this.firstPromptText, 50);
+    if (folder !== null && folder !== '' && prompt !== null) return `${folder} — ${prompt}`;
+    if (prompt !== null) return prompt;
+    return folder !== null && folder !== '' ? `${folder} — Claude Code session ${sid.slice(0, 8)}` : `Claude Code session ${sid}`;
   }
 
   private user(record: JsonObject, line: number): void {
@@ -176,6 +207,13 @@ export class ClaudeCodeAdapter {
       else if (summary) b.role = 'summary';
       else if (record.isMeta === true) b.role = 'meta';
       else b.role = 'user';
+      this.labelUserBlock(b);
+    }
+    if (authored && this.firstPromptText === null && !isWrapper(blocks)) {
+      this.firstPromptText = blocks
+        .filter((b) => b.kind === 'text')
+        .map((b) => b.text)
+        .join('\n');
     }
     if (this.auditing && authored && !isWrapper(blocks)) {
       // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
@@ -223,7 +261,14 @@ export class ClaudeCodeAdapter {
       if (made === null) this.skipped.add('malformed content block');
       else {
         this.context.push(made);
-        if (made.kind === 'tool_use' && this.auditing) this.toolCall(b as JsonObject, made.id);
+        if (made.kind === 'tool_use') {
+          const raw = b as JsonObject;
+          const name = str(raw.name);
+          made.tool = name;
+          made.label = toolCallLabel(name, isObject(raw.input) ? raw.input : {}, this.cwd);
+          if (typeof raw.id === 'string') this.calls.set(raw.id, { label: made.label, tool: name });
+          if (this.auditing) this.toolCall(raw, made.id);
+        } else if (made.kind === 'text') made.label = `assistant: ${firstWords(made.text, 48)}`;
       }
     });
   }
@@ -301,6 +346,16 @@ export class ClaudeCodeAdapter {
     this.skipped.add(`system:${subtype ?? '(no subtype)'}`);
   }
 
+  /** contract §8.8: what a user record's block is called, now that its role is known. */
+  private labelUserBlock(b: ContextBlock): void {
+    if (b.kind === 'tool_result') {
+      const call = b.toolUseId === null ? undefined : this.calls.get(b.toolUseId);
+      b.tool = call?.tool ?? null;
+      b.label = call === undefined ? 'tool result' : `${b.isError ? 'error from' : 'result of'} ${call.label}`;
+    } else if (b.role === 'summary') b.label = 'compaction summary';
+    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : firstWords(b.text);
+  }
+
   /** A record already seen (Claude Code repeats some on resume) would duplicate span ids: skipped. */
   private fresh(record: JsonObject): boolean {
     if (typeof record.uuid !== 'string') return true;
@@ -314,7 +369,15 @@ export class ClaudeCodeAdapter {
 
   private snapshot(record: JsonObject, requestId: string, message: JsonObject | null): Snapshot {
     const visible = this.context.map(toSpan);
-    const system: Span = { span_id: SYSTEM_SPAN_ID, text: SYSTEM_SPAN_TEXT, score: null, text_sha256: null, role: 'system', kind: 'placeholder' };
+    const system: Span = {
+      span_id: SYSTEM_SPAN_ID,
+      text: SYSTEM_SPAN_TEXT,
+      score: null,
+      text_sha256: null,
+      role: 'system',
+      kind: 'placeholder',
+      label: 'system prompt and tools (not in the transcript)',
+    };
     const total = promptTokens(message);
     if (total !== null) {
       const shares = fitTokens(
@@ -332,6 +395,8 @@ export class ClaudeCodeAdapter {
       request_id: requestId,
     };
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;
+    // contract §8.7: the model names the context window (an extra field)
+    if (typeof message?.model === 'string' && message.model !== '' && !message.model.startsWith('<')) snap.model = message.model;
     if (this.removed.length > 0) {
       snap.pruned = this.removed;
       // contract §8.2: the transcript still holds every span a compaction removed
@@ -406,14 +471,27 @@ export function fitTokens(estimates: number[], total: number): number[] {
 }
 
 function toSpan(b: ContextBlock): Span {
-  const span: Span = { span_id: b.id, text: b.text, score: null, text_sha256: null, role: b.role, kind: b.kind };
+  const span: Span = { span_id: b.id, text: b.text, score: null, text_sha256: null, role: b.role, kind: b.kind, label: b.label };
+  if (b.tool !== null) span.tool = b.tool;
   if (b.pinned) span.pinned = true;
   if (b.derivedFrom !== null) span.derived_from = b.derivedFrom;
   return span;
 }
 
 function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false): ContextBlock {
-  return { id, text, role: 'assistant', kind, pinned: false, derivedFrom: null, toolUseId, estimate: estimateTokens(text), isError };
+  return {
+    id,
+    text,
+    role: 'assistant',
+    kind,
+    pinned: false,
+    derivedFrom: null,
+    toolUseId,
+    estimate: estimateTokens(text),
+    isError,
+    label: defaultLabel(kind, text),
+    tool: null,
+  };
 }
 
 /** One content block as context text; null when it is not a block at all. */
@@ -453,4 +531,11 @@ function str(v: unknown): string {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** contract §8.8: a block's label before its record says more (thinking, images, …). */
+function defaultLabel(kind: string, text: string): string {
+  if (kind === 'thinking') return text === '[redacted thinking]' ? 'thinking (redacted)' : 'thinking';
+  if (kind === 'text') return firstWords(text);
+  return kind === 'tool_result' ? 'tool result' : `[${kind}]`;
 }
