@@ -13,7 +13,6 @@ import os from 'node:os';
 // eslint-disable-next-line no-restricted-imports -- paths of the fixture and the executable
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TranscriptBuilder } from '../../test/adapters/claudeCodeTranscript.ts';
 import type { CheckReport } from '../core/report.ts';
 import { Controller } from './controller.ts';
 import type { CompactionsView, JobSummary, WorkerEvent } from './protocol.ts';
@@ -21,26 +20,18 @@ import type { CompactionsView, JobSummary, WorkerEvent } from './protocol.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
-/** Two compactions; a file the first one's summary dropped is read again (a confirmed loss) two turns after it. */
-function scenario(): string {
-  const b = new TranscriptBuilder('cc-worker');
-  b.prompt('Make the cache in src/cache.ts evict by size, not by count.');
-  b.toolCall(1200, [b.tool('Read', { file_path: '/repo/src/cache.ts' }), b.tool('Read', { file_path: '/repo/src/lru.ts' })]);
-  b.call(1500, [{ type: 'text', text: 'looking' }]);
-  b.boundary('auto', 1600);
-  b.summary('The user wants cache.ts to evict by size. Pending: the eviction.');
-  b.call(500, [{ type: 'text', text: 'continuing' }]); // compaction 1 takes effect: lru.ts lost
-  b.toolCall(600, [b.tool('Read', { file_path: '/repo/src/lru.ts' })]); // lru.ts read again: confirmed
-  b.boundary('manual', 900);
-  b.summary('Cache eviction by size: in progress.');
-  b.call(300, [{ type: 'text', text: 'again' }]);
-  return b.text();
-}
+/**
+ * Two compactions (e2e/fixtures/claudeCodeCompactions.ts builds it): a file the first one's
+ * summary dropped is read again after it (a confirmed loss), and the second judges again
+ * what the first kept (carried items).
+ */
+const FIXTURE = path.join(ROOT, 'e2e/fixtures/claude-code-compactions.jsonl');
+const scenario = (): string => fs.readFileSync(FIXTURE, 'utf8');
 
 async function open(text: string): Promise<{ summary: JobSummary; compactions: (sid: string) => CompactionsView; summaries: JobSummary[] }> {
   const events: WorkerEvent[] = [];
   const c = new Controller({ sha256, post: (e) => events.push(e), summaryEveryMs: 1 });
-  c.handle({ type: 'open', job: 1, source: { kind: 'file', file: new Blob([text]) as File, name: 'cc-worker.jsonl' }, userThresholds: {} });
+  c.handle({ type: 'open', job: 1, source: { kind: 'file', file: new Blob([text]) as File, name: 'cc-compactions.jsonl' }, userThresholds: {} });
   let done: Extract<WorkerEvent, { type: 'done' }> | undefined;
   for (let i = 0; i < 2000 && done === undefined; i++) {
     await new Promise((r) => setTimeout(r, 5));
@@ -62,7 +53,7 @@ async function open(text: string): Promise<{ summary: JobSummary; compactions: (
 
 function checkJson(text: string): CheckReport {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-worker-compactions-'));
-  const file = path.join(dir, 'cc-worker.jsonl');
+  const file = path.join(dir, 'cc-compactions.jsonl');
   fs.writeFileSync(file, text);
   return JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'check', '--json', '--fail-on', 'never', file], { cwd: ROOT, encoding: 'utf8' })) as CheckReport;
 }
@@ -78,9 +69,9 @@ describe('compactions through the Worker (contract §8)', () => {
     expect(view.revision).toBe(s.compactionRevision);
     expect(view.records).toEqual(expected.compactions);
     const lru = view.records[0]!.items.find((i) => i.text === '/repo/src/lru.ts')!;
-    expect(lru).toMatchObject({ status: 'lost', confirmed: true });
-    expect(lru.refetched_at).toBe(view.records[0]!.turn + 1);
+    expect(lru).toMatchObject({ status: 'lost', confirmed: true, refetched_at: 6 });
     expect(view.records[0]!.retention.file?.confirmed).toBe(1);
+    expect(view.records[1]!.carried.length).toBeGreaterThan(0);
   });
 
   it('the revision moves on every turn that adds or updates a record: the page asks again only then', async () => {
@@ -93,7 +84,7 @@ describe('compactions through the Worker (contract §8)', () => {
 
   it('the charts mark every compaction where it takes effect', async () => {
     const w = await open(scenario());
-    expect(w.compactions('cc-worker').records.map((r) => r.turn)).toEqual([3, 5]);
+    expect(w.compactions('cc-compactions').records.map((r) => r.turn)).toEqual([5, 9]);
   });
 
   it('names the signals the scope leaves out, with the reasons check --json gives', async () => {

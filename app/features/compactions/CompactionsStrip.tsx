@@ -14,10 +14,11 @@ import { setUi, useUi } from '../../stores/ui.ts';
 import { AXIS_TICK, CHART_MARGIN, thousands, turnAxisLabel, useStableDomain, useTurnAxis, yLabel } from '../charts/common.tsx';
 import { ChartBox } from '../charts/fixedSize.tsx';
 import { niceTicks } from '../charts/rows.ts';
-import { TurnOverlay } from '../charts/TurnOverlay.tsx';
 import { retentionShares, retentionWords, tokensWords } from './compactionRows.ts';
 
 const SHARE_TICKS = [0, 25, 50, 75, 100];
+/** room above the plot for the confirmed-loss flags */
+const STRIP_MARGIN = { ...CHART_MARGIN, top: 20 };
 const SHARE_DOMAIN: [number, number] = [0, 100];
 const NO_RECORDS: CompactionRecord[] = [];
 /** the retention bar's width and its gap from the token line, in pixels */
@@ -42,18 +43,12 @@ function Strip() {
   const { view, xd, anchor, xTicks } = useTurnAxis(5);
   const records = useAnalysis((s) => s.compactions?.records ?? NO_RECORDS);
   const shown = useMemo(() => records.filter((r) => r.turn >= xd[0] && r.turn <= xd[1]), [records, xd]);
-  const yMax = useStableDomain(
-    useMemo((): [number, number] => {
-      let max = 1;
-      for (const r of records) max = Math.max(max, r.tokens_before ?? 0, r.tokens_after);
-      return [0, niceTicks(0, max, 4).at(-1) ?? max];
-    }, [records]),
-  );
+  const yMax = useStableDomain(useMemo(() => tokensDomain(records), [records]));
   const yTicks = useMemo(() => niceTicks(yMax[0], yMax[1], 4), [yMax]);
   const plot = useMemo(
     () => (
-      <ChartBox height={170}>
-        <ComposedChart data={anchor} margin={CHART_MARGIN}>
+      <ChartBox height={180}>
+        <ComposedChart data={anchor} margin={STRIP_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
           <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
           <YAxis
@@ -81,8 +76,7 @@ function Strip() {
             tickFormatter={(v: number) => `${v}%`}
             label={yLabel('items (%)', 'right')}
           />
-          <TurnOverlay />
-          {/* over the turn overlay, so a click on a compaction opens it rather than picking a turn */}
+          {/* no turn overlay: its click layer would lie over the marks; the cursor is drawn by the marks */}
           <CompactionMarks />
         </ComposedChart>
       </ChartBox>
@@ -108,6 +102,15 @@ function Strip() {
   );
 }
 
+/** 0 to the next round step above the largest count, so a "before" mark never sits on the plot's edge. */
+function tokensDomain(records: readonly CompactionRecord[]): [number, number] {
+  let max = 1;
+  for (const r of records) max = Math.max(max, r.tokens_before ?? 0, r.tokens_after);
+  const ticks = niceTicks(0, max, 5);
+  const step = ticks.length > 1 ? ticks[1]! - ticks[0]! : max;
+  return [0, Math.ceil((max * 1.05) / step) * step];
+}
+
 /** The records the marks draw, through context as the charts' views are (chartView.tsx): the chart element stays the same while they change. */
 const RecordsContext = createContext<CompactionRecord[]>(NO_RECORDS);
 
@@ -118,9 +121,14 @@ function CompactionMarks() {
   const yShare = useYAxisScale('share');
   const plot = usePlotArea();
   const selected = useUi((s) => s.selectedCompaction);
+  const turn = useUi((s) => s.selectedTurn);
   if (x === undefined || yTokens === undefined || yShare === undefined || plot === undefined) return null;
+  const cursor = turn === null ? undefined : x(turn);
   return (
     <g className="compaction-marks">
+      {cursor !== undefined && cursor >= plot.x - 0.5 && cursor <= plot.x + plot.width + 0.5 && (
+        <line x1={cursor} x2={cursor} y1={plot.y} y2={plot.y + plot.height} stroke={C.cursor} strokeWidth={1} strokeOpacity={0.5} pointerEvents="none" />
+      )}
       {records.map((r, i) => {
         const px = x(r.turn);
         if (px === undefined) return null;
@@ -147,6 +155,8 @@ function CompactionMark({ r, px, room, selected, yTokens, yShare }: { r: Compact
   const lost = shares.lost * h;
   const words = retentionWords(r.retention);
   const label = `compaction at turn ${r.turn}: ${tokensWords(r)}${words === '' ? '' : `; kept ${words}`}${shares.confirmed > 0 ? `; ${shares.confirmed} confirmed loss${shares.confirmed === 1 ? '' : 'es'}` : ''}`;
+  // "41.5k → 6.2k" beside the mark, when the next one leaves room for it
+  const tokensLabel = room > 80 ? `${r.tokens_before === null ? '' : `${kTokens(r.tokens_before)} → `}${kTokens(r.tokens_after)}` : null;
   const open = (): void => {
     setUi({ selectedCompaction: r.turn });
     selectTurn(r.turn);
@@ -175,8 +185,8 @@ function CompactionMark({ r, px, room, selected, yTokens, yShare }: { r: Compact
       }}
     >
       <title>{label}</title>
-      {/* a hit area wider than the thin marks */}
-      <rect x={px - 6} y={top} width={BAR_W + BAR_GAP + 10} height={h} fill="transparent" />
+      {/* a hit area wider than the thin marks, over their label too (a click anywhere on the mark opens it) */}
+      <rect x={px - 6} y={top} width={BAR_W + BAR_GAP + 10 + (tokensLabel === null ? 0 : tokensLabel.length * 6)} height={h} fill="transparent" />
       {selected && <rect x={px - 5} y={top - 2} width={BAR_W + BAR_GAP + 8} height={h + 4} fill="none" stroke={C.cursor} strokeWidth={1} rx={2} />}
       {before !== null && <line x1={px} x2={px} y1={before} y2={after} stroke={C.compaction} strokeWidth={2} />}
       {before !== null && <circle cx={px} cy={before} r={3.5} fill="#fff" stroke={C.compaction} strokeWidth={1.5} />}
@@ -192,18 +202,23 @@ function CompactionMark({ r, px, room, selected, yTokens, yShare }: { r: Compact
       )}
       {shares.confirmed > 0 && (
         <g data-testid="compaction-confirmed">
-          <path d={`M${bx + BAR_W / 2},${top - 1} l4,-7 h-8 z`} fill={C.lost} />
-          <text x={bx + BAR_W + 2} y={top + 1} fontSize={10} fontWeight={700} fill={C.lost}>
-            {shares.confirmed}
+          <circle cx={bx + BAR_W / 2} cy={top - 6} r={4.5} fill={C.lost} stroke="#fff" strokeWidth={1} />
+          <text x={bx + BAR_W + 4} y={top - 2} fontSize={10} fontWeight={700} fill={C.lost}>
+            {shares.confirmed} confirmed
           </text>
         </g>
       )}
-      {room > 70 && (
-        <text x={bx + BAR_W + 3} y={Math.min(after, bottom - 4)} fontSize={10} fill={C.ink}>
-          {r.tokens_before === null ? '' : `${thousands(r.tokens_before)} → `}
-          {thousands(r.tokens_after)}
+      {tokensLabel !== null && (
+        <text x={bx + BAR_W + 3} y={Math.max(top + 10, Math.min(after, bottom - 4))} fontSize={10} fill={C.ink}>
+          {tokensLabel}
         </text>
       )}
     </g>
   );
+}
+
+/** 6,200 → "6.2k", 167,012 → "167k": short enough to sit beside a mark. */
+function kTokens(v: number): string {
+  if (v < 1000) return String(v);
+  return `${(v / 1000).toFixed(v >= 100_000 ? 0 : 1).replace(/\.0$/, '')}k`;
 }
