@@ -72,7 +72,15 @@ export function reanalyse(): void {
   findingsFetchedFor = -1;
   resetFindingDetails();
   const keep = useAnalysis.getState();
-  set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, compactions: null, error: null, summary: keep.summary });
+  set({
+    load: { state: 'reading', progress: null, message: null },
+    findings: null,
+    turn: null,
+    span: null,
+    compactions: null,
+    error: null,
+    summary: keep.summary,
+  });
   worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 

@@ -125,7 +125,11 @@ test('a dropped Claude Code session: the strip shows each compaction; its panel 
 test('live: a compaction that watch streams into serve appears on the strip about a second after its first call', async ({ page, baseURL }) => {
   // a session id of this run's own: the relay of global setup keeps every session it was sent
   const sessionId = `e2e-compaction-${Date.now()}`;
-  const lines = fs.readFileSync(COMPACTIONS_FIXTURE, 'utf8').trim().split('\n').map((l) => l.replace('"sessionId":"cc-compactions"', `"sessionId":"${sessionId}"`));
+  const lines = fs
+    .readFileSync(COMPACTIONS_FIXTURE, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.replace('"sessionId":"cc-compactions"', `"sessionId":"${sessionId}"`));
   const boundary = lines.findIndex((l) => l.includes('"compact_boundary"'));
   expect(boundary).toBeGreaterThan(0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-watch-'));

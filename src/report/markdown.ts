@@ -212,10 +212,10 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     data.compaction !== undefined
       ? `Compaction at turn ${data.compaction.turn}`
       : data.focus !== null
-      ? `Incident ${data.focus.number}: \`${data.focus.signal}\` (${data.focus.severity}), ${turnsText(data.focus.firstTurn, data.focus.lastTurn)}`
-      : data.scope.kind === 'turns'
-        ? `Turns ${data.range.from}–${data.range.to}`
-        : 'Whole session';
+        ? `Incident ${data.focus.number}: \`${data.focus.signal}\` (${data.focus.severity}), ${turnsText(data.focus.firstTurn, data.focus.lastTurn)}`
+        : data.scope.kind === 'turns'
+          ? `Turns ${data.range.from}–${data.range.to}`
+          : 'Whole session';
   const out: string[] = [
     `# ${what}`,
     '',

@@ -55,7 +55,9 @@ function checkJson(text: string): CheckReport {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-worker-compactions-'));
   const file = path.join(dir, 'cc-compactions.jsonl');
   fs.writeFileSync(file, text);
-  return JSON.parse(execFileSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'check', '--json', '--fail-on', 'never', file], { cwd: ROOT, encoding: 'utf8' })) as CheckReport;
+  return JSON.parse(
+    execFileSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'check', '--json', '--fail-on', 'never', file], { cwd: ROOT, encoding: 'utf8' }),
+  ) as CheckReport;
 }
 
 describe('compactions through the Worker (contract §8)', () => {

@@ -53,7 +53,13 @@ function ItemRow({ item, carried }: { item: RecordItem | CarriedItem; carried: b
         {item.text}
       </span>
       <span className="item-links">
-        <button type="button" className="link" onClick={() => selectTurn(item.from_turn)} data-testid="item-turn" aria-label={`Select turn ${item.from_turn}, where this item came from`}>
+        <button
+          type="button"
+          className="link"
+          onClick={() => selectTurn(item.from_turn)}
+          data-testid="item-turn"
+          aria-label={`Select turn ${item.from_turn}, where this item came from`}
+        >
           turn {item.from_turn}
         </button>
         {item.span_id !== null && (
@@ -71,7 +77,12 @@ function ItemRow({ item, carried }: { item: RecordItem | CarriedItem; carried: b
           </button>
         )}
         {refetchedAt !== null && (
-          <button type="button" className="link" onClick={() => selectTurn(refetchedAt)} aria-label={`Select turn ${refetchedAt}, where the agent went back for it`}>
+          <button
+            type="button"
+            className="link"
+            onClick={() => selectTurn(refetchedAt)}
+            aria-label={`Select turn ${refetchedAt}, where the agent went back for it`}
+          >
             gone back for at turn {refetchedAt}
           </button>
         )}

@@ -142,7 +142,21 @@ function CompactionMarks() {
 
 type Scale = (v: number) => number | undefined;
 
-function CompactionMark({ r, px, room, selected, yTokens, yShare }: { r: CompactionRecord; px: number; room: number; selected: boolean; yTokens: Scale; yShare: Scale }) {
+function CompactionMark({
+  r,
+  px,
+  room,
+  selected,
+  yTokens,
+  yShare,
+}: {
+  r: CompactionRecord;
+  px: number;
+  room: number;
+  selected: boolean;
+  yTokens: Scale;
+  yShare: Scale;
+}) {
   const after = yTokens(r.tokens_after) ?? 0;
   const before = r.tokens_before === null ? null : (yTokens(r.tokens_before) ?? null);
   const shares = retentionShares(r.retention);

@@ -87,7 +87,10 @@ export function SessionsOverview() {
           <span role="columnheader">per min</span>
           <span role="columnheader">score spread</span>
           <span role="columnheader">canary rank</span>
-          <span role="columnheader" title="The last compaction: what its summary kept of the files and prompts it replaced (contract §8.3), and how many it lost that the agent went back for">
+          <span
+            role="columnheader"
+            title="The last compaction: what its summary kept of the files and prompts it replaced (contract §8.3), and how many it lost that the agent went back for"
+          >
             last compaction
           </span>
           <span role="columnheader">
