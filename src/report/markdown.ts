@@ -109,7 +109,8 @@ export function mdCode(text: string): string {
 
 /** A fenced block holding any text: a fence longer than any backtick run in it, so nothing inside becomes markup. */
 export function mdFence(text: string): string {
-  const t = printable(text);
+  // its lines kept (a summary is prose in paragraphs), every other control character made visible
+  const t = text.split(/\r?\n/).map(printable).join('\n');
   const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${t}\n${fence}`;
