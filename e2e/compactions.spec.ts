@@ -152,6 +152,7 @@ test('live: a compaction that watch streams into serve appears on the strip abou
     await expect(mark).toHaveCount(1, { timeout: 10_000 });
     const elapsed = Date.now() - t0;
     test.info().annotations.push({ type: 'compaction shown after', description: `${elapsed} ms` });
+    if (process.env.E2E_VERBOSE) process.stdout.write(`compaction shown ${elapsed} ms after its first call was written\n`);
     // watch polls every 100 ms, the Worker sends a summary every 500 ms: a second, with slack for a machine shared by the suite
     expect(elapsed).toBeLessThan(2_500);
     await expect(mark).toHaveAttribute('data-turn', '5');
@@ -160,6 +161,13 @@ test('live: a compaction that watch streams into serve appears on the strip abou
     fs.appendFileSync(file, lines.slice(boundary + 3).join('\n') + '\n');
     await expect(mark).toHaveCount(2, { timeout: 10_000 });
     await expect(mark.first()).toHaveAttribute('data-confirmed', '1');
+
+    // the overview's last-compaction column, from the relay's own analysis of the session
+    await page.goto('/');
+    const cell = page.locator(`[data-testid="overview-row"][data-session="${sessionId}"]`).getByTestId('overview-compaction');
+    await expect(cell).toHaveAttribute('data-turn', '9');
+    await expect(cell).toHaveText('files 1/2');
+    await page.getByTestId('overview').screenshot({ path: path.join(SHOTS, 'compactions-overview.png') });
   } finally {
     watcher.kill('SIGTERM');
   }
