@@ -104,7 +104,8 @@ test('a dropped Claude Code session: the strip shows each compaction; its panel 
   fs.mkdirSync(SHOTS, { recursive: true });
   await strip.scrollIntoViewIfNeeded();
   await strip.screenshot({ path: path.join(SHOTS, 'compactions-strip.png') });
-  await strip.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  // the strip and the panel under the sticky top bar
+  await strip.evaluate((el) => window.scrollBy(0, el.getBoundingClientRect().top - 64));
   await page.screenshot({ path: path.join(SHOTS, 'compactions-dashboard.png') });
 
   // Report this compaction: the incident report's Markdown/zip, with the compaction's section
