@@ -4,6 +4,7 @@
 // React Flow's CSS (the lineage graph): in this lazy chunk, so it stays out of the first load
 import '@xyflow/react/dist/style.css';
 import { Charts } from './features/charts/Charts.tsx';
+import { CompactionPanel } from './features/compactions/CompactionPanel.tsx';
 import { ComparePanel } from './features/compare/ComparePanel.tsx';
 import { CompareVerdicts } from './features/compare/CompareVerdicts.tsx';
 import { FindingsList } from './features/findings/FindingsList.tsx';
@@ -26,6 +27,7 @@ export function Workspace() {
         <CompareVerdicts />
         <ComparePanel />
         <Charts />
+        <CompactionPanel />
         <PrintIncidents />
       </section>
       <aside className="side-col" aria-label="Findings and details">

@@ -2,7 +2,7 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { type AnalysisClient, type JobSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { type AnalysisClient, type JobSummary, type SessionSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
 import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { coalesced, throttled } from './pulls.ts';
@@ -62,7 +62,7 @@ function start(source: Source, info: AnalysisState['source']): void {
   findingsFetchedFor = -1;
   resetFindingDetails();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
-  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
+  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, selectedCompaction: null, collapsed: new Set(), signalFilter: null });
   worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 
@@ -72,7 +72,15 @@ export function reanalyse(): void {
   findingsFetchedFor = -1;
   resetFindingDetails();
   const keep = useAnalysis.getState();
-  set({ load: { state: 'reading', progress: null, message: null }, findings: null, turn: null, span: null, error: null, summary: keep.summary });
+  set({
+    load: { state: 'reading', progress: null, message: null },
+    findings: null,
+    turn: null,
+    span: null,
+    compactions: null,
+    error: null,
+    summary: keep.summary,
+  });
   worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 
@@ -84,7 +92,7 @@ export function closeSource(): void {
   findingsFetchedFor = -1;
   resetFindingDetails();
   useAnalysis.setState({ ...initialAnalysisState }, true);
-  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, collapsed: new Set(), signalFilter: null });
+  setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, selectedCompaction: null, collapsed: new Set(), signalFilter: null });
 }
 
 export function cancelLoad(): void {
@@ -94,8 +102,8 @@ export function cancelLoad(): void {
 export function showSession(sessionId: string): void {
   findingsFetchedFor = -1;
   resetFindingDetails();
-  set({ sessionId, view: null, findings: null, turn: null, span: null });
-  setUi({ selectedTurn: null, zoom: null, selectedSpan: null, collapsed: new Set() });
+  set({ sessionId, view: null, findings: null, turn: null, span: null, compactions: null });
+  setUi({ selectedTurn: null, zoom: null, selectedSpan: null, selectedCompaction: null, collapsed: new Set() });
   pickDefaultTurn();
   refreshAll();
 }
@@ -187,6 +195,7 @@ function applySummary(summary: JobSummary, final: boolean, latest = false): void
   set(latest ? { summary, latestSummary: summary, sessionId } : { summary, sessionId });
   const s = summary.sessions.find((x) => x.sessionId === sessionId);
   if (s === undefined || s.lastTurn === null) return;
+  refreshCompactionsIfChanged(s);
   const ui = useUi.getState();
   if (isLive()) {
     // following: the cursor, a zoom window, the charts and the findings move together once a second
@@ -203,6 +212,13 @@ function applySummary(summary: JobSummary, final: boolean, latest = false): void
     refreshFindings();
   }
   refreshAll();
+}
+
+/** contract §8.3: the records again when the Worker says they changed (a new compaction, a refetch), at once: live, a compaction shows within a second. */
+function refreshCompactionsIfChanged(s: SessionSummary): void {
+  const shown = useAnalysis.getState().compactions;
+  if (s.compactions === 0 && shown === null) return;
+  if (shown === null || shown.sessionId !== s.sessionId || shown.revision !== s.compactionRevision) refreshCompactions();
 }
 
 /** Where a saved run stopped being trustworthy: its first fault; else its last turn. */
@@ -251,6 +267,13 @@ export const refreshFindings = coalesced(async () => {
   const findings = await worker().query('findings', { sessionId: s.sessionId });
   findingsFetchedFor = count;
   if (useAnalysis.getState().sessionId === s.sessionId) set({ findings });
+}, onPullError);
+
+export const refreshCompactions = coalesced(async () => {
+  const { sessionId } = useAnalysis.getState();
+  if (sessionId === null) return;
+  const compactions = await worker().query('compactions', { sessionId });
+  if (useAnalysis.getState().sessionId === sessionId) set({ compactions });
 }, onPullError);
 
 export const refreshTurn = coalesced(async () => {

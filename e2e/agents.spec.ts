@@ -30,11 +30,12 @@ test('a dropped Claude Code transcript: turns, records not mapped, findings as c
   // the signal list renders after the summary arrives: wait for it, never a sleep
   await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(session.findings));
 
-  // docs/adapters.md compaction: turn 5 is the first call after the compact_boundary
+  // contract §8.3: every compaction where it takes effect: the microcompaction at turn 3, and
+  // turn 5, the first call after the compact_boundary
   for (const id of CHARTS) {
     const markers = page.getByTestId(id).getByTestId('compaction-marker');
-    await expect(markers).toHaveCount(1);
-    await expect(markers).toHaveAttribute('data-turn', '5');
+    await expect(markers).toHaveCount(2);
+    expect(await markers.evaluateAll((els) => els.map((e) => e.getAttribute('data-turn')))).toEqual(['3', '5']);
   }
 });
 

@@ -19,6 +19,10 @@ export const C = {
   shadeFault: '#f1948a',
   shadeNone: '#d5dae1',
   compaction: '#0f766e',
+  /** contract §8.4 item statuses, on the compactions strip and in its panel */
+  kept: '#2e7d4f',
+  paraphrased: '#d08a1c',
+  lost: '#c62828',
 } as const;
 
 /** Distinct, print-safe colours for canary lines. */

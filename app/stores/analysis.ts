@@ -4,6 +4,7 @@
 // decimated; this store only holds the latest reply for each panel.
 import { create } from 'zustand';
 import type {
+  CompactionsView,
   ConnectionState,
   FindingsIndex,
   JobSummary,
@@ -38,6 +39,8 @@ export interface AnalysisState {
   findings: FindingsIndex | null;
   turn: TurnDetail | null;
   span: SpanDetail | null;
+  /** contract §8.3: the compaction records of the session on screen */
+  compactions: CompactionsView | null;
   /** a query that failed, said plainly */
   error: string | null;
 }
@@ -53,6 +56,7 @@ export const initialAnalysisState: AnalysisState = {
   findings: null,
   turn: null,
   span: null,
+  compactions: null,
   error: null,
 };
 

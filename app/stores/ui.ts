@@ -21,6 +21,8 @@ export interface UiState {
   signalFilter: Signal | null;
   collapsed: ReadonlySet<number>;
   selectedSpan: string | null;
+  /** the turn of the compaction whose panel is open (contract §8.3), or null */
+  selectedCompaction: number | null;
   userThresholds: Partial<Thresholds>;
   /** whose scores the Worker's engine sees, as `check --scorer` (contract §7) */
   scorer: ScorerMode;
@@ -38,6 +40,7 @@ export const initialUiState: UiState = {
   signalFilter: null,
   collapsed: new Set(),
   selectedSpan: null,
+  selectedCompaction: null,
   userThresholds: {},
   scorer: 'auto',
   settingsOpen: false,

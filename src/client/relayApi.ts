@@ -62,6 +62,32 @@ export interface SessionSummary {
   updated_at: string;
   /** false while the relay is still reading this session's log after a restart */
   analysed: boolean;
+  /** contract §8.3: the session's last compaction, as its engine's audit stands now; null before any */
+  last_compaction: LastCompaction | null;
+}
+
+/** Retention of one item kind of a compaction (contract §8.3 `retention`). */
+export interface KindRetentionJson {
+  items: number;
+  kept: number;
+  paraphrased: number;
+  lost: number;
+  /** lost items the agent went back for */
+  confirmed: number;
+}
+
+/** The overview's compaction column: the last compaction of a session (contract §8.3) in brief. */
+export interface LastCompaction {
+  turn: number;
+  kind: string;
+  tokens_before: number | null;
+  tokens_after: number;
+  /** per item kind (`file`, `user_prompt`, `todo`, `command`, `error`) */
+  retention: Record<string, KindRetentionJson>;
+  /** confirmed losses of this compaction, every kind */
+  confirmed: number;
+  /** compactions of the session so far */
+  compactions: number;
 }
 
 /** `GET /api/overview` */

@@ -150,3 +150,52 @@ describe('stamp', () => {
     expect(fig.width).toBe(600);
   });
 });
+
+describe('compaction report Markdown (contract §8.3)', () => {
+  const compaction: NonNullable<ReportData['compaction']> = {
+    turn: 160,
+    kind: 'compact',
+    trigger: 'auto',
+    tokens_before: 167012,
+    tokens_after: 31002,
+    agent_tokens_before: 167500,
+    spans_replaced: 451,
+    summary_span_ids: ['u9#0'],
+    summary_text: `The user asked for batching. ${HOSTILE}\n\`\`\`\nnot a fence end`,
+    items: [
+      { kind: 'file', text: '/repo/a|b.ts', status: 'kept', from_turn: 3, span_id: 'a3#1', refetched_at: null, confirmed: false },
+      { kind: 'user_prompt', text: HOSTILE, status: 'paraphrased', from_turn: 1, span_id: 'u1#0', refetched_at: null, confirmed: false },
+      { kind: 'file', text: '/repo/lost.ts', status: 'lost', from_turn: 12, span_id: null, refetched_at: null, confirmed: false },
+      { kind: 'file', text: '/repo/needed.ts', status: 'lost', from_turn: 14, span_id: 'a14#0', refetched_at: 171, confirmed: true },
+    ],
+    carried: [{ kind: 'user_prompt', text: 'keep the API', status: 'kept', from_turn: 1, span_id: 'u1#0', first_audited_at: 80 }],
+    retention: {
+      file: { items: 3, kept: 1, paraphrased: 0, lost: 2, confirmed: 1 },
+      user_prompt: { items: 1, kept: 0, paraphrased: 1, lost: 0, confirmed: 0 },
+    },
+  };
+  const md = reportMarkdown({ ...data, scope: { kind: 'turns', from: 155, to: 165 }, focus: null, compaction }, []);
+
+  it('is titled by the compaction and gives its figures and retention per kind', () => {
+    expect(md).toMatch(/^# Compaction at turn 160\n/);
+    expect(md).toContain('- **Tokens:** 167,012 before → 31,002 after (the agent counted 167,500)');
+    expect(md).toContain('- **Spans replaced:** 451');
+    expect(md).toContain('| file | 3 | 1 | 0 | 2 | 1 |');
+  });
+
+  it('lists the items lost first, the confirmed loss first among them, every cell escaped', () => {
+    const rows = md.split('\n').filter((l) => /^\| (lost|paraphrased|kept) \|/.test(l));
+    expect(rows[0]).toBe('| lost | **yes** | file | /repo/needed.ts | 14 | `a14#0` | 171 |');
+    expect(rows[1]).toBe('| lost |  | file | /repo/lost.ts | 12 |  |  |');
+    expect(rows).toContain('| kept |  | file | /repo/a\\|b.ts | 3 | `a3#1` |  |');
+    // outside the summary's fence, input is never markup
+    expect(md.slice(md.indexOf('### Items'))).not.toContain('<script>');
+    expect(md).toContain('| paraphrased |  | user_prompt | ignore \\<script\\>alert(1)\\</script\\>');
+    expect(md).toContain('| kept | user_prompt | keep the API | 80 | 1 |');
+  });
+
+  it('holds the summary in a fence longer than any backtick run in it', () => {
+    expect(md).toContain('````text\nThe user asked for batching.');
+    expect(md).toContain('```\nnot a fence end\n````');
+  });
+});

@@ -4,6 +4,7 @@
 // dashboard's "Report this incident" and `context-health report` build it from the same
 // ReportData (the Worker's src/worker/report.ts makes one from a session's columns).
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
+import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
@@ -77,6 +78,8 @@ export interface ReportData {
   thresholds: Thresholds;
   /** UTC ISO time, or null (reproducible output) */
   exportedAt: string | null;
+  /** the compaction the report is about ("Report this compaction", contract §8.3), when it is about one */
+  compaction?: CompactionRecord;
 }
 
 /** A report about turns details this many incidents in full (spans, rule); the rest are rows of a table. */
@@ -102,6 +105,15 @@ export function mdCode(text: string): string {
   const fence = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+/** A fenced block holding any text: a fence longer than any backtick run in it, so nothing inside becomes markup. */
+export function mdFence(text: string): string {
+  // its lines kept (a summary is prose in paragraphs), every other control character made visible
+  const t = text.split(/\r?\n/).map(printable).join('\n');
+  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}text\n${t}\n${fence}`;
 }
 
 const turnsText = (a: number, b: number): string => (a === b ? `turn ${a}` : `turns ${a}–${b}`);
@@ -145,15 +157,66 @@ function incidentSection(inc: ReportIncident, heading: string, contractUrl: stri
   return out;
 }
 
+/** Lost first (confirmed ones first among them), then paraphrased, then kept: what a person debugging a lost thread reads first. */
+export const STATUS_ORDER: Readonly<Record<RecordItem['status'], number>> = { lost: 0, paraphrased: 1, kept: 2 };
+
+export function lostFirst<T extends { status: RecordItem['status']; confirmed?: boolean }>(items: readonly T[]): T[] {
+  return items
+    .map((it, i) => ({ it, i }))
+    .sort((a, b) => STATUS_ORDER[a.it.status] - STATUS_ORDER[b.it.status] || Number(b.it.confirmed === true) - Number(a.it.confirmed === true) || a.i - b.i)
+    .map((x) => x.it);
+}
+
+const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
+
+/** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input). */
+function compactionSection(r: CompactionRecord): string[] {
+  const out: string[] = [
+    '## The compaction',
+    '',
+    `- **Took effect:** turn ${r.turn} (${mdText(r.kind)}${r.trigger === null ? '' : `, trigger ${mdText(r.trigger)}`})`,
+    `- **Tokens:** ${tokens(r.tokens_before)} before → ${tokens(r.tokens_after)} after${r.agent_tokens_before === null ? '' : ` (the agent counted ${tokens(r.agent_tokens_before)})`}`,
+    `- **Spans replaced:** ${r.spans_replaced}`,
+    '',
+  ];
+  const kinds = Object.entries(r.retention);
+  if (kinds.length > 0) {
+    out.push('| kind | items | kept | paraphrased | lost | confirmed losses |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const [kind, k] of kinds) out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} | ${k.confirmed} |`);
+    out.push('');
+  }
+  out.push('### Summary', '');
+  out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
+  out.push('### Items', '');
+  if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
+  else {
+    out.push('| status | confirmed | kind | item | from turn | span | gone back for at |', '| --- | --- | --- | --- | ---: | --- | ---: |');
+    for (const it of lostFirst(r.items)) {
+      out.push(
+        `| ${it.status} | ${it.confirmed ? '**yes**' : ''} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.from_turn} | ${it.span_id === null ? '' : mdCode(it.span_id)} | ${it.refetched_at ?? ''} |`,
+      );
+    }
+    out.push('');
+  }
+  if (r.carried.length > 0) {
+    out.push('### Carried from earlier compactions', '', '| status | kind | item | first audited at | from turn |', '| --- | --- | --- | ---: | ---: |');
+    for (const it of lostFirst(r.carried)) out.push(`| ${it.status} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.first_audited_at} | ${it.from_turn} |`);
+    out.push('');
+  }
+  return out;
+}
+
 /** The report as Markdown. `contractUrl`: where links to the contract point (a path beside the repo, or a URL). */
 export function reportMarkdown(data: ReportData, images: readonly ReportImage[], contractUrl = CONTRACT_URL): string {
   const title = data.title === null || data.title === '' ? '' : ` (${mdText(data.title)})`;
   const what =
-    data.focus !== null
-      ? `Incident ${data.focus.number}: \`${data.focus.signal}\` (${data.focus.severity}), ${turnsText(data.focus.firstTurn, data.focus.lastTurn)}`
-      : data.scope.kind === 'turns'
-        ? `Turns ${data.range.from}–${data.range.to}`
-        : 'Whole session';
+    data.compaction !== undefined
+      ? `Compaction at turn ${data.compaction.turn}`
+      : data.focus !== null
+        ? `Incident ${data.focus.number}: \`${data.focus.signal}\` (${data.focus.severity}), ${turnsText(data.focus.firstTurn, data.focus.lastTurn)}`
+        : data.scope.kind === 'turns'
+          ? `Turns ${data.range.from}–${data.range.to}`
+          : 'Whole session';
   const out: string[] = [
     `# ${what}`,
     '',
@@ -164,6 +227,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     `- **Made by:** context-health ${data.version}${data.exportedAt === null ? '' : `, ${data.exportedAt}`}`,
     '',
   ];
+  if (data.compaction !== undefined) out.push(...compactionSection(data.compaction));
   if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl));
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');

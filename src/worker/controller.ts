@@ -9,6 +9,7 @@ import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
+import { notApplicable, scopeOf } from '../core/scope.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
@@ -164,6 +165,8 @@ function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
   store.headerConfig = config;
   // contract §7: the stream was scored by the reference before it got here (`watch`, an adapter)
   if (header.scores === 'reference') store.referenceScored = true;
+  // contract §8.1: the engine decides the scope from the same header (Engine.newSlot)
+  store.notApplicable = { ...notApplicable(scopeOf(header)) };
 }
 
 export function sessionSummary(s: TurnColumnStore): SessionSummary {
@@ -196,6 +199,9 @@ export function sessionSummary(s: TurnColumnStore): SessionSummary {
     spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.turn.get(heldFrom) : null,
     scores: s.referenceScored ? 'reference' : 'harness',
     hasAgreement: s.hasAgreement,
+    compactions: s.compactions.length,
+    compactionRevision: s.compactionRevision,
+    notApplicable: s.notApplicable,
   };
 }
 
@@ -451,6 +457,8 @@ export class Controller {
         return { body: compareWith(store, req.query), transfer: [] };
       case 'report':
         return { body: reportData(store, req.query), transfer: [] };
+      case 'compactions':
+        return { body: { sessionId: store.sessionId, revision: store.compactionRevision, records: store.compactions }, transfer: [] };
     }
   }
 }

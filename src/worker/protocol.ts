@@ -10,8 +10,11 @@ import type { ReportData } from '../report/markdown.ts';
 import type { ReportQuery } from './report.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
+import type { CompactionRecord, KindRetention, RecordItem } from '../core/compactions.ts';
+import type { AuditItemKind, AuditStatus, CarriedItem } from '../core/compactionAudit.ts';
 
 export type { InputError, Thresholds, Action, Severity, Signal, ScorerMode };
+export type { CompactionRecord, KindRetention, RecordItem, AuditItemKind, AuditStatus, CarriedItem, ReportQuery };
 
 // ------------------------------------------------------------------ sources
 
@@ -88,6 +91,8 @@ export interface QueryMap {
   compare: { query: CompareQuery; reply: Comparison };
   /** the data of an incident report (src/worker/report.ts, src/report/markdown.ts) */
   report: { query: ReportQuery; reply: ReportData };
+  /** contract §8.3: the session's compaction records, as they stand now */
+  compactions: { query: { sessionId: string }; reply: CompactionsView };
 }
 export type QueryKind = keyof QueryMap;
 
@@ -158,6 +163,15 @@ export interface SessionSummary {
   scores: 'harness' | 'reference';
   /** some snapshot carried reference_agreement (`both`): the agreement series is drawn */
   hasAgreement: boolean;
+  /** contract §8.3: compactions recorded so far */
+  compactions: number;
+  /**
+   * Bumped whenever a compaction record is added or a later turn updates one (a refetch, a
+   * confirmed loss): the page asks for the records again only when it changed.
+   */
+  compactionRevision: number;
+  /** contract §8.1: the signals not evaluated for this session's scope, each with its reason (empty: every detector runs) */
+  notApplicable: Partial<Record<Signal, string>>;
 }
 
 export interface JobSummary {
@@ -275,8 +289,16 @@ export interface SeriesView {
   canary: CanarySeries;
   drift: DriftSeries;
   orphans: OrphanSeries;
-  /** turns in the window where the context was compacted (docs/adapters.md: the snapshot's `compaction`), marked on every chart */
+  /** turns in the window where a compaction took effect (contract §8.3: one per compaction record), marked on every chart */
   compactions: Float64Array;
+}
+
+/** contract §8.3: one session's compactions, in turn order (CompactionRecord is the `check --json` shape). */
+export interface CompactionsView {
+  sessionId: string;
+  /** SessionSummary.compactionRevision these records are at */
+  revision: number;
+  records: CompactionRecord[];
 }
 
 export const ROW_INCIDENT = 0;

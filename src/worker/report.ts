@@ -7,6 +7,7 @@ import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action } from '../core/signals.ts';
 import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from '../report/markdown.ts';
 import type { StampSource } from '../report/stamp.ts';
+import type { CompactionRecord } from '../core/compactions.ts';
 import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
 
 /** At most this many spans are listed per incident. */
@@ -20,6 +21,8 @@ export interface ReportQuery {
   source: StampSource;
   version: string;
   exportedAt: string | null;
+  /** "Report this compaction": the turn of the compaction (contract §8.3) the report is about */
+  compactionTurn?: number;
 }
 
 /** Turns shown either side of an incident: as many as it lasted, at least 5. */
@@ -158,7 +161,9 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
     // spans only for the incidents the report details (markdown.ts MAX_DETAILED_INCIDENTS)
     incidents.push(incident(store, k, focus === null && incidents.length < MAX_DETAILED_INCIDENTS));
   }
+  const compaction = query.compactionTurn === undefined ? undefined : compactionAt(store, query.compactionTurn);
   return {
+    ...(compaction === undefined ? {} : { compaction }),
     sessionId: store.sessionId,
     title: store.title,
     source: query.source,
@@ -173,4 +178,11 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
     thresholds: { ...thresholds },
     exportedAt: query.exportedAt,
   };
+}
+
+/** The compaction that took effect at `turn` (the reply's structured clone is the report's own copy). */
+function compactionAt(store: TurnColumnStore, turn: number): CompactionRecord {
+  const r = store.compactions.find((c) => c.turn === turn);
+  if (r === undefined) throw new Error(`no compaction took effect at turn ${turn} of session ${JSON.stringify(store.sessionId)}`);
+  return r;
 }

@@ -102,8 +102,8 @@ describe('the dashboard scorer setting reads as check --scorer', () => {
   it('a Claude Code transcript is scored by the reference under auto, and not under harness', async () => {
     const auto = await openInWorker(CLAUDE, 'auto');
     expect(auto.summary.sessions[0]!.scores).toBe('reference');
-    // docs/adapters.md compaction: the first call after the compact boundary, for every chart's turn axis
-    expect([...(await auto.view('cc-fixture')).compactions]).toEqual([5]);
+    // contract §8.3: every compaction where it takes effect (the microcompaction at 3, the compaction at 5), for every chart's turn axis
+    expect([...(await auto.view('cc-fixture')).compactions]).toEqual([3, 5]);
     const harness = await openInWorker(CLAUDE, 'harness');
     expect(harness.summary.sessions[0]!.scores).toBe('harness');
     expect(harness.summary.sessions[0]!.signalCounts.unscored_span).toBeGreaterThan(0);

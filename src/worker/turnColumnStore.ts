@@ -8,6 +8,7 @@ import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
+import type { CompactionRecord } from '../core/compactions.ts';
 import { lowerBound } from '../core/bisect.ts';
 import { Column, f64, i32, u32, u8 } from './columns.ts';
 import type { BindingName } from './protocol.ts';
@@ -203,8 +204,17 @@ export class TurnColumnStore {
   title: string | null = null;
   /** some snapshot carried reference_agreement (contract §7, `--scorer both`) */
   hasAgreement = false;
-  /** turns whose snapshot marks a compaction (the Claude Code adapter's extra field `compaction`, docs/adapters.md), ascending */
+  /** turns where a compaction took effect (contract §8.3: one per record), ascending: the charts' markers */
   readonly compactionTurns: number[] = [];
+  /**
+   * contract §8.3: the session's compaction records, the engine's own objects: its ledger
+   * updates them in place when a later turn reports a refetch, so they are always current.
+   */
+  readonly compactions: CompactionRecord[] = [];
+  /** bumped on every turn that added or updated a record (SessionSummary.compactionRevision) */
+  compactionRevision = 0;
+  /** contract §8.1: signals not evaluated for this session, with the reason (from its header's scope) */
+  notApplicable: Partial<Record<Signal, string>> = {};
   /** contract §7 reference scorer: the session's scores are the reference's, not the harness's */
   referenceScored = false;
   headerConfig: Partial<Thresholds> = {};
@@ -345,7 +355,7 @@ export class TurnColumnStore {
     this.stdev.push(m.stdev_score ?? Number.NaN);
     this.p10.push(m.p10_score ?? Number.NaN);
     this.p90.push(m.p90_score ?? Number.NaN);
-    if (typeof snap.compaction === 'object' && snap.compaction !== null) this.compactionTurns.push(result.turn);
+    this.recordCompaction(result);
     const tau = snap.reference_agreement;
     this.agreement.push(typeof tau === 'number' ? tau : Number.NaN);
     if (typeof tau === 'number') this.hasAgreement = true;
@@ -411,6 +421,17 @@ export class TurnColumnStore {
       info.prunedAt = t;
       info.prunedTurns.push(t);
     }
+  }
+
+  /** contract §8.3: a record that took effect at this turn, or refetches that updated earlier ones. */
+  private recordCompaction(result: TurnResult): void {
+    const c = result.compaction;
+    if (c === null) return;
+    if (c.record !== null) {
+      this.compactions.push(c.record);
+      this.compactionTurns.push(result.turn);
+    }
+    this.compactionRevision++;
   }
 
   private recordSpans(t: number, result: TurnResult, snap: Snapshot): void {

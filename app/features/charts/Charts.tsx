@@ -8,6 +8,7 @@ import { DriftChart as DriftChartImpl } from './DriftChart.tsx';
 import { OrphansChart as OrphansChartImpl } from './OrphansChart.tsx';
 import { Overview as OverviewImpl } from './Overview.tsx';
 import { SpreadChart as SpreadChartImpl } from './SpreadChart.tsx';
+import { CompactionsStrip } from '../compactions/CompactionsStrip.tsx';
 
 // memo: the container re-renders when the turn count changes; the charts take their
 // data themselves, each in its own task (useChartView)
@@ -44,6 +45,7 @@ export function Charts() {
       <CanaryChart />
       <DriftChart />
       <OrphansChart />
+      <CompactionsStrip />
     </div>
   );
 }

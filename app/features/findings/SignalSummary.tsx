@@ -1,6 +1,7 @@
 // contract §6 signal-count: for the session on screen, one element per signal that fired,
-// with the number of turns on which it fired. Click one to filter the findings.
-import { SEVERITY, SIGNALS } from '../../../src/worker/client.ts';
+// with the number of turns on which it fired. Click one to filter the findings. Below, greyed,
+// the signals that do not apply to the session (contract §8.1) and why.
+import { SEVERITY, SIGNALS, type Signal } from '../../../src/worker/client.ts';
 import { SIGNAL_INFO } from '../../signalInfo.ts';
 import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
@@ -46,6 +47,39 @@ export function SignalSummary() {
           })}
         </ul>
       )}
+      <NotApplicable reasons={s.notApplicable} />
     </section>
+  );
+}
+
+/**
+ * contract §8.1: the detectors the session's scope leaves out, greyed, grouped by their
+ * reason (the seeds' own words), so an empty list above is not read as "all clear" for them.
+ */
+function NotApplicable({ reasons }: { reasons: Partial<Record<Signal, string>> }) {
+  const byReason = new Map<string, Signal[]>();
+  for (const sig of SIGNALS) {
+    const reason = reasons[sig];
+    if (reason !== undefined) byReason.set(reason, [...(byReason.get(reason) ?? []), sig]);
+  }
+  if (byReason.size === 0) return null;
+  return (
+    <div className="not-applicable" data-testid="not-applicable">
+      <h3>Not applicable to this session</h3>
+      {[...byReason].map(([reason, signals]) => (
+        <div key={reason} className="na-group">
+          <ul className="signal-list">
+            {signals.map((sig) => (
+              <li key={sig}>
+                <span className="signal-na" data-testid="signal-not-applicable" data-signal={sig} data-reason={reason} aria-disabled="true" title={reason}>
+                  {sig}
+                </span>
+              </li>
+            ))}
+          </ul>
+          <p className="na-reason">{reason}</p>
+        </div>
+      ))}
+    </div>
   );
 }

@@ -5,7 +5,8 @@
 // overview channel (overviewStore.ts), not by polling.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { SessionSummary } from '../../../src/client/relayApi.ts';
+import type { LastCompaction, SessionSummary } from '../../../src/client/relayApi.ts';
+import { retentionWords, tokensWords } from '../compactions/compactionRows.ts';
 import { openLive } from '../../analysis.ts';
 import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
 import { setRelayToken, useRelayToken } from '../alerts/relayWrites.ts';
@@ -86,6 +87,12 @@ export function SessionsOverview() {
           <span role="columnheader">per min</span>
           <span role="columnheader">score spread</span>
           <span role="columnheader">canary rank</span>
+          <span
+            role="columnheader"
+            title="The last compaction: what its summary kept of the files and prompts it replaced (contract §8.3), and how many it lost that the agent went back for"
+          >
+            last compaction
+          </span>
           <span role="columnheader">
             <span className="sr-only">delete</span>
           </span>
@@ -160,12 +167,42 @@ const Row = memo(function Row({ s, index, top, onWrite }: { s: SessionSummary; i
       <span role="cell">
         <Sparkline values={s.canary_rank} label="canary rank (down = sinking)" invert />
       </span>
+      <LastCompactionCell c={s.last_compaction} />
       <span role="cell">
         <DeleteSession id={s.session_id} onResult={onWrite} />
       </span>
     </div>
   );
 });
+
+/** contract §8.3: "files 41/58, prompts 22/23 · 3 confirmed losses", the turn and tokens on hover. */
+function LastCompactionCell({ c }: { c: LastCompaction | null }) {
+  if (c === null)
+    return (
+      <span role="cell" className="overview-compaction muted" data-testid="overview-compaction" data-turn="">
+        —
+      </span>
+    );
+  const words = retentionWords(c.retention);
+  return (
+    <span
+      role="cell"
+      className="overview-compaction"
+      data-testid="overview-compaction"
+      data-turn={c.turn}
+      data-confirmed={c.confirmed}
+      title={`turn ${c.turn} (${c.compactions} compaction${c.compactions === 1 ? '' : 's'} so far): ${tokensWords(c)}`}
+    >
+      {words === '' ? `${c.kind} @ ${c.turn}` : words}
+      {c.confirmed > 0 && (
+        <span className="lost">
+          {' '}
+          · {c.confirmed} confirmed loss{c.confirmed === 1 ? '' : 'es'}
+        </span>
+      )}
+    </span>
+  );
+}
 
 const W = 96;
 const H = 22;

@@ -19,6 +19,7 @@ function summary(id: string, patch: Partial<SessionSummary> = {}): SessionSummar
     canary_rank: [],
     updated_at: '2026-11-30T10:00:00.000Z',
     analysed: true,
+    last_compaction: null,
     ...patch,
   };
 }

@@ -19,7 +19,7 @@ export function ReportDialog() {
   return (
     <section className="report-dialog" role="dialog" aria-label="Incident report" data-testid="report-dialog" data-state={r.state}>
       <header>
-        <strong>Incident {r.incident} report</strong>
+        <strong>{r.subject} report</strong>
         <button type="button" className="btn small ghost" onClick={() => useReport.setState({ open: false })} aria-label="Close the report">
           Close
         </button>

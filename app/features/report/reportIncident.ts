@@ -1,10 +1,12 @@
-// "Report this incident" (issue "Incident reports", item 3): the Worker gathers the report's
+// "Report this incident" (issue "Incident reports", item 3) and "Report this compaction"
+// (contract §8.3): the Worker gathers the report's
 // data (src/worker/report.ts), the charts zoom to the incident ± a margin and are exported
 // stamped, and the Markdown (src/report/markdown.ts, the same as `context-health report`'s)
 // goes with the images into a .zip; the Markdown can also be copied for an issue tracker.
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { reportMarkdown, type ReportData, type ReportImage } from '../../../src/report/markdown.ts';
 import { PRODUCT_VERSION } from '../../../src/report/stamp.ts';
+import type { ReportQuery } from '../../../src/worker/client.ts';
 import { sourceClient } from '../../analysis.ts';
 import { currentStamp, currentStampSource } from '../../components/exportStamp.ts';
 import { download, pngName, stampedPng } from '../../components/savePng.ts';
@@ -33,18 +35,43 @@ async function chartsShowing(from: number, to: number): Promise<HTMLElement[]> {
 }
 
 export async function reportIncident(incident: number): Promise<void> {
+  await buildReport(`Incident ${incident}`, { scope: { kind: 'incident', number: incident } }, (data, sessionId) =>
+    pngName([`incident-${incident}`, data.focus?.signal, sessionId], 'zip'),
+  );
+}
+
+/** Turns shown either side of a compaction in its report: enough to see the tokens fall and the first refetches. */
+const COMPACTION_MARGIN = 5;
+
+/** "Report this compaction" (contract §8.3): the same report, about the turns around it, with its summary and items. */
+export async function reportCompaction(turn: number): Promise<void> {
+  const view = useAnalysis.getState().view;
+  const first = view?.firstTurn ?? turn;
+  const last = view?.lastTurn ?? turn;
+  await buildReport(
+    `Compaction at turn ${turn}`,
+    { scope: { kind: 'turns', from: Math.max(first, turn - COMPACTION_MARGIN), to: Math.min(last, turn + COMPACTION_MARGIN) }, compactionTurn: turn },
+    (_data, sessionId) => pngName([`compaction-turn-${turn}`, sessionId], 'zip'),
+  );
+}
+
+async function buildReport(
+  subject: string,
+  about: Pick<ReportQuery, 'scope' | 'compactionTurn'>,
+  zipName: (data: ReportData, sessionId: string) => string,
+): Promise<void> {
   const sessionId = useAnalysis.getState().sessionId;
   if (sessionId === null) return;
-  useReport.setState({ open: true, state: 'building', incident, markdown: null, zip: null, fileName: null, error: null });
+  useReport.setState({ open: true, state: 'building', subject, markdown: null, zip: null, fileName: null, error: null });
   try {
     const data: ReportData = await sourceClient().query('report', {
       sessionId,
-      scope: { kind: 'incident', number: incident },
+      ...about,
       source: await currentStampSource(),
       version: PRODUCT_VERSION,
       exportedAt: new Date().toISOString(),
     });
-    setUi({ zoom: data.range, selectedTurn: data.focus?.firstTurn ?? null, follow: false });
+    setUi({ zoom: data.range, selectedTurn: data.compaction?.turn ?? data.focus?.firstTurn ?? null, follow: false });
     const figures = await chartsShowing(data.range.from, data.range.to);
     const files: Zippable = {};
     const images: ReportImage[] = [];
@@ -58,7 +85,7 @@ export async function reportIncident(incident: number): Promise<void> {
     const markdown = reportMarkdown(data, images);
     files['report.md'] = strToU8(markdown);
     const zip = zipSync(files, { mtime: data.exportedAt ?? '1980-01-01' });
-    const fileName = pngName([`incident-${incident}`, data.focus?.signal, sessionId], 'zip');
+    const fileName = zipName(data, sessionId);
     useReport.setState({ state: 'ready', markdown, zip, fileName });
     download(zip, fileName, 'application/zip');
   } catch (e) {

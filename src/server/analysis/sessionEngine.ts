@@ -7,7 +7,7 @@
 import type { TurnResult } from '../../core/analyse.ts';
 import { Engine, type Outcome } from '../../core/engine.ts';
 import type { Severity, Signal } from '../../core/signals.ts';
-import type { AckVerdict } from '../../client/relayApi.ts';
+import type { AckVerdict, LastCompaction } from '../../client/relayApi.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 
@@ -26,6 +26,8 @@ export interface TurnDigest {
   verdict: Omit<AckVerdict, 'signals'>;
   /** the pinned canaries' worst rank over the spans scored (NaN when none was scored) */
   canary: number;
+  /** contract §8.3: set on a turn that added or updated a compaction record: the session's last one, as it stands */
+  compaction?: LastCompaction;
 }
 
 /** One stored message analysed: null when it changes nothing (blank, replayed). */
@@ -95,7 +97,30 @@ export function analyseLine(engine: Engine, seq: number, bytes: Uint8Array, pars
       return null;
     case 'error':
       return { k: 'error', message: outcome.error.message };
-    case 'turn':
-      return { k: 'turn', turn: digestOf(outcome.result), ts: Date.parse(outcome.snapshot.ts ?? '') };
+    case 'turn': {
+      const turn = digestOf(outcome.result);
+      if (outcome.result.compaction !== null) {
+        const last = lastCompaction(engine, outcome.result.sessionId);
+        if (last !== null) turn.compaction = last;
+      }
+      return { k: 'turn', turn, ts: Date.parse(outcome.snapshot.ts ?? '') };
+    }
   }
+}
+
+/**
+ * The overview's compaction column, from the session's own engine (its ledger of records):
+ * the last record, whose retention a later refetch may have changed since it took effect.
+ */
+export function lastCompaction(engine: Engine, sessionId: string): LastCompaction | null {
+  const records = engine.analysis(sessionId)?.compactions.records ?? [];
+  const r = records.at(-1);
+  if (r === undefined) return null;
+  const retention: LastCompaction['retention'] = {};
+  let confirmed = 0;
+  for (const [kind, k] of Object.entries(r.retention)) {
+    retention[kind] = { ...k };
+    confirmed += k.confirmed;
+  }
+  return { turn: r.turn, kind: r.kind, tokens_before: r.tokens_before, tokens_after: r.tokens_after, retention, confirmed, compactions: records.length };
 }

@@ -5,7 +5,7 @@
 // of turns.
 import type { Engine } from '../../core/engine.ts';
 import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
-import type { AckVerdict, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
+import type { AckVerdict, LastCompaction, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { analyseLine, newSessionEngine, type LineOutcome, type TurnDigest } from './sessionEngine.ts';
 
@@ -74,6 +74,8 @@ export class SessionHealth {
   lastTurn: number | null = null;
   verdict: AckVerdict | null = null;
   lastFault: { signal: string; turn: number } | null = null;
+  /** contract §8.3: the last compaction as the engine's audit last stood (TurnDigest.compaction) */
+  lastCompaction: LastCompaction | null = null;
   /** ms of the last message stored (the log's mtime after a restart) */
   updatedAt: number;
   /** false while a restarted relay re-reads this session's log */
@@ -147,6 +149,7 @@ export class SessionHealth {
     this.canary.push(canary);
     if (Number.isFinite(when)) this.times.push(when);
     this.verdicts[seq % VERDICT_MEMORY] = { seq, verdict };
+    if (r.compaction !== undefined) this.lastCompaction = r.compaction;
     return verdict;
   }
 
@@ -201,6 +204,7 @@ export class SessionHealth {
       canary_rank: this.canary.toArray().map(finite),
       updated_at: new Date(this.updatedAt).toISOString(),
       analysed: this.analysed,
+      last_compaction: this.lastCompaction,
     };
   }
 }
