@@ -8,7 +8,6 @@ import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
-import { compactionMarkdown } from '../report/compactionMarkdown.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
@@ -32,8 +31,7 @@ options:
                     as the dashboard's findings list and \`check\`'s runs); charts show its
                     turns ± a margin (as many turns as it lasted, at least 5)
   --compaction N    the N-th compaction of the session (contract §8.3, as \`check\` lists them):
-                    compaction.md (its summary and audit, lost items first) and the
-                    report of its turns ± 5
+                    the report of its turns ± 5, with its summary and audit (lost items first)
   --turns A..B      the turns A to B instead (default: the whole session)
   --session ID      which session of the file (default: the first with a snapshot)
   --out DIR         the folder to write into (default: context-health-report); made if missing
@@ -132,7 +130,7 @@ async function report(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
-  let compactionPage: { name: string; markdown: string } | null = null;
+  let compactionTurn: number | undefined;
   if (compaction !== null) {
     // contract §8.3: the compaction's turn is known only once the file is read, so it is read once first
     const found = await findCompaction(file, compaction, values.session, { userThresholds, scorer, ...(from === undefined ? {} : { from }) });
@@ -142,7 +140,7 @@ async function report(args: string[]): Promise<number> {
     }
     scope = { kind: 'turns', from: Math.max(1, found.record.turn - 5), to: found.record.turn + 5 };
     values.session ??= found.sessionId;
-    compactionPage = { name: 'compaction.md', markdown: compactionMarkdown(found.record, compaction, found.sessionId) };
+    compactionTurn = found.record.turn;
   }
 
   // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
@@ -151,13 +149,7 @@ async function report(args: string[]): Promise<number> {
   const { renderer, drawer } = await loadRenderer();
   phase('renderer loaded, drawing thread started');
   try {
-    const code = await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope });
-    if (compactionPage !== null && code !== 2) {
-      const target = path.join(values.out, compactionPage.name);
-      await fs.promises.writeFile(target, compactionPage.markdown + '\n');
-      await writeAll(process.stdout, `wrote ${target}\n`);
-    }
-    return code;
+    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope, compactionTurn });
   } finally {
     await drawer.close();
   }
@@ -173,6 +165,8 @@ interface Options {
   from: Exclude<ReturnType<typeof parseFrom>, { error: string }>;
   scorer: 'auto' | 'harness' | 'reference' | 'both';
   scope: ReportJob['scope'];
+  /** contract §8.3 `--compaction N`: the compaction's turn */
+  compactionTurn: number | undefined;
 }
 
 async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
@@ -189,6 +183,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
     // the rule links point at this checkout's contract, from where the report is written
     contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
     fontDir: FONTS,
+    ...(values.compactionTurn === undefined ? {} : { compactionTurn: values.compactionTurn }),
   });
   // As soon as the turns the charts show are final (--incident N: the incident has ended and
   // the file is read past its margin), the drawing thread draws and rasterises them while this

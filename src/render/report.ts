@@ -166,7 +166,14 @@ function analyse(sink: OutcomeSink, job: ReportJob): ReturnType<ReportRenderer['
       `internal error: the report's sink counted ${(sink as Sessions).incidents.get(store.sessionId)!.count} incidents, the session has ${store.incidentSignal.length}`,
     );
   }
-  const data = reportData(store, { sessionId: store.sessionId, scope: job.scope, source: job.source, version: PRODUCT_VERSION, exportedAt: job.exportedAt });
+  const data = reportData(store, {
+    sessionId: store.sessionId,
+    scope: job.scope,
+    source: job.source,
+    version: PRODUCT_VERSION,
+    exportedAt: job.exportedAt,
+    ...(job.compactionTurn === undefined ? {} : { compactionTurn: job.compactionTurn }),
+  });
   const view = chartView(shapeView(store, { sessionId: store.sessionId, window: data.range, points: REPORT_CHART_WIDTH * 2, ribbon: 200 }));
   const selected = data.focus?.firstTurn ?? null;
   const draw: DrawJob = {

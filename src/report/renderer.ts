@@ -20,6 +20,8 @@ export interface ReportJob {
   contractUrl: string;
   /** the folder holding DejaVuSans.ttf and DejaVuSans-Bold.ttf (assets/fonts) */
   fontDir: string;
+  /** `report --compaction N`: the turn of the compaction (contract §8.3) the report is about */
+  compactionTurn?: number;
 }
 
 export interface ReportFile {

@@ -9,16 +9,17 @@ import { ROOT, runCli } from './runCli.ts';
 const FIXTURE = path.join(ROOT, 'test/fixtures/adapters/claude-code.jsonl');
 
 describe('report --compaction N', () => {
-  it('writes compaction.md (summary, items lost first, Markdown-safe) and the report of its turns', async () => {
+  it('the report of its turns holds the compaction: summary, items lost first, Markdown-safe', async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-rc-'));
     const r = await runCli(['report', FIXTURE, '--compaction', '2', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    const md = fs.readFileSync(path.join(out, 'compaction.md'), 'utf8');
-    expect(md).toMatch(/^## Compaction 2 of session cc-fixture: turn 5/);
-    expect(md).toMatch(/> This session is being continued/);
-    const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| kind'));
-    expect(rows.map((l) => l.split(' | ')[2])).toEqual(['lost', 'lost', 'lost', 'paraphrased']);
-    expect(fs.existsSync(path.join(out, 'report.md'))).toBe(true);
+    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    expect(md).toMatch(/Compaction at turn 5/);
+    expect(md).toMatch(/## The compaction/);
+    expect(md).toMatch(/This session is being continued/);
+    const items = md.slice(md.indexOf('### Items'));
+    const rows = items.split('\n').filter((l) => /^\| (lost|kept|paraphrased) \|/.test(l));
+    expect(rows.map((l) => l.split(' | ')[0]!.slice(2))).toEqual(['lost', 'lost', 'lost', 'paraphrased']);
     expect(r.stdout).toMatch(/turns 1–6/);
   });
 
