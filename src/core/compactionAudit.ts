@@ -165,10 +165,13 @@ export class CompactionAuditor {
   private watchTurn = -1;
   private refetches: Refetch[] = [];
 
-  /** an item of the current stretch (a second one with the same kind and text is the same item) */
+  /**
+   * an item of the current stretch. contract §8.4: a path, a command, a todo or an error is one
+   * item however often it recurs; a prompt is one item each time the user writes it.
+   */
   add(kind: AuditItemKind, text: string, fromTurn: number, spanId: string | null): void {
     if (text === '') return;
-    const key = `${kind}\0${text}`;
+    const key = kind === 'user_prompt' ? `${kind}\0${text}\0${spanId ?? fromTurn}` : `${kind}\0${text}`;
     if (!this.stretch.has(key)) this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
   }
 
@@ -224,7 +227,8 @@ export class CompactionAuditor {
     for (const it of items) {
       const key = `${it.kind}\0${it.text}`;
       if (it.status !== 'lost') this.surviving.set(key, { ...it, first_audited_at: turn });
-      this.watch.set(key, it);
+      // a prompt written twice is two items, each gone back for on its own
+      this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
     return { items, carried };

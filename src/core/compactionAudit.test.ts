@@ -1,0 +1,79 @@
+// contract §8.4's rules one by one, on the auditor alone.
+import { describe, expect, it } from 'vitest';
+import { basename, CompactionAuditor, judgeFile, judgeText, judgeVerbatim, SurvivingText } from './compactionAudit.ts';
+
+const text = (t: string): SurvivingText => new SurvivingText(t);
+
+describe('contract §8.4 rules', () => {
+  it('file: the basename, case-sensitive, as a substring (inside a longer word counts)', () => {
+    expect(basename('/a/b/c.ts')).toBe('c.ts');
+    expect(basename('C:\\src\\x.go')).toBe('x.go');
+    expect(judgeFile('/a/io.ts', text('see radio.tsx'))).toBe('kept');
+    expect(judgeFile('/a/Store.ts', text('store.ts'))).toBe('lost');
+    expect(judgeFile('/a/', text('a'))).toBe('kept');
+  });
+
+  it('user_prompt: verbatim after collapsing white space, any case; else paraphrased by word coverage; else lost', () => {
+    expect(judgeText('Add  a\nTEST', text('we must add a test now'))).toBe('kept');
+    expect(judgeText('keep the public API unchanged please', text('the API stays public and unchanged'))).toBe('paraphrased');
+    expect(judgeText('keep the public API unchanged', text('nothing relevant'))).toBe('lost');
+    // stop words prove nothing
+    expect(judgeText('the and with for', text('the and with for'))).toBe('kept');
+    expect(judgeText('with the and for this', text('for the and with that'))).toBe('lost');
+  });
+
+  it('command and error: verbatim or lost', () => {
+    expect(judgeVerbatim('npm  test', text('ran NPM TEST twice'))).toBe('kept');
+    expect(judgeVerbatim('npm test -- cache', text('npm test ran for the cache'))).toBe('lost');
+  });
+});
+
+describe('CompactionAuditor', () => {
+  it('one item per distinct path, one per prompt written (the same prompt twice is two)', () => {
+    const a = new CompactionAuditor();
+    a.add('file', '/x.ts', 1, 's1');
+    a.add('file', '/x.ts', 2, 's2');
+    a.add('user_prompt', 'go on', 1, 'p1');
+    a.add('user_prompt', 'go on', 3, 'p2');
+    a.compact();
+    const { items } = a.judge(4, '');
+    expect(items.map((i) => [i.kind, i.span_id])).toEqual([
+      ['file', 's1'],
+      ['user_prompt', 'p1'],
+      ['user_prompt', 'p2'],
+    ]);
+  });
+
+  it('refetches only until the next compaction; a short prompt is restated only word for word', () => {
+    const a = new CompactionAuditor();
+    a.add('file', '/x.ts', 1, 's1');
+    a.add('user_prompt', 'fix it', 1, 'p1');
+    a.compact();
+    a.judge(2, '');
+    a.promptWritten('please fix the thing', 3); // "fix it" has one word of three letters or more: not by words
+    a.promptWritten('ok, fix it now', 4);
+    a.fileRead('/x.ts', 5);
+    a.fileRead('/x.ts', 6); // only the first
+    expect(a.takeRefetches().map((r) => [r.kind, r.turn])).toEqual([
+      ['user_prompt', 4],
+      ['file', 5],
+    ]);
+    a.add('file', '/y.ts', 7, 's7');
+    a.compact();
+    a.fileRead('/x.ts', 8); // after the next compaction: not this one's
+    expect(a.takeRefetches()).toEqual([]);
+  });
+
+  it('what a compaction kept is judged again at the next one, until one loses it', () => {
+    const a = new CompactionAuditor();
+    a.add('user_prompt', 'use postgres not sqlite', 1, 'p1');
+    a.compact();
+    expect(a.judge(2, 'Use Postgres, not SQLite.').items[0]!.status).toBe('paraphrased');
+    a.compact();
+    expect(a.judge(5, 'use postgres not sqlite').carried.map((c) => [c.status, c.first_audited_at])).toEqual([['kept', 2]]);
+    a.compact();
+    expect(a.judge(9, 'nothing').carried.map((c) => c.status)).toEqual(['lost']);
+    a.compact();
+    expect(a.judge(12, 'use postgres not sqlite').carried).toEqual([]);
+  });
+});
