@@ -402,7 +402,7 @@ export class SessionAnalysis {
       scores_invalidated: scoresInvalidated,
       texts_changed: textsChanged,
     };
-    this.composition ??= scopeIsImported(this.scope) || snap.spans.some((s) => s.kind !== undefined || s.label !== undefined);
+    this.composition ??= scopeIsImported(this.scope) || snap.spans.some((s) => s.label !== undefined);
     if (this.composition) metrics.tokens_by_kind = tokensByKind(table, snap, estimates);
 
     this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
