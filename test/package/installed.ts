@@ -1,7 +1,7 @@
 // The package as a user gets it: `npm pack` in the clone (its prepack builds
 // scripts/build-package.ts), then `npm install -g --prefix <tmp> <tarball>` with the machine's
 // npm. Shared by test/package/pack.test.ts, which packs once per run.
-import { spawn } from 'node:child_process';
+import { run as runCommand } from '../relay/helpers.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,30 +25,12 @@ export interface Installed {
   remove: () => void;
 }
 
-export interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+/** one command to completion, its output collected: the relay tests' helper, its timeout raised for installs */
+export async function run(cmd: string, args: string[], options: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<Ran> {
+  return runCommand(cmd, args, { timeoutMs: 120_000, ...options });
 }
 
-export function run(cmd: string, args: string[], options: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv }): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${cmd} ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
-    }, options.timeoutMs ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+export type Ran = Awaited<ReturnType<typeof runCommand>>;
 
 async function must(cmd: string, args: string[], options: { cwd: string; timeoutMs?: number }): Promise<string> {
   const r = await run(cmd, args, options);

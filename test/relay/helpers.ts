@@ -206,7 +206,8 @@ export function run(
       reject(new Error(`${cmd} ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
     }, options.timeoutMs ?? 60_000);
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the output pipes may still hold data when the process has exited
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
