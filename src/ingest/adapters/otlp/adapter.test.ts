@@ -148,6 +148,20 @@ describe('GenAI semantic conventions', () => {
     expect(t3!.compaction).toBeUndefined();
   });
 
+  it('contract §8.3: a gen_ai.conversation.compacted event marks the call as the first after a compaction, with no summary message', () => {
+    const a = new OtlpAdapter({ sha256, reorderMs: 0 });
+    const task = text('user', 'Task');
+    const later = {
+      ...chat(10, [task, text('assistant', 'fresh start')]),
+      events: [{ name: 'gen_ai.conversation.compacted', timeUnixNano: '0', attributes: [] }],
+    };
+    a.receive(request(chat(0, [task, text('assistant', 'step 1'), text('tool', 'out 1')]), later), 0);
+    const [t1, t2] = snapshots(a.due(0));
+    const gone = ids(t1!).slice(1);
+    expect(t2!.compaction).toMatchObject({ kind: 'compact', replaced: gone, summary: [] });
+    expect(t2!.archived).toEqual(gone);
+  });
+
   it('numbers repeated identical messages so ids stay unique, and keeps ids when an earlier message is removed', () => {
     const a = new OtlpAdapter({ sha256, reorderMs: 0 });
     const m = text('user', 'again');

@@ -291,7 +291,7 @@ export class OtlpAdapter {
     s.previous = spans.map((x) => x.span_id);
     const snap: Snapshot = { type: 'snapshot', session_id: s.id, turn: s.turn, ts: iso(c.startNs), spans };
     if (pruned.length > 0) snap.pruned = pruned;
-    if (newSummaries.length > 0 && pruned.length > 0) {
+    if ((newSummaries.length > 0 || c.compacted) && pruned.length > 0) {
       // contract §8.2–§8.3: the trace still holds the replaced messages (earlier calls carry them); one compaction event
       snap.archived = pruned;
       const surviving = new SurvivingText(spans.map((x) => x.text).join('\n'));

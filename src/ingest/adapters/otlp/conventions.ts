@@ -39,6 +39,8 @@ export interface ModelCall extends CallBase {
   messages: InputMessage[];
   inputTokens: number | null;
   model: string | null;
+  /** docs/adapters.md compactions: the span says the conversation was compacted before this call (a `gen_ai.conversation.compacted` event) */
+  compacted: boolean;
 }
 
 export interface RetrievedDocument {
@@ -121,6 +123,7 @@ function genAiCall(span: OtlpSpan): ModelCall {
     messages,
     inputTokens: tokens,
     model: str(a['gen_ai.request.model']) ?? str(a['gen_ai.response.model']),
+    compacted: span.events.some((e) => e.name === 'gen_ai.conversation.compacted'),
   };
 }
 
@@ -205,6 +208,7 @@ function openInferenceCall(span: OtlpSpan): ModelCall {
     messages,
     inputTokens: int(a['llm.token_count.prompt']),
     model: str(a['llm.model_name']),
+    compacted: span.events.some((e) => e.name === 'gen_ai.conversation.compacted'),
   };
 }
 
