@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's recommended rules, plus the import direction of STYLE.md made
+// Lint: typescript-eslint's recommended rules, plus the import direction of docs/architecture.md made
 // executable: app → src/worker → src/ingest → src/core; src/cli → src/server → src/core.
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';

@@ -1,4 +1,4 @@
-// Chunk boundaries (STYLE.md habit 3: let tests choose the chunk size). The same bytes fed
+// Chunk boundaries (a JSON line split across two chunks is the bug a fixed chunk size hides: tests choose it). The same bytes fed
 // to TranscriptReader whole, or in chunks of 1, 7 or 4096 bytes, through the Web decoder
 // or Node's, must give the same (text, line) pairs and the same engine report.
 import { describe, expect, it } from 'vitest';

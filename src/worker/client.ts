@@ -1,4 +1,4 @@
-// The dashboard's one door to the analysis Worker (STYLE: app → src/worker/client.ts).
+// The dashboard's one door to the analysis Worker (the import rule in docs/architecture.md: app reaches the Worker only through this module).
 // It numbers jobs and requests, drops every reply or event for a job that is no longer
 // current, and turns queries into promises. The constants the UI needs from the engine
 // (signal names, severities, thresholds) are re-exported here so the app never imports

@@ -1,7 +1,7 @@
 // The typed messages between the dashboard (main thread) and the analysis Worker.
 // Requests carry the job id they were made for; every reply and event carries the job
 // it belongs to, and the client drops anything for a job that is no longer current
-// (STYLE habit 4). Bulk numbers travel as typed arrays in the transfer list.
+// (docs/architecture.md "Worker messages"). Bulk numbers travel as typed arrays in the transfer list.
 import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
