@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
+import { defaultMaxConnections } from '../server/descriptorBudget.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { isRedisUrl, startRelay, StartupError, type Relay } from '../server/relay.ts';
 import { parseDuration } from '../server/retention.ts';
@@ -37,6 +38,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            the same for the connections of one remote address (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytesPerAddress})
   --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
   --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
+  --max-connections N      TCP connections open at once; past it new ones are closed at once (default: the
+                           open-file limit less a quarter kept for files, ${defaultMaxConnections()} here)
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none with the analysis on or on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
@@ -75,6 +78,7 @@ export async function runServe(args: string[]): Promise<number> {
       'max-unfinished-bytes-per-address': { type: 'string' },
       'idle-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
       'validator-threads': { type: 'string' },
       'otlp-reorder-ms': { type: 'string' },
       'no-analysis': { type: 'boolean', default: false },
@@ -113,6 +117,7 @@ export async function runServe(args: string[]): Promise<number> {
     }
     if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
     if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
+    if (values['max-connections'] !== undefined) connection.maxConnections = count(values['max-connections'], '--max-connections', 1);
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
     if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
 import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
 import { watchDataDir } from './dataDirWatch.ts';
+import { capConnections, defaultMaxConnections } from './descriptorBudget.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
@@ -122,7 +123,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${line}\n`));
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
-  const connection: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connection };
+  const connection: ConnectionLimits & { maxConnections: number } = {
+    ...DEFAULT_CONNECTION_LIMITS,
+    ...options.connection,
+    maxConnections: options.connection?.maxConnections ?? defaultMaxConnections(),
+  };
   const unfinished = new UnfinishedBudget(connection);
   const fanoutOptions: FanoutOptions = { ...DEFAULT_FANOUT, ...options.fanout };
   await fs.promises.mkdir(options.dataDir, { recursive: true });
@@ -155,7 +160,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     void validator.close();
     throw useRedis ? new StartupError((e as Error).message) : e;
   }
-  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
+  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000, log);
   const fileFanout = new Fanout(store, fanoutOptions);
   const fanout: SubscriberPort = redis?.fanout ?? fileFanout;
   const fileIngest = redis === null ? new Ingest(store, fileFanout, limits, validator) : null;
@@ -277,6 +282,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   });
   server.keepAliveTimeout = 65_000;
   const guards = guardConnections(server, connection, unfinished);
+  capConnections(server, connection.maxConnections, log);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://relay');

@@ -144,8 +144,14 @@ export interface IngestReply {
 }
 
 /** `node bin/context-health.mjs serve …` as a child; resolves with its URL once it listens. */
-export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'serve', ...args], {
+export async function spawnServe(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  /** a command the relay runs under, e.g. ['prlimit', '--nofile=256:256', '--'] */
+  wrapper: string[] = [],
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const command = [...wrapper, process.execPath, path.join(ROOT, 'bin/context-health.mjs'), 'serve', ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
