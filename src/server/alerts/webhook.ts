@@ -4,6 +4,7 @@
 // `<data>/alerts/deliveries.jsonl` (the delivery log; `GET /api/alerts/deliveries`).
 import fs from 'node:fs';
 import type { AlertDelivery, AlertFiring } from '../../client/relayApi.ts';
+import { postWebhook } from './webhookPost.ts';
 
 export interface RetryPolicy {
   /** wait before the second attempt; doubles each time up to maxMs */
@@ -68,29 +69,11 @@ export class WebhookDelivery {
     }
     const abort = new AbortController();
     this.aborts.add(abort);
-    const timer = setTimeout(() => abort.abort(), this.policy.timeoutMs);
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const { webhook: _where, ...body } = firing;
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'context-health-relay' },
-        body: JSON.stringify(body),
-        // a redirect is not followed: a 3xx is a failed attempt (the rule names the URL to use)
-        redirect: 'manual',
-        signal: abort.signal,
-      });
-      status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) error = `answered ${res.status}`;
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      error = cause?.code ?? cause?.message ?? (e as Error).message;
-    } finally {
-      clearTimeout(timer);
-      this.aborts.delete(abort);
-    }
+    const { webhook: _where, ...body } = firing;
+    const sent = await postWebhook(new URL(url), JSON.stringify(body), this.policy.timeoutMs, abort.signal);
+    this.aborts.delete(abort);
+    const status = sent.status;
+    const error = sent.failed !== null ? failureOf(sent.failed) : status !== null && (status < 200 || status > 299) ? `answered ${status}` : null;
     if (this.closed) return; // the relay is stopping: this attempt is retried after the restart
     const outcome: AlertDelivery['outcome'] = error === null ? 'delivered' : attempt >= this.policy.attempts ? 'failed' : 'retrying';
     this.record({ alert_id: firing.id, url, attempt, at: new Date().toISOString(), outcome, status, error });
@@ -117,4 +100,8 @@ export class WebhookDelivery {
       this.log(`could not record a delivery in ${this.file}: ${(e as Error).message}`);
     }
   }
+}
+
+function failureOf(e: Error): string {
+  return (e as NodeJS.ErrnoException).code ?? e.message;
 }
