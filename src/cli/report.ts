@@ -2,7 +2,6 @@
 // jobs (issue "Incident reports", item 4). The file is read exactly as `check` reads it
 // (same adapters, thresholds, exit status); the report itself is drawn by the renderer
 // (src/render), which runs the dashboard's own chart components under Node.
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
@@ -12,6 +11,8 @@ import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
+import { ReportWriteError, writeReportFiles } from './reportFiles.ts';
+import { escapeControls } from '../core/terminalText.ts';
 import { phase } from '../node/phases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
@@ -207,10 +208,12 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
     return 2;
   }
   const out = values.out;
-  for (const f of rendered.files) {
-    const target = path.join(out, f.name);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    await fs.promises.writeFile(target, f.bytes);
+  try {
+    await writeReportFiles(out, rendered.files);
+  } catch (e) {
+    if (!(e instanceof ReportWriteError)) throw e;
+    process.stderr.write(`context-health report: ${escapeControls(e.message)}\n`);
+    return 2;
   }
   phase('files written');
   const d = rendered.data;

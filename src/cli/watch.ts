@@ -12,6 +12,11 @@ import { HarnessClient } from '../client/harness.ts';
 import { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { nodeSha256 } from '../node/platform.ts';
+import { escapeLines } from '../core/terminalText.ts';
+import { relayBase } from './relayUrl.ts';
+
+/** --poll below this rewrites the state file too often to be meant */
+const MIN_POLL_MS = 10;
 
 export interface WatchOptions {
   /** files, or folders searched (recursively) for `.jsonl` transcripts */
@@ -182,7 +187,7 @@ options:
   --url URL      the relay (default http://127.0.0.1:8787, what npm start serves)
   --state FILE   where it remembers how far it got per file, to resume after a restart
                  (default .context-health-watch.json)
-  --poll MS      how often files are checked for growth (default 500)
+  --poll MS      how often files are checked for growth (default 500, at least 10)
   --token T      the relay's token, when it has one
   -h, --help     this text`;
 
@@ -202,16 +207,26 @@ export async function runWatch(args: string[]): Promise<number> {
     process.stdout.write(WATCH_USAGE + '\n');
     return 0;
   }
-  if (positionals.length === 0) throw new Error('watch takes at least one file or folder');
+  const wrong = (why: string): number => {
+    process.stderr.write(escapeLines(`context-health watch: ${why}\n${WATCH_USAGE}\n`));
+    return 2;
+  };
+  if (positionals.length === 0) return wrong('watch takes at least one file or folder');
+  const base = relayBase(values.url);
+  if (!(base instanceof URL)) return wrong(base.error);
+  // a poll every millisecond would rewrite the state file a thousand times a second
+  if (!/^\d+$/.test(values.poll) || Number(values.poll) < MIN_POLL_MS) {
+    return wrong(`--poll must be a whole number of milliseconds ≥ ${MIN_POLL_MS}, got ${JSON.stringify(values.poll)}`);
+  }
   const watcher = startWatch({
     paths: positionals,
-    url: values.url,
+    url: base.href,
     statePath: values.state,
     pollMs: Number(values.poll),
     ...(values.token === undefined ? {} : { token: values.token }),
-    log: (l) => process.stderr.write(l + '\n'),
+    log: (l) => process.stderr.write(escapeLines(l) + '\n'),
   });
-  process.stderr.write(`context-health watch: ${positionals.join(', ')} → ${values.url} (state in ${values.state})\n`);
+  process.stderr.write(escapeLines(`context-health watch: ${positionals.join(', ')} → ${base.href} (state in ${values.state})`) + '\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -38,6 +38,7 @@ import { RedisAnalysis } from './analysis/redisAnalysis.ts';
 import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
 import { SharedAlerts } from './alerts/sharedAlerts.ts';
 import { quoted } from './quoted.ts';
+import { loggedPath, logText } from './logLine.ts';
 import { startRetention } from './retention.ts';
 
 /** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
@@ -121,7 +122,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         'Set --token T (or CONTEXT_HEALTH_TOKEN), or keep the default --host 127.0.0.1.',
     );
   }
-  const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${line}\n`));
+  const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${logText(line)}\n`));
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
   const connection: ConnectionLimits & { maxConnections: number } = {
     ...DEFAULT_CONNECTION_LIMITS,
@@ -275,7 +276,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
 
   const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
     void handleHttp(req, res).catch((e: unknown) => {
-      log(`error serving ${req.method ?? ''} ${req.url ?? ''}: ${(e as Error).message}`);
+      log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
       if (!res.headersSent) json(res, 500, { error: (e as Error).message });
       else res.destroy();
     });
