@@ -30,7 +30,7 @@ import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from '.
 import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, tooSlow, type FanoutOptions, type FanoutStats } from './fanout.ts';
 import { Backpressure } from './backpressure.ts';
 import type { IngestAnalysis, IngestCounters, IngestResult } from './ingest.ts';
-import { quoted } from './quoted.ts';
+import { quoted, shownTitle } from './quoted.ts';
 import { compactError, newSessionRefusal, sameStored, versionOneError, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { Validator } from './validator.ts';
 
@@ -106,7 +106,7 @@ function stateOf(sid: string, v: (string | null)[]): SessionState {
 function infoOf(s: SessionState): RelaySession {
   return {
     session_id: s.id,
-    title: s.header?.title ?? null,
+    title: shownTitle(s.header?.title),
     messages: s.lastSeq,
     last_seq: s.lastSeq,
     last_turn: s.lastTurn,

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RelaySession } from '../client/relayApi.ts';
 import type { SessionHeader } from '../core/wire.ts';
-import { quoted } from './quoted.ts';
+import { quoted, shownTitle } from './quoted.ts';
 
 /** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
 export const RECENT = 1024;
@@ -53,7 +53,7 @@ export class SessionLog {
   info(): RelaySession {
     return {
       session_id: this.id,
-      title: this.header?.title ?? null,
+      title: shownTitle(this.header?.title),
       messages: this.lastSeq,
       last_seq: this.lastSeq,
       last_turn: this.lastTurn,

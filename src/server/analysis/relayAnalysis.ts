@@ -8,7 +8,7 @@
 // the sessions' Engines run there and the verdict is a Promise of the thread's answer; the
 // rest (SessionHealth's rings, verdict memory, summaries, the listeners) stays here.
 import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
-import { quoted } from '../quoted.ts';
+import { quoted, shownTitle } from '../quoted.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { readChunks, type SessionLogStore } from '../store.ts';
 import { AnalysisThreads, type StoredLine } from './analysisThreads.ts';
@@ -72,7 +72,7 @@ export class RelayAnalysis {
     for (const s of this.store.byRecency()) {
       const health = new SessionHealth(s.id, s.updatedAt);
       health.analysed = false;
-      health.title = s.header?.title ?? null;
+      health.title = shownTitle(s.header?.title);
       this.entries.set(s.id, { health, rebuild: null, pending: true, waiting: [] });
     }
     this.counters.rebuilding = this.entries.size;
