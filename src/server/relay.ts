@@ -39,6 +39,7 @@ import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
 import { SharedAlerts } from './alerts/sharedAlerts.ts';
 import { quoted } from './quoted.ts';
 import { loggedPath, logText } from './logLine.ts';
+import { oneAtATime } from './pipelining.ts';
 import { startRetention } from './retention.ts';
 
 /** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
@@ -274,13 +275,16 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     extra: overviewRoutes(analysis, alerts),
   });
 
-  const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
-    void handleHttp(req, res).catch((e: unknown) => {
-      log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
-      if (!res.headersSent) json(res, 500, { error: (e as Error).message });
-      else res.destroy();
-    });
-  });
+  const server = http.createServer(
+    serverTimeoutOptions(connection),
+    oneAtATime((req, res) => {
+      void handleHttp(req, res).catch((e: unknown) => {
+        log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
+        if (!res.headersSent) json(res, 500, { error: (e as Error).message });
+        else res.destroy();
+      });
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   const guards = guardConnections(server, connection, unfinished);
   capConnections(server, connection.maxConnections, log);
