@@ -14,6 +14,7 @@ import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
+import { readTail, type FileState, type TailReader } from './watchTail.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -26,13 +27,11 @@ export interface WatchOptions {
   pollMs?: number;
   token?: string | null;
   log?: (line: string) => void;
+  /** the longest line read (one record); longer ones are skipped. Also the most read from one file per poll (default 16 MiB) */
+  maxLineBytes?: number;
 }
 
-interface FileState {
-  /** bytes read and handed to the adapter (always at a line end) */
-  offset: number;
-  lines: number;
-}
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 interface Tail {
   file: string;
@@ -40,6 +39,7 @@ interface Tail {
   pipeline: TranscriptPipeline;
   /** while re-reading what an earlier run already sent: adapt, do not send */
   replaying: boolean;
+  reader: TailReader;
 }
 
 export interface Watcher {
@@ -55,6 +55,7 @@ export function startWatch(options: WatchOptions): Watcher {
   const log = options.log ?? (() => undefined);
   let sending: Promise<unknown>[] = [];
 
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const tailOf = (file: string): Tail => {
     let tail = tails.get(file);
     if (tail !== undefined) return tail;
@@ -64,24 +65,42 @@ export function startWatch(options: WatchOptions): Watcher {
       if (tailRef.current?.replaying === true) return;
       sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`)));
     };
-    const scoring = new ScoringStage(
-      {
-        text: (text) => send(text),
-        value: (value) => send(value),
-        error: (line, message) => log(`${file}:${line}: ${message}`),
-      },
-      { mode: 'auto', sha256: nodeSha256 },
-    );
     const stem = path.basename(file).replace(/\.jsonl$/, '');
-    tail = { file, state, pipeline: new TranscriptPipeline(scoring, { from: 'claude-code', fallbackSessionId: stem }), replaying: false };
+    const newPipeline = (): TranscriptPipeline => {
+      const scoring = new ScoringStage(
+        {
+          text: (text) => send(text),
+          value: (value) => send(value),
+          error: (line, message) => log(`${file}:${line}: ${message}`),
+        },
+        { mode: 'auto', sha256: nodeSha256 },
+      );
+      return new TranscriptPipeline(scoring, { from: 'claude-code', fallbackSessionId: stem });
+    };
+    const made: Tail = {
+      file,
+      state,
+      pipeline: newPipeline(),
+      replaying: false,
+      reader: {
+        line: (text, n) => made.pipeline.line(text, n),
+        // another file under this name: what it holds is a new transcript, adapted from its start
+        restart: (why) => {
+          log(`${file}: ${why}; reading it from the start`);
+          made.pipeline = newPipeline();
+        },
+        log,
+      },
+    };
+    tail = made;
     tailRef.current = tail;
     tails.set(file, tail);
     const resumeAt = saved[file];
-    if (resumeAt !== undefined) {
+    if (resumeAt !== undefined && stillTheFile(file, resumeAt)) {
       // contract §7 adapters: the snapshots depend on everything before them, so the part an
       // earlier run sent is read again, silently
       tail.replaying = true;
-      readNew(tail, resumeAt.offset);
+      readAll(tail, resumeAt.offset, maxLineBytes);
       tail.replaying = false;
       log(`${file}: resumed at byte ${tail.state.offset}`);
     }
@@ -89,7 +108,10 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 
   const poll = async (): Promise<void> => {
-    for (const file of transcripts(options.paths)) readNew(tailOf(file), Infinity);
+    for (const file of transcripts(options.paths, log)) {
+      const tail = tailOf(file);
+      readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+    }
     const batch = sending;
     sending = [];
     await Promise.all(batch);
@@ -122,31 +144,30 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 }
 
-/** Reads complete lines from the tail's offset up to `limit` bytes into the file. */
-function readNew(tail: Tail, limit: number): void {
-  let size: number;
-  try {
-    size = fs.statSync(tail.file).size;
-  } catch {
-    return; // gone (or not yet there)
-  }
-  const end = Math.min(size, limit);
-  if (end <= tail.state.offset) return;
-  const fd = fs.openSync(tail.file, 'r');
-  try {
-    const bytes = Buffer.alloc(end - tail.state.offset);
-    fs.readSync(fd, bytes, 0, bytes.length, tail.state.offset);
-    const lastNewline = bytes.lastIndexOf(0x0a);
-    if (lastNewline === -1) return; // a record still being written
-    const text = bytes.subarray(0, lastNewline).toString('utf8');
-    for (const line of text.split('\n')) tail.pipeline.line(line.endsWith('\r') ? line.slice(0, -1) : line, ++tail.state.lines);
-    tail.state.offset += lastNewline + 1;
-  } finally {
-    fs.closeSync(fd);
+/** Reads up to `limit` bytes into the file, a bounded piece at a time. */
+function readAll(tail: Tail, limit: number, maxLineBytes: number): void {
+  for (let before = -1; tail.state.offset < limit && tail.state.offset !== before;) {
+    before = tail.state.offset;
+    readTail(tail.file, tail.state, limit, maxLineBytes, tail.reader);
   }
 }
 
-function transcripts(paths: string[]): string[] {
+/** Whether the file a state file names is still the one it describes (not rotated or truncated while watch was stopped). */
+function stillTheFile(file: string, saved: FileState): boolean {
+  try {
+    const st = fs.statSync(file);
+    return st.size >= saved.offset && (saved.ino === undefined || (st.ino === saved.ino && st.dev === saved.dev));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The transcripts to read: named files as they are, and the `.jsonl` files in named
+ * folders. A symbolic link in a folder is followed only when it leads to a file inside
+ * that folder: a link to ~/.ssh/… or another project's transcripts is not read.
+ */
+function transcripts(paths: string[], log: (line: string) => void): string[] {
   const out: string[] = [];
   for (const p of paths) {
     let stat: fs.Stats;
@@ -157,10 +178,32 @@ function transcripts(paths: string[]): string[] {
     }
     if (stat.isFile()) out.push(path.resolve(p));
     else if (stat.isDirectory()) {
-      for (const name of fs.readdirSync(p, { recursive: true }) as string[]) if (name.endsWith('.jsonl')) out.push(path.resolve(p, name));
+      const root = fs.realpathSync(p);
+      for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
+        if (!name.endsWith('.jsonl')) continue;
+        const file = path.resolve(p, name);
+        if (insideFolder(file, root)) out.push(file);
+        else warnOnce(log, `${file}: a link out of the watched folder ${p}; not read`);
+      }
     }
   }
   return out.sort();
+}
+
+function insideFolder(file: string, root: string): boolean {
+  try {
+    const real = fs.realpathSync(file);
+    return real.startsWith(root + path.sep) && fs.statSync(real).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const warned = new Set<string>();
+function warnOnce(log: (line: string) => void, line: string): void {
+  if (warned.has(line)) return;
+  warned.add(line);
+  log(line);
 }
 
 function readState(file: string): Record<string, FileState> {
