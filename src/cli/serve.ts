@@ -20,6 +20,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            --allow-origin http://localhost:5173 (repeatable; default: only the relay's own)
   --public-url URL         the URL the relay is reached at through a proxy: its host name and origin
                            count as the relay's own (repeatable)
+  --allow-webhook-host H   let alert webhooks reach host H although it is not a public address (loopback, private
+                           networks, link-local), e.g. a local Slack bridge (repeatable; default: public addresses only)
   --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
   --demo-interval MS       milliseconds between demo turns (default 1000)
   --static DIR             serve this built dashboard instead of the package's dist/
@@ -62,6 +64,7 @@ export async function runServe(args: string[]): Promise<number> {
       'token-for-reads': { type: 'boolean', default: false },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'public-url': { type: 'string', multiple: true, default: [] },
+      'allow-webhook-host': { type: 'string', multiple: true, default: [] },
       demo: { type: 'boolean', default: false },
       'demo-interval': { type: 'string', default: '1000' },
       static: { type: 'string' },
@@ -152,6 +155,7 @@ export async function runServe(args: string[]): Promise<number> {
       tokenForReads: values['token-for-reads'],
       allowOrigins: values['allow-origin'],
       publicUrls: values['public-url'],
+      allowWebhookHosts: values['allow-webhook-host'],
       distDir,
       fsync: values.fsync,
       ...(values.store === undefined ? {} : { store: values.store }),

@@ -91,6 +91,8 @@ export interface RelayOptions {
   retainBytes?: number | null;
   /** how often retention looks, and how recent a message keeps a session from the byte budget (tests shorten them) */
   retention?: { everyMs?: number; liveMs?: number };
+  /** hosts alert webhooks may reach although they are not public addresses (--allow-webhook-host) */
+  allowWebhookHosts?: readonly string[];
   /** alert webhook retries (tests shorten them) */
   alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
@@ -186,6 +188,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           linkBase,
           log,
           ...(options.alertRetry ? { retry: options.alertRetry } : {}),
+          allowWebhookHosts: options.allowWebhookHosts ?? [],
           ...(redis === null ? {} : { shared: new SharedAlerts(redis) }),
         });
   const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring } from '../../src/client/relayApi.ts';
 import { WebhookDelivery } from '../../src/server/alerts/webhook.ts';
+import { WebhookAddressPolicy } from '../../src/server/alerts/webhookAddress.ts';
 import { tempDir } from '../relay/helpers.ts';
 
 const servers: http.Server[] = [];
@@ -54,7 +55,7 @@ it('never reads a webhook answer body: an endless 200 is recorded at once and th
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
   const file = path.join(tempDir(), 'deliveries.jsonl');
-  const delivery = new WebhookDelivery(file, { attempts: 1, timeoutMs: 10_000 }, () => {});
+  const delivery = new WebhookDelivery(file, { attempts: 1, timeoutMs: 10_000 }, () => {}, null, new WebhookAddressPolicy(['127.0.0.1']));
   const started = Date.now();
   delivery.send(FIRING, url, 1);
   let recorded: AlertDelivery | undefined;

@@ -65,7 +65,7 @@ describe('alerts', () => {
 
     const dataDir = tempDir();
     const retry = { initialMs: 100, maxMs: 400, attempts: 200 };
-    let r = await relay({ dataDir, alertRetry: retry });
+    let r = await relay({ dataDir, alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     const hook = receiver.url;
     const rules = {
       collapse3: await addRule(r.url, { signal: 'relevance_collapse', min_severity: 'fault', for_turns: 3, webhook: hook }),
@@ -84,7 +84,7 @@ describe('alerts', () => {
     );
     await r.close();
 
-    r = await relay({ dataDir, alertRetry: retry });
+    r = await relay({ dataDir, alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     expect((await postNdjson(r.url, lines.slice(cut - 2).join('\n'))).status).toBe(200);
     expect((await postNdjson(r.url, fs.readFileSync(path.join(SAMPLES, 'healthy.jsonl'), 'utf8'))).status).toBe(200);
     const history = async (): Promise<AlertFiring[]> => ((await (await fetch(`${r.url}api/alerts/history`)).json()) as { alerts: AlertFiring[] }).alerts;

@@ -4,7 +4,8 @@
 // `<data>/alerts/deliveries.jsonl` (the delivery log; `GET /api/alerts/deliveries`).
 import fs from 'node:fs';
 import type { AlertDelivery, AlertFiring } from '../../client/relayApi.ts';
-import { postWebhook } from './webhookPost.ts';
+import { postWebhook, type PostOutcome } from './webhookPost.ts';
+import { WebhookAddressPolicy, WebhookBlocked } from './webhookAddress.ts';
 
 export interface RetryPolicy {
   /** wait before the second attempt; doubles each time up to maxMs */
@@ -33,6 +34,8 @@ export class WebhookDelivery {
     private readonly log: (line: string) => void,
     /** relays sharing one Redis: each attempt is made by the relay that claims it, and recorded in Redis (sharedAlerts.ts) */
     private readonly shared: { claim(alertId: string, attempt: number): Promise<boolean>; record(d: AlertDelivery): Promise<void> } | null = null,
+    /** where webhooks may go (public addresses unless --allow-webhook-host names the host) */
+    private readonly addresses = new WebhookAddressPolicy(),
   ) {
     this.policy = { ...DEFAULT_RETRY, ...policy };
   }
@@ -70,7 +73,12 @@ export class WebhookDelivery {
     const abort = new AbortController();
     this.aborts.add(abort);
     const { webhook: _where, ...body } = firing;
-    const sent = await postWebhook(new URL(url), JSON.stringify(body), this.policy.timeoutMs, abort.signal);
+    const target = new URL(url);
+    const refused = this.addresses.refusal(target);
+    const sent: PostOutcome =
+      refused !== null
+        ? { status: null, failed: new WebhookBlocked(refused) }
+        : await postWebhook(target, JSON.stringify(body), this.policy.timeoutMs, abort.signal, this.addresses.lookupFor(target));
     this.aborts.delete(abort);
     const status = sent.status;
     const error = sent.failed !== null ? failureOf(sent.failed) : status !== null && (status < 200 || status > 299) ? `answered ${status}` : null;
@@ -78,6 +86,7 @@ export class WebhookDelivery {
     const outcome: AlertDelivery['outcome'] = error === null ? 'delivered' : attempt >= this.policy.attempts ? 'failed' : 'retrying';
     this.record({ alert_id: firing.id, url, attempt, at: new Date().toISOString(), outcome, status, error });
     if (outcome === 'failed') this.log(`alert ${firing.id}: webhook ${url} gave up after ${attempt} attempts (${error ?? ''})`);
+    if (sent.failed instanceof WebhookBlocked && attempt === 1) this.log(`alert ${firing.id}: ${sent.failed.message}`);
     if (outcome !== 'retrying') return;
     const wait = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** (attempt - 1));
     const t = setTimeout(() => {
@@ -102,6 +111,10 @@ export class WebhookDelivery {
   }
 }
 
+/**
+ * What the delivery log (readable by anyone who may read) says of a failed attempt: never
+ * which way it failed (refused, reset, timed out), which would make rules a port scanner.
+ */
 function failureOf(e: Error): string {
-  return (e as NodeJS.ErrnoException).code ?? e.message;
+  return e instanceof WebhookBlocked ? 'unreachable: not a public address (--allow-webhook-host)' : 'unreachable';
 }
