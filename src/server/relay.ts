@@ -15,7 +15,7 @@ import { capConnections, defaultMaxConnections } from './descriptorBudget.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
-import { json, rejectUpgrade } from './httpReply.ts';
+import { denyFraming, json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
 import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -37,6 +37,7 @@ import { RelayAnalysis } from './analysis/relayAnalysis.ts';
 import { RedisAnalysis } from './analysis/redisAnalysis.ts';
 import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
 import { SharedAlerts } from './alerts/sharedAlerts.ts';
+import { redactFiring } from './alerts/redact.ts';
 import { quoted } from './quoted.ts';
 import { loggedPath, logText } from './logLine.ts';
 import { oneAtATime } from './pipelining.ts';
@@ -191,7 +192,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           allowWebhookHosts: options.allowWebhookHosts ?? [],
           ...(redis === null ? {} : { shared: new SharedAlerts(redis) }),
         });
-  const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);
+  // the overview channel is read without the token: its firings never carry a webhook's path
+  const overview = analysis === null ? null : new OverviewChannel(analysis, () => (alerts?.recent() ?? []).map(redactFiring));
   if (analysis !== null) {
     if (fileIngest !== null) fileIngest.analysis = analysis;
     if (redis !== null) redis.ingest.analysis = analysis;
@@ -204,7 +206,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
     }
     alerts?.attach(analysis);
-    if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
+    if (overview !== null) alerts?.onFiring((a) => overview.alert(redactFiring(a)));
     void analysis.start();
   }
   const removeSession = (id: string, why: string): void => {
@@ -275,7 +277,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     log,
     postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
     onDeleted: (id) => analysis?.forget(id),
-    extra: overviewRoutes(analysis, alerts),
+    extra: overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null),
   });
 
   const server = http.createServer(
@@ -293,6 +295,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   capConnections(server, connection.maxConnections, log);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    denyFraming(res);
     const url = new URL(req.url ?? '/', 'http://relay');
     const p = url.pathname;
     if (p === OTLP_TRACES_PATH) return otlp.serve(req, res, url);
