@@ -124,7 +124,7 @@ export class OtlpAdapter {
         accepted++;
         continue;
       }
-      const session = event.kind === 'retrieval' ? `${event.conversation}/retrieval` : event.conversation;
+      const session = sessionOfConversation(event.conversation, event.kind === 'retrieval');
       items.push({ session, startNs: event.startNs, key, event });
     }
     items.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -307,4 +307,15 @@ export class OtlpAdapter {
 
 function iso(ns: bigint): string {
   return new Date(Number(ns / BigInt(1_000_000))).toISOString();
+}
+
+/**
+ * The session a conversation's events go to. A conversation's retrievals are the session
+ * `<conversation>/retrieval`; a `/` (and the `%` that escapes it) in the conversation id
+ * itself is percent-encoded, so conversation "a/retrieval" cannot write into conversation
+ * "a"'s retrieval session.
+ */
+export function sessionOfConversation(conversation: string, retrieval: boolean): string {
+  const id = conversation.replace(/%/g, '%25').replace(/\//g, '%2F');
+  return retrieval ? `${id}/retrieval` : id;
 }
