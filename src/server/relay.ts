@@ -264,6 +264,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     ingest,
     access,
     maxBodyBytes: limits.maxMessageBytes,
+    maxSpans: limits.maxSpansPerSnapshot,
     reorderMs: options.otlpReorderMs,
     // with Redis the relay does not know a session's last turn synchronously: a conversation
     // resumed after a restart is placed by the reorder buffer alone (docs/scale-out.md)
