@@ -246,8 +246,16 @@ async function readState(redis: Client, sid: string): Promise<SessionState | und
 }
 
 export class RedisDirectory implements SessionDirectory {
-  readonly lost = null;
   private known = 0;
+
+  /**
+   * Redis not reachable right now (ioredis reconnects by itself): /api/health answers 503
+   * meanwhile, so a monitor sees the outage; unlike a deleted data directory it passes.
+   */
+  get lost(): string | null {
+    const status = this.redis.status;
+    return status === 'ready' ? null : `the Redis store is unreachable (${status}); messages are not acknowledged until it is back`;
+  }
 
   constructor(
     private readonly redis: Client,
