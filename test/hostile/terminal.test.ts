@@ -72,6 +72,21 @@ describe('terminal escapes are escaped', () => {
     expect(run.stderr).not.toMatch(RAW_CONTROL);
   }, 30_000);
 
+  it('report and check', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'run.jsonl');
+    const sid = `p${HOSTILE}`;
+    fs.writeFileSync(file, titled(sid, HOSTILE).join('\n') + '\n');
+    const report = await runCli(['report', file, '--out', path.join(dir, 'out'), '--fail-on', 'never']);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain('\\x9b2J');
+    expect(report.stdout + report.stderr).not.toMatch(RAW_CONTROL);
+    const missing = await runCli(['check', path.join(dir, `gone${HOSTILE}.jsonl`)]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('\\x1b[2J');
+    expect(missing.stderr).not.toMatch(RAW_CONTROL);
+  }, 30_000);
+
   it("the relay's log", async () => {
     const serve = await spawnServe(['--port', '0', '--data', tempDir(), '--no-static', '--no-analysis']);
     try {
