@@ -2,7 +2,7 @@
 // relay must take the status and hang up, reading (nearly) nothing of the body.
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring } from '../../src/client/relayApi.ts';
@@ -71,4 +71,37 @@ it('never reads a webhook answer body: an endless 200 is recorded at once and th
   // what the relay could have taken in: the socket buffers, not the stream
   expect(sent).toBeLessThan(16 * 1024 * 1024);
   expect(fs.readFileSync(file, 'utf8')).toContain('"delivered"');
+});
+
+it('a receiver dripping its answer a byte at a time is given up within the attempt time limit', async () => {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.write('HTTP/1.1 200 OK\r\nX-Slow: ');
+    // bounded: one byte every 100 ms for at most 5 s
+    const drip = setInterval(() => socket.write('x'), 100);
+    const stop = setTimeout(() => socket.destroy(), 5000);
+    socket.on('close', () => {
+      clearInterval(drip);
+      clearTimeout(stop);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const delivery = new WebhookDelivery(
+    path.join(tempDir(), 'd.jsonl'),
+    { attempts: 1, timeoutMs: 500 },
+    () => {},
+    null,
+    new WebhookAddressPolicy(['127.0.0.1']),
+  );
+  const started = Date.now();
+  delivery.send(FIRING, url, 1);
+  while (delivery.deliveries().length === 0 && Date.now() - started < 6000) await new Promise((r) => setTimeout(r, 20));
+  delivery.close();
+  for (const s of sockets) s.destroy();
+  await new Promise((r) => server.close(r));
+  expect(delivery.deliveries()[0]).toMatchObject({ outcome: 'failed', error: 'unreachable' });
+  expect(Date.now() - started).toBeLessThan(1500);
 });

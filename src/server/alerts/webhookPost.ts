@@ -38,6 +38,10 @@ export function postWebhook(url: URL, body: string, timeoutMs: number, signal: A
         req.destroy();
       },
     );
+    // `timeout` is the socket's idle time; a receiver dripping a header byte now and then
+    // resets it, so the whole attempt has its own limit too
+    const whole = setTimeout(() => req.destroy(new Error('timed out')), timeoutMs);
+    req.on('close', () => clearTimeout(whole));
     req.on('timeout', () => req.destroy(new Error('timed out')));
     req.on('error', (e) => done({ status: null, failed: e }));
     req.on('close', () => done({ status: null, failed: new Error('closed without an answer') }));
