@@ -35,6 +35,7 @@ export function capConnections(server: Server, maxConnections: number, log: (lin
   server.on('drop', () => sayOnce(`refusing new connections: ${maxConnections} are open (--max-connections)`));
   server.on('error', (e: NodeJS.ErrnoException) => {
     if (e.syscall === 'accept') sayOnce(`could not accept a connection (${e.code ?? e.message}); the ones open are served`);
-    else log(`server error: ${e.message}`);
+    // failing to listen is the start-up's to report (relay.ts), as a StartupError
+    else if (e.syscall !== 'listen') log(`server error: ${e.message}`);
   });
 }
