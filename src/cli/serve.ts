@@ -9,6 +9,7 @@ import { parseDuration } from '../server/retention.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
+import { DEFAULT_PARK_IDLE_MS } from '../server/analysis/analysisThreads.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
   --port N                 port (default 8787; 0 = any free port)
@@ -49,6 +50,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts
   --analysis-threads N     worker threads running the sessions' analysis, each session on one (default 1 with 2 cores
                            or more, else 0 = on the main thread)
+  --analysis-idle S        seconds a session may send nothing before its analysis state (about the size of its
+                           last snapshot) is dropped from the analysis thread, rebuilt from its log on its next
+                           message (default ${DEFAULT_PARK_IDLE_MS / 1000}; needs --analysis-threads 1 or more)
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
   --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
 
@@ -86,6 +90,7 @@ export async function runServe(args: string[]): Promise<number> {
       'otlp-reorder-ms': { type: 'string' },
       'no-analysis': { type: 'boolean', default: false },
       'analysis-threads': { type: 'string' },
+      'analysis-idle': { type: 'string' },
       retain: { type: 'string' },
       'retain-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -102,6 +107,7 @@ export async function runServe(args: string[]): Promise<number> {
   let validatorThreads: number | undefined;
   let analysisThreads: number | undefined;
   let otlpReorderMs: number | undefined;
+  let analysisIdleMs: number | undefined;
   let retainMs: number | null = null;
   let retainBytes: number | null = null;
   try {
@@ -124,6 +130,7 @@ export async function runServe(args: string[]): Promise<number> {
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
     if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
+    if (values['analysis-idle'] !== undefined) analysisIdleMs = seconds(values['analysis-idle'], '--analysis-idle');
     if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
     if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
     if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
@@ -166,6 +173,7 @@ export async function runServe(args: string[]): Promise<number> {
       ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
       analysis: !values['no-analysis'],
       ...(analysisThreads === undefined ? {} : { analysisThreads }),
+      ...(analysisIdleMs === undefined ? {} : { analysisIdleMs }),
       retainMs,
       retainBytes,
     });

@@ -86,6 +86,8 @@ export interface RelayOptions {
   analysis?: boolean;
   /** worker threads running the sessions' Engines (0: the main thread; default 1 with 2 cores or more: analysisThreads.ts) */
   analysisThreads?: number;
+  /** --analysis-idle: a session idle this long has its engine dropped from its thread, rebuilt from the log on its next line (default 5 min) */
+  analysisIdleMs?: number;
   /** --retain: delete sessions with no message for this long */
   retainMs?: number | null;
   /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
@@ -178,8 +180,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     options.analysis === false
       ? null
       : redis === null
-        ? new RelayAnalysis(store, log, analysisThreads)
-        : new RedisAnalysis(store, redis, log, undefined, analysisThreads);
+        ? new RelayAnalysis(store, log, analysisThreads, options.analysisIdleMs)
+        : new RedisAnalysis(store, redis, log, undefined, analysisThreads, options.analysisIdleMs);
   const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
   const alerts =
     analysis === null
@@ -255,7 +257,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
-        analysis: analysis === null ? null : { ...analysis.stats(), overview_clients: overview?.size ?? 0 },
+        analysis:
+          analysis === null ? null : { ...analysis.stats(), parked_sessions: analysis.threads?.parkedCount ?? 0, overview_clients: overview?.size ?? 0 },
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };

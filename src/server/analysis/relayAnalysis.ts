@@ -53,13 +53,17 @@ export class RelayAnalysis {
   /** null: the Engines run on the main thread (analysisThreads 0) */
   readonly threads: AnalysisThreads | null;
 
-  /** `threads`: analysis threads holding the sessions' Engines (0: this thread) */
+  /**
+   * `threads`: analysis threads holding the sessions' Engines (0: this thread); `parkIdleMs`:
+   * how long a session may be idle before its engine is parked (analysisThreads.ts)
+   */
   constructor(
     private readonly store: SessionLogStore,
     private readonly log: (line: string) => void,
     threads = 0,
+    parkIdleMs?: number,
   ) {
-    this.threads = threads > 0 ? new AnalysisThreads(threads, (id, upTo) => this.storedLines(id, upTo), log) : null;
+    this.threads = threads > 0 ? new AnalysisThreads(threads, (id, upTo) => this.storedLines(id, upTo), log, parkIdleMs) : null;
   }
 
   listen(l: AnalysisListener): () => void {
