@@ -201,7 +201,7 @@ export async function openRedisBackend(options: {
   };
   const directory = new RedisDirectory(redis, publish);
   await directory.refreshCount();
-  const ingest = new RedisIngest(redis, directory, options.limits, options.validator, publish);
+  const ingest = new RedisIngest(redis, directory, options.limits, options.validator, publish, options.log);
   const fanout = new RedisFanout(redis, options.fanout);
   return {
     directory,
@@ -370,6 +370,7 @@ export class RedisIngest implements IngestPort {
     private readonly limits: RelayLimits,
     private readonly validator: Validator,
     private readonly publish: (e: RedisEvent) => void,
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   get saturated(): boolean {
@@ -461,8 +462,14 @@ export class RedisIngest implements IngestPort {
       }
       this.remember(sid, d, seq);
       if (d.state === undefined) {
-        await this.redis.zadd(SESSIONS, Date.now(), sid);
-        await this.directory.refreshCount();
+        // the message is stored: a failure from here on only delays the session list (the next
+        // message adds it again), and must not be answered "could not store"
+        try {
+          await this.redis.zadd(SESSIONS, Date.now(), sid);
+          await this.directory.refreshCount();
+        } catch (e) {
+          this.log(`could not add session ${quoted(sid)} to the session list (${(e as Error).message}); its next message adds it`);
+        }
       } else {
         // the list's order only; not waited for
         void this.redis.zadd(SESSIONS, Date.now(), sid).catch(() => undefined);
