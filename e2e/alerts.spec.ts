@@ -22,7 +22,8 @@ test.afterEach(async ({ page }) => {
 const REFUSED = /status of 40[01]/;
 
 async function apiRules(): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${relay.url}/api/alerts/rules`);
+  // with the token: a reader without it sees webhook URLs cut to their origin (docs/security.md)
+  const res = await fetch(`${relay.url}/api/alerts/rules`, { headers: { authorization: `Bearer ${TOKEN}` } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { rules: Record<string, unknown>[] }).rules;
 }

@@ -4,6 +4,8 @@
 import { parseArgs } from 'node:util';
 import type { AlertFiring, AlertRule, AlertRuleInput } from '../client/relayApi.ts';
 import { writeAll } from './output.ts';
+import { escapeLines } from '../core/terminalText.ts';
+import { relayBase } from './relayUrl.ts';
 
 export const ALERTS_USAGE = `usage:
   context-health alerts add (--signal NAME|any | --action prune_ok|recompute|freeze | --spread-below PCT --baseline-turns K)
@@ -49,12 +51,8 @@ export async function runAlerts(args: string[]): Promise<number> {
     await writeAll(process.stdout, ALERTS_USAGE + '\n');
     return 0;
   }
-  let base: URL;
-  try {
-    base = new URL(values.url.endsWith('/') ? values.url : values.url + '/');
-  } catch {
-    return usage(`--url is not a URL: ${JSON.stringify(values.url)}`);
-  }
+  const base = relayBase(values.url);
+  if (!(base instanceof URL)) return usage(base.error);
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
@@ -89,7 +87,7 @@ export async function runAlerts(args: string[]): Promise<number> {
         const { status, json } = await call('POST', 'api/alerts/rules', rule as AlertRuleInput);
         if (status !== 201) return failed(status, json);
         const made = json.rule as AlertRule;
-        await writeAll(process.stdout, values.json ? JSON.stringify(made) + '\n' : `added rule ${made.id}: ${describe(made)}\n`);
+        await writeAll(process.stdout, values.json ? JSON.stringify(made) + '\n' : escapeLines(`added rule ${made.id}: ${describe(made)}\n`));
         return 0;
       }
       case 'list': {
@@ -97,14 +95,14 @@ export async function runAlerts(args: string[]): Promise<number> {
         if (status !== 200) return failed(status, json);
         const rules = json.rules as AlertRule[];
         if (values.json) await writeAll(process.stdout, JSON.stringify(rules, null, 2) + '\n');
-        else await writeAll(process.stdout, rules.length === 0 ? 'no alert rules\n' : rules.map((r) => `${r.id}  ${describe(r)}\n`).join(''));
+        else await writeAll(process.stdout, escapeLines(rules.length === 0 ? 'no alert rules\n' : rules.map((r) => `${r.id}  ${describe(r)}\n`).join('')));
         return 0;
       }
       case 'rm': {
         if (positionals.length !== 1) return usage('alerts rm takes one rule id (see alerts list)');
         const { status, json } = await call('DELETE', `api/alerts/rules/${encodeURIComponent(positionals[0]!)}`);
         if (status !== 200) return failed(status, json);
-        await writeAll(process.stdout, `removed rule ${positionals[0]!}\n`);
+        await writeAll(process.stdout, escapeLines(`removed rule ${positionals[0]!}\n`));
         return 0;
       }
       case 'history': {
@@ -112,7 +110,7 @@ export async function runAlerts(args: string[]): Promise<number> {
         if (status !== 200) return failed(status, json);
         const alerts = json.alerts as AlertFiring[];
         if (values.json) await writeAll(process.stdout, JSON.stringify(alerts, null, 2) + '\n');
-        else await writeAll(process.stdout, alerts.length === 0 ? 'no alerts fired\n' : alerts.map((a) => `${a.fired_at}  ${a.text}\n`).join(''));
+        else await writeAll(process.stdout, escapeLines(alerts.length === 0 ? 'no alerts fired\n' : alerts.map((a) => `${a.fired_at}  ${a.text}\n`).join('')));
         return 0;
       }
       default:
@@ -120,7 +118,7 @@ export async function runAlerts(args: string[]): Promise<number> {
     }
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;
-    process.stderr.write(`context-health alerts: cannot reach the relay at ${base.href}: ${cause ?? (e as Error).message}\n`);
+    process.stderr.write(escapeLines(`context-health alerts: cannot reach the relay at ${base.href}: ${cause ?? (e as Error).message}\n`));
     return 2;
   }
 }
@@ -137,12 +135,12 @@ function describe(r: AlertRule): string {
 }
 
 function usage(message: string): number {
-  process.stderr.write(`context-health alerts: ${message}\n${ALERTS_USAGE}\n`);
+  process.stderr.write(escapeLines(`context-health alerts: ${message}\n${ALERTS_USAGE}\n`));
   return 2;
 }
 
 function failed(status: number, json: Record<string, unknown>): number {
   const why = typeof json.error === 'string' ? json.error : `status ${status}`;
-  process.stderr.write(`context-health alerts: the relay answered ${status}: ${why}\n`);
+  process.stderr.write(escapeLines(`context-health alerts: the relay answered ${status}: ${why}\n`));
   return status === 401 ? 3 : 1;
 }

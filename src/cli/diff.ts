@@ -11,6 +11,7 @@ import type { CheckReport, SessionReport } from '../core/report.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
 import { writeAll } from './output.ts';
+import { escapeLines } from '../core/terminalText.ts';
 
 export const DIFF_USAGE =
   'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]...';
@@ -68,7 +69,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
     options = parseDiffArgs(args);
   } catch (e) {
     if (e instanceof DiffUsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      await writeAll(io.stderr, `context-health: ${(e as Error).message}\nusage: ${DIFF_USAGE}\n`);
+      await writeAll(io.stderr, escapeLines(`context-health: ${(e as Error).message}\nusage: ${DIFF_USAGE}\n`));
       return 2;
     }
     throw e;
@@ -82,7 +83,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   for (let i = 0; i < 2; i++) {
     const s = settled[Math.min(i, unique.length - 1)]!;
     if (s.status === 'rejected') {
-      await writeAll(io.stderr, `context-health: cannot read ${shown(paths[i]!)}: ${(s.reason as Error).message}\n`);
+      await writeAll(io.stderr, escapeLines(`context-health: cannot read ${shown(paths[i]!)}: ${(s.reason as Error).message}\n`));
       return 2;
     }
     results.push(s.value);
@@ -91,7 +92,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   for (let i = 0; i < 2; i++) {
     const picked = pickSession(results[i]!.report, sessionIds[i]);
     if (typeof picked === 'string') {
-      await writeAll(io.stderr, `context-health: ${shown(paths[i]!)}: ${picked}\n`);
+      await writeAll(io.stderr, escapeLines(`context-health: ${shown(paths[i]!)}: ${picked}\n`));
       return 2;
     }
     sides.push(picked);
@@ -100,7 +101,8 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   const comparison = compareSessions(outlineOfReport(a), outlineOfReport(b), options.align);
   const fresh = options.failOnNew === 'never' ? [] : newIncidents(comparison, options.failOnNew);
   const json = diffJson(comparison, [a, b], results, paths, options.failOnNew, fresh);
-  await writeAll(io.stdout, options.json ? JSON.stringify(json) + '\n' : humanDiff(json, results));
+  // titles and ids come from the files: shown, not acted on by the terminal (terminalText.ts)
+  await writeAll(io.stdout, options.json ? JSON.stringify(json) + '\n' : escapeLines(humanDiff(json, results)));
   return fresh.length > 0 ? 1 : 0;
 }
 

@@ -3,6 +3,7 @@ import type { CheckReport, SessionReport } from '../core/report.ts';
 import { runsOf } from '../core/incidents.ts';
 import { compactionLines, notApplicableLines } from '../report/compactionWords.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
+import { escapeControls } from '../core/terminalText.ts';
 
 export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];
@@ -21,12 +22,8 @@ export function humanReport(report: CheckReport, source: string, titles: Readonl
   return out.map(escapeControls).join('\n') + '\n';
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** C0 and C1 control characters and DEL, shown as `\xNN` instead of acted on. */
-export function escapeControls(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+// the one escaping function of every command's terminal output (src/core/terminalText.ts)
+export { escapeControls };
 
 function sessionSection(s: SessionReport, title: string | undefined): string[] {
   const out: string[] = [];

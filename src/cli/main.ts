@@ -9,6 +9,7 @@ import { checkTranscript } from './check.ts';
 import { EmbeddingsError } from '../node/embeddings.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
+import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
@@ -101,7 +102,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`context-health: ${(e as Error).message}\n${USAGE}\n`);
+      process.stderr.write(escapeLines(`context-health: ${(e as Error).message}\n${USAGE}\n`));
       return 2;
     }
     throw e;
@@ -179,10 +180,10 @@ async function runCheck(args: string[]): Promise<number> {
     });
   } catch (e) {
     if (e instanceof EmbeddingsError) {
-      process.stderr.write(`context-health: ${e.message}\n`);
+      process.stderr.write(escapeLines(`context-health: ${e.message}\n`));
       return 2;
     }
-    process.stderr.write(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`);
+    process.stderr.write(escapeLines(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`));
     return 2;
   }
   const report = result.report;
@@ -192,7 +193,9 @@ async function runCheck(args: string[]): Promise<number> {
   await writeAll(process.stdout, shown);
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`);
+    process.stderr.write(
+      escapeLines(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`),
+    );
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;

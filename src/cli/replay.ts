@@ -13,6 +13,8 @@ import { openInput, type ReplayInput } from './replayInput.ts';
 import { Pacer, SessionRenamer } from './replayPacing.ts';
 import { Progress } from './replayProgress.ts';
 import { declaresCompact, TextCarry } from '../core/compact.ts';
+import { escapeLines } from '../core/terminalText.ts';
+import { relayBase } from './relayUrl.ts';
 
 export const REPLAY_USAGE = `usage: context-health replay <file> [options]
   <file>             a transcript: .jsonl, .jsonl.gz or .json (or - for stdin)
@@ -79,7 +81,7 @@ export async function runReplay(args: string[]): Promise<number> {
     return 0;
   }
   if (typeof parsed === 'string') {
-    process.stderr.write(`context-health replay: ${parsed}\n${REPLAY_USAGE}\n`);
+    say(process.stderr, `context-health replay: ${parsed}\n${REPLAY_USAGE}\n`);
     return 2;
   }
   const { file, base } = parsed;
@@ -88,14 +90,14 @@ export async function runReplay(args: string[]): Promise<number> {
   try {
     input = await openInput(file);
   } catch (e) {
-    process.stderr.write(`context-health replay: cannot read ${file}: ${(e as Error).message}\n`);
+    say(process.stderr, `context-health replay: cannot read ${file}: ${(e as Error).message}\n`);
     return 2;
   }
 
   // a clear answer before sending anything: is a relay there at all?
   const problem = await probeRelay(base);
   if (problem !== null) {
-    process.stderr.write(`context-health replay: cannot reach the relay at ${base.href}: ${problem}. Start one with: context-health serve\n`);
+    say(process.stderr, `context-health replay: cannot reach the relay at ${base.href}: ${problem}. Start one with: context-health serve\n`);
     return 2;
   }
 
@@ -106,7 +108,7 @@ export async function runReplay(args: string[]): Promise<number> {
   try {
     await streamTranscript(input, client, new Pacer(parsed.speed, parsed.maxGapMs), renamer, tally, progress, parsed.expand);
   } catch (e) {
-    process.stderr.write(`\ncontext-health replay: cannot read ${file}: ${(e as Error).message}\n`);
+    say(process.stderr, `\ncontext-health replay: cannot read ${file}: ${(e as Error).message}\n`);
     await client.close(0);
     return 2;
   }
@@ -138,12 +140,8 @@ function parseReplayArgs(args: string[]): ReplayOptions | 'help' | string {
   if (!Number.isFinite(maxGapMs) || maxGapMs < 0) return `--max-gap must be a number of seconds ≥ 0, got ${JSON.stringify(values['max-gap'])}`;
   const renameTo = values.session ?? null;
   if (renameTo === '') return '--session must not be empty';
-  let base: URL;
-  try {
-    base = new URL(values.url.endsWith('/') ? values.url : values.url + '/');
-  } catch {
-    return `--url is not a URL: ${JSON.stringify(values.url)}`;
-  }
+  const base = relayBase(values.url);
+  if (!(base instanceof URL)) return base.error;
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
   return { file: positionals[0]!, base, speed, maxGapMs, renameTo, token, expand: values.expand };
 }
@@ -235,24 +233,26 @@ function wholeMessage(carry: TextCarry, value: unknown, expand: boolean): unknow
 function summarise(options: ReplayOptions, tally: Tally, ids: string[]): number {
   const { file, base, renameTo } = options;
   const rejected = tally.rejected.sort((a, b) => a.line - b.line);
-  for (const r of rejected.slice(0, SHOWN_ERRORS)) process.stderr.write(`line ${r.line}: ${r.message}\n`);
-  if (rejected.length > SHOWN_ERRORS) process.stderr.write(`… and ${rejected.length - SHOWN_ERRORS} more rejected lines\n`);
-  if (tally.unavailable !== null) process.stderr.write(`context-health replay: ${tally.unavailable.message}\n`);
+  for (const r of rejected.slice(0, SHOWN_ERRORS)) say(process.stderr, `line ${r.line}: ${r.message}\n`);
+  if (rejected.length > SHOWN_ERRORS) say(process.stderr, `… and ${rejected.length - SHOWN_ERRORS} more rejected lines\n`);
+  if (tally.unavailable !== null) say(process.stderr, `context-health replay: ${tally.unavailable.message}\n`);
   if (ids.length === 0 && rejected.length === 0 && tally.unavailable === null) {
-    process.stderr.write(`context-health replay: ${file === '-' ? 'stdin' : file} holds no messages\n`);
+    say(process.stderr, `context-health replay: ${file === '-' ? 'stdin' : file} holds no messages\n`);
     return 2;
   }
   const turns = tally.firstTurn === null ? 'no turns' : `${tally.turns} turns, ${tally.firstTurn}–${tally.lastTurn}`;
-  process.stdout.write(
+  say(
+    process.stdout,
     `replayed ${file} into ${base.href} as ${ids.length === 1 ? `session ${JSON.stringify(ids[0])}` : `${ids.length} sessions (${ids.map((i) => JSON.stringify(i)).join(', ')})`}: ` +
       `${tally.stored} messages stored (${turns}), ${tally.duplicate} already there, ${rejected.length} rejected\n`,
   );
   if (tally.duplicate > 0 && tally.stored === 0 && renameTo === null) {
-    process.stdout.write(
+    say(
+      process.stdout,
       `the relay already held every message of this transcript; to watch it again live, replay it under a new id: --session ${ids[0] ?? 'NAME'}-2\n`,
     );
   } else if (rejected.some((r) => /does not increase|must come before/.test(r.message)) && renameTo === null) {
-    process.stdout.write(`some turns clash with a session the relay already holds; replay under a new id with --session NAME\n`);
+    say(process.stdout, `some turns clash with a session the relay already holds; replay under a new id with --session NAME\n`);
   }
   if (tally.unavailable !== null) return 2;
   return rejected.length > 0 ? 1 : 0;
@@ -271,4 +271,9 @@ function probeRelay(base: URL): Promise<string | null> {
     req.on('timeout', () => req.destroy(new Error('no answer within 5 s')));
     req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ECONNREFUSED' ? 'connection refused' : e.message));
   });
+}
+
+/** Every line replay prints holds names and messages from the file or the relay: escaped (terminalText.ts). */
+function say(stream: NodeJS.WriteStream, text: string): void {
+  stream.write(escapeLines(text));
 }

@@ -2,7 +2,6 @@
 // jobs (issue "Incident reports", item 4). The file is read exactly as `check` reads it
 // (same adapters, thresholds, exit status); the report itself is drawn by the renderer
 // (src/render), which runs the dashboard's own chart components under Node.
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
@@ -13,6 +12,8 @@ import { parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
+import { ReportWriteError, writeReportFiles } from './reportFiles.ts';
+import { escapeLines } from '../core/terminalText.ts';
 import { phase } from '../node/phases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --compaction N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
@@ -65,7 +66,7 @@ export async function runReport(args: string[]): Promise<number> {
     return await report(args);
   } catch (e) {
     if (e instanceof ReportUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`context-health report: ${(e as Error).message}\n${REPORT_USAGE}\n`);
+      process.stderr.write(escapeLines(`context-health report: ${(e as Error).message}\n${REPORT_USAGE}\n`));
       return 2;
     }
     throw e;
@@ -215,12 +216,12 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
       ),
     ]);
   } catch (e) {
-    process.stderr.write(`context-health: cannot read ${file}: ${(e as Error).message}\n`);
+    process.stderr.write(escapeLines(`context-health: cannot read ${file}: ${(e as Error).message}\n`));
     return 2;
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(`context-health: ${file} holds no valid snapshot (${result.report.input_errors.length} input errors)\n`);
+    process.stderr.write(escapeLines(`context-health: ${file} holds no valid snapshot (${result.report.input_errors.length} input errors)\n`));
     return 2;
   }
   let rendered;
@@ -230,20 +231,25 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
     rendered = { data, files: await drawer.draw(draw) };
     phase('report drawn (files received)');
   } catch (e) {
-    process.stderr.write(`context-health report: ${(e as Error).message}\n`);
+    process.stderr.write(escapeLines(`context-health report: ${(e as Error).message}\n`));
     return 2;
   }
   const out = values.out;
-  for (const f of rendered.files) {
-    const target = path.join(out, f.name);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    await fs.promises.writeFile(target, f.bytes);
+  try {
+    await writeReportFiles(out, rendered.files);
+  } catch (e) {
+    if (!(e instanceof ReportWriteError)) throw e;
+    process.stderr.write(escapeLines(`context-health report: ${e.message}\n`));
+    return 2;
   }
   phase('files written');
   const d = rendered.data;
   const about =
     d.focus !== null ? `incident ${d.focus.number} (${d.focus.signal}, turns ${d.focus.firstTurn}–${d.focus.lastTurn})` : `turns ${d.range.from}–${d.range.to}`;
-  await writeAll(process.stdout, `wrote ${rendered.files.map((f) => path.join(out, f.name)).join(', ')}\nsession ${JSON.stringify(d.sessionId)}, ${about}\n`);
+  await writeAll(
+    process.stdout,
+    escapeLines(`wrote ${rendered.files.map((f) => path.join(out, f.name)).join(', ')}\nsession ${JSON.stringify(d.sessionId)}, ${about}\n`),
+  );
   // the exit status of `check` on the same file and options (contract §6.1)
   const filtered =
     values.session === undefined ? result.report : { ...result.report, sessions: result.report.sessions.filter((s) => s.session_id === values.session) };

@@ -2,12 +2,14 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
+import { defaultMaxConnections } from '../server/descriptorBudget.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
 import { isRedisUrl, startRelay, StartupError, type Relay } from '../server/relay.ts';
 import { parseDuration } from '../server/retention.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
+import { DEFAULT_PARK_IDLE_MS } from '../server/analysis/analysisThreads.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
   --port N                 port (default 8787; 0 = any free port)
@@ -19,6 +21,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            --allow-origin http://localhost:5173 (repeatable; default: only the relay's own)
   --public-url URL         the URL the relay is reached at through a proxy: its host name and origin
                            count as the relay's own (repeatable)
+  --allow-webhook-host H   let alert webhooks reach host H although it is not a public address (loopback, private
+                           networks, link-local), e.g. a local Slack bridge (repeatable; default: public addresses only)
   --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
   --demo-interval MS       milliseconds between demo turns (default 1000)
   --static DIR             serve this built dashboard instead of the package's dist/
@@ -37,6 +41,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            the same for the connections of one remote address (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytesPerAddress})
   --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
   --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
+  --max-connections N      TCP connections open at once; past it new ones are closed at once (default: the
+                           open-file limit less a quarter kept for files, ${defaultMaxConnections()} here)
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none with the analysis on or on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
@@ -44,6 +50,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts
   --analysis-threads N     worker threads running the sessions' analysis, each session on one (default 1 with 2 cores
                            or more, else 0 = on the main thread)
+  --analysis-idle S        seconds a session may send nothing before its analysis state (about the size of its
+                           last snapshot) is dropped from the analysis thread, rebuilt from its log on its next
+                           message (default ${DEFAULT_PARK_IDLE_MS / 1000}; needs --analysis-threads 1 or more)
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
   --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
 
@@ -59,6 +68,7 @@ export async function runServe(args: string[]): Promise<number> {
       'token-for-reads': { type: 'boolean', default: false },
       'allow-origin': { type: 'string', multiple: true, default: [] },
       'public-url': { type: 'string', multiple: true, default: [] },
+      'allow-webhook-host': { type: 'string', multiple: true, default: [] },
       demo: { type: 'boolean', default: false },
       'demo-interval': { type: 'string', default: '1000' },
       static: { type: 'string' },
@@ -75,10 +85,12 @@ export async function runServe(args: string[]): Promise<number> {
       'max-unfinished-bytes-per-address': { type: 'string' },
       'idle-timeout': { type: 'string' },
       'body-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
       'validator-threads': { type: 'string' },
       'otlp-reorder-ms': { type: 'string' },
       'no-analysis': { type: 'boolean', default: false },
       'analysis-threads': { type: 'string' },
+      'analysis-idle': { type: 'string' },
       retain: { type: 'string' },
       'retain-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -95,6 +107,7 @@ export async function runServe(args: string[]): Promise<number> {
   let validatorThreads: number | undefined;
   let analysisThreads: number | undefined;
   let otlpReorderMs: number | undefined;
+  let analysisIdleMs: number | undefined;
   let retainMs: number | null = null;
   let retainBytes: number | null = null;
   try {
@@ -113,9 +126,11 @@ export async function runServe(args: string[]): Promise<number> {
     }
     if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
     if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
+    if (values['max-connections'] !== undefined) connection.maxConnections = count(values['max-connections'], '--max-connections', 1);
     if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
     if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
     if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
+    if (values['analysis-idle'] !== undefined) analysisIdleMs = seconds(values['analysis-idle'], '--analysis-idle');
     if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
     if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
     if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
@@ -147,6 +162,7 @@ export async function runServe(args: string[]): Promise<number> {
       tokenForReads: values['token-for-reads'],
       allowOrigins: values['allow-origin'],
       publicUrls: values['public-url'],
+      allowWebhookHosts: values['allow-webhook-host'],
       distDir,
       fsync: values.fsync,
       ...(values.store === undefined ? {} : { store: values.store }),
@@ -157,6 +173,7 @@ export async function runServe(args: string[]): Promise<number> {
       ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
       analysis: !values['no-analysis'],
       ...(analysisThreads === undefined ? {} : { analysisThreads }),
+      ...(analysisIdleMs === undefined ? {} : { analysisIdleMs }),
       retainMs,
       retainBytes,
     });

@@ -16,6 +16,12 @@ import { detectFormat, type TranscriptFormat } from '../ingest/adapters/detect.t
 import { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { nodeSha256 } from '../node/platform.ts';
+import { escapeLines } from '../core/terminalText.ts';
+import { relayBase } from './relayUrl.ts';
+import { readTail, type FileState, type TailReader } from './watchTail.ts';
+
+/** --poll below this rewrites the state file too often to be meant */
+const MIN_POLL_MS = 10;
 
 export interface WatchOptions {
   /** files, or folders searched (recursively) for `.jsonl` transcripts (`~/.claude/projects`, `~/.codex/sessions`) */
@@ -25,13 +31,11 @@ export interface WatchOptions {
   pollMs?: number;
   token?: string | null;
   log?: (line: string) => void;
+  /** the longest line read (one record); longer ones are skipped. Also the most read from one file per poll (default 16 MiB) */
+  maxLineBytes?: number;
 }
 
-interface FileState {
-  /** bytes read and handed to the adapter (always at a line end) */
-  offset: number;
-  lines: number;
-}
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 interface Tail {
   file: string;
@@ -41,6 +45,7 @@ interface Tail {
   makePipeline: (format: WatchedFormat) => TranscriptPipeline;
   /** while re-reading what an earlier run already sent: adapt, do not send */
   replaying: boolean;
+  reader: TailReader;
 }
 
 export interface Watcher {
@@ -56,6 +61,7 @@ export function startWatch(options: WatchOptions): Watcher {
   const log = options.log ?? (() => undefined);
   let sending: Promise<unknown>[] = [];
 
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const tailOf = (file: string): Tail => {
     let tail = tails.get(file);
     if (tail !== undefined) return tail;
@@ -65,25 +71,51 @@ export function startWatch(options: WatchOptions): Watcher {
       if (tailRef.current?.replaying === true) return;
       sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`)));
     };
-    const scoring = new ScoringStage(
-      {
-        text: (text) => send(text),
-        value: (value) => send(value),
-        error: (line, message) => log(`${file}:${line}: ${message}`),
-      },
-      { mode: 'auto', sha256: nodeSha256 },
-    );
     const stem = path.basename(file).replace(/\.jsonl$/, '');
-    const makePipeline = (format: WatchedFormat): TranscriptPipeline => new TranscriptPipeline(scoring, { from: format, fallbackSessionId: stem });
-    tail = { file, state, pipeline: null, makePipeline, replaying: false };
+    // one scoring stage per pipeline: a file read again from its start is a new transcript
+    const makePipeline = (format: WatchedFormat): TranscriptPipeline => {
+      const scoring = new ScoringStage(
+        {
+          text: (text) => send(text),
+          value: (value) => send(value),
+          error: (line, message) => log(`${file}:${line}: ${message}`),
+        },
+        { mode: 'auto', sha256: nodeSha256 },
+      );
+      return new TranscriptPipeline(scoring, { from: format, fallbackSessionId: stem });
+    };
+    const made: Tail = {
+      file,
+      state,
+      pipeline: null,
+      makePipeline,
+      replaying: false,
+      reader: {
+        line: (text, n) => {
+          if (made.pipeline === null) {
+            if (text.trim() === '') return; // no adapter maps a blank line
+            // docs/adapters.md watch: the first record says which agent wrote the file
+            made.pipeline = makePipeline(watchedFormat(text));
+          }
+          made.pipeline.line(text, n);
+        },
+        // another file under this name: what it holds is a new transcript, adapted from its start
+        restart: (why) => {
+          log(`${file}: ${why}; reading it from the start`);
+          made.pipeline = null;
+        },
+        log,
+      },
+    };
+    tail = made;
     tailRef.current = tail;
     tails.set(file, tail);
     const resumeAt = saved[file];
-    if (resumeAt !== undefined) {
+    if (resumeAt !== undefined && stillTheFile(file, resumeAt)) {
       // contract §7 adapters: the snapshots depend on everything before them, so the part an
       // earlier run sent is read again, silently
       tail.replaying = true;
-      readNew(tail, resumeAt.offset);
+      readAll(tail, resumeAt.offset, maxLineBytes);
       tail.replaying = false;
       log(`${file}: resumed at byte ${tail.state.offset}`);
     }
@@ -91,7 +123,10 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 
   const poll = async (): Promise<void> => {
-    for (const file of transcripts(options.paths)) readNew(tailOf(file), Infinity);
+    for (const file of transcripts(options.paths, log)) {
+      const tail = tailOf(file);
+      readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+    }
     const batch = sending;
     sending = [];
     await Promise.all(batch);
@@ -124,38 +159,6 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 }
 
-/** Reads complete lines from the tail's offset up to `limit` bytes into the file. */
-function readNew(tail: Tail, limit: number): void {
-  let size: number;
-  try {
-    size = fs.statSync(tail.file).size;
-  } catch {
-    return; // gone (or not yet there)
-  }
-  const end = Math.min(size, limit);
-  if (end <= tail.state.offset) return;
-  const fd = fs.openSync(tail.file, 'r');
-  try {
-    const bytes = Buffer.alloc(end - tail.state.offset);
-    fs.readSync(fd, bytes, 0, bytes.length, tail.state.offset);
-    const lastNewline = bytes.lastIndexOf(0x0a);
-    if (lastNewline === -1) return; // a record still being written
-    const text = bytes.subarray(0, lastNewline).toString('utf8');
-    for (const raw of text.split('\n')) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      tail.state.lines++;
-      if (tail.pipeline === null) {
-        if (line.trim() === '') continue; // no adapter maps a blank line
-        tail.pipeline = tail.makePipeline(watchedFormat(line));
-      }
-      tail.pipeline.line(line, tail.state.lines);
-    }
-    tail.state.offset += lastNewline + 1;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** The agents whose transcripts grow line by line: the ones watch follows. */
 type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex'>;
 
@@ -168,7 +171,30 @@ function watchedFormat(firstLine: string): WatchedFormat {
   }
 }
 
-function transcripts(paths: string[]): string[] {
+/** Reads up to `limit` bytes into the file, a bounded piece at a time. */
+function readAll(tail: Tail, limit: number, maxLineBytes: number): void {
+  for (let before = -1; tail.state.offset < limit && tail.state.offset !== before;) {
+    before = tail.state.offset;
+    readTail(tail.file, tail.state, limit, maxLineBytes, tail.reader);
+  }
+}
+
+/** Whether the file a state file names is still the one it describes (not rotated or truncated while watch was stopped). */
+function stillTheFile(file: string, saved: FileState): boolean {
+  try {
+    const st = fs.statSync(file);
+    return st.size >= saved.offset && (saved.ino === undefined || (st.ino === saved.ino && st.dev === saved.dev));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The transcripts to read: named files as they are, and the `.jsonl` files in named
+ * folders. A symbolic link in a folder is followed only when it leads to a file inside
+ * that folder: a link to ~/.ssh/… or another project's transcripts is not read.
+ */
+function transcripts(paths: string[], log: (line: string) => void): string[] {
   const out: string[] = [];
   for (const p of paths) {
     let stat: fs.Stats;
@@ -179,10 +205,32 @@ function transcripts(paths: string[]): string[] {
     }
     if (stat.isFile()) out.push(path.resolve(p));
     else if (stat.isDirectory()) {
-      for (const name of fs.readdirSync(p, { recursive: true }) as string[]) if (name.endsWith('.jsonl')) out.push(path.resolve(p, name));
+      const root = fs.realpathSync(p);
+      for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
+        if (!name.endsWith('.jsonl')) continue;
+        const file = path.resolve(p, name);
+        if (insideFolder(file, root)) out.push(file);
+        else warnOnce(log, `${file}: a link out of the watched folder ${p}; not read`);
+      }
     }
   }
   return out.sort();
+}
+
+function insideFolder(file: string, root: string): boolean {
+  try {
+    const real = fs.realpathSync(file);
+    return real.startsWith(root + path.sep) && fs.statSync(real).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const warned = new Set<string>();
+function warnOnce(log: (line: string) => void, line: string): void {
+  if (warned.has(line)) return;
+  warned.add(line);
+  log(line);
 }
 
 function readState(file: string): Record<string, FileState> {
@@ -210,7 +258,7 @@ options:
   --url URL      the relay (default http://127.0.0.1:8787, what npm start serves)
   --state FILE   where it remembers how far it got per file, to resume after a restart
                  (default .context-health-watch.json)
-  --poll MS      how often files are checked for growth (default 500)
+  --poll MS      how often files are checked for growth (default 500, at least 10)
   --token T      the relay's token, when it has one
   -h, --help     this text`;
 
@@ -230,16 +278,26 @@ export async function runWatch(args: string[]): Promise<number> {
     process.stdout.write(WATCH_USAGE + '\n');
     return 0;
   }
-  if (positionals.length === 0) throw new Error('watch takes at least one file or folder');
+  const wrong = (why: string): number => {
+    process.stderr.write(escapeLines(`context-health watch: ${why}\n${WATCH_USAGE}\n`));
+    return 2;
+  };
+  if (positionals.length === 0) return wrong('watch takes at least one file or folder');
+  const base = relayBase(values.url);
+  if (!(base instanceof URL)) return wrong(base.error);
+  // a poll every millisecond would rewrite the state file a thousand times a second
+  if (!/^\d+$/.test(values.poll) || Number(values.poll) < MIN_POLL_MS) {
+    return wrong(`--poll must be a whole number of milliseconds ≥ ${MIN_POLL_MS}, got ${JSON.stringify(values.poll)}`);
+  }
   const watcher = startWatch({
     paths: positionals,
-    url: values.url,
+    url: base.href,
     statePath: values.state,
     pollMs: Number(values.poll),
     ...(values.token === undefined ? {} : { token: values.token }),
-    log: (l) => process.stderr.write(l + '\n'),
+    log: (l) => process.stderr.write(escapeLines(l) + '\n'),
   });
-  process.stderr.write(`context-health watch: ${positionals.join(', ')} → ${values.url} (state in ${values.state})\n`);
+  process.stderr.write(escapeLines(`context-health watch: ${positionals.join(', ')} → ${base.href} (state in ${values.state})`) + '\n');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -116,6 +116,16 @@ export function mdFence(text: string): string {
   return `${fence}text\n${t}\n${fence}`;
 }
 
+/**
+ * An id inside a table cell. GFM splits a row at every `|` not escaped with `\`, code
+ * spans included, so a span id `a | bound | yes` would forge cells; and inside a code span
+ * a `\` is literal, so no escape there can hold a `\|`. An id with a `|` is therefore
+ * shown as escaped text (every `\` and `|` escaped), any other as inline code.
+ */
+export function mdCodeCell(text: string): string {
+  return text.includes('|') ? mdText(text) : mdCode(text);
+}
+
 const turnsText = (a: number, b: number): string => (a === b ? `turn ${a}` : `turns ${a}–${b}`);
 const scoreText = (s: number | null): string => (s === null ? 'null' : String(Number(s.toFixed(4))));
 
@@ -148,7 +158,7 @@ function incidentSection(inc: ReportIncident, heading: string, contractUrl: stri
     out.push('| span | turn | score | binding | rewrites | pinned | text (shortened) |', '| --- | ---: | ---: | --- | ---: | --- | --- |');
     for (const s of inc.spans) {
       out.push(
-        `| ${mdCode(s.id)} | ${s.turn} | ${scoreText(s.score)} | ${s.binding} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
+        `| ${mdCodeCell(s.id)} | ${s.turn} | ${scoreText(s.score)} | ${s.binding} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
       );
     }
     if (inc.moreSpans > 0) out.push('', `… and ${inc.moreSpans} more span${inc.moreSpans === 1 ? '' : 's'}.`);
@@ -258,7 +268,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   else {
     out.push('| turns | verdict | spans (first turn) | what the harness should do |', '| --- | --- | --- | --- |');
     for (const v of data.verdicts) {
-      const spans = v.spans.length === 0 ? '' : v.spans.slice(0, 8).map(mdCode).join(', ') + (v.spans.length > 8 ? ` (+${v.spans.length - 8})` : '');
+      const spans = v.spans.length === 0 ? '' : v.spans.slice(0, 8).map(mdCodeCell).join(', ') + (v.spans.length > 8 ? ` (+${v.spans.length - 8})` : '');
       out.push(`| ${turnsText(v.firstTurn, v.lastTurn)} | \`${v.action}\` | ${spans} | ${ACTION_TODO[v.action]} |`);
     }
     out.push('');

@@ -20,6 +20,10 @@ export interface ConnectionGuards {
 }
 
 export function guardConnections(server: Server, limits: ConnectionLimits, unfinished: UnfinishedBudget): ConnectionGuards {
+  // a client that half-closes after sending its request (shutdown(SHUT_WR), `curl -T`…) still
+  // gets its answer: by default Node ends the socket and the answer to a stored message is lost
+  // (the request and body timeouts above still bound how long such a socket is kept)
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.requestTimeout = limits.bodyTimeoutMs;
   server.headersTimeout = Math.min(60_000, limits.bodyTimeoutMs);
   server.on('connection', (socket: Socket) => {

@@ -11,6 +11,8 @@ export interface ConnectionLimits extends UnfinishedLimits {
   idleTimeoutMs: number;
   /** a request (headers and body), or one WebSocket message, must arrive whole within this */
   bodyTimeoutMs: number;
+  /** TCP connections open at once; past it a new one is closed at once (default: from the open-file limit, descriptorBudget.ts) */
+  maxConnections?: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: Readonly<ConnectionLimits> = Object.freeze({

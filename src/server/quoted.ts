@@ -11,3 +11,12 @@ export function quoted(text: string): string {
 export function echoedId(id: string): string {
   return id.length <= SHOWN_CHARS ? id : `${id.slice(0, SHOWN_CHARS)}…`;
 }
+
+/** the most of a session title repeated in lists, the overview, alerts and webhooks */
+export const SHOWN_TITLE_CHARS = 200;
+
+/** A session title as summaries repeat it: cut, with `…` (a stored log may predate the gate's limit). */
+export function shownTitle(title: string | null | undefined): string | null {
+  if (title === undefined || title === null) return null;
+  return title.length <= SHOWN_TITLE_CHARS ? title : `${title.slice(0, SHOWN_TITLE_CHARS)}…`;
+}

@@ -30,7 +30,7 @@ import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from '.
 import { CLOSE_BAD_SINCE, CLOSE_GONE, CLOSE_SLOW, msgFrame, tooSlow, type FanoutOptions, type FanoutStats } from './fanout.ts';
 import { Backpressure } from './backpressure.ts';
 import type { IngestAnalysis, IngestCounters, IngestResult } from './ingest.ts';
-import { quoted } from './quoted.ts';
+import { quoted, shownTitle } from './quoted.ts';
 import { compactError, newSessionRefusal, sameStored, versionOneError, type Inspection, type RelayLimits } from './sessionGate.ts';
 import type { Validator } from './validator.ts';
 
@@ -106,7 +106,7 @@ function stateOf(sid: string, v: (string | null)[]): SessionState {
 function infoOf(s: SessionState): RelaySession {
   return {
     session_id: s.id,
-    title: s.header?.title ?? null,
+    title: shownTitle(s.header?.title),
     messages: s.lastSeq,
     last_seq: s.lastSeq,
     last_turn: s.lastTurn,
@@ -201,7 +201,7 @@ export async function openRedisBackend(options: {
   };
   const directory = new RedisDirectory(redis, publish);
   await directory.refreshCount();
-  const ingest = new RedisIngest(redis, directory, options.limits, options.validator, publish);
+  const ingest = new RedisIngest(redis, directory, options.limits, options.validator, publish, options.log);
   const fanout = new RedisFanout(redis, options.fanout);
   return {
     directory,
@@ -246,8 +246,16 @@ async function readState(redis: Client, sid: string): Promise<SessionState | und
 }
 
 export class RedisDirectory implements SessionDirectory {
-  readonly lost = null;
   private known = 0;
+
+  /**
+   * Redis not reachable right now (ioredis reconnects by itself): /api/health answers 503
+   * meanwhile, so a monitor sees the outage; unlike a deleted data directory it passes.
+   */
+  get lost(): string | null {
+    const status = this.redis.status;
+    return status === 'ready' ? null : `the Redis store is unreachable (${status}); messages are not acknowledged until it is back`;
+  }
 
   constructor(
     private readonly redis: Client,
@@ -362,6 +370,7 @@ export class RedisIngest implements IngestPort {
     private readonly limits: RelayLimits,
     private readonly validator: Validator,
     private readonly publish: (e: RedisEvent) => void,
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   get saturated(): boolean {
@@ -453,8 +462,14 @@ export class RedisIngest implements IngestPort {
       }
       this.remember(sid, d, seq);
       if (d.state === undefined) {
-        await this.redis.zadd(SESSIONS, Date.now(), sid);
-        await this.directory.refreshCount();
+        // the message is stored: a failure from here on only delays the session list (the next
+        // message adds it again), and must not be answered "could not store"
+        try {
+          await this.redis.zadd(SESSIONS, Date.now(), sid);
+          await this.directory.refreshCount();
+        } catch (e) {
+          this.log(`could not add session ${quoted(sid)} to the session list (${(e as Error).message}); its next message adds it`);
+        }
       } else {
         // the list's order only; not waited for
         void this.redis.zadd(SESSIONS, Date.now(), sid).catch(() => undefined);

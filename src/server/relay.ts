@@ -11,10 +11,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
 import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
 import { watchDataDir } from './dataDirWatch.ts';
+import { capConnections, defaultMaxConnections } from './descriptorBudget.ts';
 import { lockDataDir, StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
-import { json, rejectUpgrade } from './httpReply.ts';
+import { denyFraming, json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
 import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -36,7 +37,10 @@ import { RelayAnalysis } from './analysis/relayAnalysis.ts';
 import { RedisAnalysis } from './analysis/redisAnalysis.ts';
 import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
 import { SharedAlerts } from './alerts/sharedAlerts.ts';
+import { redactFiring } from './alerts/redact.ts';
 import { quoted } from './quoted.ts';
+import { loggedPath, logText } from './logLine.ts';
+import { oneAtATime } from './pipelining.ts';
 import { startRetention } from './retention.ts';
 
 /** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
@@ -82,12 +86,16 @@ export interface RelayOptions {
   analysis?: boolean;
   /** worker threads running the sessions' Engines (0: the main thread; default 1 with 2 cores or more: analysisThreads.ts) */
   analysisThreads?: number;
+  /** --analysis-idle: a session idle this long has its engine dropped from its thread, rebuilt from the log on its next line (default 5 min) */
+  analysisIdleMs?: number;
   /** --retain: delete sessions with no message for this long */
   retainMs?: number | null;
   /** --retain-bytes: delete the least recently updated sessions while the logs exceed this */
   retainBytes?: number | null;
   /** how often retention looks, and how recent a message keeps a session from the byte budget (tests shorten them) */
   retention?: { everyMs?: number; liveMs?: number };
+  /** hosts alert webhooks may reach although they are not public addresses (--allow-webhook-host) */
+  allowWebhookHosts?: readonly string[];
   /** alert webhook retries (tests shorten them) */
   alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
@@ -120,9 +128,13 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         'Set --token T (or CONTEXT_HEALTH_TOKEN), or keep the default --host 127.0.0.1.',
     );
   }
-  const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${line}\n`));
+  const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${logText(line)}\n`));
   const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
-  const connection: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connection };
+  const connection: ConnectionLimits & { maxConnections: number } = {
+    ...DEFAULT_CONNECTION_LIMITS,
+    ...options.connection,
+    maxConnections: options.connection?.maxConnections ?? defaultMaxConnections(),
+  };
   const unfinished = new UnfinishedBudget(connection);
   const fanoutOptions: FanoutOptions = { ...DEFAULT_FANOUT, ...options.fanout };
   await fs.promises.mkdir(options.dataDir, { recursive: true });
@@ -155,7 +167,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     void validator.close();
     throw useRedis ? new StartupError((e as Error).message) : e;
   }
-  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000);
+  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000, log);
   const fileFanout = new Fanout(store, fanoutOptions);
   const fanout: SubscriberPort = redis?.fanout ?? fileFanout;
   const fileIngest = redis === null ? new Ingest(store, fileFanout, limits, validator) : null;
@@ -168,8 +180,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     options.analysis === false
       ? null
       : redis === null
-        ? new RelayAnalysis(store, log, analysisThreads)
-        : new RedisAnalysis(store, redis, log, undefined, analysisThreads);
+        ? new RelayAnalysis(store, log, analysisThreads, options.analysisIdleMs)
+        : new RedisAnalysis(store, redis, log, undefined, analysisThreads, options.analysisIdleMs);
   const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
   const alerts =
     analysis === null
@@ -179,9 +191,11 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
           linkBase,
           log,
           ...(options.alertRetry ? { retry: options.alertRetry } : {}),
+          allowWebhookHosts: options.allowWebhookHosts ?? [],
           ...(redis === null ? {} : { shared: new SharedAlerts(redis) }),
         });
-  const overview = analysis === null ? null : new OverviewChannel(analysis, () => alerts?.recent() ?? []);
+  // the overview channel is read without the token: its firings never carry a webhook's path
+  const overview = analysis === null ? null : new OverviewChannel(analysis, () => (alerts?.recent() ?? []).map(redactFiring));
   if (analysis !== null) {
     if (fileIngest !== null) fileIngest.analysis = analysis;
     if (redis !== null) redis.ingest.analysis = analysis;
@@ -194,7 +208,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
     }
     alerts?.attach(analysis);
-    if (overview !== null) alerts?.onFiring((a) => overview.alert(a));
+    if (overview !== null) alerts?.onFiring((a) => overview.alert(redactFiring(a)));
     void analysis.start();
   }
   const removeSession = (id: string, why: string): void => {
@@ -243,7 +257,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         unfinished: unfinished.stats(),
         token_required: token !== null,
         fsync: options.fsync ?? false,
-        analysis: analysis === null ? null : { ...analysis.stats(), overview_clients: overview?.size ?? 0 },
+        analysis:
+          analysis === null ? null : { ...analysis.stats(), parked_sessions: analysis.threads?.parkedCount ?? 0, overview_clients: overview?.size ?? 0 },
         memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
       },
     };
@@ -252,6 +267,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     ingest,
     access,
     maxBodyBytes: limits.maxMessageBytes,
+    maxSpans: limits.maxSpansPerSnapshot,
     reorderMs: options.otlpReorderMs,
     // with Redis the relay does not know a session's last turn synchronously: a conversation
     // resumed after a restart is placed by the reorder buffer alone (docs/scale-out.md)
@@ -265,20 +281,25 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     log,
     postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
     onDeleted: (id) => analysis?.forget(id),
-    extra: overviewRoutes(analysis, alerts),
+    extra: overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null),
   });
 
-  const server = http.createServer(serverTimeoutOptions(connection), (req, res) => {
-    void handleHttp(req, res).catch((e: unknown) => {
-      log(`error serving ${req.method ?? ''} ${req.url ?? ''}: ${(e as Error).message}`);
-      if (!res.headersSent) json(res, 500, { error: (e as Error).message });
-      else res.destroy();
-    });
-  });
+  const server = http.createServer(
+    serverTimeoutOptions(connection),
+    oneAtATime((req, res) => {
+      void handleHttp(req, res).catch((e: unknown) => {
+        log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
+        if (!res.headersSent) json(res, 500, { error: (e as Error).message });
+        else res.destroy();
+      });
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   const guards = guardConnections(server, connection, unfinished);
+  capConnections(server, connection.maxConnections, log);
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    denyFraming(res);
     const url = new URL(req.url ?? '/', 'http://relay');
     const p = url.pathname;
     if (p === OTLP_TRACES_PATH) return otlp.serve(req, res, url);

@@ -25,6 +25,9 @@ export const DEFAULT_RELAY_LIMITS: Readonly<RelayLimits> = Object.freeze({
   maxSessions: 1000,
 });
 
+/** the longest session title accepted (lists and alerts show at most quoted.ts SHOWN_TITLE_CHARS of it) */
+export const MAX_TITLE_CHARS = 1024;
+
 /** A session id becomes a file name; this keeps it under the usual 255-byte limit. */
 const MAX_FILE_NAME_BYTES = 240;
 
@@ -126,6 +129,14 @@ export function inspect(raw: Uint8Array, limits: RelayLimits, keepValue = false,
       kind: 'error',
       sessionId: sid,
       message: `the snapshot has ${message.spans.length} spans; this relay accepts at most ${limits.maxSpansPerSnapshot} per snapshot (--max-spans)`,
+    };
+  }
+  // a title is repeated in every list, overview and alert: 30 headers of 8 MiB once made the overview unanswerable
+  if (message.type === 'session' && typeof message.title === 'string' && message.title.length > MAX_TITLE_CHARS) {
+    return {
+      kind: 'error',
+      sessionId: sid,
+      message: `the session's title is ${message.title.length} characters; this relay accepts at most ${MAX_TITLE_CHARS}`,
     };
   }
   return {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RelaySession } from '../client/relayApi.ts';
 import type { SessionHeader } from '../core/wire.ts';
-import { quoted } from './quoted.ts';
+import { quoted, shownTitle } from './quoted.ts';
 
 /** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
 export const RECENT = 1024;
@@ -53,7 +53,7 @@ export class SessionLog {
   info(): RelaySession {
     return {
       session_id: this.id,
-      title: this.header?.title ?? null,
+      title: shownTitle(this.header?.title),
       messages: this.lastSeq,
       last_seq: this.lastSeq,
       last_turn: this.lastTurn,
@@ -183,8 +183,15 @@ export class SessionLogStore {
       // A log deleted while open (rm -rf of the data directory) still takes writes, which
       // vanish with the last descriptor: its link count is 0. One fstat per message is
       // cheap next to the write (bench/relay.ts measures it); acknowledging is not.
-      if (fs.fstatSync(fd).nlink === 0) {
+      const open = fs.fstatSync(fd);
+      if (open.nlink === 0) {
         this.markLost(`the log of session ${quoted(session.id)} (${session.file}) was deleted while the relay ran`);
+        throw new Error(this.lost!);
+      }
+      // The data directory moved (mv) keeps the open log linked, under another name: the
+      // writes land in the moved files. One stat of the path tells (a few µs more).
+      if (!samePlace(session.file, open)) {
+        this.markLost(`the log of session ${quoted(session.id)} (${session.file}) was moved or replaced while the relay ran`);
         throw new Error(this.lost!);
       }
     } catch (e) {
@@ -411,4 +418,15 @@ export function turnOf(v: unknown): number | null {
   if (typeof v !== 'object' || v === null) return null;
   const m = v as { type?: unknown; turn?: unknown };
   return m.type === 'snapshot' && typeof m.turn === 'number' ? m.turn : null;
+}
+
+/** Whether `file` still names the open log `open` (false when it is gone or another file). */
+function samePlace(file: string, open: fs.Stats): boolean {
+  let named: fs.Stats | undefined;
+  try {
+    named = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return true; // cannot look (EACCES…): not proof of a move
+  }
+  return named !== undefined && named.ino === open.ino && named.dev === open.dev;
 }

@@ -210,8 +210,8 @@ describe('alerts on two relays sharing one Redis', () => {
     await receiver.stop(); // down at first: the relays retry
 
     const retry = { initialMs: 100, maxMs: 400, attempts: 200 };
-    let a = await relayOn(redis, { alertRetry: retry });
-    let b = await relayOn(redis, { alertRetry: retry });
+    let a = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
+    let b = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     const rule = await addRule(a.url, { signal: 'relevance_collapse', min_severity: 'fault', for_turns: 3, webhook: receiver.url });
     // and one added with the CLI through B that must not fire: the collapse never freezes a session named so
     const cli = await runCli(['alerts', 'add', '--action', 'freeze', '--session', 'no-such-session', '--webhook', receiver.url, '--url', b.url, '--json']);
@@ -226,8 +226,8 @@ describe('alerts on two relays sharing one Redis', () => {
     for (let i = 0; i < cut; i++) expect((await postNdjson(i % 2 === 0 ? a.url : b.url, collapse[i]!)).status).toBe(200);
     await a.close();
     await b.close();
-    a = await relayOn(redis, { alertRetry: retry });
-    b = await relayOn(redis, { alertRetry: retry });
+    a = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
+    b = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     for (let i = cut; i < collapse.length; i++) expect((await postNdjson(i % 2 === 0 ? a.url : b.url, collapse[i]!)).status).toBe(200);
     const want = expectedTurns.map((t) => `collapse ${t}`);
     for (const r of [a, b]) await until(async () => (await historyOf(r.url)).length === want.length, `${want.length} firings in each relay's history`);
@@ -244,8 +244,8 @@ describe('alerts on two relays sharing one Redis', () => {
     // restart both again; what they re-read never fires, and the second session's firings are all that come
     await a.close();
     await b.close();
-    a = await relayOn(redis, { alertRetry: retry });
-    b = await relayOn(redis, { alertRetry: retry });
+    a = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
+    b = await relayOn(redis, { alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     await Promise.all([a.analysis!.whenRebuilt(), b.analysis!.whenRebuilt()]);
     for (let i = 0; i < again.length; i++) expect((await postNdjson(i % 2 === 0 ? b.url : a.url, again[i]!)).status).toBe(200);
     want.push(...expectedTurns.map((t) => `collapse-again ${t}`));

@@ -65,7 +65,7 @@ describe('alerts', () => {
 
     const dataDir = tempDir();
     const retry = { initialMs: 100, maxMs: 400, attempts: 200 };
-    let r = await relay({ dataDir, alertRetry: retry });
+    let r = await relay({ dataDir, alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     const hook = receiver.url;
     const rules = {
       collapse3: await addRule(r.url, { signal: 'relevance_collapse', min_severity: 'fault', for_turns: 3, webhook: hook }),
@@ -84,7 +84,7 @@ describe('alerts', () => {
     );
     await r.close();
 
-    r = await relay({ dataDir, alertRetry: retry });
+    r = await relay({ dataDir, alertRetry: retry, allowWebhookHosts: ['127.0.0.1'] });
     expect((await postNdjson(r.url, lines.slice(cut - 2).join('\n'))).status).toBe(200);
     expect((await postNdjson(r.url, fs.readFileSync(path.join(SAMPLES, 'healthy.jsonl'), 'utf8'))).status).toBe(200);
     const history = async (): Promise<AlertFiring[]> => ((await (await fetch(`${r.url}api/alerts/history`)).json()) as { alerts: AlertFiring[] }).alerts;
@@ -149,8 +149,11 @@ describe('context-health alerts', () => {
     expect(added.code).toBe(0);
     const rule = JSON.parse(added.stdout) as AlertRule;
     expect(rule).toMatchObject({ spread_below_baseline: { percent: 40, turns: 15 }, for_turns: 2, session_id: 'run-1', webhook: 'http://127.0.0.1:9/h' });
+    // a webhook URL is a secret: without the token only where it goes is shown
     const list = await runCli(['alerts', 'list', '--url', url]);
-    expect(list.stdout).toBe(`${rule.id}  spread below 40% of the first 15 snapshots' median for 2 snapshots · session "run-1" · http://127.0.0.1:9/h\n`);
+    expect(list.stdout).toBe(`${rule.id}  spread below 40% of the first 15 snapshots' median for 2 snapshots · session "run-1" · http://127.0.0.1:9/…\n`);
+    const withToken = await runCli(['alerts', 'list', '--url', url, '--token', 'cli-t0ken']);
+    expect(withToken.stdout).toBe(`${rule.id}  spread below 40% of the first 15 snapshots' median for 2 snapshots · session "run-1" · http://127.0.0.1:9/h\n`);
     expect((await runCli(['alerts', 'rm', rule.id, '--url', url, '--token', 'cli-t0ken'])).code).toBe(0);
     expect((await runCli(['alerts', 'list', '--url', url])).stdout).toBe('no alert rules\n');
     expect((await runCli(['alerts', 'rm', rule.id, '--url', url, '--token', 'cli-t0ken'])).stderr).toMatch(/404: no alert rule/);

@@ -146,14 +146,16 @@ export interface IngestReply {
 /**
  * `node bin/context-health.mjs serve …` as a child (or `from.bin serve …`, an installed
  * command, in from.cwd: test/package); resolves with its URL once it listens.
+ * `from.wrapper`: a command the relay runs under, e.g. ['prlimit', '--nofile=256:256', '--'].
  */
 export async function spawnServe(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  from: { bin?: string; cwd?: string } = {},
+  from: { bin?: string; cwd?: string; wrapper?: string[] } = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const [cmd, ...before] = from.bin === undefined ? [process.execPath, path.join(ROOT, 'bin/context-health.mjs')] : [from.bin];
-  const child = spawn(cmd!, [...before, 'serve', ...args], {
+  const base = from.bin === undefined ? [process.execPath, path.join(ROOT, 'bin/context-health.mjs')] : [from.bin];
+  const command = [...(from.wrapper ?? []), ...base, 'serve', ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     cwd: from.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,6 +17,7 @@ import type { TurnEvent } from '../analysis/sessionHealth.ts';
 import { RuleBook } from './rules.ts';
 import type { SharedAlerts } from './sharedAlerts.ts';
 import { WebhookDelivery, type RetryPolicy } from './webhook.ts';
+import { WebhookAddressPolicy } from './webhookAddress.ts';
 
 /** firings kept in memory (the file keeps them all) */
 const HISTORY_IN_MEMORY = 500;
@@ -36,6 +37,8 @@ export interface AlertsOptions {
   log: (line: string) => void;
   /** relays sharing one Redis: the alert state lives there (call start()) */
   shared?: SharedAlerts;
+  /** hosts webhooks may reach although they are not public addresses (--allow-webhook-host) */
+  allowWebhookHosts?: readonly string[];
 }
 
 export class Alerts {
@@ -56,12 +59,19 @@ export class Alerts {
     this.rules = new RuleBook(options.dataDir);
     this.historyFile = path.join(dir, 'history.jsonl');
     this.shared = options.shared ?? null;
+    const addresses = new WebhookAddressPolicy(options.allowWebhookHosts);
     if (this.shared !== null) {
       const shared = this.shared;
-      this.delivery = new WebhookDelivery('', options.retry ?? {}, options.log, {
-        claim: (id, n) => shared.claimAttempt(id, n),
-        record: (d) => shared.recordDelivery(d),
-      });
+      this.delivery = new WebhookDelivery(
+        '',
+        options.retry ?? {},
+        options.log,
+        {
+          claim: (id, n) => shared.claimAttempt(id, n),
+          record: (d) => shared.recordDelivery(d),
+        },
+        addresses,
+      );
       return;
     }
     fs.mkdirSync(dir, { recursive: true });
@@ -70,7 +80,7 @@ export class Alerts {
       this.remember(f);
       this.firedKeys.add(key(f.rule_id, f.session_id, f.turn));
     }
-    this.delivery = new WebhookDelivery(path.join(dir, 'deliveries.jsonl'), options.retry ?? {}, options.log);
+    this.delivery = new WebhookDelivery(path.join(dir, 'deliveries.jsonl'), options.retry ?? {}, options.log, null, addresses);
     // firings whose delivery had not finished when the relay stopped are delivered now
     const done = new Map<string, AlertDelivery>();
     for (const d of readTail<AlertDelivery>(this.delivery.file)) {

@@ -110,8 +110,10 @@ export class RuleBook {
   add(input: AlertRuleInput & { for_turns: number }): AlertRule | { error: string } {
     const rule = this.create(input, this.rules.length);
     if ('error' in rule) return rule;
-    this.rules = [...this.rules, rule];
-    this.save();
+    // stored first: a rule that could not be saved is neither listed nor evaluated
+    const next = [...this.rules, rule];
+    this.save(next, 'the alert rule could not be saved, so it was not added');
+    this.rules = next;
     return rule;
   }
 
@@ -129,16 +131,26 @@ export class RuleBook {
   remove(id: string): boolean {
     const next = this.rules.filter((r) => r.id !== id);
     if (next.length === this.rules.length) return false;
+    this.save(next, 'the alert rule could not be removed from its file, so it stays in force');
     this.rules = next;
-    this.save();
     return true;
   }
 
-  private save(): void {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+  /** Replaces the file with `rules`; throws `failed` (with the reason) and leaves the old file otherwise. */
+  private save(rules: AlertRule[], failed: string): void {
     const tmp = `${this.file}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify({ rules: this.rules }, null, 2) + '\n');
-    fs.renameSync(tmp, this.file);
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      fs.writeFileSync(tmp, JSON.stringify({ rules }, null, 2) + '\n');
+      fs.renameSync(tmp, this.file);
+    } catch (e) {
+      try {
+        fs.rmSync(tmp, { force: true });
+      } catch {
+        // nothing to clean up, or not ours to remove
+      }
+      throw new Error(`${failed} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message} in ${this.file})`);
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 // `<data>/alerts/deliveries.jsonl` (the delivery log; `GET /api/alerts/deliveries`).
 import fs from 'node:fs';
 import type { AlertDelivery, AlertFiring } from '../../client/relayApi.ts';
+import { postWebhook, type PostOutcome } from './webhookPost.ts';
+import { WebhookAddressPolicy, WebhookBlocked } from './webhookAddress.ts';
 
 export interface RetryPolicy {
   /** wait before the second attempt; doubles each time up to maxMs */
@@ -32,6 +34,8 @@ export class WebhookDelivery {
     private readonly log: (line: string) => void,
     /** relays sharing one Redis: each attempt is made by the relay that claims it, and recorded in Redis (sharedAlerts.ts) */
     private readonly shared: { claim(alertId: string, attempt: number): Promise<boolean>; record(d: AlertDelivery): Promise<void> } | null = null,
+    /** where webhooks may go (public addresses unless --allow-webhook-host names the host) */
+    private readonly addresses = new WebhookAddressPolicy(),
   ) {
     this.policy = { ...DEFAULT_RETRY, ...policy };
   }
@@ -68,33 +72,21 @@ export class WebhookDelivery {
     }
     const abort = new AbortController();
     this.aborts.add(abort);
-    const timer = setTimeout(() => abort.abort(), this.policy.timeoutMs);
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      const { webhook: _where, ...body } = firing;
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'context-health-relay' },
-        body: JSON.stringify(body),
-        // a redirect is not followed: a 3xx is a failed attempt (the rule names the URL to use)
-        redirect: 'manual',
-        signal: abort.signal,
-      });
-      status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) error = `answered ${res.status}`;
-    } catch (e) {
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      error = cause?.code ?? cause?.message ?? (e as Error).message;
-    } finally {
-      clearTimeout(timer);
-      this.aborts.delete(abort);
-    }
+    const { webhook: _where, ...body } = firing;
+    const target = new URL(url);
+    const refused = this.addresses.refusal(target);
+    const sent: PostOutcome =
+      refused !== null
+        ? { status: null, failed: new WebhookBlocked(refused) }
+        : await postWebhook(target, JSON.stringify(body), this.policy.timeoutMs, abort.signal, this.addresses.lookupFor(target));
+    this.aborts.delete(abort);
+    const status = sent.status;
+    const error = sent.failed !== null ? failureOf(sent.failed) : status !== null && (status < 200 || status > 299) ? `answered ${status}` : null;
     if (this.closed) return; // the relay is stopping: this attempt is retried after the restart
     const outcome: AlertDelivery['outcome'] = error === null ? 'delivered' : attempt >= this.policy.attempts ? 'failed' : 'retrying';
     this.record({ alert_id: firing.id, url, attempt, at: new Date().toISOString(), outcome, status, error });
     if (outcome === 'failed') this.log(`alert ${firing.id}: webhook ${url} gave up after ${attempt} attempts (${error ?? ''})`);
+    if (sent.failed instanceof WebhookBlocked && attempt === 1) this.log(`alert ${firing.id}: ${sent.failed.message}`);
     if (outcome !== 'retrying') return;
     const wait = Math.min(this.policy.maxMs, this.policy.initialMs * 2 ** (attempt - 1));
     const t = setTimeout(() => {
@@ -117,4 +109,12 @@ export class WebhookDelivery {
       this.log(`could not record a delivery in ${this.file}: ${(e as Error).message}`);
     }
   }
+}
+
+/**
+ * What the delivery log (readable by anyone who may read) says of a failed attempt: never
+ * which way it failed (refused, reset, timed out), which would make rules a port scanner.
+ */
+function failureOf(e: Error): string {
+  return e instanceof WebhookBlocked ? 'unreachable: not a public address (--allow-webhook-host)' : 'unreachable';
 }

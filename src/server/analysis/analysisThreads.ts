@@ -43,7 +43,16 @@ interface SessionState {
   holding: Request[] | null;
   /** recoveries begun; a recovery overtaken by a newer one stops */
   generation: number;
+  /** the highest seq posted to the owning thread */
+  posted: number;
+  /** when its last line came (ms) */
+  lastLineAt: number;
+  /** idle: its engine was dropped from the thread, and is warmed up from the log on its next line */
+  parked: boolean;
 }
+
+/** a session idle this long has its engine parked (--analysis-idle) */
+export const DEFAULT_PARK_IDLE_MS = 5 * 60_000;
 
 /** the analysis threads' young generation (V8's default is 16 MiB semi-spaces on 64-bit) */
 const YOUNG_GENERATION_MB = 192;
@@ -73,6 +82,8 @@ class AnalysisThread {
   scheduled = false;
   /** active time of the threads that died, for the CPU figures */
   pastActiveMs = 0;
+  /** tests: heap queries waiting for their answer, in order */
+  readonly heapQueries: ((bytes: number) => void)[] = [];
   /** resolves once the current worker has loaded the engine */
   ready: Promise<void> = Promise.resolve();
 
@@ -92,9 +103,13 @@ class AnalysisThread {
     let loaded: () => void = () => {};
     this.ready = new Promise((resolve) => (loaded = resolve));
     worker.on('exit', () => loaded()); // a thread that never loads is replaced ('exit' below)
-    worker.on('message', (answers: AnalysisAnswer[] | 'ready') => {
+    worker.on('message', (answers: AnalysisAnswer[] | 'ready' | { heap: number }) => {
       if (answers === 'ready') {
         loaded();
+        return;
+      }
+      if (!Array.isArray(answers)) {
+        for (const r of this.heapQueries.splice(0, 1)) r(answers.heap);
         return;
       }
       if (worker !== this.worker) return;
@@ -167,11 +182,22 @@ export class AnalysisThreads {
   /** threads that died and were replaced */
   restarts = 0;
 
+  private readonly parkTimer: NodeJS.Timeout | null;
+
+  /**
+   * `idleMs`: a session that received no line for this long is parked: its engine (which
+   * holds the session's last snapshot, texts included: about its size in memory) is dropped
+   * from its thread and warmed up again from the stored log on its next line, so memory
+   * follows the sessions in use, not every session ever held (Infinity: never).
+   */
   constructor(
     count: number,
     private readonly replay: ReplaySource,
     private readonly log: (line: string) => void,
+    private readonly idleMs = DEFAULT_PARK_IDLE_MS,
   ) {
+    this.parkTimer = Number.isFinite(idleMs) ? setInterval(() => this.parkIdle(Date.now()), Math.max(10, Math.min(10_000, idleMs / 4))) : null;
+    this.parkTimer?.unref();
     for (let i = 0; i < count; i++) {
       // an uncaught error ends the thread: its 'exit' follows, where it is replaced
       this.threads.push(
@@ -194,10 +220,11 @@ export class AnalysisThreads {
   line(sessionId: string, seq: number, bytes: Uint8Array): Promise<AnalysisAnswer> {
     let st = this.sessions.get(sessionId);
     if (st === undefined) {
-      st = { id: sessionId, thread: hashOf(sessionId) % this.threads.length, done: 0, holding: null, generation: 0 };
+      st = { id: sessionId, thread: hashOf(sessionId) % this.threads.length, done: 0, holding: null, generation: 0, posted: 0, lastLineAt: 0, parked: false };
       this.sessions.set(sessionId, st);
     }
     const owner = st;
+    owner.lastLineAt = Date.now();
     return new Promise((resolve) => {
       if (this.closed) {
         resolve({ o: null, ms: 0 });
@@ -205,7 +232,12 @@ export class AnalysisThreads {
       }
       const req: Request = { st: owner, seq, bytes, tries: 0, resolve };
       if (owner.holding !== null) owner.holding.push(req);
-      else this.submit(req);
+      else if (owner.parked) {
+        // back from idle: the engine is rebuilt from the log (no answers), then this line goes
+        owner.parked = false;
+        owner.holding = [req];
+        void this.recover(owner, ++owner.generation, this.threads[owner.thread]!);
+      } else this.submit(req);
     });
   }
 
@@ -239,6 +271,7 @@ export class AnalysisThreads {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.parkTimer !== null) clearInterval(this.parkTimer);
     await Promise.all(
       this.threads.map((t) => {
         t.worker.removeAllListeners('exit');
@@ -250,7 +283,33 @@ export class AnalysisThreads {
   }
 
   private submit(req: Request): void {
+    if (req.st.posted < req.seq) req.st.posted = req.seq;
     this.threads[req.st.thread]!.post({ s: req.st.id, q: req.seq, b: req.bytes, w: false }, req);
+  }
+
+  /** Parks the sessions idle for idleMs with nothing in flight (every line posted is answered). */
+  private parkIdle(now: number): void {
+    for (const st of this.sessions.values()) {
+      if (st.parked || st.holding !== null || st.posted !== st.done || now - st.lastLineAt < this.idleMs) continue;
+      st.parked = true;
+      this.threads[st.thread]!.post({ s: st.id, drop: true }, null);
+    }
+  }
+
+  /** Sessions whose engine is parked (tests, /api/health). */
+  get parkedCount(): number {
+    let n = 0;
+    for (const st of this.sessions.values()) if (st.parked) n++;
+    return n;
+  }
+
+  /** Tests: thread i's heap in use after a full garbage collection, bytes. */
+  heapUsedForTest(i: number): Promise<number> {
+    const t = this.threads[i]!;
+    return new Promise((resolve) => {
+      t.heapQueries.push(resolve);
+      t.post({ heap: true }, null);
+    });
   }
 
   private died(t: AnalysisThread, code: number): void {
@@ -280,7 +339,8 @@ export class AnalysisThreads {
       list.push(r);
     }
     for (const st of this.sessions.values()) {
-      if (st.thread !== index) continue;
+      // a parked session has no engine to rebuild: its next line warms one up
+      if (st.thread !== index || st.parked) continue;
       // lines not answered come before those held by a recovery already under way
       st.holding = [...(bySession.get(st) ?? []), ...(st.holding ?? [])];
       void this.recover(st, ++st.generation, t);

@@ -1,6 +1,8 @@
 // An analysis thread (docs/relay.md "Analysis"): the Engines of the sessions it owns, fed
 // each stored line in the order the main thread posts them; one answer per line that is
 // not a warm-up, in the same order, carrying only the digest (sessionEngine.ts).
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import type { Engine } from '../../core/engine.ts';
 import { analyseLine, newSessionEngine, type LineOutcome } from './sessionEngine.ts';
@@ -9,8 +11,10 @@ import { lowerThreadPriority } from '../../node/threadPriority.ts';
 export type AnalysisRequest =
   /** `w`: warm-up (a replacement thread re-reading what its predecessor had analysed): no answer */
   | { s: string; q: number; b: Uint8Array; w: boolean }
-  /** the session was deleted: its engine goes */
-  | { s: string; drop: true };
+  /** the session was deleted, or idle and parked (analysisThreads.ts): its engine goes */
+  | { s: string; drop: true }
+  /** tests: the thread's heap in use after a full collection, answered as `{heap}` */
+  | { heap: true };
 
 export interface AnalysisAnswer {
   o: LineOutcome;
@@ -27,6 +31,10 @@ const engines = new Map<string, Engine>();
 port.on('message', (batch: AnalysisRequest[]) => {
   const out: AnalysisAnswer[] = [];
   for (const r of batch) {
+    if ('heap' in r) {
+      port.postMessage({ heap: heapAfterCollection() });
+      continue;
+    }
     if ('drop' in r) {
       engines.delete(r.s);
       continue;
@@ -45,5 +53,12 @@ port.on('message', (batch: AnalysisRequest[]) => {
   }
   if (out.length > 0) port.postMessage(out);
 });
+/** What the engines hold: the heap in use once garbage is collected (V8's gc, exposed for this one call). */
+function heapAfterCollection(): number {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+  return v8.getHeapStatistics().used_heap_size;
+}
+
 // the engine's modules are loaded (through tsx, a few hundred ms): lines are analysed at full speed from now on
 port.postMessage('ready');

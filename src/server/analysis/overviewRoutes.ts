@@ -2,7 +2,8 @@
 // and "Alerts"): the overview snapshot, the alert rules (reading is a read, changing them
 // a write: the token, as for ingest), the alert history and the delivery log.
 import type { IncomingMessage } from 'node:http';
-import type { AlertRule, Overview } from '../../client/relayApi.ts';
+import type { AlertFiring, AlertRule, Overview } from '../../client/relayApi.ts';
+import { redactDelivery, redactFiring, redactRule } from '../alerts/redact.ts';
 import type { Alerts } from '../alerts/alerts.ts';
 import { parseRuleInput } from '../alerts/rules.ts';
 import { json } from '../httpReply.ts';
@@ -14,7 +15,16 @@ export const OVERVIEW_SUBSCRIBE = '/api/overview/subscribe';
 /** a rule is a few hundred bytes */
 const MAX_RULE_BYTES = 64 * 1024;
 
-export function overviewRoutes(analysis: RelayAnalysis | null, alerts: Alerts | null): Route[] {
+/**
+ * `mayWrite`: whether the request could change the rules (it holds the token, or the relay
+ * has none); only then are webhook URLs shown whole (redact.ts).
+ */
+export function overviewRoutes(
+  analysis: RelayAnalysis | null,
+  alerts: Alerts | null,
+  mayWrite: (req: IncomingMessage, url: URL) => boolean = () => true,
+): Route[] {
+  const firings = (req: IncomingMessage, url: URL, list: AlertFiring[]): AlertFiring[] => (mayWrite(req, url) ? list : list.map(redactFiring));
   const limitOf = (url: URL, max: number): number => {
     const n = Number(url.searchParams.get('limit') ?? '50');
     return Number.isInteger(n) && n > 0 ? Math.min(n, max) : 50;
@@ -24,14 +34,21 @@ export function overviewRoutes(analysis: RelayAnalysis | null, alerts: Alerts | 
       path: /^\/api\/overview\/?$/,
       method: 'GET',
       access: 'read',
-      handle: ({ res }) =>
-        json(res, 200, { sessions: analysis?.summaries() ?? [], alerts: alerts?.recent() ?? [], analysis: analysis !== null } satisfies Overview),
+      handle: ({ req, res, url }) =>
+        json(res, 200, {
+          sessions: analysis?.summaries() ?? [],
+          alerts: firings(req, url, alerts?.recent() ?? []),
+          analysis: analysis !== null,
+        } satisfies Overview),
     },
     {
       path: /^\/api\/alerts\/rules\/?$/,
       method: 'GET',
       access: 'read',
-      handle: ({ res }) => json(res, 200, { rules: alerts?.rules.list() ?? [] } satisfies { rules: readonly AlertRule[] }),
+      handle: ({ req, res, url }) => {
+        const rules = alerts?.rules.list() ?? [];
+        json(res, 200, { rules: mayWrite(req, url) ? rules : rules.map(redactRule) } satisfies { rules: readonly AlertRule[] });
+      },
     },
     {
       path: /^\/api\/alerts\/rules\/?$/,
@@ -67,13 +84,16 @@ export function overviewRoutes(analysis: RelayAnalysis | null, alerts: Alerts | 
       path: /^\/api\/alerts\/history\/?$/,
       method: 'GET',
       access: 'read',
-      handle: ({ res, url }) => json(res, 200, { alerts: alerts?.recent(limitOf(url, 500)) ?? [] }),
+      handle: ({ req, res, url }) => json(res, 200, { alerts: firings(req, url, alerts?.recent(limitOf(url, 500)) ?? []) }),
     },
     {
       path: /^\/api\/alerts\/deliveries\/?$/,
       method: 'GET',
       access: 'read',
-      handle: ({ res, url }) => json(res, 200, { deliveries: alerts?.delivery.deliveries(limitOf(url, 500)) ?? [] }),
+      handle: ({ req, res, url }) => {
+        const deliveries = alerts?.delivery.deliveries(limitOf(url, 500)) ?? [];
+        json(res, 200, { deliveries: mayWrite(req, url) ? deliveries : deliveries.map(redactDelivery) });
+      },
     },
   ];
 }

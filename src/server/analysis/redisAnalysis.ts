@@ -55,8 +55,9 @@ export class RedisAnalysis extends RelayAnalysis {
     private readonly logLine: (line: string) => void,
     private readonly reconcileMs = RECONCILE_MS,
     threads = 0,
+    parkIdleMs?: number,
   ) {
-    super(store, logLine, threads);
+    super(store, logLine, threads, parkIdleMs);
   }
 
   override start(): Promise<void> {

@@ -8,7 +8,7 @@
 // the sessions' Engines run there and the verdict is a Promise of the thread's answer; the
 // rest (SessionHealth's rings, verdict memory, summaries, the listeners) stays here.
 import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
-import { quoted } from '../quoted.ts';
+import { quoted, shownTitle } from '../quoted.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { readChunks, type SessionLogStore } from '../store.ts';
 import { AnalysisThreads, type StoredLine } from './analysisThreads.ts';
@@ -53,13 +53,17 @@ export class RelayAnalysis {
   /** null: the Engines run on the main thread (analysisThreads 0) */
   readonly threads: AnalysisThreads | null;
 
-  /** `threads`: analysis threads holding the sessions' Engines (0: this thread) */
+  /**
+   * `threads`: analysis threads holding the sessions' Engines (0: this thread); `parkIdleMs`:
+   * how long a session may be idle before its engine is parked (analysisThreads.ts)
+   */
   constructor(
     private readonly store: SessionLogStore,
     private readonly log: (line: string) => void,
     threads = 0,
+    parkIdleMs?: number,
   ) {
-    this.threads = threads > 0 ? new AnalysisThreads(threads, (id, upTo) => this.storedLines(id, upTo), log) : null;
+    this.threads = threads > 0 ? new AnalysisThreads(threads, (id, upTo) => this.storedLines(id, upTo), log, parkIdleMs) : null;
   }
 
   listen(l: AnalysisListener): () => void {
@@ -72,7 +76,7 @@ export class RelayAnalysis {
     for (const s of this.store.byRecency()) {
       const health = new SessionHealth(s.id, s.updatedAt);
       health.analysed = false;
-      health.title = s.header?.title ?? null;
+      health.title = shownTitle(s.header?.title);
       this.entries.set(s.id, { health, rebuild: null, pending: true, waiting: [] });
     }
     this.counters.rebuilding = this.entries.size;

@@ -8,6 +8,7 @@ import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/s
 import type { AckVerdict, LastCompaction, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { analyseLine, newSessionEngine, type LineOutcome, type TurnDigest } from './sessionEngine.ts';
+import { shownTitle } from '../quoted.ts';
 
 /** turns `worst_recent` looks at */
 export const RECENT_WINDOW = 20;
@@ -116,7 +117,7 @@ export class SessionHealth {
     if (out === null) return null;
     switch (out.k) {
       case 'header':
-        this.title = out.title;
+        this.title = shownTitle(out.title);
         return null;
       case 'error':
         return out.message;

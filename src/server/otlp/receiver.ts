@@ -13,7 +13,6 @@
 // scorer where they carry no score (scoringStage.ts), and take the path of every other
 // message (ingest.ts): validated, stored, acknowledged, fanned out.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import zlib from 'node:zlib';
 import { OtlpAdapter, type OtlpMessage } from '../../ingest/adapters/otlp/adapter.ts';
 import type { Rejected } from '../../ingest/adapters/otlp/model.ts';
 import type { Snapshot } from '../../core/wire.ts';
@@ -21,7 +20,8 @@ import { Bm25Scorer } from '../../core/referenceScorer.ts';
 import { nodeSha256 } from '../../node/platform.ts';
 import type { AccessPolicy } from '../accessPolicy.ts';
 import type { IngestPort } from '../backend.ts';
-import { decodeTraceRequest, encodeStatus, encodeTraceResponse } from './protobuf.ts';
+import { OtlpDecoder } from './decoder.ts';
+import { encodeStatus, encodeTraceResponse } from './protobuf.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
 
@@ -43,6 +43,8 @@ export interface OtlpReceiverOptions {
   access: AccessPolicy;
   /** the largest body read, compressed or not (the relay's --max-message-bytes) */
   maxBodyBytes: number;
+  /** the most spans in one export (the relay's --max-spans): more would hold the event loop while they are mapped */
+  maxSpans: number;
   reorderMs?: number;
   /** the last turn the relay holds for a session, null when it has none (after a restart) */
   storedTurn: (sessionId: string) => number | null;
@@ -55,6 +57,7 @@ export class OtlpReceiver {
   private readonly scorers = new Map<string, { scorer: Bm25Scorer; hashes: Map<string, { text: string; hash: string }> }>();
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
+  private readonly decoder = new OtlpDecoder();
 
   constructor(private readonly options: OtlpReceiverOptions) {
     this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
@@ -107,26 +110,36 @@ export class OtlpReceiver {
       );
     const raw = await readBody(req, limit);
     if (raw === null) return tooLarge('request body');
-    let body: Buffer = raw;
-    if (contentEncoding === 'gzip') {
-      try {
-        body = zlib.gunzipSync(raw, { maxOutputLength: limit });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return tooLarge('decompressed request body');
-        return reply(res, 400, encoding, status(INVALID_ARGUMENT, `the gzip body could not be decompressed: ${(e as Error).message}`));
+    // decoded on the decode thread (decoder.ts): the event loop keeps answering meanwhile
+    const decoded = await this.decoder.decode({
+      body: raw,
+      encoding,
+      gzip: contentEncoding === 'gzip',
+      maxBytes: limit,
+      maxSpans: this.options.maxSpans,
+    });
+    if (!decoded.ok) {
+      if (decoded.kind === 'too-large') return tooLarge('decompressed request body');
+      if (decoded.kind === 'gzip') return reply(res, 400, encoding, status(INVALID_ARGUMENT, `the gzip body could not be decompressed: ${decoded.message}`));
+      if (decoded.kind === 'too-many-spans') {
+        return reply(
+          res,
+          413,
+          encoding,
+          status(
+            RESOURCE_EXHAUSTED,
+            `the export holds ${decoded.spans ?? 0} spans; this relay accepts at most ${this.options.maxSpans} per OTLP request (--max-spans): export smaller batches`,
+          ),
+        );
       }
-    }
-    let request: unknown;
-    try {
-      request = encoding === 'protobuf' ? decodeTraceRequest(body) : parseJson(body);
-    } catch (e) {
+      if (decoded.kind === 'not-a-request') return reply(res, 400, encoding, status(INVALID_ARGUMENT, decoded.message));
       const what =
         encoding === 'protobuf' ? 'the protobuf body is not an ExportTraceServiceRequest (truncated or not protobuf)' : 'the JSON body is not valid JSON';
-      return reply(res, 400, encoding, status(INVALID_ARGUMENT, `${what}: ${(e as Error).message}`));
+      return reply(res, 400, encoding, status(INVALID_ARGUMENT, `${what}: ${decoded.message}`));
     }
     let result;
     try {
-      result = this.adapter.receive(request, Date.now());
+      result = this.adapter.receivePrepared(decoded.prepared, Date.now());
     } catch (e) {
       return reply(res, 400, encoding, status(INVALID_ARGUMENT, (e as Error).message));
     }
@@ -156,6 +169,7 @@ export class OtlpReceiver {
   /** Stores everything still held (the relay is closing). */
   async close(): Promise<void> {
     this.closed = true;
+    await this.decoder.close();
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     await this.send(this.adapter.flush());
@@ -233,11 +247,6 @@ function mediaType(header: string | undefined): string | null {
 
 function status(code: number, message: string): { code: number; message: string } {
   return { code, message };
-}
-
-function parseJson(body: Buffer): unknown {
-  const text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  return JSON.parse(text);
 }
 
 function describeRejected(rejected: Rejected[]): string {

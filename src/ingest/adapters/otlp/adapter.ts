@@ -14,7 +14,7 @@ import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import { estimateTokens, fitTokens } from '../claudeCode.ts';
 import { SkippedRecords } from '../skipped.ts';
-import { extract, type ModelCall, type Retrieval } from './conventions.ts';
+import { extract, type Extracted, type ModelCall, type Retrieval } from './conventions.ts';
 import { readTraceRequest, type Rejected } from './model.ts';
 import { ReorderBuffer } from './reorder.ts';
 
@@ -56,6 +56,22 @@ export interface OtlpInputError {
   trace_id: string;
   span_id: string;
   message: string;
+}
+
+/** An export's spans as events: what the adapter's state is not needed for (prepareExport). */
+export interface PreparedExport {
+  events: { key: string; event: Extracted }[];
+  rejected: Rejected[];
+}
+
+/**
+ * The stateless half of receive(): the request read and each span's event extracted. Pure,
+ * so the relay runs it on its decode thread with the decoding; a skipped span leaves only
+ * its key and why, so little crosses back to the event loop.
+ */
+export function prepareExport(request: unknown): PreparedExport {
+  const { spans, rejected } = readTraceRequest(request);
+  return { events: spans.map((span) => ({ key: `${span.traceId}/${span.spanId}`, event: extract(span) })), rejected };
 }
 
 interface Item {
@@ -102,18 +118,21 @@ export class OtlpAdapter {
 
   /** One ExportTraceServiceRequest (as an object); throws only when it is not one. */
   receive(request: unknown, nowMs: number): ReceiveResult {
-    const { spans, rejected } = readTraceRequest(request);
+    return this.receivePrepared(prepareExport(request), nowMs);
+  }
+
+  /** An export read by prepareExport (which may run on another thread: it is pure). */
+  receivePrepared(prepared: PreparedExport, nowMs: number): ReceiveResult {
+    const rejected = [...prepared.rejected];
     let accepted = 0;
     let noContent = 0;
     // a batch is placed in start order, so one request never makes its own spans late
     const items: Item[] = [];
-    for (const span of spans) {
-      const key = `${span.traceId}/${span.spanId}`;
+    for (const { key, event } of prepared.events) {
       if (this.seen.has(key)) {
         accepted++; // an exporter's retry: acknowledged again, mapped once
         continue;
       }
-      const event = extract(span);
       if (event.kind === 'skip') {
         this.skipped.add(event.what);
         this.remember(key);
@@ -127,7 +146,7 @@ export class OtlpAdapter {
         accepted++;
         continue;
       }
-      const session = event.kind === 'retrieval' ? `${event.conversation}/retrieval` : event.conversation;
+      const session = sessionOfConversation(event.conversation, event.kind === 'retrieval');
       items.push({ session, startNs: event.startNs, key, event });
     }
     items.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -337,4 +356,15 @@ export class OtlpAdapter {
 
 function iso(ns: bigint): string {
   return new Date(Number(ns / BigInt(1_000_000))).toISOString();
+}
+
+/**
+ * The session a conversation's events go to. A conversation's retrievals are the session
+ * `<conversation>/retrieval`; a `/` (and the `%` that escapes it) in the conversation id
+ * itself is percent-encoded, so conversation "a/retrieval" cannot write into conversation
+ * "a"'s retrieval session.
+ */
+export function sessionOfConversation(conversation: string, retrieval: boolean): string {
+  const id = conversation.replace(/%/g, '%25').replace(/\//g, '%2F');
+  return retrieval ? `${id}/retrieval` : id;
 }
