@@ -49,7 +49,7 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
       data-span-id={data.id}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <span className={data.label === null ? 'span-node-id' : 'span-node-label'}>{data.label ?? data.id}</span>
+      <span className={data.label === null ? 'span-node-id' : 'span-node-label'}>{nodeName(data)}</span>
       {tag !== '' && <span className="span-node-tag">{tag}</span>}
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
@@ -57,6 +57,16 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
 });
 
 const nodeTypes = { span: SpanNodeView };
+
+/**
+ * A node's name: its label; else its id, except for a missing parent never seen live (no text,
+ * no label: the Worker knows only its id), shown by the id's start so a long UUID stays legible; the whole id is on hover.
+ */
+function nodeName(node: GraphNode): string {
+  if (node.label !== null) return node.label;
+  if (node.kind === 'ghost' && node.id.length > 16) return `never seen · ${node.id.slice(0, 8)}…`;
+  return node.id;
+}
 
 /** True once the element has come near the viewport: the graph is not drawn while nobody can see it. */
 function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {

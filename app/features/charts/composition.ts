@@ -72,4 +72,5 @@ export function thresholdLine(s: CompositionSeries): Float64Array {
   return s.window.map((w) => w * s.threshold);
 }
 
-export const pct = (v: number): string => `${(v * 100).toFixed(v < 0.1 ? 1 : 0)}%`;
+/** A share in percent, one decimal where it has one ("82.5%", "80%"), "<0.1%" for a sliver. */
+export const pct = (v: number): string => (v > 0 && v < 0.001 ? '<0.1%' : `${String(Math.round(v * 1000) / 10)}%`);
