@@ -5,6 +5,7 @@
 import { type AnalysisClient, type JobSummary, type SessionSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
 import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
+import { learnLabels, resetSpanLabels } from './stores/spanLabels.ts';
 import { coalesced, throttled } from './pulls.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
@@ -61,6 +62,7 @@ function start(source: Source, info: AnalysisState['source']): void {
   lastSource = source;
   findingsFetchedFor = -1;
   resetFindingDetails();
+  resetSpanLabels();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, selectedCompaction: null, collapsed: new Set(), signalFilter: null });
   worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
@@ -91,6 +93,7 @@ export function closeSource(): void {
   lastSource = null;
   findingsFetchedFor = -1;
   resetFindingDetails();
+  resetSpanLabels();
   useAnalysis.setState({ ...initialAnalysisState }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, selectedCompaction: null, collapsed: new Set(), signalFilter: null });
 }
@@ -273,6 +276,7 @@ export const refreshCompactions = coalesced(async () => {
   const { sessionId } = useAnalysis.getState();
   if (sessionId === null) return;
   const compactions = await worker().query('compactions', { sessionId });
+  learnLabels(compactions.labels);
   if (useAnalysis.getState().sessionId === sessionId) set({ compactions });
 }, onPullError);
 
@@ -282,6 +286,7 @@ export const refreshTurn = coalesced(async () => {
   if (sessionId === null || turn === null) return;
   const graph = !(isLive() && useUi.getState().follow);
   const detail = await worker().query('turn', { sessionId, turn, graph });
+  learnLabels(detail?.labels);
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
 }, onPullError);
 
@@ -293,6 +298,8 @@ export const refreshSpan = coalesced(async () => {
     return;
   }
   const detail = await worker().query('span', { sessionId, turn, spanId });
+  learnLabels(detail?.labels);
+  if (detail?.label != null) learnLabels({ [detail.spanId]: detail.label });
   const ui = useUi.getState();
   if (ui.selectedSpan === spanId && ui.selectedTurn === turn) set({ span: detail });
 }, onPullError);

@@ -48,14 +48,22 @@ export interface SessionSummary {
   verdict: AckVerdict | null;
   /** the worst severity among the last `window` turns' findings; null when none fired */
   worst_recent: SeverityName | null;
+  /** the latest turn with that severity among them (so a row whose verdict is now prune_ok says when the fault was) */
+  worst_recent_turn: number | null;
   /** how many turns `worst_recent` looks at */
   window: number;
   /** the last fault-severity finding: its signal and turn */
   last_fault: { signal: string; turn: number } | null;
   /** findings per signal since the session began */
   counts: Record<string, number>;
-  /** snapshots per minute over the last turns received (null with fewer than two) */
+  /**
+   * snapshots per minute over the last turns received, while the session is live; null when
+   * idle or ended, for an imported agent's transcript (streamed at the reader's pace, not the
+   * agent's), and with fewer than two
+   */
   rate_per_min: number | null;
+  /** the header names the agent whose transcript an adapter read (docs/adapters.md) */
+  imported: boolean;
   /** per turn, oldest first, at most `series` points: score stdev (the spread) and the worst pinned span's rank as a fraction of the scored spans (1 = bottom); null where not defined */
   spread: (number | null)[];
   canary_rank: (number | null)[];

@@ -80,6 +80,8 @@ export interface ReportData {
   exportedAt: string | null;
   /** the compaction the report is about ("Report this compaction", contract §8.3), when it is about one */
   compaction?: CompactionRecord;
+  /** contract §8.8: span id → label for the spans the report names that have one (absent: none has) */
+  labels?: Record<string, string>;
 }
 
 /** A report about turns details this many incidents in full (spans, rule); the rest are rows of a table. */
@@ -105,6 +107,15 @@ export function mdCode(text: string): string {
   const fence = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
+}
+
+type SpanLabelMap = Readonly<Record<string, string>>;
+
+/** contract §8.8: a span named by its label, its id beside it (a report is read by people and searched by id). */
+export function spanCell(id: string, labels: SpanLabelMap | undefined): string {
+  const label = labels?.[id];
+  // mdCodeCell: an id holding `|` must not forge cells (docs/security.md)
+  return label === undefined ? mdCodeCell(id) : `${mdText(shorten(label, 60))} ${mdCodeCell(id)}`;
 }
 
 /** A fenced block holding any text: a fence longer than any backtick run in it, so nothing inside becomes markup. */
@@ -138,7 +149,7 @@ export const ACTION_TODO: Readonly<Record<ReportVerdictRun['action'], string>> =
 
 export const CONTRACT_URL = 'docs/contract.md';
 
-function incidentSection(inc: ReportIncident, heading: string, contractUrl: string): string[] {
+function incidentSection(inc: ReportIncident, heading: string, contractUrl: string, labels: SpanLabelMap = {}): string[] {
   const info = SIGNAL_INFO[inc.signal];
   const rule = RULES[inc.signal];
   const out: string[] = [
@@ -158,7 +169,7 @@ function incidentSection(inc: ReportIncident, heading: string, contractUrl: stri
     out.push('| span | turn | score | binding | rewrites | pinned | text (shortened) |', '| --- | ---: | ---: | --- | ---: | --- | --- |');
     for (const s of inc.spans) {
       out.push(
-        `| ${mdCodeCell(s.id)} | ${s.turn} | ${scoreText(s.score)} | ${s.binding} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
+        `| ${spanCell(s.id, labels)} | ${s.turn} | ${scoreText(s.score)} | ${s.binding} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
       );
     }
     if (inc.moreSpans > 0) out.push('', `… and ${inc.moreSpans} more span${inc.moreSpans === 1 ? '' : 's'}.`);
@@ -180,7 +191,7 @@ export function lostFirst<T extends { status: RecordItem['status']; confirmed?: 
 const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
 /** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input). */
-function compactionSection(r: CompactionRecord): string[] {
+function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): string[] {
   const out: string[] = [
     '## The compaction',
     '',
@@ -203,7 +214,7 @@ function compactionSection(r: CompactionRecord): string[] {
     out.push('| status | confirmed | kind | item | from turn | span | gone back for at |', '| --- | --- | --- | --- | ---: | --- | ---: |');
     for (const it of lostFirst(r.items)) {
       out.push(
-        `| ${it.status} | ${it.confirmed ? '**yes**' : ''} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.from_turn} | ${it.span_id === null ? '' : mdCode(it.span_id)} | ${it.refetched_at ?? ''} |`,
+        `| ${it.status} | ${it.confirmed ? '**yes**' : ''} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.from_turn} | ${it.span_id === null ? '' : spanCell(it.span_id, labels)} | ${it.refetched_at ?? ''} |`,
       );
     }
     out.push('');
@@ -237,8 +248,8 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     `- **Made by:** context-health ${data.version}${data.exportedAt === null ? '' : `, ${data.exportedAt}`}`,
     '',
   ];
-  if (data.compaction !== undefined) out.push(...compactionSection(data.compaction));
-  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl));
+  if (data.compaction !== undefined) out.push(...compactionSection(data.compaction, data.labels));
+  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl, data.labels));
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
   if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
@@ -249,7 +260,9 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     out.push('');
   } else {
     for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
-      out.push(...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl));
+      out.push(
+        ...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl, data.labels),
+      );
     const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
     if (rest.length > 0) {
       out.push(
@@ -268,7 +281,13 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   else {
     out.push('| turns | verdict | spans (first turn) | what the harness should do |', '| --- | --- | --- | --- |');
     for (const v of data.verdicts) {
-      const spans = v.spans.length === 0 ? '' : v.spans.slice(0, 8).map(mdCodeCell).join(', ') + (v.spans.length > 8 ? ` (+${v.spans.length - 8})` : '');
+      const spans =
+        v.spans.length === 0
+          ? ''
+          : v.spans
+              .slice(0, 8)
+              .map((id) => spanCell(id, data.labels))
+              .join(', ') + (v.spans.length > 8 ? ` (+${v.spans.length - 8})` : '');
       out.push(`| ${turnsText(v.firstTurn, v.lastTurn)} | \`${v.action}\` | ${spans} | ${ACTION_TODO[v.action]} |`);
     }
     out.push('');

@@ -32,6 +32,7 @@ import type {
 import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
 import { findingsIndex, shapeView, transferables } from './shape.ts';
 import { reportData } from './report.ts';
+import type { CompactionsView } from './protocol.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
 export const MAX_LISTED_ERRORS = 500;
@@ -201,6 +202,7 @@ export function sessionSummary(s: TurnColumnStore): SessionSummary {
     hasAgreement: s.hasAgreement,
     compactions: s.compactions.length,
     compactionRevision: s.compactionRevision,
+    contextWindow: s.contextWindow,
     notApplicable: s.notApplicable,
   };
 }
@@ -458,9 +460,19 @@ export class Controller {
       case 'report':
         return { body: reportData(store, req.query), transfer: [] };
       case 'compactions':
-        return { body: { sessionId: store.sessionId, revision: store.compactionRevision, records: store.compactions }, transfer: [] };
+        return { body: compactionsView(store), transfer: [] };
     }
   }
+}
+
+/** contract §8.3 the records as they stand, with the labels of the spans their items name (§8.8). */
+function compactionsView(store: TurnColumnStore): CompactionsView {
+  const ids = new Set<string>();
+  for (const r of store.compactions) {
+    for (const it of r.items) if (it.span_id !== null) ids.add(it.span_id);
+    for (const it of r.carried) if (it.span_id !== null) ids.add(it.span_id);
+  }
+  return { sessionId: store.sessionId, revision: store.compactionRevision, records: store.compactions, labels: store.labelsOfIds(ids) };
 }
 
 /** An error thrown while analysing one message (not while reading): says which. */

@@ -3,6 +3,7 @@ import { indexAtOrBefore } from '../core/bisect.ts';
 import { Binding } from '../core/analyse.ts';
 import { SEVERITY, SIGNALS } from '../core/signals.ts';
 import { wordDiff } from './diff.ts';
+import { kindLabel } from './composition.ts';
 import { lineageGraph } from './lineage.ts';
 import { gather, lttb } from './lttb.ts';
 import type { FindingDetail, SpanDetail, SpanRow, SpanVersion, TurnDetail } from './protocol.ts';
@@ -13,15 +14,20 @@ const MAX_VERSIONS = 200;
 
 const nullable = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
+/** The turn panel lists this many of a turn's largest spans. */
+export const LARGEST_SPANS = 8;
+
 export function findingDetail(store: TurnColumnStore, fi: number): FindingDetail {
   const signal = SIGNALS[store.findingSignal.get(fi)]!;
+  const spans = store.findingSpans(fi);
   return {
     index: fi,
     turn: store.turn.get(store.findingTurn.get(fi)),
     signal,
     severity: SEVERITY[signal],
     message: store.findingMessage[fi]!,
-    spanIds: store.findingSpans(fi).map((s) => store.spans[s]!.id),
+    spanIds: spans.map((s) => store.spans[s]!.id),
+    labels: store.labelsOf(spans),
   };
 }
 
@@ -34,6 +40,9 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
   const findings: FindingDetail[] = [];
   for (let fi = f0; fi < f1; fi++) findings.push(findingDetail(store, fi));
   const action = ACTIONS[store.action.get(t)]!;
+  const spans = spanRows(store, t);
+  const labels: Record<string, string> = { ...store.labelsOf(lists.recompute), ...store.labelsOf(lists.drop) };
+  for (const f of findings) Object.assign(labels, f.labels);
   return {
     sessionId: store.sessionId,
     turn,
@@ -60,8 +69,12 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
     recompute: ids(lists.recompute),
     drop: ids(lists.drop),
     findings,
-    spans: spanRows(store, t),
+    spans,
     graph: withGraph ? lineageGraph(store, t) : null,
+    composition: store.composition.at(t).map((k) => ({ ...k, label: kindLabel(k.kind) })),
+    largest: spans === null ? null : [...spans].sort((a, b) => b.tokens - a.tokens).slice(0, LARGEST_SPANS),
+    contextWindow: store.contextWindow,
+    labels,
   };
 }
 
@@ -71,8 +84,11 @@ function spanRows(store: TurnColumnStore, t: number): SpanRow[] | null {
   const out: SpanRow[] = [];
   for (let row = r.start; row < r.end; row++) {
     const d = store.rows.read(row);
+    const info = store.spans[d.span]!;
     out.push({
-      spanId: store.spans[d.span]!.id,
+      spanId: info.id,
+      label: info.label,
+      kind: info.compositionKind,
       score: nullable(d.score),
       binding: bindingName(d.binding),
       rewrites: d.rewrites,
@@ -207,6 +223,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
   return {
     sessionId: store.sessionId,
     spanId,
+    label: info.label,
     turn,
     live,
     shownTurn: shownT >= 0 ? store.turn.get(shownT) : turn,
@@ -234,5 +251,6 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     diffAgainst,
     diff,
     historyFrom: heldFrom > 0 ? store.turn.get(heldFrom) : null,
+    labels: store.labelsOfIds([...derivedFrom, ...children]),
   };
 }

@@ -7,7 +7,8 @@ import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
 import { bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
 
 export const MAX_GRAPH_NODES = 160;
-const NODE_W = 118;
+// wide enough for a label's first words (`Read src/cache.ts`, a prompt's opening)
+const NODE_W = 168;
 const NODE_H = 30;
 
 interface LiveSpan {
@@ -81,6 +82,7 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
     const prunedAt = ghost ? (store.spans[store.spanIndex.get(id) ?? -1]?.prunedTurns ?? []) : [];
     nodes.push({
       id,
+      label: store.spans[store.spanIndex.get(id) ?? -1]?.label ?? null,
       kind: ghost ? 'ghost' : citers.has(id) ? 'citer' : 'live',
       x: (pos?.x ?? 0) - NODE_W / 2,
       y: (pos?.y ?? 0) - NODE_H / 2,

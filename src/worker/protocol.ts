@@ -12,8 +12,9 @@ import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
 import type { CompactionRecord, KindRetention, RecordItem } from '../core/compactions.ts';
 import type { AuditItemKind, AuditStatus, CarriedItem } from '../core/compactionAudit.ts';
+import type { ContextWindow } from '../core/composition.ts';
 
-export type { InputError, Thresholds, Action, Severity, Signal, ScorerMode };
+export type { InputError, Thresholds, Action, Severity, Signal, ScorerMode, ContextWindow };
 export type { CompactionRecord, KindRetention, RecordItem, AuditItemKind, AuditStatus, CarriedItem, ReportQuery };
 
 // ------------------------------------------------------------------ sources
@@ -170,6 +171,8 @@ export interface SessionSummary {
    * confirmed loss): the page asks for the records again only when it changed.
    */
   compactionRevision: number;
+  /** contract §8.7: the session's context window, where it came from (null: none known) */
+  contextWindow: ContextWindow | null;
   /** contract §8.1: the signals not evaluated for this session's scope, each with its reason (empty: every detector runs) */
   notApplicable: Partial<Record<Signal, string>>;
 }
@@ -224,6 +227,8 @@ export interface SpreadSeries {
 
 export interface CanaryLine {
   spanId: string;
+  /** contract §8.8 the span's label, when it has one */
+  label: string | null;
   rank: Float64Array;
   inversions: number;
 }
@@ -267,6 +272,32 @@ export interface OrphanSeries {
   orphaned: Bands;
 }
 
+/** contract §8.7 one band of the composition chart: a kind (or tools grouped), bottom to top. */
+export interface CompositionBand {
+  /** the kind as `tokens_by_kind` keys it (or tool_result:(other), context) */
+  key: string;
+  label: string;
+  /** its position among the tool-result bands (for the colour), -1 for other kinds */
+  toolSlot: number;
+  tokens: Float64Array;
+}
+
+export interface CompositionSeries {
+  x: Float64Array;
+  /** where the kinds come from: tokens_by_kind, the spans' roles, or the total alone */
+  source: 'kind' | 'role' | 'total';
+  bands: CompositionBand[];
+  total: Float64Array;
+  /** the context window per point (NaN: none known) */
+  window: Float64Array;
+  /** contract §8.7 pressure_threshold: the share of the window context_pressure fires at */
+  threshold: number;
+  /** the largest fill (tokens_total / window) in the window drawn; null without a window */
+  peakFill: number | null;
+  /** turns where context_pressure fired */
+  pressure: Bands;
+}
+
 export interface SeriesView {
   sessionId: string;
   /** the window drawn, inclusive turn numbers */
@@ -289,6 +320,7 @@ export interface SeriesView {
   canary: CanarySeries;
   drift: DriftSeries;
   orphans: OrphanSeries;
+  composition: CompositionSeries;
   /** turns in the window where a compaction took effect (contract §8.3: one per compaction record), marked on every chart */
   compactions: Float64Array;
 }
@@ -299,7 +331,12 @@ export interface CompactionsView {
   /** SessionSummary.compactionRevision these records are at */
   revision: number;
   records: CompactionRecord[];
+  /** contract §8.8 the labels of the spans the records' items name */
+  labels: SpanLabels;
 }
+
+/** contract §8.8: span id → label, for the spans a reply names that have one (the page shows the label, keeps the id on hover). */
+export type SpanLabels = Record<string, string>;
 
 export const ROW_INCIDENT = 0;
 export const ROW_FINDING = 1;
@@ -328,6 +365,8 @@ export interface FindingDetail {
   severity: Severity;
   message: string;
   spanIds: string[];
+  /** contract §8.8 the labels of spanIds (those that have one) */
+  labels: SpanLabels;
 }
 
 export type BindingName = 'bound' | 'unscored' | 'unbound' | 'stale';
@@ -337,6 +376,9 @@ export type TurnMetricsView = Omit<TurnMetrics, 'turn' | 'canaries'>;
 
 export interface SpanRow {
   spanId: string;
+  label: string | null;
+  /** contract §8.7 the kind tokens_by_kind files it under */
+  kind: string;
   score: number | null;
   binding: BindingName;
   rewrites: number;
@@ -347,6 +389,8 @@ export interface SpanRow {
 
 export interface GraphNode {
   id: string;
+  /** contract §8.8 drawn instead of the id when the span has one */
+  label: string | null;
   kind: 'live' | 'citer' | 'ghost';
   x: number;
   y: number;
@@ -388,6 +432,13 @@ export interface TurnDetail {
   /** null when this turn's per-span rows were evicted from the bounded store */
   spans: SpanRow[] | null;
   graph: LineageGraphData | null;
+  /** contract §8.7 what fills this turn's context, largest kind first */
+  composition: { kind: string; label: string; tokens: number }[];
+  /** the turn's largest spans (null when its rows are no longer held) */
+  largest: SpanRow[] | null;
+  contextWindow: ContextWindow | null;
+  /** contract §8.8 the labels of the spans recompute, drop and the findings name */
+  labels: SpanLabels;
 }
 
 export type DiffOp = { op: 'same' | 'add' | 'del'; text: string };
@@ -401,6 +452,7 @@ export interface SpanVersion {
 export interface SpanDetail {
   sessionId: string;
   spanId: string;
+  label: string | null;
   turn: number;
   /** false when the span is not live at this turn (the fields then describe its nearest turn) */
   live: boolean;
@@ -433,4 +485,6 @@ export interface SpanDetail {
   diffAgainst: number | null;
   diff: DiffOp[] | null;
   historyFrom: number | null;
+  /** contract §8.8 the labels of the spans its lineage names */
+  labels: SpanLabels;
 }

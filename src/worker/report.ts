@@ -162,8 +162,16 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
     incidents.push(incident(store, k, focus === null && incidents.length < MAX_DETAILED_INCIDENTS));
   }
   const compaction = query.compactionTurn === undefined ? undefined : compactionAt(store, query.compactionTurn);
+  // contract §8.8: every span the report names, by label where it has one
+  const named = new Set<string>();
+  for (const inc of [...(focus === null ? [] : [focus]), ...incidents]) for (const sp of inc.spans) named.add(sp.id);
+  const verdicts = verdictRuns(store, i0, i1);
+  for (const v of verdicts) for (const id of v.spans.slice(0, 8)) named.add(id);
+  for (const it of [...(compaction?.items ?? []), ...(compaction?.carried ?? [])]) if (it.span_id !== null) named.add(it.span_id);
+  const labels = store.labelsOfIds(named);
   return {
     ...(compaction === undefined ? {} : { compaction }),
+    ...(Object.keys(labels).length === 0 ? {} : { labels }),
     sessionId: store.sessionId,
     title: store.title,
     source: query.source,
@@ -174,7 +182,7 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
     turnsInRange: i1 - i0,
     focus,
     incidents,
-    verdicts: verdictRuns(store, i0, i1),
+    verdicts,
     thresholds: { ...thresholds },
     exportedAt: query.exportedAt,
   };

@@ -4,7 +4,20 @@
 import { lowerBound, upperBound } from '../core/bisect.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import { gapEdges, gather, lttb, unionSorted } from './lttb.ts';
-import type { Bands, CanaryLine, CanarySeries, DriftSeries, FindingsIndex, OrphanSeries, SeriesView, SpreadSeries, ViewQuery } from './protocol.ts';
+import { bandRank, kindLabel } from './composition.ts';
+import type {
+  Bands,
+  CanaryLine,
+  CompositionBand,
+  CompositionSeries,
+  CanarySeries,
+  DriftSeries,
+  FindingsIndex,
+  OrphanSeries,
+  SeriesView,
+  SpreadSeries,
+  ViewQuery,
+} from './protocol.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
 import { bit, type TurnColumnStore } from './turnColumnStore.ts';
 
@@ -56,6 +69,7 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     canary: shapeCanary(store, w, points),
     drift: shapeDrift(store, w, points),
     orphans: shapeOrphans(store, w, points),
+    composition: shapeComposition(store, w, points),
     compactions: Float64Array.from(store.compactionTurns.filter((t) => t >= w.from && t <= w.to)),
   };
 }
@@ -146,7 +160,12 @@ export function shapeCanary(store: TurnColumnStore, w: Window, points: number): 
   const localX = x.subarray(w.i0, w.i1);
   const whole = { i0: 0, i1: len, from: w.from, to: w.to };
   const idx = sharedIndices(localX, [medianRank, ...chosen.map(([, l]) => l.rank)], whole, points);
-  const canaries: CanaryLine[] = chosen.map(([span, l]) => ({ spanId: store.spans[span]!.id, rank: gather(l.rank, idx), inversions: l.inversions }));
+  const canaries: CanaryLine[] = chosen.map(([span, l]) => ({
+    spanId: store.spans[span]!.id,
+    label: store.spans[span]!.label,
+    rank: gather(l.rank, idx),
+    inversions: l.inversions,
+  }));
   const tooMany = invX.length > points * 2;
   return {
     x: gather(localX, idx),
@@ -205,6 +224,52 @@ export function shapeOrphans(store: TurnColumnStore, w: Window, points: number):
     x: gather(x, idx),
     edges: gather(edges, idx),
     orphaned: signalBands(store, w, bit('orphaned_parent'), (w.to - w.from) / points),
+  };
+}
+
+/**
+ * contract §8.7 the composition chart: one series per band (tool results past the first few
+ * tools summed into one), bottom to top in a fixed order, decimated on the total so the
+ * stack's outline keeps its shape; the window and the pressure runs for its lines.
+ */
+export function shapeComposition(store: TurnColumnStore, w: Window, points: number): CompositionSeries {
+  const x = store.turn.view();
+  const c = store.composition;
+  const total = store.tokens.view();
+  const window = c.window.view();
+  const idx = sharedIndices(x, [total], w, points);
+  const bandOf = c.bandOf();
+  const keys: string[] = [];
+  for (const k of c.kinds) {
+    const key = bandOf.get(k)!;
+    if (!keys.includes(key)) keys.push(key);
+  }
+  // a stable sort: kinds of one family keep the order they appeared in
+  const order = keys.map((key, i) => ({ key, i })).sort((a, b) => bandRank(a.key) - bandRank(b.key) || a.i - b.i);
+  const toolSlots = keys.filter((k) => k.startsWith('tool_result'));
+  const bands: CompositionBand[] = order.map(({ key }) => {
+    const tokens = new Float64Array(idx.length);
+    c.kinds.forEach((kind, k) => {
+      if (bandOf.get(kind) !== key) return;
+      const col = c.cols[k]!.view();
+      for (let p = 0; p < idx.length; p++) tokens[p]! += col[idx[p]!]!;
+    });
+    return { key, label: kindLabel(key), toolSlot: toolSlots.indexOf(key), tokens };
+  });
+  let peak: number | null = null;
+  for (let i = w.i0; i < w.i1; i++) {
+    const win = window[i]!;
+    if (win > 0) peak = Math.max(peak ?? 0, total[i]! / win);
+  }
+  return {
+    x: gather(x, idx),
+    source: c.source ?? 'total',
+    bands,
+    total: gather(total, idx),
+    window: gather(window, idx),
+    threshold: store.thresholds.pressure_threshold,
+    peakFill: peak,
+    pressure: signalBands(store, w, bit('context_pressure'), (w.to - w.from) / points),
   };
 }
 

@@ -10,6 +10,8 @@ import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts'
 import type { Snapshot } from '../core/wire.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import { lowerBound } from '../core/bisect.ts';
+import { compositionKind, type ContextWindow } from '../core/composition.ts';
+import { Composition } from './composition.ts';
 import { Column, f64, i32, u32, u8 } from './columns.ts';
 import type { BindingName } from './protocol.ts';
 
@@ -45,6 +47,10 @@ export interface SpanInfo {
   claims: string[];
   parents: string[][];
   role: string | null;
+  /** contract §8.8: the span's short human name (its latest), shown wherever the span is named */
+  label: string | null;
+  /** contract §8.7: the kind `tokens_by_kind` files the span under (from its role, kind and tool) */
+  compositionKind: string;
   firstSeen: number;
   lastSeen: number;
   /** turn index of the latest turn whose `pruned` named this id, or -1 */
@@ -218,6 +224,10 @@ export class TurnColumnStore {
   /** contract §7 reference scorer: the session's scores are the reference's, not the harness's */
   referenceScored = false;
   headerConfig: Partial<Thresholds> = {};
+  /** contract §8.7: what fills the context, per turn and kind (the composition chart) */
+  readonly composition = new Composition();
+  /** contract §8.7: the session's context window as the engine knows it at its latest turn */
+  contextWindow: ContextWindow | null = null;
 
   // ---- per turn (index t = the t-th analysed snapshot of the session)
   readonly turn = f64();
@@ -337,7 +347,19 @@ export class TurnColumnStore {
     if (idx === undefined) {
       idx = this.spans.length;
       this.spanIndex.set(id, idx);
-      this.spans.push({ id, texts: [], claims: [], parents: [], role: null, firstSeen: -1, lastSeen: -1, prunedAt: -1, prunedTurns: [] });
+      this.spans.push({
+        id,
+        texts: [],
+        claims: [],
+        parents: [],
+        role: null,
+        label: null,
+        compositionKind: 'other',
+        firstSeen: -1,
+        lastSeen: -1,
+        prunedAt: -1,
+        prunedTurns: [],
+      });
     }
     return idx;
   }
@@ -356,6 +378,8 @@ export class TurnColumnStore {
     this.p10.push(m.p10_score ?? Number.NaN);
     this.p90.push(m.p90_score ?? Number.NaN);
     this.recordCompaction(result);
+    this.composition.record(m.tokens_by_kind, snap.spans, m.tokens_total, result.contextWindow?.tokens ?? Number.NaN);
+    this.contextWindow = result.contextWindow;
     const tau = snap.reference_agreement;
     this.agreement.push(typeof tau === 'number' ? tau : Number.NaN);
     if (typeof tau === 'number') this.hasAgreement = true;
@@ -490,6 +514,8 @@ export class TurnColumnStore {
       }
 
       if (span.role !== undefined) info.role = span.role;
+      if (typeof span.label === 'string' && span.label !== '') info.label = span.label;
+      info.compositionKind = compositionKind(span.role, span.kind, span.tool);
       if (info.firstSeen < 0) info.firstSeen = t;
       info.lastSeen = t;
 
@@ -564,6 +590,26 @@ export class TurnColumnStore {
     const from = this.canaryStart.get(t);
     const to = t + 1 < this.canaryStart.length ? this.canaryStart.get(t + 1) : this.canarySpan.length;
     return [from, to];
+  }
+
+  /** contract §8.8: id → label of the spans given (by index) that have a label. */
+  labelsOf(spans: Iterable<number>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const idx of spans) {
+      const info = this.spans[idx];
+      if (info?.label != null) out[info.id] = info.label;
+    }
+    return out;
+  }
+
+  /** contract §8.8: the same, by span id (ids never seen are left out). */
+  labelsOfIds(ids: Iterable<string>): Record<string, string> {
+    const idx: number[] = [];
+    for (const id of ids) {
+      const i = this.spanIndex.get(id);
+      if (i !== undefined) idx.push(i);
+    }
+    return this.labelsOf(idx);
   }
 
   /** The row of span `idx` at turn index t, or -1 (not live, or rows released). */

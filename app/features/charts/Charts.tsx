@@ -9,6 +9,7 @@ import { OrphansChart as OrphansChartImpl } from './OrphansChart.tsx';
 import { Overview as OverviewImpl } from './Overview.tsx';
 import { SpreadChart as SpreadChartImpl } from './SpreadChart.tsx';
 import { CompactionsStrip } from '../compactions/CompactionsStrip.tsx';
+import { CompositionChart as CompositionChartImpl } from './CompositionChart.tsx';
 
 // memo: the container re-renders when the turn count changes; the charts take their
 // data themselves, each in its own task (useChartView)
@@ -18,6 +19,7 @@ const CanaryChart = memo(CanaryChartImpl);
 const DriftChart = memo(DriftChartImpl);
 const OrphansChart = memo(OrphansChartImpl);
 const AgreementChart = memo(AgreementChartImpl);
+const CompositionChart = memo(CompositionChartImpl);
 
 export function Charts() {
   const ref = useRef<HTMLDivElement>(null);
@@ -40,6 +42,7 @@ export function Charts() {
   return (
     <div className="charts" ref={ref} data-testid="charts" data-view-turns={turns}>
       <Overview />
+      <CompositionChart />
       <SpreadChart />
       <AgreementChart />
       <CanaryChart />

@@ -1,6 +1,6 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
-// the Worker). Missing parents are ghost nodes with dashed edges. Node labels are span ids
-// rendered as text.
+// the Worker). Missing parents are ghost nodes with dashed edges. A node names its span by
+// its label (contract §8.8), else its id, rendered as text; the id is on hover.
 // React Flow's CSS is imported by Workspace.tsx (the lazy session view, not main.tsx), not
 // here: `context-health report` draws the charts under Node, where a .css import cannot load
 import {
@@ -43,9 +43,13 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
             ? data.binding
             : '';
   return (
-    <div className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`} title={data.id}>
+    <div
+      className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`}
+      title={data.label === null ? data.id : `${data.label}\nspan ${data.id}`}
+      data-span-id={data.id}
+    >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <span className="span-node-id">{data.id}</span>
+      <span className={data.label === null ? 'span-node-id' : 'span-node-label'}>{nodeName(data)}</span>
       {tag !== '' && <span className="span-node-tag">{tag}</span>}
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
@@ -53,6 +57,16 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
 });
 
 const nodeTypes = { span: SpanNodeView };
+
+/**
+ * A node's name: its label; else its id, except for a missing parent never seen live (no text,
+ * no label: the Worker knows only its id), shown by the id's start so a long UUID stays legible; the whole id is on hover.
+ */
+function nodeName(node: GraphNode): string {
+  if (node.label !== null) return node.label;
+  if (node.kind === 'ghost' && node.id.length > 16) return `never seen · ${node.id.slice(0, 8)}…`;
+  return node.id;
+}
 
 /** True once the element has come near the viewport: the graph is not drawn while nobody can see it. */
 function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {
@@ -120,7 +134,7 @@ export function LineageGraph() {
       height: n.height,
       draggable: false,
       connectable: false,
-      ariaLabel: `${n.kind === 'ghost' ? 'missing parent' : 'span'} ${n.id}`,
+      ariaLabel: `${n.kind === 'ghost' ? 'missing parent' : 'span'} ${n.label ?? n.id}`,
     }));
     const edges: Edge[] = graph.edges.map((e) => ({
       id: `${e.source}\u2192${e.target}`,

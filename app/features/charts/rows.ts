@@ -158,7 +158,7 @@ export function sameRanges(a: readonly Range[], b: readonly Range[]): boolean {
   return true;
 }
 
-function niceCeil(v: number): number {
+export function niceCeil(v: number): number {
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v) return +(m * p).toPrecision(3);
   return v;

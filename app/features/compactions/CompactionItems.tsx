@@ -4,6 +4,8 @@
 import type { CarriedItem, RecordItem } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { itemsByKind, KIND_LABEL } from './compactionRows.ts';
+import { useSpanLabel } from '../../stores/spanLabels.ts';
+import { shortLabel } from '../turn/spanNames.ts';
 
 /** rows listed per kind; the rest are counted (a long session can audit hundreds of commands) */
 const SHOWN = 200;
@@ -33,6 +35,8 @@ function ItemRow({ item, carried }: { item: RecordItem | CarriedItem; carried: b
   const confirmed = 'confirmed' in item && item.confirmed;
   const refetchedAt = 'refetched_at' in item ? item.refetched_at : null;
   const firstAudited = 'first_audited_at' in item ? item.first_audited_at : null;
+  const label = useSpanLabel(item.span_id ?? '');
+  const spanName = label ?? item.span_id ?? '';
   return (
     <li
       className={`compaction-item status-${item.status}${confirmed ? ' confirmed' : ''}`}
@@ -65,15 +69,17 @@ function ItemRow({ item, carried }: { item: RecordItem | CarriedItem; carried: b
         {item.span_id !== null && (
           <button
             type="button"
-            className="link mono"
+            className={label === null ? 'link mono' : 'link'}
             data-testid="item-span"
             onClick={() => {
               selectTurn(item.from_turn);
               selectSpan(item.span_id);
             }}
-            aria-label={`Inspect span ${item.span_id} at turn ${item.from_turn}`}
+            aria-label={`Inspect span ${spanName} at turn ${item.from_turn}`}
+            title={`span ${item.span_id}`}
+            data-span-id={item.span_id}
           >
-            {item.span_id}
+            {shortLabel(spanName)}
           </button>
         )}
         {refetchedAt !== null && (

@@ -11,7 +11,8 @@ import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 import { useFindingDetails } from './detailsCache.ts';
 import { reportIncident } from '../report/reportIncident.ts';
-import { countBySeverity, firstRowAtTurn, incidentLabel, visibleRows } from './rows.ts';
+import { countBySeverity, firstRowAtTurn, incidentLabel, namedMessage, visibleRows } from './rows.ts';
+import { shortLabel } from '../turn/spanNames.ts';
 
 const INCIDENT_H = 34;
 const FINDING_H = 30;
@@ -167,11 +168,18 @@ export function FindingsList() {
                     selectTurn(turn);
                     if (d !== undefined && d.spanIds.length > 0) selectSpan(d.spanIds[0]!);
                   }}
-                  title={d?.message}
+                  title={
+                    d === undefined
+                      ? undefined
+                      : d.spanIds.length > 0
+                        ? `${d.message}\nspans: ${d.spanIds.slice(0, 5).join(', ')}${d.spanIds.length > 5 ? ' …' : ''}`
+                        : d.message
+                  }
                 >
                   <span className="finding-turn">{turn}</span>
                   <span className={`dot sev-${SEVERITY[sig]}`} aria-hidden="true" />
-                  <span className="finding-msg">{d?.message ?? sig}</span>
+                  <span className="finding-msg">{d === undefined ? sig : namedMessage(d.message, d.spanIds, d.labels)}</span>
+                  {d !== undefined && d.spanIds.length > 0 && <FindingSpan ids={d.spanIds} labels={d.labels} />}
                 </button>
               );
             })}
@@ -179,5 +187,16 @@ export function FindingsList() {
         )}
       </div>
     </section>
+  );
+}
+
+/** The span a click on the finding opens, by its label (contract §8.8), and how many more it names. */
+function FindingSpan({ ids, labels }: { ids: readonly string[]; labels: Readonly<Record<string, string>> }) {
+  const first = ids[0]!;
+  return (
+    <span className="finding-span muted" data-testid="finding-span" data-span-id={first}>
+      {shortLabel(labels[first] ?? first, 32)}
+      {ids.length > 1 ? ` +${ids.length - 1}` : ''}
+    </span>
   );
 }

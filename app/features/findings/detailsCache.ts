@@ -6,6 +6,7 @@ import { create } from 'zustand';
 import type { FindingDetail } from '../../../src/worker/client.ts';
 import { analysisClient } from '../../analysisClient.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
+import { learnLabels } from '../../stores/spanLabels.ts';
 
 const details = new Map<number, FindingDetail>();
 const asked = new Set<number>();
@@ -35,7 +36,10 @@ function request(indices: readonly number[]): void {
   fetchFindingDetails(want)
     .then((got) => {
       if (gen !== generation) return;
-      for (const d of got) details.set(d.index, d);
+      for (const d of got) {
+        details.set(d.index, d);
+        learnLabels(d.labels);
+      }
       useDetailsVersion.setState((s) => ({ version: s.version + 1 }));
     })
     .catch(() => {

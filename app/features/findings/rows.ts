@@ -46,3 +46,23 @@ export function incidentLabel(ix: FindingsIndex, incident: number): { signal: Si
     count: ix.incidentCount[incident]!,
   };
 }
+
+/**
+ * contract §8.8: a finding's message names its spans by id, quoted (the engine's list of the
+ * first few); on screen each quoted id with a label reads as the label instead. The message
+ * is otherwise the engine's own text, rendered as text.
+ */
+export function namedMessage(message: string, spanIds: readonly string[], labels: Readonly<Record<string, string>>): string {
+  let out = message;
+  for (const id of spanIds) {
+    const label = labels[id];
+    if (label === undefined) continue;
+    out = out.split(JSON.stringify(id)).join(`“${shortName(label)}”`);
+  }
+  return out;
+}
+
+function shortName(label: string): string {
+  const flat = label.replace(/\s+/g, ' ').trim();
+  return flat.length <= 40 ? flat : `${flat.slice(0, 39)}…`;
+}

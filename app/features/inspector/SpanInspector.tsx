@@ -1,7 +1,7 @@
 // One span at the selected turn: its text (rendered as text, never as HTML: span texts are
 // untrusted), score, hash check with both hashes, rewrite count, score and text history
 // across turns, a diff against its previous turn, and its lineage.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SpanDetail } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
@@ -9,6 +9,7 @@ import { fmtNum, SpanChips } from '../../components/bits.tsx';
 import { C } from '../../components/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
+import { useSpanLabel } from '../../stores/spanLabels.ts';
 
 const BINDING_SAY = {
   bound: 'bound: text_sha256 matches the text, the score belongs to this text',
@@ -21,12 +22,16 @@ export function SpanInspector() {
   const span = useAnalysis((s) => s.span);
   const spanId = useUi((s) => s.selectedSpan);
   const turn = useUi((s) => s.selectedTurn);
+  const label = useSpanLabel(spanId ?? '');
   if (spanId === null) return null;
   return (
-    <section className="panel inspector" aria-label={`Span ${spanId}`} data-testid="span-inspector">
+    <section className="panel inspector" aria-label={`Span ${label ?? spanId}`} data-testid="span-inspector" data-span-id={spanId}>
       <header className="panel-head">
         <h2>
-          Span <span className="span-title">{spanId}</span>
+          Span{' '}
+          <span className="span-title" data-testid="span-name" title={`span ${spanId}`}>
+            {label ?? spanId}
+          </span>
         </h2>
         <button type="button" className="btn small ghost" onClick={() => selectSpan(null)} aria-label="Close the span inspector (Escape)">
           Close
@@ -35,9 +40,35 @@ export function SpanInspector() {
       {span === null || span.spanId !== spanId ? (
         <p className="empty">{span === null && turn !== null ? `Loading span ${spanId}…` : 'Loading…'}</p>
       ) : (
-        <SpanBody d={span} />
+        <>
+          {label !== null && <SpanId id={spanId} />}
+          <SpanBody d={span} />
+        </>
       )}
     </section>
+  );
+}
+
+/** contract §8.8: the id of a labelled span stays on screen, and one click copies it. */
+function SpanId({ id }: { id: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <p className="inspector-id">
+      <span className="muted">id</span> <code data-testid="span-id">{id}</code>
+      <button
+        type="button"
+        className="btn small ghost"
+        aria-label={`Copy the span id ${id}`}
+        onClick={() => {
+          void navigator.clipboard?.writeText(id).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
+        }}
+      >
+        {copied ? 'Copied' : 'Copy id'}
+      </button>
+    </p>
   );
 }
 
@@ -165,8 +196,8 @@ function SpanBody({ d }: { d: SpanDetail }) {
             <dt className="fault-text">missing parents</dt>
             <dd>
               {d.missingParents.map((p) => (
-                <code key={p} className="chip ghost">
-                  {p}
+                <code key={p} className="chip ghost" title={`span ${p}`}>
+                  {d.labels[p] ?? p}
                 </code>
               ))}
             </dd>

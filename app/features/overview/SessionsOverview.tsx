@@ -11,6 +11,7 @@ import { openLive } from '../../analysis.ts';
 import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
 import { setRelayToken, useRelayToken } from '../alerts/relayWrites.ts';
 import { DeleteSession } from './DeleteSession.tsx';
+import { sessionNames, type SessionName } from './sessionNames.ts';
 import { connectOverview, setOverviewFilter, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
 
 const ROW_HEIGHT = 34;
@@ -22,6 +23,20 @@ export function SessionsOverview() {
   const text = useOverview((s) => s.text);
   const state = useOverview((s) => s.state);
   const rows = useMemo(() => visibleRows(sessions, text, state), [sessions, text, state]);
+  // names depend on the ids and titles only: a batch of new figures keeps every row's name object (Row is memoised)
+  const titleKey = sessions === null ? '' : [...sessions.values()].map((s) => `${s.session_id}\u0001${s.title ?? ''}`).join('\u0000');
+  const names = useMemo(
+    () =>
+      sessionNames(
+        titleKey === ''
+          ? []
+          : titleKey.split('\u0000').map((r) => {
+              const [session_id, title] = r.split('\u0001') as [string, string];
+              return { session_id, title: title === '' ? null : title };
+            }),
+      ),
+    [titleKey],
+  );
   const scroller = useRef<HTMLDivElement>(null);
   const token = useRelayToken((t) => t.token);
   const [alertsOpen, setAlertsOpen] = useState(false);
@@ -101,7 +116,16 @@ export function SessionsOverview() {
           <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
             {virtual.getVirtualItems().map((item) => {
               const s = rows[item.index]!;
-              return <Row key={s.session_id} s={s} index={item.index} top={item.start} onWrite={setWriteError} />;
+              return (
+                <Row
+                  key={s.session_id}
+                  s={s}
+                  name={names.get(s.session_id) ?? { name: s.session_id, idStart: null }}
+                  index={item.index}
+                  top={item.start}
+                  onWrite={setWriteError}
+                />
+              );
             })}
           </div>
         </div>
@@ -119,7 +143,19 @@ const TURNS = new Intl.NumberFormat('en-US');
  * transform, so a row that moves is not laid out again (docs/performance.md "Overview with
  * many sessions").
  */
-const Row = memo(function Row({ s, index, top, onWrite }: { s: SessionSummary; index: number; top: number; onWrite: (error: string | null) => void }) {
+const Row = memo(function Row({
+  s,
+  name,
+  index,
+  top,
+  onWrite,
+}: {
+  s: SessionSummary;
+  name: SessionName;
+  index: number;
+  top: number;
+  onWrite: (error: string | null) => void;
+}) {
   const action = s.verdict?.action ?? null;
   const open = (): void => openLive(s.session_id);
   return (
@@ -143,22 +179,46 @@ const Row = memo(function Row({ s, index, top, onWrite }: { s: SessionSummary; i
         {s.status}
         {s.analysed ? '' : ' (reading)'}
       </span>
-      <span role="cell" className="overview-name" title={s.session_id}>
-        <strong>{s.title ?? s.session_id}</strong>
-        {s.title !== null && <span className="muted"> {s.session_id}</span>}
+      <span role="cell" className="overview-name" title={s.title === null ? s.session_id : `${s.title}\n${s.session_id}`} data-testid="overview-name">
+        <strong>{name.name}</strong>
+        {name.idStart !== null && <span className="muted overview-id">{name.idStart}</span>}
       </span>
       <span role="cell" className={`verdict-chip verdict-${action ?? 'none'}`} data-testid="overview-verdict">
         {action ?? '—'}
         {s.verdict !== null && s.verdict.drop.length > 0 ? ' + drop' : ''}
       </span>
-      <span role="cell" className={`sev sev-${s.worst_recent ?? 'none'}`}>
-        {s.worst_recent ?? 'none'}
+      <span
+        role="cell"
+        className={`sev sev-${s.worst_recent ?? 'none'}`}
+        data-testid="overview-worst"
+        title={
+          s.worst_recent === null
+            ? `nothing fired in the last ${s.window} turns`
+            : `the worst finding of the last ${s.window} turns was at turn ${s.worst_recent_turn}; the verdict is the latest turn's`
+        }
+      >
+        {s.worst_recent === null
+          ? 'none'
+          : s.worst_recent_turn !== null && s.worst_recent_turn !== s.last_turn
+            ? `${s.worst_recent} @ ${s.worst_recent_turn}`
+            : s.worst_recent}
       </span>
       <span role="cell">{s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}</span>
       <span role="cell" className="num" data-testid="overview-turns">
         {TURNS.format(s.turns)}
       </span>
-      <span role="cell" className="num">
+      <span
+        role="cell"
+        className="num"
+        data-testid="overview-rate"
+        title={
+          s.rate_per_min !== null
+            ? 'turns per minute, over the last turns'
+            : s.imported
+              ? 'an imported transcript: it arrives at the reader’s pace, not the agent’s'
+              : 'not live: no rate'
+        }
+      >
         {s.rate_per_min === null ? '—' : s.rate_per_min.toFixed(1)}
       </span>
       <span role="cell">

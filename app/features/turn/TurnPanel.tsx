@@ -7,8 +7,14 @@ import { selectSpan } from '../../analysis.ts';
 import { fmtNum, SeverityBadge, SpanChips } from '../../components/bits.tsx';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
+import { TurnComposition } from './TurnComposition.tsx';
+import { namedMessage } from '../findings/rows.ts';
+import { shortLabel } from './spanNames.ts';
 
-const rowHeight = (): number => 26;
+const ROW_HEIGHT = 26;
+const rowHeight = (): number => ROW_HEIGHT;
+/** a row's name holds two lines of the span column at 1024 px */
+const ROW_NAME = 60;
 const BINDING_ORDER = { stale: 0, unbound: 1, unscored: 2, bound: 3 } as const;
 
 export function TurnPanel() {
@@ -35,7 +41,7 @@ export function TurnPanel() {
         <ul className="turn-findings" aria-label={`Findings at turn ${turn.turn}`}>
           {turn.findings.map((f) => (
             <li key={f.signal}>
-              <SeverityBadge severity={f.severity} /> <code>{f.signal}</code> <span className="msg">{f.message}</span>
+              <SeverityBadge severity={f.severity} /> <code>{f.signal}</code> <span className="msg">{namedMessage(f.message, f.spanIds, f.labels)}</span>
               {f.spanIds.length > 0 && (
                 <div>
                   <SpanChips ids={f.spanIds} limit={10} tone={f.severity === 'fault' ? 'bad' : 'plain'} />
@@ -45,6 +51,7 @@ export function TurnPanel() {
           ))}
         </ul>
       )}
+      <TurnComposition turn={turn} />
       <SpanTable spans={turn.spans} turn={turn.turn} />
     </div>
   );
@@ -94,17 +101,21 @@ function SpanTable({ spans, turn }: { spans: SpanRow[] | null; turn: number }) {
               <button
                 type="button"
                 key={s.spanId}
+                // a label may take two lines: each row is measured, not assumed
+                ref={v.measureElement}
+                data-index={it.index}
+                data-span-id={s.spanId}
                 className={`span-row${s.spanId === selected ? ' current' : ''}`}
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: it.size, transform: `translateY(${it.start}px)` }}
+                style={{ position: 'absolute', top: 0, left: 0, right: 0, minHeight: ROW_HEIGHT, transform: `translateY(${it.start}px)` }}
                 onClick={() => selectSpan(s.spanId)}
               >
-                <span className="span-id" title={s.spanId}>
+                <span className={s.label === null ? 'span-id' : 'span-label'} title={s.label === null ? s.spanId : `${s.label}\nspan ${s.spanId}`}>
                   {s.pinned && (
                     <span className="pin" title="pinned canary">
                       pin
                     </span>
                   )}
-                  {s.spanId}
+                  {s.label === null ? s.spanId : shortLabel(s.label, ROW_NAME)}
                 </span>
                 <span>{fmtNum(s.score)}</span>
                 <span className={`binding b-${s.binding}`}>{s.binding}</span>

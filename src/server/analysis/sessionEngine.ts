@@ -33,7 +33,8 @@ export interface TurnDigest {
 /** One stored message analysed: null when it changes nothing (blank, replayed). */
 export type LineOutcome =
   | null
-  | { k: 'header'; title: string | null }
+  /** `imported`: the header names the agent whose transcript an adapter read (`source`): its stream's pace is the reader's, not the agent's */
+  | { k: 'header'; title: string | null; imported: boolean }
   | { k: 'error'; message: string }
   /** `ts`: the snapshot's own time (ms, NaN when absent), the rate's clock when a log is re-read */
   | { k: 'turn'; turn: TurnDigest; ts: number };
@@ -92,7 +93,7 @@ export function analyseLine(engine: Engine, seq: number, bytes: Uint8Array, pars
   }
   switch (outcome.kind) {
     case 'header':
-      return { k: 'header', title: outcome.header.title ?? null };
+      return { k: 'header', title: outcome.header.title ?? null, imported: typeof outcome.header.source === 'string' && outcome.header.source !== '' };
     case 'ignored':
       return null;
     case 'error':

@@ -71,6 +71,8 @@ class Ring {
 
 export class SessionHealth {
   title: string | null = null;
+  /** an imported agent's transcript (LineOutcome header `imported`) */
+  imported = false;
   turns = 0;
   lastTurn: number | null = null;
   verdict: AckVerdict | null = null;
@@ -84,6 +86,7 @@ export class SessionHealth {
   readonly counts = new Int32Array(SIGNALS.length);
   /** per turn: the worst severity's rank (info 0, warning 1, fault 2), −1 when nothing fired */
   private readonly worst = new Ring(RECENT_WINDOW);
+  private readonly worstTurns = new Ring(RECENT_WINDOW);
   private readonly spread = new Ring(SERIES);
   private readonly canary = new Ring(SERIES);
   private readonly times = new Ring(RATE_WINDOW);
@@ -118,6 +121,7 @@ export class SessionHealth {
     switch (out.k) {
       case 'header':
         this.title = shownTitle(out.title);
+        this.imported = out.imported;
         return null;
       case 'error':
         return out.message;
@@ -146,6 +150,7 @@ export class SessionHealth {
     this.lastTurn = r.turn;
     this.verdict = verdict;
     this.worst.push(worst);
+    this.worstTurns.push(r.turn);
     this.spread.push(spread);
     this.canary.push(canary);
     if (Number.isFinite(when)) this.times.push(when);
@@ -179,12 +184,22 @@ export class SessionHealth {
 
   summary(now: number): SessionSummary {
     let worst = -1;
-    for (let i = 0; i < this.worst.length; i++) worst = Math.max(worst, this.worst.back(i));
+    let worstTurn: number | null = null;
+    for (let i = 0; i < this.worst.length; i++) {
+      const w = this.worst.back(i);
+      // newest first: the latest turn of the worst severity
+      if (w > worst) {
+        worst = w;
+        worstTurn = this.worstTurns.back(i);
+      }
+    }
     const counts: Record<string, number> = {};
     for (let i = 0; i < SIGNALS.length; i++) if (this.counts[i]! > 0) counts[SIGNALS[i]!] = this.counts[i]!;
     let rate: number | null = null;
     const n = this.times.length;
-    if (n >= 2) {
+    const status = this.status(now);
+    // a rate means the agent's pace: only while live, and never for a transcript read by an adapter
+    if (n >= 2 && status === 'live' && !this.imported) {
       const span = this.times.back(0) - this.times.back(n - 1);
       rate = span > 0 ? Math.round(((n - 1) / span) * 60_000 * 10) / 10 : null;
     }
@@ -192,11 +207,13 @@ export class SessionHealth {
     return {
       session_id: this.sessionId,
       title: this.title,
-      status: this.status(now),
+      status,
+      imported: this.imported,
       turns: this.turns,
       last_turn: this.lastTurn,
       verdict: this.verdict,
       worst_recent: worst < 0 ? null : SEVERITY_NAMES[worst]!,
+      worst_recent_turn: worst < 0 ? null : worstTurn,
       window: RECENT_WINDOW,
       last_fault: this.lastFault,
       counts,
