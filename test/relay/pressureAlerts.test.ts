@@ -40,7 +40,7 @@ describe.each([0, 1])('context pressure on the relay (analysis threads: %i)', (a
     const receiver = new WebhookReceiver();
     await receiver.start();
     cleanup.push(() => receiver.stop());
-    const r = await relay({ analysisThreads });
+    const r = await relay({ analysisThreads, allowWebhookHosts: ['127.0.0.1'] });
     const res = await fetch(`${r.url}api/alerts/rules`, { method: 'POST', body: JSON.stringify({ signal: 'context_pressure', webhook: receiver.url }) });
     expect(res.status).toBe(201);
     const rule = ((await res.json()) as { rule: AlertRule }).rule;
