@@ -98,6 +98,10 @@ test('a dropped Claude Code session names its spans by label, draws what fills t
   expect(texts.join('\n')).not.toMatch(UUID);
   expect(texts.join('\n')).toContain('compaction summary');
 
+  // back at the pressure turn, whose turn panel shows the breakdown, for the clipping check
+  // (the span inspector takes the turn panel's place while a span is selected)
+  await page.getByRole('button', { name: /Close the span inspector/ }).click();
+  await row.click();
   for (const width of [1440, 1024]) {
     await page.setViewportSize({ width, height: 1000 });
     await expect(page.getByTestId('turn-composition')).toBeAttached();
@@ -147,8 +151,19 @@ test('live: the composition chart follows watch, and the overview rows read dist
       const rows = page.locator(ids.map((id) => `[data-testid="overview-row"][data-session="${id}"]`).join(','));
       await expect(rows).toHaveCount(2);
       const names = await rows.getByTestId('overview-name').allInnerTexts();
-      expect(names[0]).toContain('billing-service — Port the');
+      expect(names[0]).toContain('billing-service — Port');
       expect(new Set(names).size).toBe(2);
+      // what tells them apart is on screen, inside its row, not cut off below it
+      const inside = await rows.evaluateAll((els) =>
+        els.map((row) => {
+          const id = row.querySelector('.overview-id');
+          if (id === null) return false;
+          const r = row.getBoundingClientRect();
+          const b = id.getBoundingClientRect();
+          return b.height > 0 && b.top >= r.top && b.bottom <= r.bottom + 0.5;
+        }),
+      );
+      expect(inside).toEqual([true, true]);
       // imported: no rate
       expect(await rows.getByTestId('overview-rate').allInnerTexts()).toEqual(['—', '—']);
       expect(await clippedText(page, '[data-testid="overview-name"], [data-testid="overview-row"] [role="cell"]')).toEqual([]);

@@ -14,7 +14,8 @@ import { DeleteSession } from './DeleteSession.tsx';
 import { sessionNames, type SessionName } from './sessionNames.ts';
 import { connectOverview, setOverviewFilter, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
 
-const ROW_HEIGHT = 34;
+// the name and, after it, the id's start (sessionNames.ts) fit two lines of a row: nothing is cut off below it
+const ROW_HEIGHT = 40;
 
 export function SessionsOverview() {
   useEffect(() => connectOverview(), []);
@@ -181,7 +182,7 @@ const Row = memo(function Row({
       </span>
       <span role="cell" className="overview-name" title={s.title === null ? s.session_id : `${s.title}\n${s.session_id}`} data-testid="overview-name">
         <strong>{name.name}</strong>
-        {name.idStart !== null && <span className="muted overview-id">{name.idStart}</span>}
+        {name.idStart !== null && <span className="muted overview-id"> {name.idStart}</span>}
       </span>
       <span role="cell" className={`verdict-chip verdict-${action ?? 'none'}`} data-testid="overview-verdict">
         {action ?? '—'}

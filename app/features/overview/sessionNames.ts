@@ -4,7 +4,7 @@
 // its id, as long as it takes to tell apart the rows whose shown names are alike.
 
 /** Characters of a title the name column shows on one line at 1024 px. */
-export const NAME_CHARS = 34;
+export const NAME_CHARS = 24;
 /** The id's start shown under every name; longer where two rows still read alike. */
 export const ID_START = 8;
 
