@@ -3,6 +3,7 @@ import { warmUp } from './analysis.ts';
 import { FileCheckPanel, LinkNotice } from './features/links/LinkNotice.tsx';
 import { startLinks } from './features/links/links.ts';
 import { PrintHeader } from './features/print/PrintSummary.tsx';
+import { watchPrint } from './features/print/printScale.ts';
 import { useLinks } from './features/links/linkStore.ts';
 import { AlertToasts } from './features/overview/AlertToasts.tsx';
 import { HelpDialog, SettingsDialog } from './features/settings/SettingsDialog.tsx';
@@ -27,6 +28,7 @@ export function App() {
     startLinks();
   }, []);
   useEffect(() => prefetchWorkspaceWhenIdle(), []);
+  useEffect(() => watchPrint(), []);
   return (
     <div className="app">
       <TopBar />

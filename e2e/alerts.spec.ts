@@ -78,13 +78,16 @@ test('adds a rule in the dashboard (refused without the token), the relay lists 
   // removing is a write too: a wrong token is refused, said so, and the rule stays
   const remove = page.getByTestId('alert-rule').getByRole('button', { name: /Remove rule/ });
   await page.getByTestId('relay-token').fill('not-the-token');
+  // it asks first
   await remove.click();
+  await page.getByTestId('alert-remove-yes').click();
   await expect(page.getByTestId('alert-rules-error')).toContainText('a relay token is needed (the token given was refused)');
   await expect(page.getByTestId('alert-rule')).toHaveCount(1);
   expect(await apiRules()).toHaveLength(1);
 
   await page.getByTestId('relay-token').fill(TOKEN);
   await remove.click();
+  await page.getByTestId('alert-remove-yes').click();
   await expect(page.getByTestId('alert-rule')).toHaveCount(0);
   await expect(page.getByTestId('alert-rules-error')).toHaveCount(0);
   expect(await apiRules()).toEqual([]);

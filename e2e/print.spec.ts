@@ -39,9 +39,11 @@ test('printed, the dashboard is one page: banner, signal counts, the four charts
   const incidents = page.getByTestId('print-incidents');
   await expect(incidents).toBeVisible();
   await expect(incidents).toContainText(`${oracle.findings.length} findings in`);
-  // the rows are the first incidents by first turn, the first one at the first finding's turn
-  const firstTurn = Math.min(...oracle.findings.map((f) => f.turn));
-  await expect(incidents.locator('tbody tr').first()).toHaveAttribute('data-from', String(firstTurn));
+  // the cursor's incident first (turn 40: unbound_score, turns 30–41), then by severity and length
+  const first = incidents.locator('tbody tr').first();
+  await expect(first).toHaveAttribute('data-cursor', 'true');
+  await expect(first).toHaveAttribute('data-signal', 'unbound_score');
+  await expect(first).toHaveAttribute('data-from', '30');
 
   // what it leaves out: every control, the overview, the findings list, the turn panel
   for (const sel of ['.topbar', '.loadbar', '.overview', '.findings', '.panel.turn', '.lineage', '.keys-hint']) {

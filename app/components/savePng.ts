@@ -7,6 +7,7 @@ import { captionStrip, figureSvg, FIGURE_FONT } from '../../src/report/figure.ts
 import { STAMP_KEYWORD, withITxt } from '../../src/report/png.ts';
 import { stampJson, type Stamp } from '../../src/report/stamp.ts';
 import { chartParts } from './exportFigure.ts';
+import { prepareForExport } from './exportPrepare.ts';
 
 /** Device pixels per CSS pixel of every exported PNG. */
 export const EXPORT_SCALE = 2;
@@ -35,6 +36,7 @@ function canvasBytes(canvas: HTMLCanvasElement): Promise<Uint8Array> {
 
 /** The elements stacked top to bottom, drawn at 2×, the stamp's caption strip under them; PNG bytes with the iTXt stamp. */
 export async function stampedPng(elements: readonly HTMLElement[], stamp: Stamp): Promise<Uint8Array> {
+  await prepareForExport(elements);
   const shots: HTMLCanvasElement[] = [];
   for (const el of elements) shots.push(await toCanvas(el, { backgroundColor: '#ffffff', pixelRatio: EXPORT_SCALE, filter: noExport }));
   const width = Math.max(...shots.map((c) => c.width));

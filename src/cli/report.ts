@@ -8,6 +8,7 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
+import { STABLE_CONTRACT_URL } from '../report/markdown.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
@@ -48,7 +49,6 @@ be read, held no valid snapshot, or the session or incident does not exist (also
 
 class ReportUsage extends Error {}
 
-const CONTRACT = path.resolve(import.meta.dirname, '../../docs/contract.md');
 /** the fonts the charts are rasterised with (assets/fonts/README.md) */
 const FONTS = path.resolve(import.meta.dirname, '../../assets/fonts');
 
@@ -181,8 +181,8 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
     source: { kind: 'file', name: path.basename(file), sha256 },
     sessionId: values.session ?? null,
     userThresholds,
-    // the rule links point at this checkout's contract, from where the report is written
-    contractUrl: path.relative(path.resolve(values.out), CONTRACT).split(path.sep).join('/'),
+    // the rule links point at the published contract: a report is shared, a path of this machine is not
+    contractUrl: STABLE_CONTRACT_URL,
     fontDir: FONTS,
     ...(values.compactionTurn === undefined ? {} : { compactionTurn: values.compactionTurn }),
   });

@@ -4,7 +4,8 @@
 // text from the input is escaped: no markup, no script runs from it.
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from '../core/config.ts';
 import { escapeXml } from './figure.ts';
-import { ACTION_TODO, CONTRACT_URL, MAX_DETAILED_INCIDENTS, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import { rangeAdvice } from './headline.ts';
+import { ACTION_TODO, CONTRACT_URL, faultInRange, MAX_DETAILED_INCIDENTS, shorten, type ReportData, type ReportIncident } from './markdown.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { sourceText } from './stamp.ts';
@@ -86,7 +87,7 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
       );
   }
   out.push('<h2>Verdicts</h2>');
-  if (data.verdicts.length === 0) out.push('<p><code>prune_ok</code> on every turn of this range: the harness may prune as usual.</p>');
+  if (data.verdicts.length === 0) out.push(`<p><code>prune_ok</code> on every turn of this range: ${rangeAdvice(faultInRange(data))}.</p>`);
   else
     out.push(
       `<table><tr><th>turns</th><th>verdict</th><th>spans (first turn)</th><th>what the harness should do</th></tr>${data.verdicts

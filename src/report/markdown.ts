@@ -6,6 +6,7 @@
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
+import { rangeAdvice } from './headline.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { printable, sourceText, type StampSource } from './stamp.ts';
@@ -149,6 +150,18 @@ export const ACTION_TODO: Readonly<Record<ReportVerdictRun['action'], string>> =
 
 export const CONTRACT_URL = 'docs/contract.md';
 
+/**
+ * Where a report shared beyond this checkout links the contract: the project's published
+ * copy, never a path of the machine that made it (issue 24: `../../../…/docs/contract.md`
+ * broke once the report was sent on). `context-health report` uses it.
+ */
+export const STABLE_CONTRACT_URL = 'https://github.com/context-health/context-health/blob/main/docs/contract.md';
+
+/** A fault fired in the report's turns (the incident it is about, or another): the verdict table must not say "prune as usual" then. */
+export function faultInRange(data: Pick<ReportData, 'focus' | 'incidents'>): boolean {
+  return (data.focus !== null && data.focus.severity === 'fault') || data.incidents.some((i) => i.severity === 'fault');
+}
+
 function incidentSection(inc: ReportIncident, heading: string, contractUrl: string, labels: SpanLabelMap = {}): string[] {
   const info = SIGNAL_INFO[inc.signal];
   const rule = RULES[inc.signal];
@@ -277,7 +290,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   }
 
   out.push('## Verdicts', '');
-  if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: the harness may prune as usual.`, '');
+  if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: ${rangeAdvice(faultInRange(data))}.`, '');
   else {
     out.push('| turns | verdict | spans (first turn) | what the harness should do |', '| --- | --- | --- | --- |');
     for (const v of data.verdicts) {

@@ -57,6 +57,9 @@ class Job {
   readonly stores = new Map<string, TurnColumnStore>();
   readonly errors: InputError[] = [];
   errorCount = 0;
+  /** the turn of the last snapshot read, in file order: where an input error fell on the turn axis */
+  private lastTurn: number | null = null;
+  private readonly errorAfterTurn = new WeakMap<InputError, number | null>();
   lines = 0;
   format: JobSummary['format'] = 'unknown';
   gzip = false;
@@ -103,6 +106,7 @@ class Job {
     switch (outcome.kind) {
       case 'turn': {
         const r = outcome.result;
+        this.lastTurn = r.turn;
         const t0 = performance.now();
         this.store(r.sessionId).record(r, outcome.snapshot);
         this.storeMs += performance.now() - t0;
@@ -129,7 +133,10 @@ class Job {
 
   addError(error: InputError): void {
     this.errorCount++;
-    if (this.errors.length < MAX_LISTED_ERRORS) this.errors.push(error);
+    if (this.errors.length < MAX_LISTED_ERRORS) {
+      this.errors.push(error);
+      this.errorAfterTurn.set(error, this.lastTurn);
+    }
   }
 
   store(sid: string): TurnColumnStore {
@@ -142,11 +149,17 @@ class Job {
     return s;
   }
 
+  /** The listed input errors by line, and beside each the turn read last before it (the turn axis marks where lines were lost). */
+  private listedErrors(): Pick<JobSummary, 'inputErrors' | 'inputErrorAfterTurn'> {
+    const inputErrors = [...this.errors].sort((a, b) => a.line - b.line);
+    return { inputErrors, inputErrorAfterTurn: inputErrors.map((e) => this.errorAfterTurn.get(e) ?? null) };
+  }
+
   summary(): JobSummary {
     return {
       sessions: [...this.stores.values()].map(sessionSummary),
       inputErrorCount: this.errorCount,
-      inputErrors: [...this.errors].sort((a, b) => a.line - b.line),
+      ...this.listedErrors(),
       linesRead: this.lines,
       format: this.format,
       gzip: this.gzip,

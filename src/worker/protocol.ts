@@ -182,6 +182,8 @@ export interface JobSummary {
   inputErrorCount: number;
   /** the first input errors (at most a few hundred), in line order */
   inputErrors: InputError[];
+  /** for each of `inputErrors`, the turn of the last snapshot read before it (null: before any) */
+  inputErrorAfterTurn?: (number | null)[];
   linesRead: number;
   format: 'jsonl' | 'json-array' | 'unknown' | 'live';
   gzip: boolean;

@@ -8,6 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { SIGNAL_INFO } from '../../signalInfo.ts';
 import { useOverview } from '../overview/overviewStore.ts';
 import { describeRule, EMPTY_FORM, ruleFromForm, type RuleForm } from './ruleForm.ts';
+import { RemoveRule } from './RemoveRule.tsx';
 import { addRule, fetchHistory, fetchRules, firingHref, removeRule, RelayWriteError } from './relayWrites.ts';
 
 const SIGNALS = Object.keys(SIGNAL_INFO);
@@ -72,10 +73,7 @@ export function AlertsPanel() {
           <ul className="alert-rules" data-testid="alert-rules">
             {rules.data?.map((r) => (
               <li key={r.id} data-testid="alert-rule" data-rule={r.id}>
-                <span>{describeRule(r)}</span>{' '}
-                <button type="button" className="link" onClick={() => void remove(r.id)} aria-label={`Remove rule ${r.id}`}>
-                  Remove
-                </button>
+                <span className="rule-text">{describeRule(r)}</span> <RemoveRule id={r.id} onRemove={remove} />
               </li>
             ))}
           </ul>

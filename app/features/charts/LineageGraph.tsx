@@ -23,6 +23,7 @@ import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
 import { C } from '../../components/theme.ts';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
+import { EXPORT_PREPARE_EVENT } from '../../components/exportPrepare.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 
@@ -81,7 +82,13 @@ function useSeen(ref: React.RefObject<HTMLElement | null>): boolean {
       { rootMargin: '200px' },
     );
     io.observe(el);
-    return () => io.disconnect();
+    // an export of a figure holding the graph draws it even off-screen (issue 24: the box was empty)
+    const draw = (): void => setSeen(true);
+    window.addEventListener(EXPORT_PREPARE_EVENT, draw);
+    return () => {
+      io.disconnect();
+      window.removeEventListener(EXPORT_PREPARE_EVENT, draw);
+    };
   }, [ref, seen]);
   return seen;
 }

@@ -81,10 +81,11 @@ export function Overview() {
         <span>
           <strong>Session overview</strong>{' '}
           <span className="muted">
-            turns {first}–{last} ({view.turnCount.toLocaleString('en-US')} snapshots){zoom ? ` · showing ${from}–${to}` : ''} · drag to zoom, click to select
+            turns {first}–{last} ({view.turnCount.toLocaleString('en-US')} snapshots){zoom ? ` · showing ${from}–${to}` : ''}
+            <span data-no-export> · drag to zoom, click to select</span>
           </span>
         </span>
-        <span className="overview-buttons">
+        <span className="overview-buttons" data-no-export>
           <button
             type="button"
             className="btn small ghost"
@@ -139,6 +140,7 @@ export function Overview() {
           <div className="overview-drag" style={{ left: `${pct(Math.min(drag.a, drag.b))}%`, width: `${Math.abs(pct(drag.b) - pct(drag.a))}%` }} />
         )}
         {turn !== null && <div className="overview-cursor" style={{ left: `${pct(turn + 0.5)}%`, background: C.cursor }} />}
+        <InputErrorMarks pct={pct} first={first} />
         <div
           className="overview-handle"
           role="slider"
@@ -163,5 +165,33 @@ export function Overview() {
         />
       </div>
     </section>
+  );
+}
+
+/**
+ * Where the input lines that could not be read fell on the turn axis (issue 24: a file with
+ * bad lines said nothing of where): a black notch under the strip after the turn read last
+ * before each, its line numbers on hover.
+ */
+function InputErrorMarks({ pct, first }: { pct: (t: number) => number; first: number }) {
+  const errors = useAnalysis((s) => s.summary?.inputErrors);
+  const after = useAnalysis((s) => s.summary?.inputErrorAfterTurn);
+  if (errors === undefined || after === undefined || errors.length === 0) return null;
+  const byTurn = new Map<number, number[]>();
+  errors.forEach((e, i) => {
+    const t = after[i] ?? first - 1;
+    byTurn.set(t, [...(byTurn.get(t) ?? []), e.line]);
+  });
+  return (
+    <div className="input-error-marks" data-testid="input-error-marks" data-count={errors.length}>
+      {[...byTurn].map(([t, lines]) => (
+        <span
+          key={t}
+          className="input-error-mark"
+          style={{ left: `${Math.max(0, Math.min(100, pct(t + 1)))}%` }}
+          title={`${lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.join(', ')}`} could not be read (after turn ${t < first ? '—' : t})`}
+        />
+      ))}
+    </div>
   );
 }

@@ -123,13 +123,28 @@ export const useStableRanges = (r: Range[]): Range[] => useStable(r, sameRanges)
  * series view, its shown domain (held still while following live), the narrowest band
  * worth drawing at this width, and the ticks.
  */
+/** A followed session with no new turn for this long is at rest: its axis need not run ahead any more. */
+const QUIET_MS = 2500;
+
+/** True once `value` has not changed for `ms`. */
+function useQuiet(value: number | undefined, ms: number): boolean {
+  const [quietAt, setQuietAt] = useState<number | undefined>(undefined);
+  useEffect(() => {
+    const timer = setTimeout(() => setQuietAt(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return value !== undefined && quietAt === value;
+}
+
 export function useTurnAxis(slot: number) {
   const view = useChartView(slot);
   const fixed = useFixedChart();
   const uiWidth = useUi((s) => s.chartWidth);
   const width = fixed === null ? uiWidth : Math.max(200, fixed.width - AXES_PX);
   const following = useFollowing(view);
-  const xd = useStableDomain(shownDomain(view?.from ?? 0, view?.to ?? 1, following));
+  // a live session that has stopped growing ends its axis at its last turn (issue 24: 300 for 258)
+  const quiet = useQuiet(view?.to, QUIET_MS);
+  const xd = useStableDomain(shownDomain(view?.from ?? 0, view?.to ?? 1, following && !quiet));
   const minW = minBandWidth(xd[0], xd[1], width);
   // One anchor for every window: each axis is given its domain (allowDataOverflow), so the
   // rows only have to exist. An anchor spanning the window was new data whenever the window

@@ -8,6 +8,15 @@ import { SEVERITY } from '../../../src/worker/client.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { selectPair } from './compare.ts';
 import { partnerLabel, useCompare } from './compareStore.ts';
+import { coverageSentence, fmtPoints, fmtRate, per100, runsBySignal, type Extent } from './coverage.ts';
+
+/** A session's length and turn range from its summary, or null before it has a turn. */
+function useExtent(side: 'a' | 'b'): Extent | null {
+  const a = useAnalysis((s) => s.summary?.sessions.find((x) => x.sessionId === s.sessionId) ?? null);
+  const b = useCompare((s) => s.summary?.sessions.find((x) => x.sessionId === s.sessionId) ?? null);
+  const x = side === 'a' ? a : b;
+  return x === null || x.firstTurn === null || x.lastTurn === null || x.turns === 0 ? null : { turns: x.turns, firstTurn: x.firstTurn, lastTurn: x.lastTurn };
+}
 
 export function ComparePanel() {
   const partner = useCompare((s) => s.partner);
@@ -16,6 +25,8 @@ export function ComparePanel() {
   const aSession = useAnalysis((s) => s.sessionId);
   const load = useCompare((s) => s.load);
   const requested = useCompare((s) => s.requested);
+  const a = useExtent('a');
+  const b = useExtent('b');
   if (partner === null) return null;
   return (
     <section className="panel compare-panel" aria-label="What differs between A and B" data-testid="compare-panel" data-ready={comparison !== null}>
@@ -28,8 +39,8 @@ export function ComparePanel() {
           </span>
         </h2>
       </header>
-      {comparison !== null ? (
-        <Differences c={comparison} />
+      {comparison !== null && a !== null && b !== null ? (
+        <Differences c={comparison} a={a} b={b} />
       ) : load === 'done' && bSession === null ? (
         <p className="empty" role="alert">
           B has no session{requested === null ? ' with a turn' : ` ${JSON.stringify(requested)}`}: nothing to compare.
@@ -41,11 +52,17 @@ export function ComparePanel() {
   );
 }
 
-function Differences({ c }: { c: Comparison }) {
+function Differences({ c, a, b }: { c: Comparison; a: Extent; b: Extent }) {
   const d = c.firstDivergence;
+  const coverage = coverageSentence(c.align, a, b);
+  const runs = runsBySignal(c);
   return (
     <div className="compare-body">
-      <div>
+      <p className="compare-coverage" data-testid="compare-coverage">
+        {coverage.sentence} Rates are per 100 of each session&apos;s own turns (A {a.turns.toLocaleString('en-US')}, B {b.turns.toLocaleString('en-US')}), so
+        runs of different lengths compare fairly.
+      </p>
+      <div className="compare-table-scroll">
         {c.signals.length === 0 ? (
           <p className="empty ok">No signal fired in either session.</p>
         ) : (
@@ -53,24 +70,58 @@ function Differences({ c }: { c: Comparison }) {
             <thead>
               <tr>
                 <th scope="col">signal</th>
-                <th scope="col">A</th>
-                <th scope="col">B</th>
-                <th scope="col">B − A</th>
+                <th scope="col" title="turns on which the signal fired, and their share of A's turns">
+                  A turns (% of turns)
+                </th>
+                <th scope="col" title="turns on which the signal fired, and their share of B's turns">
+                  B turns (% of turns)
+                </th>
+                <th scope="col" title="B's share of turns minus A's, in percentage points: the fair difference">
+                  B − A (points)
+                </th>
+                <th scope="col" title="incidents (runs of consecutive turns) per 100 turns of each session">
+                  runs / 100 turns A · B
+                </th>
+                <th scope="col" title="B's turns minus A's, raw (diff --json's difference)">
+                  raw B − A
+                </th>
               </tr>
             </thead>
             <tbody>
-              {c.signals.map((s) => (
-                <tr key={s.signal} data-testid="compare-signal" data-signal={s.signal} data-a={s.a} data-b={s.b} data-difference={s.difference}>
-                  <td>
-                    <SeverityBadge severity={s.severity} /> <code>{s.signal}</code>
-                  </td>
-                  <td>{s.a.toLocaleString('en-US')}</td>
-                  <td>{s.b.toLocaleString('en-US')}</td>
-                  <td className={s.difference > 0 ? 'more' : s.difference < 0 ? 'fewer' : ''}>
-                    {s.difference > 0 ? `+${s.difference}` : s.difference === 0 ? '0' : `−${-s.difference}`}
-                  </td>
-                </tr>
-              ))}
+              {c.signals.map((s) => {
+                const ra = per100(s.a, a.turns);
+                const rb = per100(s.b, b.turns);
+                const points = rb - ra;
+                return (
+                  <tr
+                    key={s.signal}
+                    data-testid="compare-signal"
+                    data-signal={s.signal}
+                    data-a={s.a}
+                    data-b={s.b}
+                    data-difference={s.difference}
+                    data-rate-a={ra.toFixed(2)}
+                    data-rate-b={rb.toFixed(2)}
+                  >
+                    <td>
+                      <SeverityBadge severity={s.severity} /> <code>{s.signal}</code>
+                    </td>
+                    <td>
+                      {s.a.toLocaleString('en-US')} <span className="muted">({fmtRate(ra)}%)</span>
+                    </td>
+                    <td>
+                      {s.b.toLocaleString('en-US')} <span className="muted">({fmtRate(rb)}%)</span>
+                    </td>
+                    <td className={points >= 0.05 ? 'more' : points <= -0.05 ? 'fewer' : ''} data-testid="compare-points">
+                      {fmtPoints(points)}
+                    </td>
+                    <td>
+                      {fmtRate(per100(runs.a.get(s.signal) ?? 0, a.turns))} · {fmtRate(per100(runs.b.get(s.signal) ?? 0, b.turns))}
+                    </td>
+                    <td className="muted">{s.difference > 0 ? `+${s.difference}` : s.difference === 0 ? '0' : `−${-s.difference}`}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         )}
@@ -78,7 +129,10 @@ function Differences({ c }: { c: Comparison }) {
       <div>
         <p>
           {d === null ? (
-            <span data-testid="first-divergence-none">The verdicts are the same on every compared turn.</span>
+            <span data-testid="first-divergence-none">
+              The verdicts are the same on every compared turn ({coverage.compared}
+              {coverage.sentence.includes('have no') ? '; nothing is said of the turns with no partner' : ''}).
+            </span>
           ) : (
             <>
               First divergence:{' '}

@@ -14,7 +14,8 @@ import { reportIncident } from '../report/reportIncident.ts';
 import { countBySeverity, firstRowAtTurn, incidentLabel, namedMessage, visibleRows } from './rows.ts';
 import { shortLabel } from '../turn/spanNames.ts';
 
-const INCIDENT_H = 34;
+// two lines: the signal's name in full, then its title and turns (issue 24: names were cut off)
+const INCIDENT_H = 44;
 const FINDING_H = 30;
 
 export function FindingsList() {

@@ -6,13 +6,14 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { LastCompaction, SessionSummary } from '../../../src/client/relayApi.ts';
+import { chipKind } from '../../../src/report/headline.ts';
 import { retentionWords, tokensWords } from '../compactions/compactionRows.ts';
 import { openLive } from '../../analysis.ts';
 import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
 import { setRelayToken, useRelayToken } from '../alerts/relayWrites.ts';
 import { DeleteSession } from './DeleteSession.tsx';
 import { sessionNames, type SessionName } from './sessionNames.ts';
-import { connectOverview, setOverviewFilter, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
+import { connectOverview, setOverviewFilter, unreachableWords, useOverview, visibleRows, type StateFilter } from './overviewStore.ts';
 
 // the name and, after it, the id's start (sessionNames.ts) fit two lines of a row: nothing is cut off below it
 const ROW_HEIGHT = 40;
@@ -42,12 +43,18 @@ export function SessionsOverview() {
   const token = useRelayToken((t) => t.token);
   const [alertsOpen, setAlertsOpen] = useState(false);
   const [writeError, setWriteError] = useState<string | null>(null);
+  const lostAt = useOverview((s) => (s.connection === 'open' ? null : s.lostAt));
   // the virtualiser's functions are read fresh on each render, as in the findings list
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtual = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   if (sessions === null || !analysis) return null;
   return (
-    <section className="panel overview" aria-label="All sessions" data-testid="overview">
+    <section
+      className={`panel overview${lostAt !== null ? ' unreachable' : ''}`}
+      aria-label="All sessions"
+      data-testid="overview"
+      data-unreachable={lostAt !== null}
+    >
       <header className="panel-head overview-head">
         <h2>All sessions</h2>
         <span className="muted">{rows.length === sessions.size ? `${sessions.size}` : `${rows.length} of ${sessions.size}`} · worst first</span>
@@ -84,6 +91,11 @@ export function SessionsOverview() {
           Alerts
         </button>
       </header>
+      {lostAt !== null && (
+        <p className="overview-unreachable" role="status" data-testid="overview-unreachable">
+          {unreachableWords(lostAt)}
+        </p>
+      )}
       {writeError !== null && (
         <p className="error" role="alert" data-testid="overview-error">
           {writeError}{' '}
@@ -97,7 +109,9 @@ export function SessionsOverview() {
           <span role="columnheader">state</span>
           <span role="columnheader">session</span>
           <span role="columnheader">verdict</span>
-          <span role="columnheader">worst (last {rows[0]?.window ?? 20})</span>
+          <span role="columnheader" title="The worst severity among the findings of the session's last turns">
+            worst (last {rows[0]?.window ?? 20} turns)
+          </span>
           <span role="columnheader">last fault</span>
           <span role="columnheader">turns</span>
           <span role="columnheader">per min</span>
@@ -184,10 +198,7 @@ const Row = memo(function Row({
         <strong>{name.name}</strong>
         {name.idStart !== null && <span className="muted overview-id"> {name.idStart}</span>}
       </span>
-      <span role="cell" className={`verdict-chip verdict-${action ?? 'none'}`} data-testid="overview-verdict">
-        {action ?? '—'}
-        {s.verdict !== null && s.verdict.drop.length > 0 ? ' + drop' : ''}
-      </span>
+      <VerdictChip verdict={s.verdict} />
       <span
         role="cell"
         className={`sev sev-${s.worst_recent ?? 'none'}`}
@@ -235,6 +246,30 @@ const Row = memo(function Row({
     </div>
   );
 });
+
+/**
+ * The last turn's headline in one word (src/report/headline.ts, the banner's words): the
+ * §5 action, and "+ drop" or "+ fault" when the turn dropped a span or fired a fault, so a
+ * green chip never sits beside a red fault. The chip's text starts with the §5 action (what
+ * the relay's alert rules and sorting speak of).
+ */
+function VerdictChip({ verdict }: { verdict: SessionSummary['verdict'] }) {
+  if (verdict === null)
+    return (
+      <span role="cell" className="verdict-chip verdict-none" data-testid="overview-verdict">
+        —
+      </span>
+    );
+  const kind = chipKind(verdict);
+  const extra = kind === 'drop' ? ' + drop' : kind === 'fault' ? ' + fault' : verdict.drop.length > 0 ? ' + drop' : '';
+  const tone = kind === 'prune_ok' || kind === 'warning' ? verdict.action : kind === 'recompute' ? 'recompute' : 'freeze';
+  return (
+    <span role="cell" className={`verdict-chip verdict-${tone}`} data-testid="overview-verdict" data-headline={kind}>
+      {verdict.action}
+      {extra}
+    </span>
+  );
+}
 
 /** contract §8.3: "files 41/58, prompts 22/23 · 3 confirmed losses", the turn and tokens on hover. */
 function LastCompactionCell({ c }: { c: LastCompaction | null }) {

@@ -15,11 +15,13 @@ export interface OverviewState {
   /** alert firings to show as toasts (newest last); dismissed ones are removed */
   toasts: AlertFiring[];
   connection: 'connecting' | 'open' | 'closed';
+  /** when the channel was lost (ISO time), while it stays lost: the table then shows what it last knew, greyed */
+  lostAt: string | null;
   text: string;
   state: StateFilter;
 }
 
-const initial: OverviewState = { sessions: null, analysis: true, alerts: [], toasts: [], connection: 'connecting', text: '', state: 'all' };
+const initial: OverviewState = { sessions: null, analysis: true, alerts: [], toasts: [], connection: 'connecting', lostAt: null, text: '', state: 'all' };
 
 export const useOverview = create<OverviewState>()(() => ({ ...initial }));
 
@@ -92,7 +94,7 @@ function open(attempt: number): void {
   useOverview.setState({ connection: 'connecting' });
   ws.onopen = () => {
     attempt = 0;
-    useOverview.setState({ connection: 'open' });
+    useOverview.setState({ connection: 'open', lostAt: null });
   };
   ws.onmessage = (e: MessageEvent<string>) => {
     let frame: OverviewFrame;
@@ -106,7 +108,8 @@ function open(attempt: number): void {
   };
   ws.onclose = () => {
     if (socket !== ws) return; // closed on purpose
-    useOverview.setState({ connection: 'closed' });
+    // the first loss is the time that counts: retries that fail too do not move it
+    useOverview.setState((st) => ({ connection: 'closed', lostAt: st.lostAt ?? new Date().toISOString() }));
     const delay = Math.min(15_000, 500 * 2 ** attempt);
     retryTimer = setTimeout(() => open(attempt + 1), delay);
   };
@@ -124,6 +127,11 @@ function notify(a: AlertFiring): void {
   } catch {
     // some browsers allow notifications only from a service worker: the toast still shows
   }
+}
+
+/** "unreachable since 14:02:11, retrying": said over a table the relay can no longer update. */
+export function unreachableWords(lostAt: string): string {
+  return `The relay is unreachable since ${new Date(lostAt).toLocaleTimeString('en-GB')}, retrying: the table below is what it last reported.`;
 }
 
 export function dismissToast(id: string): void {

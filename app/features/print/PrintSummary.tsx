@@ -1,9 +1,11 @@
 // What only paper shows (docs/dashboard.md "Print"): a header line naming what is printed
 // (source, session, turn, window, thresholds set, time), and the incidents as a short table
-// (the on-screen list is virtualised: it holds only the rows scrolled into view).
+// (the on-screen list is virtualised: it holds only the rows scrolled into view): the
+// cursor's incident first, then by severity and length (printOrder.ts).
 import { SEVERITY, SIGNALS, type FindingsIndex, type Severity, type Signal } from '../../../src/worker/client.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
+import { printRows, rowTurns } from './printOrder.ts';
 import './print.css';
 
 /** Incident rows a printed page has room for, beside the banner and the four charts. */
@@ -46,17 +48,17 @@ export function PrintIncidents() {
   const ix = useAnalysis((s) => s.findings);
   const severities = useUi((s) => s.severities);
   const filter = useUi((s) => s.signalFilter);
+  const cursor = useUi((s) => s.selectedTurn);
   if (ix === null) return null;
   const all = printedIncidents(ix, severities, filter);
   const n = all.length;
-  const rows = all.slice(0, PRINT_INCIDENTS);
-  const rest = n - rows.length;
+  const ordered = printRows(ix, all, cursor);
+  const rows = ordered.slice(0, PRINT_INCIDENTS);
+  const rest = ordered.slice(PRINT_INCIDENTS);
   let findings = 0;
-  let restFindings = 0;
-  all.forEach((inc, k) => {
-    findings += ix.incidentCount[inc]!;
-    if (k >= PRINT_INCIDENTS) restFindings += ix.incidentCount[inc]!;
-  });
+  for (const inc of all) findings += ix.incidentCount[inc]!;
+  const restIncidents = rest.reduce((k, r) => k + r.runs, 0);
+  const restFindings = rest.reduce((k, r) => k + r.findings, 0);
   return (
     <section className="print-only print-incidents" data-testid="print-incidents" aria-label="Incidents">
       <h2>
@@ -64,6 +66,7 @@ export function PrintIncidents() {
         <span className="muted">
           {`${findings.toLocaleString('en-US')} findings in ${n.toLocaleString('en-US')} incidents`}
           {filter !== null || !severities.fault || !severities.warning || !severities.info ? ' (the findings filters applied)' : ''}
+          {' · at the cursor first, then by severity and length'}
         </span>
       </h2>
       {n === 0 ? (
@@ -79,25 +82,24 @@ export function PrintIncidents() {
             </tr>
           </thead>
           <tbody>
-            {rows.map((i) => {
-              const signal = SIGNALS[ix.incidentSignal[i]!]!;
-              const from = ix.incidentStart[i]!;
-              const to = ix.incidentEnd[i]!;
-              return (
-                <tr key={i} data-signal={signal} data-from={from} data-to={to}>
-                  <td>{from === to ? from : `${from}–${to}`}</td>
-                  <td>{signal}</td>
-                  <td className={`sev-${SEVERITY[signal]}`}>{SEVERITY[signal]}</td>
-                  <td>{ix.incidentCount[i]}</td>
-                </tr>
-              );
-            })}
+            {rows.map((r) => (
+              <tr key={`${r.signal}-${r.from}-${r.runs}`} data-signal={r.signal} data-from={r.from} data-to={r.to} data-cursor={r.atCursor}>
+                <td>
+                  {rowTurns(r)}
+                  {r.atCursor ? ' (cursor)' : ''}
+                </td>
+                <td>{r.signal}</td>
+                <td className={`sev-${r.severity}`}>{r.severity}</td>
+                <td>{r.findings}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       )}
-      {rest > 0 && (
+      {rest.length > 0 && (
         <p className="muted">
-          …and {rest.toLocaleString('en-US')} more incident{rest === 1 ? '' : 's'} ({restFindings.toLocaleString('en-US')} findings), listed in the dashboard.
+          …and {restIncidents.toLocaleString('en-US')} more incident{restIncidents === 1 ? '' : 's'} ({restFindings.toLocaleString('en-US')} findings), listed
+          in the dashboard.
         </p>
       )}
     </section>

@@ -4,7 +4,7 @@
 // stamped, and the Markdown (src/report/markdown.ts, the same as `context-health report`'s)
 // goes with the images into a .zip; the Markdown can also be copied for an issue tracker.
 import { strToU8, zipSync, type Zippable } from 'fflate';
-import { reportMarkdown, type ReportData, type ReportImage } from '../../../src/report/markdown.ts';
+import { reportMarkdown, STABLE_CONTRACT_URL, type ReportData, type ReportImage } from '../../../src/report/markdown.ts';
 import { PRODUCT_VERSION } from '../../../src/report/stamp.ts';
 import type { ReportQuery } from '../../../src/worker/client.ts';
 import { sourceClient } from '../../analysis.ts';
@@ -82,7 +82,8 @@ async function buildReport(
       files[`images/${id}.png`] = [png, { level: 0 }];
       images.push({ file: `images/${id}.png`, title });
     }
-    const markdown = reportMarkdown(data, images);
+    // the report travels (an issue tracker, a zip sent on): its rule links point at the published contract
+    const markdown = reportMarkdown(data, images, STABLE_CONTRACT_URL);
     files['report.md'] = strToU8(markdown);
     const zip = zipSync(files, { mtime: data.exportedAt ?? '1980-01-01' });
     const fileName = zipName(data, sessionId);

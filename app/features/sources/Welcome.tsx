@@ -1,6 +1,7 @@
 import { openLive, openSample } from '../../analysis.ts';
 import { useRelaySessions } from '../../queries/sessions.ts';
 import { SessionsOverview } from '../overview/SessionsOverview.tsx';
+import { useOverview } from '../overview/overviewStore.ts';
 import { FileButton } from './TopBar.tsx';
 
 const SAMPLES: [string, string][] = [
@@ -15,7 +16,9 @@ const SAMPLES: [string, string][] = [
 /** The empty state: what this is and the three ways in. */
 export function Welcome() {
   const q = useRelaySessions();
+  // kept from the last answer when the relay stops answering (TanStack Query keeps data on a failed refetch)
   const sessions = q.data ?? [];
+  const lostAt = useOverview((s) => s.lostAt);
   return (
     <main className="welcome">
       <div className="welcome-card">
@@ -35,7 +38,12 @@ export function Welcome() {
           </section>
           <section>
             <h2>Follow a live session</h2>
-            {q.isError ? (
+            {q.isError && sessions.length > 0 && (
+              <p className="overview-unreachable" role="status" data-testid="live-unreachable">
+                The relay is unreachable since {new Date(lostAt ?? q.errorUpdatedAt).toLocaleTimeString('en-GB')}, retrying. Its sessions as last listed:
+              </p>
+            )}
+            {q.isError && sessions.length === 0 ? (
               <p className="muted">
                 No relay answers at <code>/api</code>. Run <code>context-health serve</code> and open the page it prints, then stream into it with{' '}
                 <code>context-health replay</code> or your harness.
@@ -45,7 +53,7 @@ export function Welcome() {
                 {q.isPending ? 'Asking the relay…' : 'The relay has no session yet. Stream one with context-health replay <file> or from your harness.'}
               </p>
             ) : (
-              <ul className="session-list">
+              <ul className={`session-list${q.isError ? ' unreachable' : ''}`}>
                 {sessions.slice(0, 8).map((s) => (
                   <li key={s.session_id}>
                     <button type="button" className="btn" onClick={() => openLive(s.session_id)} data-testid="live-session">
@@ -76,7 +84,8 @@ export function Welcome() {
         </div>
         <p className="muted small">Keyboard: ← → step turns, Home/End jump, ? for all keys.</p>
       </div>
-      {q.isSuccess && <SessionsOverview />}
+      {/* once the relay has answered, its table stays (greyed while it is unreachable) rather than giving way to first-run text */}
+      {q.data !== undefined && <SessionsOverview />}
     </main>
   );
 }

@@ -1,20 +1,65 @@
-// What a correct harness does next at the selected turn (contract §5), said plainly, with the
-// session's headline: where scores stopped being trustworthy.
-import { SEVERITY_RANK, SIGNALS, type Action } from '../../../src/worker/client.ts';
+// What a correct harness does next at the selected turn, said plainly: one headline
+// (src/report/headline.ts) carrying the worst of the contract §5 verdict and of the turn's
+// findings, so the banner never says "pruning may proceed" beside a fault or a drop. Above
+// it the session's own headline: where scores stopped being trustworthy, and the next
+// fault after the cursor.
+import { SEVERITY, SIGNALS, type FindingsIndex } from '../../../src/worker/client.ts';
+import { droppedLinesWords, headline } from '../../../src/report/headline.ts';
 import { useRef } from 'react';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
 import { incidentAt, reportIncident } from '../report/reportIncident.ts';
 import { selectTurn } from '../../analysis.ts';
 import { SeverityBadge, SpanChips } from '../../components/bits.tsx';
-import { SIGNAL_INFO } from '../../signalInfo.ts';
 import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 
-const ACTION_TEXT: Record<Action, { label: string; tone: string; say: string }> = {
-  prune_ok: { label: 'PRUNE OK', tone: 'ok', say: 'Every score is bound to its text and the scorer is not collapsed: pruning may proceed.' },
-  recompute: { label: 'RECOMPUTE', tone: 'warn', say: 'Recompute these scores before pruning (never adjust a stale score by a delta):' },
-  freeze: { label: 'FREEZE', tone: 'fault', say: 'Relevance collapse: halt pruning and carry the full context forward until scores recover.' },
-};
+/** The first fault incident starting after `turn`: where the next untrustworthy stretch begins. */
+export function nextFault(ix: FindingsIndex | null, turn: number): { turn: number; signal: string } | null {
+  if (ix === null) return null;
+  let best: { turn: number; signal: string } | null = null;
+  for (let k = 0; k < ix.incidentSignal.length; k++) {
+    const signal = SIGNALS[ix.incidentSignal[k]!]!;
+    const start = ix.incidentStart[k]!;
+    if (SEVERITY[signal] === 'fault' && start > turn && (best === null || start < best.turn)) best = { turn: start, signal };
+  }
+  return best;
+}
+
+function SessionHeadline() {
+  const session = useAnalysis(sessionOnScreen);
+  const findings = useAnalysis((s) => s.findings);
+  const selected = useUi((s) => s.selectedTurn);
+  if (session === null) return null;
+  const next = selected === null ? null : nextFault(findings, selected);
+  if (session.firstFault === null) return <span>No fault in {session.turns.toLocaleString('en-US')} turns.</span>;
+  return (
+    <span>
+      Scores stopped being trustworthy at{' '}
+      <button type="button" className="link" onClick={() => selectTurn(session.firstFault!.turn)}>
+        turn {session.firstFault.turn}
+      </button>{' '}
+      (<code>{session.firstFault.signal}</code>)
+      {next !== null && next.turn !== session.firstFault.turn && (
+        <>
+          {' '}
+          · next fault after turn {selected}:{' '}
+          <button type="button" className="link" onClick={() => selectTurn(next.turn)} data-testid="next-fault">
+            turn {next.turn}
+          </button>{' '}
+          (<code>{next.signal}</code>)
+        </>
+      )}
+      .
+    </span>
+  );
+}
+
+/** A live session whose relay is gone: its last verdict is history, not the current turn's. */
+function useDisconnected(): boolean {
+  const live = useAnalysis((s) => s.source?.kind === 'live');
+  const c = useAnalysis((s) => s.connection);
+  return live && c !== null && (c.state === 'reconnecting' || c.state === 'closed' || c.state === 'failed');
+}
 
 export function VerdictBanner() {
   const ref = useRef<HTMLElement>(null);
@@ -23,6 +68,8 @@ export function VerdictBanner() {
   const session = useAnalysis(sessionOnScreen);
   const selected = useUi((s) => s.selectedTurn);
   const load = useAnalysis((s) => s.load);
+  const inputErrors = useAnalysis((s) => s.summary?.inputErrorCount ?? 0);
+  const disconnected = useDisconnected();
   if (session === null || session.turns === 0) {
     return (
       <section className="verdict pending" data-testid="verdict" aria-live="polite">
@@ -30,46 +77,39 @@ export function VerdictBanner() {
       </section>
     );
   }
-  const headline = session.firstFault ? (
-    <span>
-      Scores stopped being trustworthy at{' '}
-      <button type="button" className="link" onClick={() => selectTurn(session.firstFault!.turn)}>
-        turn {session.firstFault.turn}
-      </button>{' '}
-      (<code>{session.firstFault.signal}</code>).
-    </span>
-  ) : (
-    <span>No fault in {session.turns.toLocaleString('en-US')} turns.</span>
-  );
   if (turn === null) {
     return (
       <section className="verdict pending" data-testid="verdict">
-        <div className="verdict-headline">{headline}</div>
+        <div className="verdict-headline">
+          <SessionHeadline />
+        </div>
       </section>
     );
   }
-  const a = ACTION_TEXT[turn.action];
-  const worst = [...turn.findings].sort((x, y) => SEVERITY_RANK[y.severity] - SEVERITY_RANK[x.severity]);
+  const h = headline(turn);
+  const worstSignal = h.findings[0]?.signal;
   // the incident of the worst finding at this turn: what "Report this incident" reports
-  const incident = findings === null || worst[0] === undefined ? null : incidentAt(SIGNALS.indexOf(worst[0].signal), turn.turn);
+  const incident = findings === null || worstSignal === undefined ? null : incidentAt(SIGNALS.indexOf(worstSignal), turn.turn);
+  const tone = disconnected ? 'offline' : h.tone;
   return (
     <section
       ref={ref}
-      className={`verdict ${a.tone}${turn.turn !== selected ? ' stale' : ''}`}
+      className={`verdict ${tone}${turn.turn !== selected ? ' stale' : ''}`}
       data-testid="verdict"
       data-action={turn.action}
+      data-headline={h.kind}
       data-turn={turn.turn}
       aria-live="polite"
     >
       <div className="verdict-headline">
-        {headline}
+        <SessionHeadline />
         <span className="verdict-tools" data-no-export>
           {incident !== null && (
             <button
               type="button"
               className="btn small"
               onClick={() => void reportIncident(incident)}
-              aria-label={`Report this incident (incident ${incident}: ${worst[0]!.signal})`}
+              aria-label={`Report this incident (incident ${incident}: ${worstSignal})`}
             >
               Report this incident
             </button>
@@ -82,30 +122,47 @@ export function VerdictBanner() {
           />
         </span>
       </div>
-      <div className="verdict-main">
+      {disconnected && (
+        <p className="verdict-notice" data-testid="verdict-disconnected">
+          As of turn {session.lastTurn ?? turn.turn}, disconnected: the relay is not answering, so this is the last verdict received, not the current
+          turn&apos;s.
+        </p>
+      )}
+      {inputErrors > 0 && (
+        <p className="verdict-notice" data-testid="verdict-dropped-lines">
+          {droppedLinesWords(inputErrors, session.turns)}
+        </p>
+      )}
+      <div className="verdict-main" data-testid="headline" data-kind={h.kind}>
         <span className="verdict-turn">Turn {turn.turn}</span>
-        <span className={`verdict-action ${a.tone}`}>{a.label}</span>
+        <span className={`verdict-action ${h.tone}`}>{h.label}</span>
         <span className="verdict-say">
-          {a.say}
+          {disconnected && h.kind === 'prune_ok' ? "Every score was bound at this turn; the current turn's verdict is unknown until the relay answers." : h.say}
           {turn.action === 'recompute' && (
             <>
               {' '}
               <strong>{turn.recompute.length}</strong> span{turn.recompute.length === 1 ? '' : 's'} <SpanChips ids={turn.recompute} limit={14} tone="bad" />
             </>
           )}
+          {h.kind === 'drop' && (
+            <>
+              {' '}
+              <SpanChips ids={turn.drop} limit={14} tone="drop" />
+            </>
+          )}
         </span>
       </div>
-      {turn.drop.length > 0 && (
+      {turn.drop.length > 0 && h.kind !== 'drop' && (
         <div className="verdict-drop">
           <span className="verdict-action fault">DROP</span> paraphrase of a paraphrase, do not rescore: <SpanChips ids={turn.drop} limit={14} tone="drop" />
         </div>
       )}
-      {worst.length > 0 && (
+      {h.findings.length > 0 && (
         <ul className="verdict-findings">
-          {worst.map((f) => (
-            <li key={f.signal}>
-              <SeverityBadge severity={f.severity} /> <strong>{SIGNAL_INFO[f.signal].title}</strong>{' '}
-              <span className="muted">— {SIGNAL_INFO[f.signal].todo}</span>
+          {h.findings.map((f) => (
+            <li key={f.signal} data-signal={f.signal}>
+              <SeverityBadge severity={f.severity} /> <strong>{f.title}</strong> <code className="muted">{f.signal}</code>{' '}
+              <span className="muted">— {f.todo}</span>
             </li>
           ))}
         </ul>
