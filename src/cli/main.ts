@@ -13,7 +13,7 @@ import { writeAll } from './output.ts';
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|codex|wire] [--scorer auto|harness|reference|both]
-                 [--embeddings-url URL [--embeddings-model M]]
+                 [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
@@ -47,6 +47,9 @@ options:
   --embeddings-model M    the model named in each request (default text-embedding-3-small)
   --no-audit              leave the compaction audit out (contract §8.4): each compaction is
                           still one record and one finding, with no items
+  --threads N             threads in all: one reads and analyses, N - 1 parse, validate and
+                          hash the lines (default: the machine's cores; a file under 8 MiB
+                          is read on one). 1: one thread. The report is the same whatever N.
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -121,6 +124,7 @@ async function runCheck(args: string[]): Promise<number> {
       'embeddings-url': { type: 'string' },
       'embeddings-model': { type: 'string' },
       'no-audit': { type: 'boolean', default: false },
+      threads: { type: 'string' },
     },
   });
   if (values.help) {
@@ -145,6 +149,7 @@ async function runCheck(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
+  const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
   const path = positionals[0]!;
   const embeddingsUrl = values['embeddings-url'];
   if (embeddingsUrl === undefined && values['embeddings-model'] !== undefined) throw new UsageError('--embeddings-model needs --embeddings-url');
@@ -167,6 +172,7 @@ async function runCheck(args: string[]): Promise<number> {
           }),
       ...(from === undefined ? {} : { from }),
       ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+      ...(threads === undefined ? {} : { threads }),
     });
   } catch (e) {
     if (e instanceof EmbeddingsError) {
@@ -187,6 +193,13 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;
+}
+
+/** `--threads`: a whole number from 1 to 256. */
+function parseThreads(text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 256) throw new UsageError(`--threads must be a whole number from 1 to 256, got ${JSON.stringify(text)}`);
+  return n;
 }
 
 /** `--max-line-bytes`: bytes, or a whole number of KiB or MiB (`512K`, `64M`). */

@@ -11,6 +11,14 @@ export interface ReadProgress {
   bytesTotal: number | null;
 }
 
+/** For a reader that hands lines on to other threads (threadedRead.ts). */
+export interface ReadHooks<T> {
+  /** awaited after each chunk is split: holds reading back while the lines in hand are many */
+  pace?: () => Promise<void> | undefined;
+  /** the splitter, once made (what it has told of the format) */
+  splitter?: (s: TranscriptSplitter<T>) => void;
+}
+
 /** Each message (line or array element) is handed to `decode`, then to `sink`. */
 export async function readTranscript<T>(
   path: string,
@@ -19,16 +27,17 @@ export async function readTranscript<T>(
   decode: LineDecoder<T>,
   onProgress?: (p: ReadProgress) => void,
   split: SplitOptions = {},
+  hooks: ReadHooks<T> = {},
 ): Promise<{ format: string; gzip: boolean }> {
   const fromStdin = path === '-';
   // Only a regular file can be read at positions (ahead, and its first bytes twice): a FIFO,
   // a process substitution `<(…)` or a device is read as a stream, like stdin (ESPIPE otherwise).
   const stat = fromStdin ? null : await fs.promises.stat(path);
   const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
-  if (bytesTotal !== null && !(await startsWithGzip(path)))
-    return readPlainFile(path, bytesTotal, new TranscriptSplitter(sink, onStructureError, decode, split), onProgress);
-  const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
+  hooks.splitter?.(reader);
+  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, reader, onProgress, hooks.pace);
+  const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   let gzip = false;
   let source: AsyncIterable<Buffer> = raw;
@@ -72,6 +81,7 @@ export async function readTranscript<T>(
   for await (const chunk of source) {
     reader.push(chunk);
     onProgress?.({ bytesRead, bytesTotal });
+    if (hooks.pace !== undefined) await hooks.pace(); // a stream waits meanwhile (gunzip's pump too: it awaits 'drain')
   }
   reader.end();
   return { format: reader.format, gzip };
@@ -107,6 +117,7 @@ async function readPlainFile<T>(
   bytesTotal: number,
   reader: TranscriptSplitter<T>,
   onProgress?: (p: ReadProgress) => void,
+  pace?: () => Promise<void> | undefined,
 ): Promise<{ format: string; gzip: boolean }> {
   const fh = await fs.promises.open(path, 'r');
   const buffers = Array.from({ length: READ_AHEAD + 1 }, () => Buffer.allocUnsafe(CHUNK));
@@ -130,6 +141,7 @@ async function readPlainFile<T>(
       bytesRead += n;
       reader.push(buffer.subarray(0, n));
       onProgress?.({ bytesRead, bytesTotal });
+      if (pace !== undefined) await pace(); // the reads planned ahead go on meanwhile; no more are started
       if (!full) {
         // the end of the file as it was: reads planned past it are dropped, and whatever
         // follows (a file still being written) is read on from here
