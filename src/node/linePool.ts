@@ -57,15 +57,28 @@ export class LinePool {
     }
   }
 
-  /** Batches posted and not answered yet. */
-  get inFlight(): number {
-    let n = 0;
-    for (const t of this.threads) n += t.pending.size;
-    return n;
+  /** batches given to run() and not answered yet (those waiting for the threads to start too) */
+  private posted = 0;
+
+  /**
+   * Whether a thread would start on a batch posted now, or soon: fewer than two batches
+   * each (one being read, one waiting). When not, the caller does better to read it itself.
+   */
+  get hasRoom(): boolean {
+    return this.posted < 2 * this.size;
   }
 
   /** The batch's records; its bytes are unusable here until they come back in the result. */
   async run(batch: LineBatch): Promise<LineBatchResult> {
+    this.posted++;
+    try {
+      return await this.post(batch);
+    } finally {
+      this.posted--;
+    }
+  }
+
+  private async post(batch: LineBatch): Promise<LineBatchResult> {
     await this.started;
     if (this.failure !== null) throw this.failure;
     let thread = this.threads[0]!;

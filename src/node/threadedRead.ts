@@ -10,8 +10,9 @@ import type { DecodeFailure, SplitOptions } from '../ingest/lines.ts';
 import { notUtf8Message } from '../ingest/lines.ts';
 import type { TranscriptSplitter } from '../ingest/transcript.ts';
 import { NodeLineParser, type NodeLine } from './lineParser.ts';
+import { nodeSha256 } from './platform.ts';
 import type { LinePool } from './linePool.ts';
-import { RecordDecoder, type LineRecord, type SpanMakers, type TakenRecord } from './lineRecords.ts';
+import { RecordDecoder, RecordEncoder, type LineRecord, type SpanMakers, type TakenRecord } from './lineRecords.ts';
 import type { LineBatch, LineBatchResult } from './lineWorker.ts';
 import { readTranscript, type ReadProgress } from './readFile.ts';
 
@@ -26,7 +27,7 @@ export interface ThreadedSink {
 }
 
 export interface ThreadedOptions {
-  /** a batch is posted once it holds this many bytes (default 4 MiB; tests choose 1, 7, 4096, Infinity) */
+  /** a batch is posted once it holds this many bytes (default 1 MiB; tests choose 1, 7, 4096, Infinity) */
   batchBytes?: number;
   /** batches read and not yet taken in, at most (default twice the threads) */
   maxInFlight?: number;
@@ -34,7 +35,13 @@ export interface ThreadedOptions {
   split?: SplitOptions;
 }
 
-const DEFAULT_BATCH_BYTES = 4 << 20;
+/**
+ * ~10 lines of the bench transcript. Each batch starts its references afresh (its first line
+ * carries all its strings), so larger batches cost less CPU (4 MiB: −0.15 s of ~1.7 on the
+ * 204 MB transcript), but every batch in flight is held twice (bytes and records), and with
+ * 4 MiB a second thread raised the peak RSS by ~30% against one, with 1 MiB by ~20% (issue 25).
+ */
+const DEFAULT_BATCH_BYTES = 1 << 20;
 
 /** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
 type Item = number | { line: number; error: string; structure: boolean };
@@ -88,7 +95,7 @@ class Batch {
 export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool, options: ThreadedOptions = {}): Promise<void> {
   const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
   const grow = !Number.isFinite(batchBytes);
-  const buffers = new BufferPool(grow ? 1 << 20 : Math.max(1, Math.min(batchBytes, DEFAULT_BATCH_BYTES)));
+  const buffers = new BufferPool(Math.max(1, Math.min(batchBytes, DEFAULT_BATCH_BYTES)));
   const maxInFlight = options.maxInFlight ?? 2 * pool.size;
   const parser = new NodeLineParser();
   let splitter: TranscriptSplitter<number> | null = null;
@@ -109,6 +116,20 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
   };
 
   const makers: SpanMakers = new Map();
+  // the main thread's own records, for the batches it keeps (see post)
+  const encoder = new RecordEncoder(nodeSha256);
+  const encodeHere = (b: Batch): LineBatchResult => {
+    encoder.reset();
+    const records = b.starts.map((start, i) => {
+      try {
+        return encoder.encode(b.bytes, start, b.ends[i]!);
+      } catch {
+        encoder.reset();
+        return null;
+      }
+    });
+    return { seq: -1, bytes: b.bytes, records, shapes: encoder.shapes.list };
+  };
   const takeIn = (b: Batch, result: LineBatchResult | null): void => {
     const decoder = new RecordDecoder(result?.shapes ?? [], makers);
     const bytes = result?.bytes ?? b.bytes;
@@ -135,7 +156,15 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
     if (b.items.length === 0) return;
     batch = new Batch(buffers.take(0));
     let answer: Promise<LineBatchResult | null>;
-    if (b.starts.length > 0 && sink.wantsRecords()) {
+    if (b.starts.length === 0 || !sink.wantsRecords())
+      answer = Promise.resolve(null); // read here, in its turn
+    else if (!pool.hasRoom) {
+      // Every thread has a batch waiting: this one is parsed here, now, while they work (the
+      // engine, which waits for their answers in order, would leave this thread idle meanwhile).
+      // On 2 cores one thread parses more slowly than this one takes records in, so this
+      // thread does about a fifth of the parsing, and a second thread would only share the cores.
+      answer = Promise.resolve(encodeHere(b));
+    } else {
       const request: LineBatch = {
         seq: seq++,
         bytes: b.bytes.subarray(0, b.used),
@@ -143,7 +172,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
         ends: Int32Array.from(b.ends),
       };
       answer = pool.run(request);
-    } else answer = Promise.resolve(null); // read here, in its turn
+    }
     tail = tail.then(async () => takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)
     tail.catch((e: unknown) => (failure ??= e));
