@@ -17,6 +17,8 @@ export interface ReadHooks<T> {
   pace?: () => Promise<void> | undefined;
   /** the splitter, once made (what it has told of the format) */
   splitter?: (s: TranscriptSplitter<T>) => void;
+  /** a plain file's read size (default 4 MiB): smaller, fewer bytes in hand at once */
+  chunkBytes?: number;
 }
 
 /** Each message (line or array element) is handed to `decode`, then to `sink`. */
@@ -36,7 +38,7 @@ export async function readTranscript<T>(
   const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
   const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
   hooks.splitter?.(reader);
-  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, reader, onProgress, hooks.pace);
+  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, reader, onProgress, hooks.pace, hooks.chunkBytes);
   const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   let gzip = false;
@@ -87,7 +89,7 @@ export async function readTranscript<T>(
   return { format: reader.format, gzip };
 }
 
-const CHUNK = 4 << 20;
+const DEFAULT_CHUNK = 4 << 20;
 
 async function startsWithGzip(path: string): Promise<boolean> {
   const fh = await fs.promises.open(path, 'r');
@@ -118,17 +120,18 @@ async function readPlainFile<T>(
   reader: TranscriptSplitter<T>,
   onProgress?: (p: ReadProgress) => void,
   pace?: () => Promise<void> | undefined,
+  chunkBytes = DEFAULT_CHUNK,
 ): Promise<{ format: string; gzip: boolean }> {
   const fh = await fs.promises.open(path, 'r');
-  const buffers = Array.from({ length: READ_AHEAD + 1 }, () => Buffer.allocUnsafe(CHUNK));
+  const buffers = Array.from({ length: READ_AHEAD + 1 }, () => Buffer.allocUnsafe(chunkBytes));
   // reads in flight, in file order, each at its own position
   const inFlight: Promise<{ bytesRead: number; buffer: Buffer }>[] = [];
   let position = 0;
   let k = 0;
   const readNext = (): void => {
-    inFlight.push(fh.read(buffers[k]!, 0, CHUNK, position));
+    inFlight.push(fh.read(buffers[k]!, 0, chunkBytes, position));
     k = (k + 1) % buffers.length;
-    position += CHUNK;
+    position += chunkBytes;
   };
   let bytesRead = 0;
   try {
@@ -136,7 +139,7 @@ async function readPlainFile<T>(
     for (;;) {
       const { bytesRead: n, buffer } = await inFlight.shift()!;
       if (n === 0) break;
-      const full = n === CHUNK;
+      const full = n === chunkBytes;
       if (full) readNext(); // into the buffer pushed last time round
       bytesRead += n;
       reader.push(buffer.subarray(0, n));

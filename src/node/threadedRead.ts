@@ -212,6 +212,9 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
     options.split ?? {},
     {
       splitter: (s) => (splitter = s),
+      // one batch a read: the pace then holds reading back batch by batch (4 MiB reads made
+      // four batches at once, and their bytes were held meanwhile: ~10 MB of the peak RSS)
+      chunkBytes: Number.isFinite(batchBytes) ? Math.max(64 << 10, batchBytes) : undefined,
       pace: () => {
         if (failure !== null) throw failure;
         const wait = taken.length - maxInFlight;
