@@ -1,10 +1,14 @@
 // `check` throughput against two floors measured in the same run (issue: engine):
-//   floor 1: JSON.parse of every line, lines already in memory
+//   floor 1: JSON.parse of every line, lines already in memory, on one core
 //   floor 2: JSON.parse + sha256 of every span text
-// and `check --json` end to end from the file, in a fresh process, with its peak RSS for
-// a 500-turn and a 2,000-turn transcript (memory must stay flat as the file grows).
+// and `check --json` end to end from the file, in a fresh process, with --threads 1 and 2
+// (issue 25: the parsing threads), with its peak RSS for a 500-turn and a 2,000-turn
+// transcript (memory must stay flat as the file grows, and within 20% of one thread's), and
+// the seed's Python over the same file when the seed is found (bench/seedPython.py). The
+// machine's load average is printed before and after: the figures are ratios from one run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { nodeSha256 } from '../src/node/platform.ts';
 import { mainThreadCpuMs } from './cpu.ts';
@@ -58,48 +62,111 @@ interface CheckRun {
   maxRssMiB: number;
 }
 
-/** The median run by wall time, and the least wall and main-thread CPU time of any. */
-function runCheck(file: string): CheckRun & { bestMs: number; bestCpuMs: number | null } {
-  const runs: CheckRun[] = [];
-  for (let i = 0; i < 3; i++) {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/checkChild.ts'), file], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-    });
-    const last = r.stderr.trim().split('\n').pop() ?? '';
-    runs.push(JSON.parse(last) as CheckRun);
-  }
-  runs.sort((a, b) => a.ms - b.ms);
-  const cpus = runs.map((r) => r.cpuMs).filter((c): c is number => c !== null);
-  return { ...runs[1]!, bestMs: runs[0]!.ms, bestCpuMs: cpus.length === runs.length ? Math.min(...cpus) : null };
+interface CheckRuns {
+  /** the median run by wall time */
+  median: CheckRun;
+  bestMs: number;
+  bestCpuMs: number | null;
+  maxRssMiB: number;
 }
+
+/** Each variant's args, run in turn (A B A B …) so that a drift of the machine's speed falls on all alike. */
+function runChecks(file: string, variants: readonly string[][], rounds = 3): CheckRuns[] {
+  const runs: CheckRun[][] = variants.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    variants.forEach((args, v) => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/checkChild.ts'), file, ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        encoding: 'utf8',
+      });
+      const last = r.stderr.trim().split('\n').pop() ?? '';
+      runs[v]!.push(JSON.parse(last) as CheckRun);
+    });
+  }
+  return runs.map((rs) => {
+    rs.sort((a, b) => a.ms - b.ms);
+    const cpus = rs.map((r) => r.cpuMs).filter((c): c is number => c !== null);
+    return {
+      median: rs[Math.floor(rs.length / 2)]!,
+      bestMs: rs[0]!.ms,
+      bestCpuMs: cpus.length === rs.length ? Math.min(...cpus) : null,
+      maxRssMiB: Math.max(...rs.map((r) => r.maxRssMiB)),
+    };
+  });
+}
+
+const SEED = path.resolve(process.env.CONTEXT_HEALTH_ORACLE ?? path.join(ROOT, '..', 'shared', 'seeds', '000_reference.py'));
+
+/** The seed's Python over the file: snapshots/s of its loop (median of 3), or null when the seed or python3 is not here. */
+function seedPython(file: string): { rate: number; wholeRate: number } | null {
+  if (!fs.existsSync(SEED)) return null;
+  const runs: { rate: number; wholeRate: number }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const r = spawnSync('python3', [path.join(ROOT, 'bench/seedPython.py'), SEED, file], { encoding: 'utf8' });
+    const wholeMs = performance.now() - t0;
+    if (r.status !== 0) return null;
+    const { snapshots, seconds } = JSON.parse(r.stdout) as { snapshots: number; seconds: number };
+    runs.push({ rate: snapshots / seconds, wholeRate: snapshots / (wholeMs / 1000) });
+  }
+  runs.sort((a, b) => a.rate - b.rate);
+  return runs[1]!;
+}
+
+const load = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
 
 export async function benchCheck(): Promise<void> {
   console.log('\n== check: engine throughput (2,000 turns × 200 spans, ~400-char texts) ==');
+  console.log(`load average before (1, 5, 15 min): ${load()} on ${os.availableParallelism()} cores`);
   const small = benchTranscript(500, 200, 400);
   const big = benchTranscript(2000, 200, 400);
   const f = floors(big);
-  const c = runCheck(big);
-  const cSmall = runCheck(small);
-  const checkRate = f.snapshots / (c.ms / 1000);
+  const THREADS = [1, 2];
+  const variants = THREADS.map((t) => ['--threads', String(t)]);
+  const c = runChecks(big, variants);
+  const cSmall = runChecks(small, variants, 1);
+  const py = seedPython(big);
+  const rate = (r: CheckRuns): number => f.snapshots / (r.median.ms / 1000);
   console.log(`transcript: ${f.snapshots} snapshots, ${f.mb.toFixed(0)} MB (${path.relative(ROOT, big)})`);
-  console.log(`floor 1, JSON.parse of every line (in memory):   ${f.parse.toFixed(0).padStart(6)} snapshots/s`);
-  console.log(`floor 2, JSON.parse + sha256 of every span text: ${f.parseHash.toFixed(0).padStart(6)} snapshots/s`);
+  console.log(`floor 1, JSON.parse of every line (in memory, one core): ${f.parse.toFixed(0).padStart(6)} snapshots/s`);
+  console.log(`floor 2, JSON.parse + sha256 of every span text:         ${f.parseHash.toFixed(0).padStart(6)} snapshots/s`);
+  if (py !== null)
+    console.log(
+      `the seed's Python (prune + integrity + stats), its loop: ${py.rate.toFixed(0).padStart(6)} snapshots/s (${py.wholeRate.toFixed(0)} whole process)`,
+    );
+  else console.log(`the seed's Python: not measured (no ${SEED}, or no python3)`);
+  THREADS.forEach((t, i) => {
+    const r = c[i]!;
+    const cpu = r.bestCpuMs === null ? '' : `, main thread CPU ${r.bestCpuMs} ms (best)`;
+    console.log(
+      `check --json --threads ${t}, end to end from the file: ${rate(r).toFixed(0).padStart(6)} snapshots/s, ${(f.mb / (r.median.ms / 1000)).toFixed(0)} MB/s (median of 3${cpu})`,
+    );
+  });
+  const [one, two] = [c[0]!, c[1]!];
   console.log(
-    `check --json, end to end from the file:          ${checkRate.toFixed(0).padStart(6)} snapshots/s, ${(f.mb / (c.ms / 1000)).toFixed(0)} MB/s (median of 3)`,
+    `ratio check / floor 1: --threads 1 ${(rate(one) / f.parse).toFixed(2)}, --threads 2 ${(rate(two) / f.parse).toFixed(2)} (goal ≥ 1.0); check / floor 2: ${(rate(two) / f.parseHash).toFixed(2)}`,
   );
-  console.log(`ratio check / floor 1: ${(checkRate / f.parse).toFixed(2)} (goal ≥ 0.50); check / floor 2: ${(checkRate / f.parseHash).toFixed(2)}`);
-  // The floors are the best of 3; the same for check, and CPU time, which a shared machine's load moves less
-  const bestRatio = f.snapshots / (c.bestMs / 1000) / f.parse;
-  const cpuRatio =
-    f.parseCpuMs !== null && c.bestCpuMs !== null
-      ? `; main-thread CPU: floor 1 ${f.parseCpuMs} ms, check ${c.bestCpuMs} ms, ratio ${(f.parseCpuMs / c.bestCpuMs).toFixed(2)}`
-      : '';
-  console.log(`best of 3: check ${c.bestMs.toFixed(0)} ms, ratio to floor 1 ${bestRatio.toFixed(2)}${cpuRatio}`);
+  if (py !== null)
+    console.log(
+      `ratio check / the seed's Python: --threads 1 ${(rate(one) / py.rate).toFixed(2)}, --threads 2 ${(rate(two) / py.rate).toFixed(2)} (goal ≥ 1.5)`,
+    );
+  console.log(`scaling, --threads 2 / --threads 1: ${(rate(two) / rate(one)).toFixed(2)} (median), ${(one.bestMs / two.bestMs).toFixed(2)} (best of 3)`);
+  const bestRatio = f.snapshots / (two.bestMs / 1000) / f.parse;
   console.log(
-    `peak RSS: 500 turns ${cSmall.maxRssMiB.toFixed(0)} MiB, 2,000 turns ${c.maxRssMiB.toFixed(0)} MiB (ratio ${(c.maxRssMiB / cSmall.maxRssMiB).toFixed(2)} for 4× the file)`,
+    `best of 3, --threads 2: ${two.bestMs.toFixed(0)} ms, ratio to floor 1 ${bestRatio.toFixed(2)}; floor 1's main-thread CPU ${f.parseCpuMs ?? '?'} ms`,
   );
+  THREADS.forEach((t, i) => {
+    console.log(
+      `peak RSS --threads ${t}: 500 turns ${cSmall[i]!.maxRssMiB.toFixed(0)} MiB, 2,000 turns ${c[i]!.maxRssMiB.toFixed(0)} MiB (ratio ${(c[i]!.maxRssMiB / cSmall[i]!.maxRssMiB).toFixed(2)} for 4× the file)`,
+    );
+  });
+  console.log(`peak RSS --threads 2 / --threads 1 on 2,000 turns: ${(two.maxRssMiB / one.maxRssMiB).toFixed(2)} (goal ≤ 1.20)`);
+  console.log(`load average after: ${load()}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCheck();

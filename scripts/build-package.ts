@@ -6,6 +6,7 @@
 //   dist/                the dashboard (vite build), served by `serve` (src/server/static.ts)
 //   build/cli/main.mjs   the CLI and the relay, and the chunks it loads per command
 //   build/cli/validatorWorker.mjs, analysisWorker.mjs   the relay's worker threads
+//   build/cli/lineWorker.mjs                             check's parsing threads (src/node/lineWorkerCode.ts)
 //   build/cli/analyse.mjs, draw.cjs                      the report renderer (src/cli/rendererBundle.ts)
 //   build/THIRD-PARTY-LICENSES.txt                       the licences of the code bundled in
 //
@@ -19,6 +20,7 @@ import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { ANALYSE_BUILD, DRAW_BUILD } from '../src/cli/rendererBuild.ts';
+import { LINE_WORKER_BUILD } from '../src/node/lineWorkerCode.ts';
 import { bundledLicences } from './licences.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -58,7 +60,7 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
   fs.rmSync(OUT, { recursive: true, force: true });
   if (options.dashboard) run(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
   const common = { absWorkingDir: ROOT, outdir: CLI, metafile: true, logLevel: 'warning' } as const;
-  const [cli, analyse, draw] = await Promise.all([
+  const [cli, analyse, draw, lines] = await Promise.all([
     build({
       ...ANALYSE_BUILD,
       ...common,
@@ -76,12 +78,14 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
     // the renderer exactly as a clone builds it (src/cli/rendererBundle.ts), so that the reports are the same bytes
     build({ ...ANALYSE_BUILD, ...common, entryPoints: { analyse: 'src/render/report.ts' } }),
     build({ ...DRAW_BUILD, ...common, entryPoints: { draw: 'src/render/drawWorker.ts' } }),
+    // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
+    build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
   ]);
-  const inputs: Metafile['inputs'] = { ...cli.metafile.inputs, ...analyse.metafile.inputs, ...draw.metafile.inputs };
+  const inputs: Metafile['inputs'] = { ...cli.metafile.inputs, ...analyse.metafile.inputs, ...draw.metafile.inputs, ...lines.metafile.inputs };
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-LICENSES.txt'), bundledLicences(ROOT, Object.keys(inputs)));
   // what a reader (or the package test) checks first: which modules stayed outside the bundles
   const imported = new Set<string>();
-  for (const out of Object.values({ ...cli.metafile.outputs, ...analyse.metafile.outputs, ...draw.metafile.outputs })) {
+  for (const out of Object.values({ ...cli.metafile.outputs, ...analyse.metafile.outputs, ...draw.metafile.outputs, ...lines.metafile.outputs })) {
     for (const i of out.imports) if (i.external && !isBuiltin(i.path)) imported.add(i.path);
   }
   fs.writeFileSync(path.join(OUT, 'external-imports.json'), JSON.stringify([...imported].sort(), null, 2) + '\n');

@@ -9,9 +9,15 @@ import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
 import { EmbeddingScorer, TextCollector } from '../core/embeddingScorer.ts';
 import type { SpanScorer } from '../core/referenceScorer.ts';
 import { EmbeddingsClient, type EmbeddingsOptions } from '../node/embeddings.ts';
-import { NodeLineParser } from '../node/lineParser.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { LineSink } from '../ingest/lines.ts';
+import { NodeLineParser, type NodeLine } from '../node/lineParser.ts';
+import { LinePool } from '../node/linePool.ts';
+import { KnownDigests } from '../node/lineRecords.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
+import { readTranscriptThreaded } from '../node/threadedRead.ts';
 
 export interface CheckOptions {
   userThresholds: Partial<Thresholds>;
@@ -30,6 +36,18 @@ export interface CheckOptions {
   audit?: boolean;
   /** sees every engine outcome as check counts it (`report` keeps the session's columns from them) */
   onOutcome?: (outcome: Outcome) => void;
+  /**
+   * `--threads`: threads in all, the main thread (reading, and the engine, in order) and N − 1
+   * that parse, validate and hash lines (docs/performance.md, "Both cores"); default the
+   * machine's cores. 1: the main thread alone, as before. Only the product's own format
+   * (contract §2) is spread, and not under `--scorer reference|both` (their stage rewrites
+   * each message in order), nor a file under 8 MiB.
+   */
+  threads?: number;
+  /** tests: bytes per batch of lines posted to a thread (src/node/threadedRead.ts) */
+  threadBatchBytes?: number;
+  /** a file smaller than this is read on the main thread alone (default 8 MiB; tests: 0) */
+  threadMinBytes?: number;
 }
 
 export interface CheckResult {
@@ -54,8 +72,11 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
 }
 
 async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
+  const threads = await threadsFor(path, options);
+  // the parsing threads hash the texts they decode: the engine takes those digests
+  const digests = threads > 1 ? new KnownDigests(nodeSha256) : null;
   const engine = new Engine({
-    sha256: nodeSha256,
+    sha256: digests?.sha256 ?? nodeSha256,
     userThresholds: options.userThresholds,
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
   });
@@ -87,20 +108,66 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     fallbackSessionId: sessionIdFromPath(path),
     ...(options.audit === false ? { audit: false } : {}),
   });
-  await readTranscript(
-    path,
-    (text, line) => {
-      if (typeof text === 'string') pipeline.line(text, line);
-      else if ('parsed' in text) pipeline.parsed(text.parsed, line);
-      else pipeline.error(line, text.error);
-    },
-    (line, message) => report.addError({ line, message }),
-    new NodeLineParser().decode,
-    options.onProgress,
-    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
-  );
+  const sink: LineSink<NodeLine> = (text, line) => {
+    if (typeof text === 'string') pipeline.line(text, line);
+    else if ('parsed' in text) pipeline.parsed(text.parsed, line);
+    else pipeline.error(line, text.error);
+  };
+  const split = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
+  if (digests === null) {
+    await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);
+  } else {
+    const pool = new LinePool(threads - 1); // the main thread is one of them
+    try {
+      await readTranscriptThreaded(
+        path,
+        {
+          // in the product's format, a line goes straight to the engine (TranscriptPipeline and
+          // ScoringStage pass it on untouched); until the first line tells the format, and in
+          // any other, lines go the ordinary way
+          wantsRecords: () => pipeline.format === null || pipeline.format === 'wire',
+          record: (record, taken, line) => {
+            if (pipeline.format !== 'wire') return false;
+            digests.use(record, taken);
+            const outcome = engine.ingestValidated(taken.checked, line);
+            // as the `value` feed above does for a parsed line, and the `text` feed does not
+            if (record.parsed && outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
+            report.add(outcome);
+            return true;
+          },
+          line: (text, line) => sink(text, line),
+          structureError: (line, message) => report.addError({ line, message }),
+        },
+        pool,
+        {
+          ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+          split,
+          ...(options.threadBatchBytes === undefined ? {} : { batchBytes: options.threadBatchBytes }),
+        },
+      );
+    } finally {
+      await pool.close();
+    }
+  }
   pipeline.end();
   return { report: builder.build(), titles: builder.titles, adapter: pipeline.summary() };
+}
+
+/**
+ * A thread takes ~0.05 s to start (its code loaded, in a clone its bundle checked): the
+ * small file `check` reads in ~0.1 s gains nothing from one (bench/startup.ts).
+ */
+const THREAD_MIN_BYTES = 8 << 20;
+
+/** Threads for this run, the main thread included: 1 where spreading the lines cannot help or would change the order of work. */
+async function threadsFor(path: string, options: CheckOptions): Promise<number> {
+  const threads = Math.max(1, Math.floor(options.threads ?? os.availableParallelism()));
+  const scorer = options.scorer ?? 'auto';
+  if (threads === 1 || (scorer !== 'auto' && scorer !== 'harness')) return 1;
+  if (options.from !== undefined && options.from !== 'wire') return 1;
+  // a stream (stdin, a FIFO) may be long: threads; a file that cannot be read is left to say so as before
+  const st = path === '-' ? null : await fs.promises.stat(path).catch(() => null);
+  return st !== null && st.isFile() && st.size < (options.threadMinBytes ?? THREAD_MIN_BYTES) ? 1 : threads;
 }
 
 /** A transcript that names no session is named after its file (Claude Code: the file name is the session id). */

@@ -14,7 +14,7 @@ import { escapeLines } from '../core/terminalText.ts';
 const USAGE = `usage:
   context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|codex|wire] [--scorer auto|harness|reference|both]
-                 [--embeddings-url URL [--embeddings-model M]]
+                 [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
@@ -50,6 +50,9 @@ options:
                           session header gives one (contract §8.7; context_pressure reads it)
   --no-audit              leave the compaction audit out (contract §8.4): each compaction is
                           still one record and one finding, with no items
+  --threads N             threads in all: one reads and analyses, N - 1 parse, validate and
+                          hash the lines (default: the machine's cores; a file under 8 MiB
+                          is read on one). 1: one thread. The report is the same whatever N.
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -125,6 +128,7 @@ async function runCheck(args: string[]): Promise<number> {
       'embeddings-model': { type: 'string' },
       'no-audit': { type: 'boolean', default: false },
       'context-window': { type: 'string' },
+      threads: { type: 'string' },
     },
   });
   if (values.help) {
@@ -149,6 +153,7 @@ async function runCheck(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
+  const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
   const path = positionals[0]!;
   const rawWindow = values['context-window'];
   const contextWindow = rawWindow === undefined ? undefined : Number(rawWindow);
@@ -177,6 +182,7 @@ async function runCheck(args: string[]): Promise<number> {
           }),
       ...(from === undefined ? {} : { from }),
       ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+      ...(threads === undefined ? {} : { threads }),
     });
   } catch (e) {
     if (e instanceof EmbeddingsError) {
@@ -199,6 +205,13 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;
+}
+
+/** `--threads`: a whole number from 1 to 256. */
+function parseThreads(text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > 256) throw new UsageError(`--threads must be a whole number from 1 to 256, got ${JSON.stringify(text)}`);
+  return n;
 }
 
 /** `--max-line-bytes`: bytes, or a whole number of KiB or MiB (`512K`, `64M`). */

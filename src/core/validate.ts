@@ -35,6 +35,16 @@ export function validateMessage(value: unknown, stringsWellFormed = false): Vali
 }
 
 /**
+ * validateMessage for a value the fast path accepts, and null for any other (the schema
+ * would decide, or refuse). For a caller that then hands the value to validateMessage
+ * elsewhere: `check`'s parsing threads, whose code then needs no zod (src/node/lineRecords.ts).
+ */
+export function validateFast(value: unknown, stringsWellFormed = false): Validated | null {
+  const out: { table: SpanTable | null } = { table: null };
+  return fastCheck(value, out) ? checkExtraRules(value as Message, out.table, stringsWellFormed) : null;
+}
+
+/**
  * Whether the value parsed from this JSON text can hold a lone surrogate. Valid UTF-8 cannot
  * encode a surrogate, and a JavaScript string decoded from UTF-8 holds none, so one can only
  * come from a `\uD800`–`\uDFFF` escape. Conservative: an escaped backslash before "ud…"

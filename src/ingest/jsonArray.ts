@@ -1,7 +1,16 @@
 // A `.json` transcript is one JSON array of messages (contract §2). It may be far larger than
 // one string can hold, so it is split on bytes into its top-level elements, each handed
 // on like a JSONL line, numbered by the file line its element starts on.
-import { copyOf, DEFAULT_MAX_LINE_BYTES, tooLongMessage, type DecodeFailure, type LineDecoder, type LineSink, type SplitOptions } from './lines.ts';
+import {
+  copyOf,
+  DEFAULT_MAX_LINE_BYTES,
+  notUtf8Message,
+  tooLongMessage,
+  type DecodeFailure,
+  type LineDecoder,
+  type LineSink,
+  type SplitOptions,
+} from './lines.ts';
 
 const enum_ = { BeforeArray: 0, BeforeElement: 1, InElement: 2, AfterElement: 3, Done: 4 } as const;
 type State = (typeof enum_)[keyof typeof enum_];
@@ -166,7 +175,7 @@ export class JsonArraySplitter<T = string> {
     try {
       text = this.decode(bytes, from, to);
     } catch {
-      text = { error: 'not valid UTF-8: the element holds bytes that are not a UTF-8 encoding' };
+      text = { error: notUtf8Message('element') };
     }
     this.sink(text, this.elementLine);
   }

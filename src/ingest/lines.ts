@@ -50,6 +50,11 @@ export function tooLongMessage(what: string, bytes: number, maxLineBytes: number
   return `the ${what} is ${bytes} bytes long, over the limit of ${formatBytes(maxLineBytes)} per ${what} (--max-line-bytes): it was skipped, not read`;
 }
 
+/** The input error of a line that is not UTF-8 (`what`: "line", or "element" of a .json array). */
+export function notUtf8Message(what: 'line' | 'element'): string {
+  return `not valid UTF-8: the ${what} holds bytes that are not a UTF-8 encoding`;
+}
+
 export class LineSplitter<T = string> {
   private carry: Uint8Array[] = [];
   private carryBytes = 0;
@@ -162,7 +167,7 @@ export class LineSplitter<T = string> {
     try {
       text = this.decode(bytes, start, end);
     } catch {
-      text = { error: 'not valid UTF-8: the line holds bytes that are not a UTF-8 encoding' };
+      text = { error: notUtf8Message('line') };
     }
     this.sink(text, this.lineNo);
   }

@@ -11,6 +11,16 @@ export interface ReadProgress {
   bytesTotal: number | null;
 }
 
+/** For a reader that hands lines on to other threads (threadedRead.ts). */
+export interface ReadHooks<T> {
+  /** awaited after each chunk is split: holds reading back while the lines in hand are many */
+  pace?: () => Promise<void> | undefined;
+  /** the splitter, once made (what it has told of the format) */
+  splitter?: (s: TranscriptSplitter<T>) => void;
+  /** a plain file's read size (default 4 MiB): smaller, fewer bytes in hand at once */
+  chunkBytes?: number;
+}
+
 /** Each message (line or array element) is handed to `decode`, then to `sink`. */
 export async function readTranscript<T>(
   path: string,
@@ -19,16 +29,17 @@ export async function readTranscript<T>(
   decode: LineDecoder<T>,
   onProgress?: (p: ReadProgress) => void,
   split: SplitOptions = {},
+  hooks: ReadHooks<T> = {},
 ): Promise<{ format: string; gzip: boolean }> {
   const fromStdin = path === '-';
   // Only a regular file can be read at positions (ahead, and its first bytes twice): a FIFO,
   // a process substitution `<(…)` or a device is read as a stream, like stdin (ESPIPE otherwise).
   const stat = fromStdin ? null : await fs.promises.stat(path);
   const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
-  if (bytesTotal !== null && !(await startsWithGzip(path)))
-    return readPlainFile(path, bytesTotal, new TranscriptSplitter(sink, onStructureError, decode, split), onProgress);
-  const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
+  hooks.splitter?.(reader);
+  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, reader, onProgress, hooks.pace, hooks.chunkBytes);
+  const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   let gzip = false;
   let source: AsyncIterable<Buffer> = raw;
@@ -72,12 +83,13 @@ export async function readTranscript<T>(
   for await (const chunk of source) {
     reader.push(chunk);
     onProgress?.({ bytesRead, bytesTotal });
+    if (hooks.pace !== undefined) await hooks.pace(); // a stream waits meanwhile (gunzip's pump too: it awaits 'drain')
   }
   reader.end();
   return { format: reader.format, gzip };
 }
 
-const CHUNK = 4 << 20;
+const DEFAULT_CHUNK = 4 << 20;
 
 async function startsWithGzip(path: string): Promise<boolean> {
   const fh = await fs.promises.open(path, 'r');
@@ -107,17 +119,19 @@ async function readPlainFile<T>(
   bytesTotal: number,
   reader: TranscriptSplitter<T>,
   onProgress?: (p: ReadProgress) => void,
+  pace?: () => Promise<void> | undefined,
+  chunkBytes = DEFAULT_CHUNK,
 ): Promise<{ format: string; gzip: boolean }> {
   const fh = await fs.promises.open(path, 'r');
-  const buffers = Array.from({ length: READ_AHEAD + 1 }, () => Buffer.allocUnsafe(CHUNK));
+  const buffers = Array.from({ length: READ_AHEAD + 1 }, () => Buffer.allocUnsafe(chunkBytes));
   // reads in flight, in file order, each at its own position
   const inFlight: Promise<{ bytesRead: number; buffer: Buffer }>[] = [];
   let position = 0;
   let k = 0;
   const readNext = (): void => {
-    inFlight.push(fh.read(buffers[k]!, 0, CHUNK, position));
+    inFlight.push(fh.read(buffers[k]!, 0, chunkBytes, position));
     k = (k + 1) % buffers.length;
-    position += CHUNK;
+    position += chunkBytes;
   };
   let bytesRead = 0;
   try {
@@ -125,11 +139,12 @@ async function readPlainFile<T>(
     for (;;) {
       const { bytesRead: n, buffer } = await inFlight.shift()!;
       if (n === 0) break;
-      const full = n === CHUNK;
+      const full = n === chunkBytes;
       if (full) readNext(); // into the buffer pushed last time round
       bytesRead += n;
       reader.push(buffer.subarray(0, n));
       onProgress?.({ bytesRead, bytesTotal });
+      if (pace !== undefined) await pace(); // the reads planned ahead go on meanwhile; no more are started
       if (!full) {
         // the end of the file as it was: reads planned past it are dropped, and whatever
         // follows (a file still being written) is read on from here

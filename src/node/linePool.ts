@@ -1,0 +1,103 @@
+// `check`'s parsing threads (lineWorker.ts): batches of lines posted to whichever thread has
+// the fewest in hand, each batch's bytes transferred there and back (no copy). A thread that
+// stops before answering fails the whole run: a report missing its lines must not be printed.
+import { Worker } from 'node:worker_threads';
+import type { LineBatch, LineBatchResult, LineWorkerData } from './lineWorker.ts';
+import { lineWorkerUrl } from './lineWorkerCode.ts';
+
+interface Pending {
+  resolve: (r: LineBatchResult) => void;
+  reject: (e: Error) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+/**
+ * A thread's young generation: what it parses is garbage by the next line, so a small one
+ * costs few extra scavenges, and the default (up to ~48 MB) was most of what a thread added
+ * to the process's peak RSS (issue 25: at most 20% over one thread; 4 MB: −25 MB of ~60).
+ */
+const YOUNG_GENERATION_MB = 4;
+
+/** tests only (test/cli/threads.test.ts): the first thread exits when it receives batch N (0-based) */
+const STOP_ENV = 'CONTEXT_HEALTH_TEST_STOP_THREAD_AT';
+
+export class LinePool {
+  private readonly threads: Thread[] = [];
+  private failure: Error | null = null;
+  private closing = false;
+  /** the threads are started once their code is found (lineWorkerCode.ts); batches wait for it */
+  private readonly started: Promise<void>;
+
+  constructor(readonly size: number) {
+    this.started = lineWorkerUrl().then((url) => this.start(url));
+  }
+
+  private start(url: URL): void {
+    if (this.closing) return;
+    const stopAt = process.env[STOP_ENV];
+    for (let i = 0; i < this.size; i++) {
+      const data: LineWorkerData = i === 0 && stopAt !== undefined ? { stopAt: Number(stopAt) } : {};
+      const worker = new Worker(url, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      const thread: Thread = { worker, pending: new Map() };
+      worker.on('message', (m: LineBatchResult | 'ready') => {
+        if (m === 'ready') return;
+        const p = thread.pending.get(m.seq);
+        thread.pending.delete(m.seq);
+        p?.resolve(m);
+      });
+      worker.on('error', (e) => this.fail(thread, `a parsing thread failed (${e.message})`));
+      worker.on('exit', (code) => {
+        if (!this.closing) this.fail(thread, `a parsing thread stopped (exit code ${code}) before every line was read`);
+      });
+      this.threads.push(thread);
+    }
+  }
+
+  /** batches given to run() and not answered yet (those waiting for the threads to start too) */
+  private posted = 0;
+
+  /**
+   * Whether a thread would start on a batch posted now, or soon: fewer than two batches
+   * each (one being read, one waiting). When not, the caller does better to read it itself.
+   */
+  get hasRoom(): boolean {
+    return this.posted < 2 * this.size;
+  }
+
+  /** The batch's records; its bytes are unusable here until they come back in the result. */
+  async run(batch: LineBatch): Promise<LineBatchResult> {
+    this.posted++;
+    try {
+      return await this.post(batch);
+    } finally {
+      this.posted--;
+    }
+  }
+
+  private async post(batch: LineBatch): Promise<LineBatchResult> {
+    await this.started;
+    if (this.failure !== null) throw this.failure;
+    let thread = this.threads[0]!;
+    for (const t of this.threads) if (t.pending.size < thread.pending.size) thread = t;
+    return new Promise((resolve, reject) => {
+      thread.pending.set(batch.seq, { resolve, reject });
+      thread.worker.postMessage(batch, [batch.bytes.buffer as ArrayBuffer, batch.starts.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.started;
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+  }
+
+  private fail(thread: Thread, message: string): void {
+    const e = (this.failure ??= new Error(message));
+    for (const p of thread.pending.values()) p.reject(e);
+    thread.pending.clear();
+  }
+}

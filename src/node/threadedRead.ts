@@ -1,0 +1,228 @@
+// readTranscript with the per-line work on parsing threads (linePool.ts): the main thread
+// reads and splits the bytes as before (the same splitter, so line numbers, BOMs, CRLF,
+// over-long lines and .json arrays are read alike), copies each line into a batch, and posts
+// the batch to a thread; the batches' answers are taken in file order, whichever thread
+// finishes first, so the order-dependent engine sees the lines as a single thread would.
+// At most `maxInFlight` batches are read ahead of the one being taken in: memory stays a
+// few batches above what one thread holds, whatever the file's size.
+import { Buffer } from 'node:buffer';
+import type { DecodeFailure, SplitOptions } from '../ingest/lines.ts';
+import { notUtf8Message } from '../ingest/lines.ts';
+import type { TranscriptSplitter } from '../ingest/transcript.ts';
+import { NodeLineParser, type NodeLine } from './lineParser.ts';
+import { nodeSha256 } from './platform.ts';
+import type { LinePool } from './linePool.ts';
+import { RecordDecoder, RecordEncoder, type LineRecord, type SpanMakers, type TakenRecord } from './lineRecords.ts';
+import type { LineBatch, LineBatchResult } from './lineWorker.ts';
+import { readTranscript, type ReadProgress } from './readFile.ts';
+
+export interface ThreadedSink {
+  /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
+  wantsRecords(): boolean;
+  /** a line's record and its message: true if the sink took the line in from it */
+  record(record: LineRecord, taken: TakenRecord, line: number): boolean;
+  /** a line read the ordinary way, as readTranscript with NodeLineParser hands it on */
+  line(text: NodeLine | DecodeFailure, line: number): void;
+  structureError(line: number, message: string): void;
+}
+
+export interface ThreadedOptions {
+  /** a batch is posted once it holds this many bytes (default 1 MiB; tests choose 1, 7, 4096, Infinity) */
+  batchBytes?: number;
+  /** batches read and not yet taken in, at most (default twice the threads) */
+  maxInFlight?: number;
+  onProgress?: (p: ReadProgress) => void;
+  split?: SplitOptions;
+}
+
+/**
+ * ~10 lines of the bench transcript. Each batch starts its references afresh (its first line
+ * carries all its strings), so larger batches cost less CPU (4 MiB: −0.15 s of ~1.7 on the
+ * 204 MB transcript), but every batch in flight is held twice (bytes and records), and with
+ * 4 MiB a second thread raised the peak RSS by ~30% against one, with 1 MiB by ~20% (issue 25).
+ */
+const DEFAULT_BATCH_BYTES = 1 << 20;
+
+/** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
+type Item = number | { line: number; error: string; structure: boolean };
+
+/**
+ * Batch buffers come back from the threads (transferred) and are used again: a fresh 4 MiB
+ * buffer costs its page faults on first write, which made copying the lines into batches
+ * a tenth of the main thread's time.
+ */
+class BufferPool {
+  private readonly free: Uint8Array[] = [];
+
+  constructor(private readonly size: number) {}
+
+  take(atLeast: number): Uint8Array {
+    if (atLeast <= this.size) {
+      const b = this.free.pop();
+      if (b !== undefined) return b;
+    }
+    // not zeroed: only the bytes written are ever read
+    return Buffer.allocUnsafeSlow(Math.max(atLeast, this.size));
+  }
+
+  give(b: Uint8Array): void {
+    if (b.byteLength === this.size && this.free.length < 8) this.free.push(b);
+  }
+}
+
+class Batch {
+  used = 0;
+  starts: number[] = [];
+  ends: number[] = [];
+  lines: number[] = [];
+  items: Item[] = [];
+
+  constructor(public bytes: Uint8Array) {}
+
+  /** Room for `n` more bytes, growing the buffer when the batch has no size bound. */
+  fits(n: number, grow: boolean): boolean {
+    if (this.used + n <= this.bytes.length) return true;
+    if (!grow && this.used > 0) return false;
+    let capacity = Math.max(this.bytes.length, 1);
+    while (capacity < this.used + n) capacity *= 2;
+    const bigger = Buffer.allocUnsafeSlow(capacity);
+    bigger.set(this.bytes.subarray(0, this.used));
+    this.bytes = bigger;
+    return true;
+  }
+}
+
+export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool, options: ThreadedOptions = {}): Promise<void> {
+  const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+  const grow = !Number.isFinite(batchBytes);
+  const buffers = new BufferPool(Math.max(1, Math.min(batchBytes, DEFAULT_BATCH_BYTES)));
+  const maxInFlight = options.maxInFlight ?? 2 * pool.size;
+  const parser = new NodeLineParser();
+  let splitter: TranscriptSplitter<number> | null = null;
+  let batch = new Batch(buffers.take(0));
+  let seq = 0;
+  /** per batch posted, resolved once it is taken in: the read pace waits on these */
+  const taken: Promise<void>[] = [];
+  let tail: Promise<void> = Promise.resolve();
+  let failure: unknown = null;
+
+  /** The ordinary way for a line of a batch (its bytes back on this thread). */
+  const decodeHere = (bytes: Uint8Array, start: number, end: number): NodeLine | DecodeFailure => {
+    try {
+      return parser.decode(bytes, start, end);
+    } catch {
+      return { error: notUtf8Message(splitter?.format === 'json-array' ? 'element' : 'line') };
+    }
+  };
+
+  const makers: SpanMakers = new Map();
+  // the main thread's own records, for the batches it keeps (see post)
+  const encoder = new RecordEncoder(nodeSha256);
+  const encodeHere = (b: Batch): LineBatchResult => {
+    encoder.reset();
+    const records = b.starts.map((start, i) => {
+      try {
+        return encoder.encode(b.bytes, start, b.ends[i]!);
+      } catch {
+        encoder.reset();
+        return null;
+      }
+    });
+    return { seq: -1, bytes: b.bytes, records, shapes: encoder.shapes.list };
+  };
+  const takeIn = (b: Batch, result: LineBatchResult | null): void => {
+    const decoder = new RecordDecoder(result?.shapes ?? [], makers);
+    const bytes = result?.bytes ?? b.bytes;
+    const records = result?.records ?? null;
+    for (const item of b.items) {
+      if (typeof item !== 'number') {
+        if (item.structure) sink.structureError(item.line, item.error);
+        else sink.line({ error: item.error }, item.line);
+        continue;
+      }
+      const line = b.lines[item]!;
+      const record = records?.[item] ?? null;
+      if (record !== null) {
+        // the decoder takes every record, used or not: the next one may repeat its spans
+        if (sink.record(record, decoder.take(record), line)) continue;
+      } else decoder.skip();
+      sink.line(decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
+    }
+    buffers.give(new Uint8Array(bytes.buffer));
+  };
+
+  const post = (): void => {
+    const b = batch;
+    if (b.items.length === 0) return;
+    batch = new Batch(buffers.take(0));
+    let answer: Promise<LineBatchResult | null>;
+    if (b.starts.length === 0 || !sink.wantsRecords())
+      answer = Promise.resolve(null); // read here, in its turn
+    else if (!pool.hasRoom) {
+      // Every thread has a batch waiting: this one is parsed here, now, while they work (the
+      // engine, which waits for their answers in order, would leave this thread idle meanwhile).
+      // On 2 cores one thread parses more slowly than this one takes records in, so this
+      // thread does about a fifth of the parsing, and a second thread would only share the cores.
+      answer = Promise.resolve(encodeHere(b));
+    } else {
+      const request: LineBatch = {
+        seq: seq++,
+        bytes: b.bytes.subarray(0, b.used),
+        starts: Int32Array.from(b.starts),
+        ends: Int32Array.from(b.ends),
+      };
+      answer = pool.run(request);
+    }
+    tail = tail.then(async () => takeIn(b, await answer));
+    // a failure is kept and reported once reading stops (at the next pace, or the end)
+    tail.catch((e: unknown) => (failure ??= e));
+    answer.catch(() => {});
+    taken.push(tail);
+  };
+
+  const decode = (bytes: Uint8Array, start: number, end: number): number => {
+    const n = end - start;
+    if (!batch.fits(n, grow)) {
+      post();
+      if (n > batch.bytes.length) batch.bytes = buffers.take(n);
+    }
+    batch.bytes.set(bytes.subarray(start, end), batch.used);
+    batch.starts.push(batch.used);
+    batch.used += n;
+    batch.ends.push(batch.used);
+    return batch.starts.length - 1;
+  };
+
+  const full = (): void => {
+    if (batch.used >= batchBytes) post();
+  };
+
+  await readTranscript<number>(
+    path,
+    (text, line) => {
+      if (typeof text === 'number') {
+        batch.lines[text] = line;
+        batch.items.push(text);
+      } else batch.items.push({ line, error: text.error, structure: false });
+      full();
+    },
+    (line, message) => batch.items.push({ line, error: message, structure: true }),
+    decode,
+    options.onProgress,
+    options.split ?? {},
+    {
+      splitter: (s) => (splitter = s),
+      // one batch a read: the pace then holds reading back batch by batch (4 MiB reads made
+      // four batches at once, and their bytes were held meanwhile: ~10 MB of the peak RSS)
+      chunkBytes: Number.isFinite(batchBytes) ? Math.max(64 << 10, batchBytes) : undefined,
+      pace: () => {
+        if (failure !== null) throw failure;
+        const wait = taken.length - maxInFlight;
+        return wait >= 0 ? taken[wait]!.then(() => undefined) : undefined;
+      },
+    },
+  );
+  post();
+  await tail;
+  if (failure !== null) throw failure;
+}

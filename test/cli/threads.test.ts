@@ -1,0 +1,141 @@
+// issue 25: `check` with parsing threads gives byte for byte the report of one thread, for
+// every input: the samples, the real-agent fixtures, a corpus of edge and fuzzed lines, gzip
+// and JSON-array input, and batches of 1, 7, 4096 bytes and the whole file (STYLE.md habit 3:
+// the tests choose the chunk size; with 1 and 7 every line is at a batch's edge). And a thread
+// that dies mid-file fails the command with one sentence, never a partial report.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterJson } from '../../src/cli/adapterNote.ts';
+import { checkTranscript, type CheckOptions } from '../../src/cli/check.ts';
+import { humanReport } from '../../src/cli/humanReport.ts';
+import { allFaults, simulateSession } from '../../src/sim/scenario.ts';
+import { nodeSha256 } from '../../src/node/platform.ts';
+import { edgeLines } from './edgeLines.ts';
+import { ROOT, runCli } from './runCli.ts';
+
+const BATCHES = [1, 7, 4096, Number.POSITIVE_INFINITY];
+
+/** What `check --json` and the human report print, from one run. */
+async function printed(file: string, options: Partial<CheckOptions>): Promise<string> {
+  const r = await checkTranscript(file, { userThresholds: {}, threadMinBytes: 0, ...options });
+  return JSON.stringify({ ...r.report, ...adapterJson(r.adapter) }) + '\n' + humanReport(r.report, file, r.titles);
+}
+
+async function expectSameAsOneThread(file: string, extra: Partial<CheckOptions> = {}): Promise<void> {
+  const one = await printed(file, { ...extra, threads: 1 });
+  for (const threadBatchBytes of BATCHES) {
+    const many = await printed(file, { ...extra, threads: 3, threadBatchBytes });
+    expect(many, `${path.basename(file)}, batches of ${threadBatchBytes} bytes`).toBe(one);
+  }
+}
+
+/** The edge lines, each seeded mutation of them too: bytes dropped, flipped or doubled (deterministic). */
+function fuzzedLines(seed: number, count: number): string[] {
+  let s = seed;
+  const next = (): number => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return s / 2 ** 32;
+  };
+  const source = edgeLines();
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let line = source[Math.floor(next() * source.length)]!;
+    const at = Math.floor(next() * line.length);
+    const r = next();
+    if (r < 0.25) line = line.slice(0, at) + line.slice(at + 1);
+    else if (r < 0.5) line = line.slice(0, at) + String.fromCharCode(32 + Math.floor(next() * 95)) + line.slice(at + 1);
+    else if (r < 0.6) line = line.slice(0, at) + line.slice(at, at + 8) + line.slice(at);
+    out.push(line);
+  }
+  return out;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-threads-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function write(name: string, content: string | Buffer): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe('check with parsing threads: the report of one thread, byte for byte', () => {
+  const samples = fs.readdirSync(path.join(ROOT, 'public/samples')).filter((f) => !f.endsWith('.md'));
+  const fixtures = fs.readdirSync(path.join(ROOT, 'test/fixtures/adapters'));
+
+  it.each(samples)('public/samples/%s', async (f) => {
+    await expectSameAsOneThread(path.join(ROOT, 'public/samples', f));
+  });
+
+  it.each(fixtures)('test/fixtures/adapters/%s', async (f) => {
+    await expectSameAsOneThread(path.join(ROOT, 'test/fixtures/adapters', f));
+  });
+
+  it('edge lines: bad lines among good ones at every batch edge, CRLF, a line over --max-line-bytes, bytes that are not UTF-8', async () => {
+    const lines = edgeLines();
+    const text = lines.join('\n');
+    const bytes = Buffer.concat([
+      Buffer.from(lines.slice(0, 5).join('\r\n') + '\r\n'),
+      Buffer.from([0xff, 0xfe, 0x0a]), // not UTF-8
+      Buffer.from('x'.repeat(3000) + '\n'), // over the limit below
+      Buffer.from(lines.slice(5).join('\n')), // no newline at the end
+    ]);
+    await expectSameAsOneThread(write('edges.jsonl', text));
+    await expectSameAsOneThread(write('edges-bytes.jsonl', bytes), { maxLineBytes: 2048 });
+    await expectSameAsOneThread(write('edges.jsonl.gz', zlib.gzipSync(bytes)), { maxLineBytes: 2048 });
+  });
+
+  it('edge lines as a .json array (elements over several lines, a structure error at the end)', async () => {
+    const elements = edgeLines().filter((l) => l.startsWith('{') && !l.includes('not json'));
+    await expectSameAsOneThread(write('edges.json', '[\n' + elements.join(',\n') + '\n]\n'));
+    await expectSameAsOneThread(write('edges-open.json', '[\n' + elements.map((e) => JSON.stringify(JSON.parse(e), null, 2)).join(',\n')));
+  });
+
+  it('a fuzzed-line corpus (seeded)', async () => {
+    for (const seed of [1, 2, 3]) await expectSameAsOneThread(write(`fuzz-${seed}.jsonl`, fuzzedLines(seed, 300).join('\n')));
+  });
+
+  it('a simulated session with every fault (many spans, texts mostly repeated, some non-ASCII)', async () => {
+    const out: string[] = [];
+    for (const m of simulateSession(
+      { seed: 7, sessionId: 'sim', turns: 60, spans: 40, textChars: 120, nonAscii: true, pinned: 2, faults: allFaults(60) },
+      nodeSha256,
+    )) {
+      out.push(JSON.stringify(m));
+    }
+    await expectSameAsOneThread(write('sim.jsonl', out.join('\n') + '\n'));
+  });
+
+  it("another agent's transcript or --scorer reference: read on one thread, the same report", async () => {
+    const file = path.join(ROOT, 'public/samples/all-faults.jsonl');
+    await expectSameAsOneThread(file, { scorer: 'reference' });
+    await expectSameAsOneThread(file, { from: 'wire' });
+  });
+});
+
+describe('a parsing thread that stops mid-file', () => {
+  it('fails the command with one sentence and exit 2, and prints no report', async () => {
+    // over the 8 MiB under which check reads on one thread
+    const out: string[] = [];
+    for (const m of simulateSession(
+      { seed: 3, sessionId: 'big', turns: 120, spans: 200, textChars: 400, nonAscii: false, pinned: 2, faults: [] },
+      nodeSha256,
+    )) {
+      out.push(JSON.stringify(m));
+    }
+    const file = write('big.jsonl', out.join('\n') + '\n');
+    expect(fs.statSync(file).size).toBeGreaterThan(8 << 20);
+    const whole = await runCli(['check', '--json', '--threads', '3', file]);
+    expect(whole.code, whole.stderr).toBe(0);
+    const r = await runCli(['check', '--json', '--threads', '3', file], { env: { CONTEXT_HEALTH_TEST_STOP_THREAD_AT: '1' } });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`context-health: cannot read ${file}: a parsing thread stopped (exit code 70) before every line was read\n`);
+  }, 60_000);
+});
