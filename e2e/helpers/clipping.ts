@@ -77,7 +77,12 @@ export async function clippedElements(page: Page): Promise<Clipped[]> {
       if (el.scrollWidth > el.clientWidth + 1) {
         const full = (el.textContent ?? '').trim();
         const titled = el.closest('[title]')?.getAttribute('title') ?? '';
-        if (s.textOverflow === 'ellipsis' && titled !== '' && (titled.includes(full.replace(/^pin/, '').trim().slice(0, 20)) || el.closest('[role="row"]') !== null)) continue;
+        if (
+          s.textOverflow === 'ellipsis' &&
+          titled !== '' &&
+          (titled.includes(full.replace(/^pin/, '').trim().slice(0, 20)) || el.closest('[role="row"]') !== null)
+        )
+          continue;
         out.push({ what: name(el), why: `text ${el.scrollWidth} px in a ${el.clientWidth} px box` });
       }
     }

@@ -46,7 +46,11 @@ export function printRows(ix: FindingsIndex, incidents: readonly number[], curso
   // one run of n turns before n one-turn runs (runs): it is the longer incident
   return rows.sort(
     (a, b) =>
-      Number(b.atCursor) - Number(a.atCursor) || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || b.findings - a.findings || a.runs - b.runs || a.from - b.from,
+      Number(b.atCursor) - Number(a.atCursor) ||
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+      b.findings - a.findings ||
+      a.runs - b.runs ||
+      a.from - b.from,
   );
 }
 
