@@ -65,7 +65,7 @@ test('two samples side by side: the table is diff --json, the first divergence l
 
   // B is drawn dashed in every chart that has its series (healthy A has no orphans to draw against, B neither: an empty path is fine there)
   for (const id of ['chart-spread', 'chart-drift']) {
-    const dashed = page.getByTestId(id).locator('path.series-line[stroke="#ad1457"]');
+    const dashed = page.getByTestId(id).locator('path.series-line[stroke="#6d28d9"]');
     await expect.poll(async () => (await dashed.getAttribute('d'))?.length ?? 0).toBeGreaterThan(50);
   }
 

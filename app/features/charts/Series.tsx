@@ -133,7 +133,8 @@ export function Rule({
     <g className="series-rule" pointerEvents="none">
       <line x1={plot.x} x2={plot.x + plot.width} y1={py} y2={py} stroke={stroke} strokeWidth={width} strokeDasharray={dash} />
       {label !== undefined && (
-        <text x={plot.x + 5} y={py - 5} fontSize={11} fill={stroke}>
+        // above the line, or under it when the line is at the plot's top (issue 24: "reference_agreement_floo" was cut)
+        <text x={plot.x + 5} y={py - 5 < plot.y + 11 ? py + 13 : py - 5} fontSize={11} fill={stroke}>
           {label}
         </text>
       )}

@@ -118,11 +118,6 @@ export function useStable<T>(next: T, equal: (a: T, b: T) => boolean): T {
 export const useStableDomain = (d: [number, number]): [number, number] => useStable(d, sameDomain);
 export const useStableRanges = (r: Range[]): Range[] => useStable(r, sameRanges);
 
-/**
- * The turn axis every chart shares (one axis, one cursor, one zoom window): the chart's
- * series view, its shown domain (held still while following live), the narrowest band
- * worth drawing at this width, and the ticks.
- */
 /** A followed session with no new turn for this long is at rest: its axis need not run ahead any more. */
 const QUIET_MS = 2500;
 
@@ -136,6 +131,11 @@ function useQuiet(value: number | undefined, ms: number): boolean {
   return value !== undefined && quietAt === value;
 }
 
+/**
+ * The turn axis every chart shares (one axis, one cursor, one zoom window): the chart's
+ * series view, its shown domain (held still while following live), the narrowest band
+ * worth drawing at this width, and the ticks.
+ */
 export function useTurnAxis(slot: number) {
   const view = useChartView(slot);
   const fixed = useFixedChart();

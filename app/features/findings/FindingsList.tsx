@@ -132,7 +132,12 @@ export function FindingsList() {
                     >
                       {isCollapsed ? '▸' : '▾'}
                     </button>
-                    <button type="button" className="incident-main" onClick={() => selectTurn(inc.from)} title={SIGNAL_INFO[inc.signal].means}>
+                    <button
+                      type="button"
+                      className="incident-main"
+                      onClick={() => selectTurn(inc.from)}
+                      title={`${SIGNAL_INFO[inc.signal].title}: ${SIGNAL_INFO[inc.signal].means}`}
+                    >
                       <SeverityBadge severity={SEVERITY[inc.signal]} />
                       <span className="incident-title">{SIGNAL_INFO[inc.signal].title}</span>
                       <code className="muted">{inc.signal}</code>

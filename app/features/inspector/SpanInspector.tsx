@@ -2,7 +2,7 @@
 // untrusted), score, hash check with both hashes, rewrite count, score and text history
 // across turns, a diff against its previous turn, and its lineage.
 import { useMemo, useState } from 'react';
-import { CartesianGrid, Line, LineChart, ReferenceArea, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { SpanDetail } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { fmtNum, SpanChips } from '../../components/bits.tsx';
@@ -73,6 +73,7 @@ function SpanId({ id }: { id: string }) {
 }
 
 function SpanBody({ d }: { d: SpanDetail }) {
+  const cursor = useUi((s) => s.selectedTurn);
   const history = useMemo(() => {
     const rows: { x: number; score: number | null; rewrites: number }[] = [];
     for (let i = 0; i < d.historyX.length; i++)
@@ -158,8 +159,24 @@ function SpanBody({ d }: { d: SpanDetail }) {
             onClick={(e) => e?.activeLabel !== undefined && selectTurn(Number(e.activeLabel))}
           >
             <CartesianGrid stroke={C.grid} vertical={false} />
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 10, fill: C.muted }} />
-            <YAxis domain={['auto', 'auto']} tick={{ fontSize: 10, fill: C.muted }} width={40} />
+            <XAxis
+              dataKey="x"
+              type="number"
+              domain={['dataMin', 'dataMax']}
+              tick={{ fontSize: 10, fill: C.muted }}
+              label={{ value: 'turn', position: 'insideBottomRight', offset: -2, style: { fontSize: 10, fill: C.muted } }}
+            />
+            <YAxis
+              domain={['auto', 'auto']}
+              tick={{ fontSize: 10, fill: C.muted }}
+              width={44}
+              label={{ value: 'score', angle: -90, position: 'insideLeft', style: { fontSize: 10, fill: C.muted, textAnchor: 'middle' } }}
+            />
+            {/* each rewrite of the text (a new version) is a dashed line: a score should move with it, or be recomputed */}
+            {d.textVersions.slice(1).map((v) => (
+              <ReferenceLine key={`rw${v.fromTurn}`} x={v.fromTurn} stroke={C.warning} strokeDasharray="3 3" ifOverflow="hidden" />
+            ))}
+            {cursor !== null && <ReferenceLine x={cursor} stroke={C.cursor} strokeWidth={1.5} ifOverflow="hidden" />}
             {bad.map((b, i) => (
               <ReferenceArea key={i} x1={b.x1} x2={b.x2} fill={C.shadeFault} fillOpacity={0.3} strokeOpacity={0} ifOverflow="hidden" />
             ))}
@@ -170,7 +187,10 @@ function SpanBody({ d }: { d: SpanDetail }) {
       ) : (
         <p className="muted">Live for one turn only.</p>
       )}
-      {bad.length > 0 && <p className="muted">Shaded: turns where this span&apos;s score was not bound to its text.</p>}
+      <p className="muted small" data-testid="score-history-key">
+        Black line: the selected turn{d.textVersions.length > 1 ? '; amber dashes: a rewrite of the text' : ''}
+        {bad.length > 0 ? "; shaded: turns where this span's score was not bound to its text" : ''}.
+      </p>
       <h3>Text versions</h3>
       {d.textVersions.length <= 1 ? (
         <p className="muted">No rewrites: the text never changed while the span was held.</p>

@@ -127,7 +127,12 @@ export function SessionsOverview() {
             <span className="sr-only">delete</span>
           </span>
         </div>
-        <div ref={scroller} className="overview-scroll" data-testid="overview-scroll">
+        <div
+          ref={scroller}
+          className="overview-scroll"
+          data-testid="overview-scroll"
+          style={{ '--rows-height': `${virtual.getTotalSize()}px` } as React.CSSProperties}
+        >
           <div style={{ height: virtual.getTotalSize(), position: 'relative' }}>
             {virtual.getVirtualItems().map((item) => {
               const s = rows[item.index]!;

@@ -18,7 +18,9 @@ export function Welcome() {
   const q = useRelaySessions();
   // kept from the last answer when the relay stops answering (TanStack Query keeps data on a failed refetch)
   const sessions = q.data ?? [];
-  const lostAt = useOverview((s) => s.lostAt);
+  const lostAt = useOverview((s) => (s.connection === 'open' ? null : s.lostAt));
+  // either channel losing the relay says so: the overview's WebSocket notices first, the 3 s poll a little later
+  const unreachable = sessions.length > 0 && (q.isError || lostAt !== null);
   return (
     <main className="welcome">
       <div className="welcome-card">
@@ -38,7 +40,7 @@ export function Welcome() {
           </section>
           <section>
             <h2>Follow a live session</h2>
-            {q.isError && sessions.length > 0 && (
+            {unreachable && (
               <p className="overview-unreachable" role="status" data-testid="live-unreachable">
                 The relay is unreachable since {new Date(lostAt ?? q.errorUpdatedAt).toLocaleTimeString('en-GB')}, retrying. Its sessions as last listed:
               </p>
@@ -53,7 +55,7 @@ export function Welcome() {
                 {q.isPending ? 'Asking the relay…' : 'The relay has no session yet. Stream one with context-health replay <file> or from your harness.'}
               </p>
             ) : (
-              <ul className={`session-list${q.isError ? ' unreachable' : ''}`}>
+              <ul className={`session-list${unreachable ? ' unreachable' : ''}`}>
                 {sessions.slice(0, 8).map((s) => (
                   <li key={s.session_id}>
                     <button type="button" className="btn" onClick={() => openLive(s.session_id)} data-testid="live-session">
