@@ -1,6 +1,7 @@
 // `context-health report` (docs/reports.md), run as a user runs it: plain node on the bin.
 // Each run draws the dashboard's charts under Node and rasterises them, a few seconds each,
 // so the runs are shared by the assertions below.
+import { STABLE_CONTRACT_URL } from '../../src/report/markdown.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,6 +60,8 @@ describe('context-health report', () => {
       'images',
       'images/canary.png',
       'images/canary.svg',
+      'images/composition.png',
+      'images/composition.svg',
       'images/drift.png',
       'images/drift.svg',
       'images/orphans.png',
@@ -92,7 +95,8 @@ describe('context-health report', () => {
     const s = checkJson.sessions[0]!;
     const firstFinding = s.findings[0]!;
     for (const id of firstFinding.span_ids) expect(md).toContain(`| \`${id}\` |`);
-    expect(md).toMatch(/\*\*Contract rule\*\* \(\[§4\.\d+\]\((\.\.\/)+[\w/.-]*docs\/contract\.md#4\d+-/);
+    // the published contract, never a path of the machine that made the report (issue 24)
+    expect(md).toMatch(/\*\*Contract rule\*\* \(\[§4\.\d+\]\(https:\/\/[^)\s]*docs\/contract\.md#4\d+-/);
     expect(md).toContain('| **spread_floor** | 0.1 | 0.08 |');
     for (const img of [...md.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1]!)) expect(fs.existsSync(path.join(out('a'), img))).toBe(true);
   });
@@ -195,8 +199,11 @@ describe('context-health report', () => {
       expect(run.code).toBe(0);
       expect(files(out('h'))).toEqual(['report.html']);
       const html = fs.readFileSync(path.join(out('h'), 'report.html'), 'utf8');
-      expect(html.match(/<svg xmlns/g)?.length).toBe(4);
-      expect(html).not.toMatch(/\s(src|href)="(https?:)?\/\//);
+      // the four charts and what fills the context (issue 21)
+      expect(html.match(/<svg xmlns/g)?.length).toBe(5);
+      // nothing loaded from elsewhere; the one outside link is the published contract (issue 24: never a local path)
+      expect(html).not.toMatch(/\ssrc="(https?:)?\/\//);
+      for (const m of html.matchAll(/\shref="((https?:)?\/\/[^"]*)"/g)) expect(m[1]!.startsWith(STABLE_CONTRACT_URL)).toBe(true);
       const data = JSON.parse(/<script type="application\/json" id="context-health-report">(.*?)<\/script>/s.exec(html)![1]!) as { exportedAt: string };
       expect(Date.parse(data.exportedAt)).toBeGreaterThan(Date.parse('2020-01-01'));
       expect(html).toContain('relevance_collapse');

@@ -103,7 +103,7 @@ describe('the packed package', () => {
     const r = await run(pkg.bin, ['report', path.join(SAMPLES, 'all-faults.jsonl'), '--incident', '1', '--out', out], { cwd: pkg.outside });
     expect(r.code, r.stderr).toBe(1); // the sample has faults: check's exit status
     const pngs = fs.readdirSync(path.join(out, 'images')).filter((f) => f.endsWith('.png'));
-    expect(pngs.length).toBe(4);
+    expect(pngs.length).toBe(5); // the four charts and what fills the context
     for (const png of pngs) {
       const image = decode(fs.readFileSync(path.join(out, 'images', png)));
       expect(image.width, png).toBeGreaterThan(100);
