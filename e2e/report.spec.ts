@@ -40,15 +40,15 @@ test('the HTML report opens offline and shows its charts', async ({ page, contex
   await page.goto(pathToFileURL(file).href);
   await expect(page.locator('h1')).toContainText('Incident 1');
   const figures = page.locator('figure > svg');
-  await expect(figures).toHaveCount(4);
-  for (let i = 0; i < 4; i++) {
+  await expect(figures).toHaveCount(5); // the four charts and what fills the context
+  for (let i = 0; i < 5; i++) {
     const fig = figures.nth(i);
     await expect(fig).toBeVisible();
     const box = (await fig.boundingBox())!;
     expect(box.width).toBeGreaterThan(400);
     expect(box.height).toBeGreaterThan(150);
     // the chart's own series are drawn (not an empty frame), and its stamp
-    expect(await fig.locator('path.series-line, path.series-area').count()).toBeGreaterThan(0);
+    expect(await fig.locator('path.series-line, path.series-area, path.series-band').count()).toBeGreaterThan(0);
     await expect(fig.locator('.ch-stamp')).toContainText('Session all-faults');
   }
   await expect(page.locator('table').first()).toBeVisible();

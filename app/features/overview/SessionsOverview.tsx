@@ -220,7 +220,9 @@ const Row = memo(function Row({
             ? `${s.worst_recent} @ ${s.worst_recent_turn}`
             : s.worst_recent}
       </span>
-      <span role="cell">{s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}</span>
+      <span role="cell" className="overview-last-fault">
+        {s.last_fault === null ? '—' : `${s.last_fault.signal} @ ${s.last_fault.turn}`}
+      </span>
       <span role="cell" className="num" data-testid="overview-turns">
         {TURNS.format(s.turns)}
       </span>
