@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { ClaudeCodeAdapter } from '../../src/ingest/adapters/claudeCode.ts';
+import { TranscriptPipeline } from '../../src/ingest/adapters/pipeline.ts';
 import type { Snapshot } from '../../src/core/wire.ts';
 import { ROOT, runCli } from '../cli/runCli.ts';
 import { TranscriptBuilder } from './claudeCodeTranscript.ts';
@@ -112,5 +113,28 @@ describe('contract §8.8 labels (Claude Code)', () => {
     expect([...labels].some((l) => /^result of Read /.test(l))).toBe(true);
     expect(labels).toContain('thinking');
     expect(labels).toContain('compaction summary');
+  });
+});
+
+describe('contract §8.8 labels on every imported agent', () => {
+  it.each(FIXTURES)('%s: every span of every snapshot has a short label', (file) => {
+    const spans: { span_id: string; label?: unknown }[] = [];
+    const pipeline = new TranscriptPipeline({
+      text: () => undefined,
+      value: (v) => {
+        const m = v as { type?: string; spans?: { span_id: string; label?: unknown }[] };
+        if (m.type === 'snapshot') spans.push(...(m.spans ?? []));
+      },
+      error: () => undefined,
+    });
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    lines.forEach((l, i) => pipeline.line(l, i + 1));
+    pipeline.end();
+    expect(spans.length).toBeGreaterThan(0);
+    for (const s of spans) {
+      expect(typeof s.label, `${s.span_id}`).toBe('string');
+      expect((s.label as string).length).toBeLessThanOrEqual(60);
+    }
   });
 });

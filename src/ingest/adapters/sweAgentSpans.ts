@@ -2,6 +2,7 @@
 // pins, elisions), shared by the two ways a trajectory says what a call saw: a step's
 // `query` (sweAgent.ts) and the history (sweAgentHistory.ts).
 import type { Span } from '../../core/wire.ts';
+import { firstWords } from './spanLabels.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -25,8 +26,19 @@ export function messagesToSpans(messages: { message: unknown; id: string }[]): S
     if (role === 'system' || instance) span.pinned = true; // system and instance prompts
     if (instance) instanceSeen = true;
     if (ELIDED.test(text)) span.elided = true;
+    span.label = labelOf(span.role!, demo, instance, text);
     return span;
   });
+}
+
+/** contract §8.8: what a message is, in a glance: "system prompt", "task: Fix …", "observation: …", "action: …". */
+function labelOf(role: string, demo: boolean, instance: boolean, text: string): string {
+  if (role === 'system') return 'system prompt';
+  if (demo) return `demonstration: ${firstWords(text, 44)}`;
+  if (instance) return `task: ${firstWords(text, 50)}`;
+  if (role === 'tool') return ELIDED.test(text) ? 'observation (elided)' : `observation: ${firstWords(text, 46)}`;
+  if (role === 'assistant') return `action: ${firstWords(text, 50)}`;
+  return firstWords(`${role}: ${text}`);
 }
 
 /** After the instance prompt (the task, role "user"), user-role messages are observations. */

@@ -160,6 +160,9 @@ describe('GenAI semantic conventions', () => {
     const gone = ids(t1!).slice(1);
     expect(t2!.compaction).toMatchObject({ kind: 'compact', replaced: gone, summary: [] });
     expect(t2!.archived).toEqual(gone);
+    // contract §8.8: every message part named by what it is
+    expect(t1!.spans.map((x) => x.label)).toEqual(['user: Task', 'assistant: step 1', 'tool: out 1']);
+    expect(t2!.spans.map((x) => x.label)).toEqual(['user: Task', 'assistant: fresh start']);
   });
 
   it('numbers repeated identical messages so ids stay unique, and keeps ids when an earlier message is removed', () => {

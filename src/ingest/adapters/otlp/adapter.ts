@@ -9,6 +9,7 @@
 // retrievals and whose spans carry the retriever's real scores. Two sessions, because the
 // detectors compare scores within a snapshot (contract §4.14–§4.16): the retriever's scores
 // and the reference scorer's (contract §7) are not on one scale.
+import { firstWords } from '../spanLabels.ts';
 import { judgeText, SurvivingText, type AuditItem } from '../../../core/compactionAudit.ts';
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
@@ -277,6 +278,8 @@ export class OtlpAdapter {
         const id = n === 1 ? `m-${h}` : `m-${h}~${n}`;
         ids.push(id);
         const span: Span = { span_id: id, text: p.text, score: null, text_sha256: null, role: m.summary ? 'summary' : m.role, kind: p.type };
+        // contract §8.8: named by what it is
+        span.label = m.summary ? 'compaction summary' : p.type === 'text' ? firstWords(`${m.role}: ${p.text}`) : firstWords(`${m.role} ${p.type}: ${p.text}`);
         if (m.role === 'system') span.pinned = true;
         if (m.summary) summaries.push(span);
         spans.push(span);
