@@ -91,7 +91,7 @@ export class SessionAnalysis {
   /** contract §8.7: the header's `context_window` and `--context-window`, tried after the model table */
   headerWindow: number | null = null;
   optionWindow: number | null = null;
-  private window: ContextWindow | null = null;
+  private contextWindow: ContextWindow | null = null;
   /** contract §8.7: null until the first snapshot says whether the session's spans carry kinds */
   private composition: boolean | null = null;
 
@@ -154,7 +154,7 @@ export class SessionAnalysis {
       tokensTotal,
       th.compaction_loss_min,
     );
-    const window = this.resolveWindow(snap, tokensTotal);
+    const contextWindow = this.resolveWindow(snap, tokensTotal);
 
     // contract §4, §8: the detectors in the table's order; one outside the scope (§8.1) is not run
     const skipped = notApplicable(this.scope);
@@ -174,7 +174,7 @@ export class SessionAnalysis {
       pruned,
       prev,
       compaction,
-      window,
+      contextWindow,
       fired,
     };
     const findings: Finding[] = [];
@@ -224,11 +224,11 @@ export class SessionAnalysis {
       scores_invalidated: scoresInvalidated,
       texts_changed: textsChanged,
     };
-    this.composition ??= scopeIsImported(this.scope) || snap.spans.some((s) => s.label !== undefined);
+    this.composition ??= this.scope === 'reference' || snap.spans.some((s) => s.label !== undefined);
     if (this.composition) metrics.tokens_by_kind = tokensByKind(table, snap, estimates);
 
     this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
-    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction, contextWindow: window };
+    return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction, contextWindow };
   }
 
   /**
@@ -239,11 +239,13 @@ export class SessionAnalysis {
   private resolveWindow(snap: Snapshot, tokensTotal: number): ContextWindow | null {
     const model = typeof snap.model === 'string' ? snap.model : null;
     const fromModel = model === null ? null : modelWindow(model);
-    if (fromModel !== null && (this.window === null || this.window.source !== 'model')) this.window = { tokens: fromModel, source: 'model', model: model! };
-    if (this.window === null && this.headerWindow !== null) this.window = { tokens: this.headerWindow, source: 'header' };
-    if (this.window === null && this.optionWindow !== null) this.window = { tokens: this.optionWindow, source: 'option' };
-    if (this.window?.source === 'model' && this.window.tokens < MILLION && tokensTotal > this.window.tokens) this.window = { ...this.window, tokens: MILLION };
-    return this.window;
+    if (fromModel !== null && (this.contextWindow === null || this.contextWindow.source !== 'model'))
+      this.contextWindow = { tokens: fromModel, source: 'model', model: model! };
+    if (this.contextWindow === null && this.headerWindow !== null) this.contextWindow = { tokens: this.headerWindow, source: 'header' };
+    if (this.contextWindow === null && this.optionWindow !== null) this.contextWindow = { tokens: this.optionWindow, source: 'option' };
+    if (this.contextWindow?.source === 'model' && this.contextWindow.tokens < MILLION && tokensTotal > this.contextWindow.tokens)
+      this.contextWindow = { ...this.contextWindow, tokens: MILLION };
+    return this.contextWindow;
   }
 }
 
@@ -284,10 +286,6 @@ function summaryText(table: SpanTable, mark: CompactionMark): string {
     if (i !== undefined) texts.push(table.texts[i]!);
   }
   return texts.join('\n');
-}
-
-function scopeIsImported(scope: DetectorScope): boolean {
-  return scope === 'reference';
 }
 
 /** contract §8.7: each span's tokens (sent, or the §2.3 estimate) added up by its kind. */

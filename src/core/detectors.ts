@@ -34,7 +34,7 @@ export interface TurnFacts {
   /** contract §8.3: what this turn added to the session's compactions */
   compaction: CompactionTurn | null;
   /** contract §8.7 */
-  window: ContextWindow | null;
+  contextWindow: ContextWindow | null;
   /** the signals that fired earlier in this turn's run of the table */
   fired: ReadonlySet<Signal>;
 }
@@ -270,14 +270,14 @@ export const DETECTORS: readonly Detector[] = [
   {
     // contract §8.7: the first turn of each run at or above the threshold share of the window
     signal: 'context_pressure',
-    run: ({ window, scan: { tokensTotal }, th }, s) => {
-      const full = window !== null && tokensTotal >= th.pressure_threshold * window.tokens;
+    run: ({ contextWindow: cw, scan: { tokensTotal }, th }, s) => {
+      const full = cw !== null && tokensTotal >= th.pressure_threshold * cw.tokens;
       const first = full && !s.inPressureRun;
       s.inPressureRun = full;
       if (!first) return null;
       return found(
         [],
-        `the context holds ${tokensTotal} tokens, ${pct(tokensTotal / window.tokens)} of the ${window.tokens}-token window (threshold ${pct(th.pressure_threshold)}): a compaction is near`,
+        `the context holds ${tokensTotal} tokens, ${pct(tokensTotal / cw.tokens)} of the ${cw.tokens}-token window (threshold ${pct(th.pressure_threshold)}): a compaction is near`,
       );
     },
   },
