@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/client/relayApi.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { runCli } from '../cli/runCli.ts';
-import { firings, WebhookReceiver } from './expectations.ts';
+import { firings, until, WebhookReceiver } from './expectations.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from './helpers.ts';
 
 const relay = relaysPerTest();
@@ -24,14 +24,6 @@ async function addRule(url: string, rule: AlertRuleInput): Promise<AlertRule> {
   const body = (await res.json()) as { rule: AlertRule; error?: string };
   expect(res.status, body.error).toBe(201);
   return body.rule;
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const median = (xs: number[]): number => {

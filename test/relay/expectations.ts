@@ -63,3 +63,12 @@ export function firings(turns: number[], holds: (i: number) => boolean, forTurns
   });
   return out;
 }
+
+/** Polls `check` until it holds, or fails naming `what` after `timeoutMs`. */
+export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -10,7 +10,7 @@ import type { AlertFiring, AlertRule, Overview } from '../../src/client/relayApi
 import type { CheckReport } from '../../src/core/report.ts';
 import { startWatch, type Watcher } from '../../src/cli/watch.ts';
 import { runCli } from '../cli/runCli.ts';
-import { WebhookReceiver } from './expectations.ts';
+import { until, WebhookReceiver } from './expectations.ts';
 import { relaysPerTest, ROOT, tempDir } from './helpers.ts';
 
 const FIXTURE = path.join(ROOT, 'e2e/fixtures/claude-code-pressure.jsonl');
@@ -19,14 +19,6 @@ const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe.each([0, 1])('context pressure on the relay (analysis threads: %i)', (analysisThreads) => {
   it('a context_pressure rule fires its webhook at the turn check raises it, before the compaction', async () => {

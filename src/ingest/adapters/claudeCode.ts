@@ -69,6 +69,13 @@ function isWrapper(blocks: readonly ContextBlock[]): boolean {
   return WRAPPER_PREFIXES.some((p) => text.startsWith(p));
 }
 
+function promptText(blocks: readonly ContextBlock[]): string {
+  return blocks
+    .filter((b) => b.kind === 'text')
+    .map((b) => b.text)
+    .join('\n');
+}
+
 function firstLine(text: string): string {
   const t = text.trim();
   const nl = t.indexOf('\n');
@@ -209,18 +216,11 @@ export class ClaudeCodeAdapter {
       else b.role = 'user';
       this.labelUserBlock(b);
     }
-    if (authored && this.firstPromptText === null && !isWrapper(blocks)) {
-      this.firstPromptText = blocks
-        .filter((b) => b.kind === 'text')
-        .map((b) => b.text)
-        .join('\n');
-    }
-    if (this.auditing && authored && !isWrapper(blocks)) {
-      // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
-      const text = blocks
-        .filter((b) => b.kind === 'text')
-        .map((b) => b.text)
-        .join('\n');
+    // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
+    const prompt = authored && !isWrapper(blocks) ? promptText(blocks) : null;
+    if (prompt !== null) this.firstPromptText ??= prompt;
+    if (this.auditing && prompt !== null) {
+      const text = prompt;
       this.audit.promptWritten(text, this.turn + 1);
       this.audit.add('user_prompt', text, this.turn + 1, blocks[0]!.id);
     }
