@@ -149,7 +149,7 @@ function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
 
 // The Worker sends the next summary only when this one has been drawn (after the next
 // frame's paint), besides its interval: a page slowed down by a busy machine is never handed
-// summaries faster than it can show them (docs/performance.md).
+// summaries faster than it can show them (docs/perf-log/notebook.md).
 const PACED = { pacedSummaries: true };
 
 function summaryDrawn(): void {
@@ -194,7 +194,7 @@ function applySummary(summary: JobSummary, final: boolean, latest = false): void
   const state = useAnalysis.getState();
   const sessionId = chooseSession(summary, state.sessionId);
   // one store update per summary (twice a second while live): each update re-renders every
-  // component that reads the summary, in the Worker message's task (docs/performance.md)
+  // component that reads the summary, in the Worker message's task (docs/perf-log/notebook.md)
   set(latest ? { summary, latestSummary: summary, sessionId } : { summary, sessionId });
   const s = summary.sessions.find((x) => x.sessionId === sessionId);
   if (s === undefined || s.lastTurn === null) return;
@@ -251,7 +251,7 @@ export const refreshView = coalesced(async () => {
   // A live session's charts are redrawn every second: one point per 2.5 px (LTTB keeps the
   // shape, and the fault markers come from every turn) makes each redraw's paint cheap
   // enough for the page to keep its frames; a saved file gets one per 1.5 px
-  // (docs/dashboard.md, docs/performance.md).
+  // (docs/dashboard.md, docs/perf-log/notebook.md).
   const live = isLive();
   const view = await worker().query('view', {
     sessionId,

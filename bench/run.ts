@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark, each printing its own figures. Ratios measured in one
-// run are what to quote; absolute times drift on shared machines (PERF.md).
+// run are what to quote; absolute times drift on shared machines (docs/performance.md).
 import fs from 'node:fs';
 import path from 'node:path';
 

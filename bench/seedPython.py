@@ -1,6 +1,6 @@
 """The seed's Python over a transcript, for bench/check.ts: per snapshot, json.loads, the seed's
 prune() and check_turn_integrity() (000_reference.py, loaded from the path given, never copied),
-and mean/median/pstdev of the scores, as docs/performance.md describes it. Prints one JSON line:
+and mean/median/pstdev of the scores, as docs/perf-log/notebook.md describes it. Prints one JSON line:
 {"snapshots": n, "seconds": s} (the loop alone; the bench times the whole process too).
 usage: python3 bench/seedPython.py <000_reference.py> <transcript.jsonl>"""
 import importlib.util

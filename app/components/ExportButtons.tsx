@@ -23,7 +23,7 @@ export function ExportButtons({ figure, target, svgOf, label, disabled = false, 
   const [message, setMessage] = useState<string | null>(null);
   // The file name's session and turns are read when a button is pressed, not subscribed to:
   // a subscription re-rendered every chart's buttons on each view update of a followed live
-  // session (once a second), for a name nobody reads until Save (docs/performance.md).
+  // session (once a second), for a name nobody reads until Save (docs/perf-log/notebook.md).
   const name = (ext: string): string => {
     const { sessionId, view } = useAnalysis.getState();
     return pngName([figure, sessionId, view ? `turns_${view.from}-${view.to}` : null], ext);

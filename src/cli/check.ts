@@ -38,7 +38,7 @@ export interface CheckOptions {
   onOutcome?: (outcome: Outcome) => void;
   /**
    * `--threads`: threads in all, the main thread (reading, and the engine, in order) and N − 1
-   * that parse, validate and hash lines (docs/performance.md, "Both cores"); default the
+   * that parse, validate and hash lines (docs/perf-log/notebook.md, "Both cores"); default the
    * machine's cores. 1: the main thread alone, as before. Only the product's own format
    * (contract §2) is spread, and not under `--scorer reference|both` (their stage rewrites
    * each message in order), nor a file under 8 MiB.

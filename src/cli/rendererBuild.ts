@@ -27,7 +27,7 @@ export const RENDER_COMMON: BuildOptions = {
  * The drawing side (src/render/drawWorker.ts). CommonJS, so that the drawing thread can
  * compile it with V8's code cache (vm.Script's cachedData; ES modules have no such door on
  * Node 20): about 0.15 s of compiling the 3.4 MB bundle on every run becomes a few ms after
- * the first (docs/performance.md "Reports").
+ * the first (docs/perf-log/notebook.md "Reports").
  */
 export const DRAW_BUILD: BuildOptions = {
   ...RENDER_COMMON,

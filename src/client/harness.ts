@@ -41,7 +41,7 @@ function isAscii(text: string): boolean {
 /**
  * JSON with every non-ASCII character escaped (\uXXXX), as Python's json.dumps writes by
  * default: the relay and the dashboard decode ASCII lines about three times faster than
- * raw UTF-8 (docs/performance.md), for a few percent more bytes. The hashes are of the text itself,
+ * raw UTF-8 (docs/perf-log/notebook.md), for a few percent more bytes. The hashes are of the text itself,
  * so escaping changes nothing they bind.
  */
 export function asciiJson(json: string): string {

@@ -43,7 +43,7 @@ export class NodeLineParser {
   readonly decode: LineDecoder<NodeLine> = (bytes, start, end) => {
     const view = bytes.subarray(start, end);
     const buf = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-    // an ASCII line reads alike as latin1: a copy (docs/performance.md), and the engine parses it
+    // an ASCII line reads alike as latin1: a copy (docs/perf-log/notebook.md), and the engine parses it
     if (isAscii(view)) return buf.toString('latin1');
     if (!isUtf8(view)) throw new Error('not valid UTF-8');
     const latin1 = buf.toString('latin1');

@@ -1,4 +1,4 @@
-// The hand-off between `check`'s parsing threads and its main thread (docs/performance.md,
+// The hand-off between `check`'s parsing threads and its main thread (docs/perf-log/notebook.md,
 // "Both cores"). A parsing thread decodes, parses and validates a line (contract §2) and
 // hashes its new span texts; the main thread, which runs the order-dependent engine, gets a
 // record much cheaper to take in than the line. JSON.parse's cost is the objects it makes,

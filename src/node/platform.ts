@@ -1,4 +1,4 @@
-// Node's fast paths for the two costs that dominate a run (docs/performance.md): turning bytes into
+// Node's fast paths for the two costs that dominate a run (docs/perf-log/notebook.md): turning bytes into
 // strings, and sha256 of span texts.
 import { Buffer, isAscii, isUtf8 } from 'node:buffer';
 import crypto from 'node:crypto';

@@ -1,7 +1,7 @@
 // A worker thread's scheduling priority below its process's main thread, for work that may
 // wait when the cores are short: the relay's analysis threads (docs/relay.md "Analysis"),
 // whose main thread's fan-out and acks are the latency-bound work. (The report's drawing
-// thread was tried at this priority and is not: docs/performance.md.) On Linux a thread has
+// thread was tried at this priority and is not: docs/perf-log/notebook.md.) On Linux a thread has
 // its own nice value, set through its thread id.
 import fs from 'node:fs';
 import os from 'node:os';

@@ -31,7 +31,7 @@ export interface DrawJob extends DrawInput {
 /**
  * Loads React, Recharts, happy-dom and the chart modules (once). No warm-up drawing after it:
  * it cost the drawing thread about 0.2 s of CPU while the CLI's thread reads the file, and the
- * charts drawn after it took as long (docs/performance.md, "Reports").
+ * charts drawn after it took as long (docs/perf-log/notebook.md, "Reports").
  */
 export const prepare = async (): Promise<void> => {
   await prepareCharts();

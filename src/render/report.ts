@@ -85,7 +85,7 @@ class Sessions implements OutcomeSink {
       // only at the turns where findings of the incidents it details name them
       // (src/worker/report.ts). Keeping span rows just there, not for every span of every
       // turn, is most of what keeps report near check: less to record, and a much smaller
-      // heap for the garbage collector to walk (docs/performance.md, "Reports").
+      // heap for the garbage collector to walk (docs/perf-log/notebook.md, "Reports").
       const named = this.incidents.get(result.sessionId)!.next(store.turnCount, result.findings);
       const quoted = named.some(this.quotable);
       store.record(result, quoted ? snapshot : { ...snapshot, spans: [] });

@@ -102,7 +102,7 @@ export class Validator {
    * parsed and validated value on to the analysis, one made on a thread cannot (cloning
    * the value back costs more than parsing), so the main thread would parse and validate
    * every message again (bench/relay.ts with --validator-threads 1: 3.6 ms of relay CPU per
-   * snapshot against 1.0 inline, docs/performance.md "Relay under load").
+   * snapshot against 1.0 inline, docs/perf-log/notebook.md "Relay under load").
    */
   constructor(
     private readonly limits: RelayLimits,

@@ -35,7 +35,7 @@ export interface OpenRequest {
   /**
    * Summaries are paced by the page: after a `summary` event the next one waits for a
    * `summary-drawn` request (besides the usual interval), so a page that is slow to draw
-   * never has summaries queued up behind its work (docs/performance.md). Without it the
+   * never has summaries queued up behind its work (docs/perf-log/notebook.md). Without it the
    * Worker sends one every interval.
    */
   pacedSummaries?: boolean;

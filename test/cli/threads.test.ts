@@ -1,6 +1,6 @@
 // issue 25: `check` with parsing threads gives byte for byte the report of one thread, for
 // every input: the samples, the real-agent fixtures, a corpus of edge and fuzzed lines, gzip
-// and JSON-array input, and batches of 1, 7, 4096 bytes and the whole file (STYLE.md habit 3:
+// and JSON-array input, and batches of 1, 7, 4096 bytes and the whole file (docs/contributing.md, "Tests":
 // the tests choose the chunk size; with 1 and 7 every line is at a batch's edge). And a thread
 // that dies mid-file fails the command with one sentence, never a partial report.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// contract §7 OTLP, docs/relay-protocol.md "OpenTelemetry": the relay's POST /v1/traces
+// contract §7.4, docs/relay-protocol.md "OpenTelemetry": the relay's POST /v1/traces
 // against bodies made by the official OpenTelemetry JS SDK, its exporters (JSON and
 // protobuf) and its serializers, on loopback. The mapping rule by rule is
 // src/ingest/adapters/otlp/adapter.test.ts; here: the receiver end to end.

@@ -47,7 +47,7 @@ export function AgreementChart() {
             label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
           />
           <FromView draw={drawLine} />
-          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
+          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/perf-log/notebook.md) */}
           <Rule y={floor} stroke={C.warning} dash="6 4" width={1.5} label={`reference_agreement_floor ${floor}`} />
           <FromView draw={drawCompactions} />
           <TurnOverlay readout={hover} />

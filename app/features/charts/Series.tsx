@@ -106,7 +106,7 @@ export function Shade({ ranges, fill, opacity }: { ranges: readonly { x1: number
  * Recharts' ReferenceLine removes and re-adds itself in the chart's store after every render
  * (an effect without dependencies), so each data update of a chart that draws one made
  * Recharts recompute its axes and re-render its subscribers in the next animation frame:
- * the largest script in the long frames of a followed live session (docs/performance.md).
+ * the largest script in the long frames of a followed live session (docs/perf-log/notebook.md).
  * This draws the same line and registers nothing.
  */
 export function Rule({

@@ -75,7 +75,7 @@ export function SpreadChart() {
           <ViewShade pick={pickRelCollapse} minWidth={minW} fill={C.shadeFault} opacity={0.35} />
           <FromView draw={drawSeries} />
           <CompareLine pick={B_SERIES.spread} yAxisId="stdev" />
-          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/performance.md) */}
+          {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/perf-log/notebook.md) */}
           <Rule yAxisId="stdev" y={floor} stroke={C.fault} dash="6 4" width={1.5} label={`spread_floor ${floor}`} />
           <FromView draw={drawCompactions} />
           <TurnOverlay readout={hover} />

@@ -3,7 +3,7 @@
 // axes' domains and ticks are (useMemo), so a data update that leaves the axes alone
 // re-renders only the series paths, the turn overlay and the compaction markers: Recharts
 // re-renders nothing and dispatches nothing to its store (its `updateOptions` on every
-// render of the chart, and the selectors every dispatch runs again; docs/performance.md).
+// render of the chart, and the selectors every dispatch runs again; docs/perf-log/notebook.md).
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import type { Bands, SeriesView } from '../../../src/worker/client.ts';
 import { useStableRanges } from './common.tsx';

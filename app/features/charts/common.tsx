@@ -53,7 +53,7 @@ export const twoDecimals = (v: number): string => v.toFixed(2);
  * so one update is a short main-thread task per chart, not one long one. Each starts in the task
  * right after a frame (requestAnimationFrame, then a task): its render, commit and paint
  * then have a whole frame's time before the next vsync, where a timer firing late in a
- * frame missed it (missed frames under a 200/s stream, docs/performance.md).
+ * frame missed it (missed frames under a 200/s stream, docs/perf-log/notebook.md).
  */
 export function useChartView(slot: number): SeriesView | null {
   const fixed = useFixedChart();
@@ -149,7 +149,7 @@ export function useTurnAxis(slot: number) {
   // One anchor for every window: each axis is given its domain (allowDataOverflow), so the
   // rows only have to exist. An anchor spanning the window was new data whenever the window
   // moved, and Recharts answers new data by clearing and setting its store's chart data
-  // (two actions, every selector of the chart run again, docs/performance.md).
+  // (two actions, every selector of the chart run again, docs/perf-log/notebook.md).
   const anchor = CHART_ANCHOR;
   const xTicks = useMemo(() => niceTicks(xd[0], xd[1]), [xd]);
   return { view, width, following, xd, minW, anchor, xTicks };

@@ -42,7 +42,7 @@ export function xDomain(from: number, to: number): [number, number] {
  * session passes it: the axes and grid then stay put between updates and only the series
  * are redrawn. The steps grow with the session, so a stream of any rate moves the axis a
  * few times per tenfold growth, not at every update (each move re-lays out the chart in
- * Recharts, docs/performance.md).
+ * Recharts, docs/perf-log/notebook.md).
  */
 export function shownDomain(from: number, to: number, following: boolean): [number, number] {
   if (!following) return xDomain(from, to);

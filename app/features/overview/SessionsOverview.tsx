@@ -160,7 +160,7 @@ const TURNS = new Intl.NumberFormat('en-US');
 /**
  * One session's row. Memoised: a batch of changes re-renders only the rows whose summary
  * changed (the store keeps the unchanged summaries' objects) or that moved; placed with a
- * transform, so a row that moves is not laid out again (docs/performance.md "Overview with
+ * transform, so a row that moves is not laid out again (docs/perf-log/notebook.md "Overview with
  * many sessions").
  */
 const Row = memo(function Row({

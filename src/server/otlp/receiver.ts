@@ -1,4 +1,4 @@
-// `POST /v1/traces`: the OTLP/HTTP traces receiver (contract §7 OTLP; docs/relay-protocol.md
+// `POST /v1/traces`: the OTLP/HTTP traces receiver (contract §7.4; docs/relay-protocol.md
 // "OpenTelemetry"). Any agent instrumented with OpenTelemetry streams to the relay by
 // pointing its OTLP exporter here. Per the OTLP/HTTP specification:
 // - bodies are `application/x-protobuf` (ExportTraceServiceRequest, decoded by the official

@@ -1,4 +1,4 @@
-// OpenTelemetry traces turned into contract §2 messages (contract §7 OTLP; the mapping
+// OpenTelemetry traces turned into contract §2 messages (contract §7.4; the mapping
 // rules are docs/adapters.md "OpenTelemetry", each rule below names the one it
 // implements). Pure: the relay's receiver (src/server/otlp/) decodes the body, hands the
 // request here, sends what comes out through the same ingest path as every other message.

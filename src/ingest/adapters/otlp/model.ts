@@ -1,5 +1,5 @@
 // An OTLP trace export request (ExportTraceServiceRequest) as plain spans, whichever
-// encoding it came in (contract §7 OTLP, docs/adapters.md "OpenTelemetry"):
+// encoding it came in (contract §7.4, docs/adapters.md "OpenTelemetry"):
 // - OTLP/JSON: lowerCamelCase keys, trace and span ids as hex strings, 64-bit integers as
 //   decimal strings or numbers, enums as integers;
 // - OTLP/protobuf, decoded by the official definitions' generated code and turned into an
