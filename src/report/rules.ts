@@ -96,8 +96,8 @@ export const RULES: Readonly<Record<Signal, RuleQuote>> = {
     "Needs the previous snapshot. This turn's `pruned` is not empty while the previous snapshot's verdict (§5) was `freeze`.",
   ),
   reference_disagreement: q(
-    '7',
-    '7-extensions',
+    '7.2',
+    '72-reference-scorer',
     'With `--scorer both` only: `reference_agreement` is below `reference_agreement_floor` (default 0: the two rank the spans no better than at random) on this snapshot and on each of the previous `collapse_turns − 1` snapshots of the session.',
   ),
   compaction: q('8.5', '85-compaction-info', 'A compaction (§8.3) takes effect at this turn: once per compaction, never on the turns after it.'),
