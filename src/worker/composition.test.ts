@@ -67,9 +67,11 @@ describe('composition and labels through the Worker', () => {
     expect(turn.largest!.length).toBeGreaterThan(0);
     expect(turn.spans!.every((s) => typeof s.label === 'string' && s.label !== '' && s.label !== s.spanId)).toBe(true);
     // findings name their spans by label
-    const findings = ask('findingDetails', { sessionId: sid, indices: [0, 1] }) as FindingDetail[];
-    const named = findings.find((f) => f.spanIds.length > 0)!;
-    for (const id of named.spanIds) expect(named.labels[id]).toEqual(expect.any(String));
+    const at = oracle.findings.findIndex((f) => f.span_ids.length > 0);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const [named] = ask('findingDetails', { sessionId: sid, indices: [at] }) as FindingDetail[];
+    expect(named!.spanIds).toEqual(oracle.findings[at]!.span_ids);
+    for (const id of named!.spanIds) expect(named!.labels[id]).toEqual(expect.any(String));
   });
 
   it('draws a native session by its spans’ roles, and one without roles as one band', async () => {
