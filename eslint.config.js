@@ -3,6 +3,7 @@
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import { sizeLimits } from './scripts/lint-sizes.mjs';
 
 const restrict = (patterns, message) => ['error', { patterns: [{ group: patterns, message }] }];
 
@@ -146,4 +147,5 @@ export default tseslint.config(
       ),
     },
   },
+  ...sizeLimits,
 );

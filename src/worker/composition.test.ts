@@ -41,6 +41,7 @@ describe('composition and labels through the Worker', () => {
       sessions: {
         session_id: string;
         metrics: { turn: number; tokens_total: number; tokens_by_kind: Record<string, number> }[];
+        findings: { span_ids: string[] }[];
         context_window?: { tokens: number };
       }[];
     };
