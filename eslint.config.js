@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules, plus the import direction of docs/architecture.md made
-// executable: app → src/worker → src/ingest → src/core; src/cli → src/server → src/core.
+// executable: app → src/worker → src/results → src/core; src/charts → src/results; src/cli → src/server → src/core.
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
@@ -71,6 +71,20 @@ export default tseslint.config(
           'path',
         ],
         'src/report is shared by the dashboard and the CLI: src/core and itself only, no DOM, no Node.',
+      ),
+      'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'process', 'Buffer', 'self', 'navigator'],
+    },
+  },
+  {
+    // the results model (per-turn columns, incidents, LTTB shaping): the dashboard's Worker and
+    // `context-health report` both run it, so it holds no DOM, no Node, no React, and imports
+    // src/core only
+    files: ['src/results/**/*.ts'],
+    ignores: ['src/results/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['../*', '!../core', '!../core/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand', '@tanstack/*', 'fs', 'path'],
+        'src/results is shared by the Worker and the CLI: src/core and itself only, no DOM, no Node, no UI.',
       ),
       'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'process', 'Buffer', 'self', 'navigator'],
     },

@@ -6,7 +6,7 @@ import { CompositionChart } from '../../app/features/charts/CompositionChart.tsx
 import { DriftChart } from '../../app/features/charts/DriftChart.tsx';
 import { OrphansChart } from '../../app/features/charts/OrphansChart.tsx';
 import { SpreadChart } from '../../app/features/charts/SpreadChart.tsx';
-import type { SeriesView } from '../worker/protocol.ts';
+import type { SeriesView } from '../results/series.ts';
 
 export const REPORT_CHARTS: { id: string; Component: ComponentType; when?: (v: SeriesView) => boolean }[] = [
   { id: 'composition', Component: CompositionChart },

@@ -3,7 +3,7 @@
 // mode (app/features/charts/fixedSize.tsx), rendered into happy-dom and read back as the
 // parts of a figure.
 import { installDom } from './dom.ts';
-import type { SeriesView } from '../worker/protocol.ts';
+import type { SeriesView } from '../results/series.ts';
 import type { ChartParts } from '../../app/components/exportFigure.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 

@@ -3,11 +3,12 @@ import { indexAtOrBefore } from '../core/bisect.ts';
 import { Binding } from '../core/analyse.ts';
 import { SEVERITY, SIGNALS } from '../core/signals.ts';
 import { wordDiff } from './diff.ts';
-import { kindLabel } from './composition.ts';
+import { kindLabel } from '../results/composition.ts';
 import { lineageGraph } from './lineage.ts';
-import { gather, lttb } from './lttb.ts';
+import { gather, lttb } from '../results/lttb.ts';
 import type { FindingDetail, SpanDetail, SpanRow, SpanVersion, TurnDetail } from './protocol.ts';
-import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type TurnColumnStore } from './turnColumnStore.ts';
+import { metricsAt } from '../results/turnColumns.ts';
+import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type TurnColumnStore } from '../results/store.ts';
 
 const HISTORY_POINTS = 400;
 const MAX_VERSIONS = 200;
@@ -22,7 +23,7 @@ export function findingDetail(store: TurnColumnStore, fi: number): FindingDetail
   const spans = store.findingSpans(fi);
   return {
     index: fi,
-    turn: store.turn.get(store.findingTurn.get(fi)),
+    turn: store.col.turn.get(store.findingTurn.get(fi)),
     signal,
     severity: SEVERITY[signal],
     message: store.findingMessage[fi]!,
@@ -39,7 +40,7 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
   const [f0, f1] = store.findingsAt(t);
   const findings: FindingDetail[] = [];
   for (let fi = f0; fi < f1; fi++) findings.push(findingDetail(store, fi));
-  const action = ACTIONS[store.action.get(t)]!;
+  const action = ACTIONS[store.col.action.get(t)]!;
   const spans = spanRows(store, t);
   const labels: Record<string, string> = { ...store.labelsOf(lists.recompute), ...store.labelsOf(lists.drop) };
   for (const f of findings) Object.assign(labels, f.labels);
@@ -47,23 +48,9 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
     sessionId: store.sessionId,
     turn,
     index: t,
-    prevTurn: t > 0 ? store.turn.get(t - 1) : null,
-    nextTurn: t + 1 < store.turnCount ? store.turn.get(t + 1) : null,
-    metrics: {
-      n_spans: store.nSpans.get(t),
-      n_scored: store.nScored.get(t),
-      tokens_total: store.tokens.get(t),
-      tokens_estimated: store.tokensEstimated.get(t) === 1,
-      mean_score: nullable(store.mean.get(t)),
-      median_score: nullable(store.median.get(t)),
-      stdev_score: nullable(store.stdev.get(t)),
-      p10_score: nullable(store.p10.get(t)),
-      p90_score: nullable(store.p90.get(t)),
-      orphan_edges: store.orphanEdges.get(t),
-      spans_modified: store.spansModified.get(t),
-      scores_invalidated: store.scoresInvalidated.get(t),
-      texts_changed: store.textsChanged.get(t),
-    },
+    prevTurn: t > 0 ? store.col.turn.get(t - 1) : null,
+    nextTurn: t + 1 < store.turnCount ? store.col.turn.get(t + 1) : null,
+    metrics: metricsAt(store.col, t),
     action,
     prune_safe: action === 'prune_ok',
     recompute: ids(lists.recompute),
@@ -107,7 +94,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
   const info = store.spans[idx]!;
   if (info.firstSeen < 0) return null; // named (pruned, cited) but never live
   let t = store.indexOf(turn);
-  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, indexAtOrBefore(store.turn.view(), turn)));
+  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, indexAtOrBefore(store.col.turn.view(), turn)));
   const heldFrom = store.spansHeldFromIndex;
 
   // history over the held turns where the span was live
@@ -132,20 +119,20 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     if (row < 0) continue;
     hint = row - r.start;
     const d = store.rows.read(row);
-    const x = store.turn.get(k);
+    const x = store.col.turn.get(k);
     xs.push(x);
     scores.push(d.score);
     rewrites.push(d.rewrites);
     const isBad = d.binding !== Binding.Bound;
     if (isBad && badStart < 0) badStart = x;
     if (!isBad && badStart >= 0) {
-      bad.push(badStart, store.turn.get(lastT));
+      bad.push(badStart, store.col.turn.get(lastT));
       badStart = -1;
     }
     const v = versions[versions.length - 1];
     const version = info.texts[d.textVer];
-    if (v !== undefined && v.fromTurn === store.turn.get(info.texts[d.textVer]!.firstTurnIndex)) v.toTurn = x;
-    else versions.push({ fromTurn: store.turn.get(version!.firstTurnIndex), toTurn: x, sha256: version!.digest ?? null });
+    if (v !== undefined && v.fromTurn === store.col.turn.get(info.texts[d.textVer]!.firstTurnIndex)) v.toTurn = x;
+    else versions.push({ fromTurn: store.col.turn.get(version!.firstTurnIndex), toTurn: x, sha256: version!.digest ?? null });
     if (k === t) rowAtT = row;
     if (k <= t) {
       nearestRow = row;
@@ -157,7 +144,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     }
     lastT = k;
   }
-  if (badStart >= 0 && lastT >= 0) bad.push(badStart, store.turn.get(lastT));
+  if (badStart >= 0 && lastT >= 0) bad.push(badStart, store.col.turn.get(lastT));
   if (nearestRow < 0 && xs.length > 0) {
     // the span first appears after this turn: show its first held turn
     nearestT = Math.max(info.firstSeen, heldFrom);
@@ -199,7 +186,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     derivedFrom = d.parentsVer >= 0 ? [...info.parents[d.parentsVer]!] : [];
     if (live && prevLiveRow >= 0) {
       const before = store.rows.read(prevLiveRow);
-      diffAgainst = store.turn.get(prevLiveT);
+      diffAgainst = store.col.turn.get(prevLiveT);
       const old = info.texts[before.textVer]!.text;
       if (before.textVer !== d.textVer && old !== null && text !== null) diff = wordDiff(old, text);
     }
@@ -226,7 +213,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     label: info.label,
     turn,
     live,
-    shownTurn: shownT >= 0 ? store.turn.get(shownT) : turn,
+    shownTurn: shownT >= 0 ? store.col.turn.get(shownT) : turn,
     text,
     textEvicted,
     score,
@@ -240,9 +227,9 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     derivedFrom,
     missingParents,
     children,
-    firstSeen: store.turn.get(info.firstSeen),
-    lastSeen: store.turn.get(info.lastSeen),
-    prunedAt: prunedAt === undefined ? null : store.turn.get(prunedAt),
+    firstSeen: store.col.turn.get(info.firstSeen),
+    lastSeen: store.col.turn.get(info.lastSeen),
+    prunedAt: prunedAt === undefined ? null : store.col.turn.get(prunedAt),
     historyX: gather(hx, keep),
     historyScore: gather(hs, keep),
     historyRewrites: gather(Float64Array.from(rewrites), keep),
@@ -250,7 +237,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     textVersions: versions.slice(-MAX_VERSIONS),
     diffAgainst,
     diff,
-    historyFrom: heldFrom > 0 ? store.turn.get(heldFrom) : null,
+    historyFrom: heldFrom > 0 ? store.col.turn.get(heldFrom) : null,
     labels: store.labelsOfIds([...derivedFrom, ...children]),
   };
 }
