@@ -108,6 +108,30 @@ export default tseslint.config(
     },
   },
   {
+    // the charts the page and `context-health report` both draw: React, Recharts, the results
+    // model and the report's figure types; what they need of the page comes in through
+    // ChartHostContext (src/charts/host.tsx), never by importing it
+    files: ['src/charts/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': restrict(
+        ['**/app/*', '**/app/**', '../worker/*', '../server/*', '../cli/*', '../node/*', '../ingest/*', '../render/*', 'node:*', 'zustand', '@tanstack/*'],
+        'src/charts is shared by the page and the CLI: React, Recharts, src/results, src/report and src/core only; the page is handed in (host.tsx).',
+      ),
+    },
+  },
+  {
+    // `report` draws the shared charts (src/charts), never the page's modules
+    files: ['src/render/**/*.{ts,tsx}', 'src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['**/app/*', '**/app/**', '../worker/*'],
+        'src/render and src/cli do not import app/ or the Worker: the charts are in src/charts, the results in src/results.',
+      ),
+    },
+  },
+  {
     files: ['src/server/**/*.ts', 'src/node/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(['../cli/*', '../worker/*', '../../app/*', 'react'], 'the relay does not import the CLI or the UI.'),

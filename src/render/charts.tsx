@@ -4,7 +4,7 @@
 // parts of a figure.
 import { installDom } from './dom.ts';
 import type { SeriesView } from '../results/series.ts';
-import type { ChartParts } from '../../app/components/exportFigure.ts';
+import type { ChartParts } from '../charts/exportFigure.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 
 export interface RenderedChart {
@@ -39,9 +39,9 @@ function load() {
     import('react'),
     import('react-dom'),
     import('react-dom/client'),
-    import('../../app/features/charts/fixedSize.tsx'),
+    import('../charts/fixedSize.tsx'),
     import('./chartList.ts'),
-    import('../../app/components/exportFigure.ts'),
+    import('../charts/exportFigure.ts'),
   ]);
 }
 
