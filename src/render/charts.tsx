@@ -1,6 +1,6 @@
 // The dashboard's chart components drawn at a fixed size for one SeriesView, under Node
 // (issue "Incident reports", item 4): the same components as on screen, in their fixed-size
-// mode (app/features/charts/fixedSize.tsx), rendered into happy-dom and read back as the
+// mode (src/charts/fixedSize.tsx), rendered into happy-dom and read back as the
 // parts of a figure.
 import { installDom } from './dom.ts';
 import type { SeriesView } from '../results/series.ts';
