@@ -1,5 +1,5 @@
 // Lint: typescript-eslint's recommended rules, plus the import direction of docs/architecture.md made
-// executable: app → src/worker → src/ingest → src/core; src/cli → src/server → src/core.
+// executable: app → src/worker → src/results → src/core; src/charts → src/results; src/cli → src/server → src/core.
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
@@ -77,6 +77,20 @@ export default tseslint.config(
     },
   },
   {
+    // the results model (per-turn columns, incidents, LTTB shaping): the dashboard's Worker and
+    // `context-health report` both run it, so it holds no DOM, no Node, no React, and imports
+    // src/core only
+    files: ['src/results/**/*.ts'],
+    ignores: ['src/results/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['../*', '!../core', '!../core/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand', '@tanstack/*', 'fs', 'path'],
+        'src/results is shared by the Worker and the CLI: src/core and itself only, no DOM, no Node, no UI.',
+      ),
+      'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'process', 'Buffer', 'self', 'navigator'],
+    },
+  },
+  {
     files: ['src/ingest/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
@@ -91,6 +105,30 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         ['../server/*', '../cli/*', '../node/*', '../../app/*', 'node:*', 'react', 'react-dom', 'recharts', 'zustand'],
         'the Worker runs src/core and src/ingest; no UI, no Node.',
+      ),
+    },
+  },
+  {
+    // the charts the page and `context-health report` both draw: React, Recharts, the results
+    // model and the report's figure types; what they need of the page comes in through
+    // ChartHostContext (src/charts/host.tsx), never by importing it
+    files: ['src/charts/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': restrict(
+        ['**/app/*', '**/app/**', '../worker/*', '../server/*', '../cli/*', '../node/*', '../ingest/*', '../render/*', 'node:*', 'zustand', '@tanstack/*'],
+        'src/charts is shared by the page and the CLI: React, Recharts, src/results, src/report and src/core only; the page is handed in (host.tsx).',
+      ),
+    },
+  },
+  {
+    // `report` draws the shared charts (src/charts), never the page's modules
+    files: ['src/render/**/*.{ts,tsx}', 'src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['**/app/*', '**/app/**', '../worker/*'],
+        'src/render and src/cli do not import app/ or the Worker: the charts are in src/charts, the results in src/results.',
       ),
     },
   },

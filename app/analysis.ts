@@ -2,26 +2,20 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { type AnalysisClient, type JobSummary, type SessionSummary, type Source, type WorkerEvent } from '../src/worker/client.ts';
+import { type AnalysisClient, type JobSummary, type SessionSummary, type Source } from '../src/worker/client.ts';
 import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { learnLabels, resetSpanLabels } from './stores/spanLabels.ts';
-import { coalesced, throttled } from './pulls.ts';
+import { throttled } from './pulls.ts';
+import { SourceSession, type SourceEvent } from './sourceSession.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
 import { followWindow, setUi, useUi } from './stores/ui.ts';
 
-let wired = false;
-let lastSource: Source | null = null;
-let findingsFetchedFor = -1;
+/** Source A, the session on screen: the page's one Worker client (analysisClient.ts), its events and pulls. */
+const session = new SourceSession({ onEvent: (e) => onEvent(e), subscribe: () => wireSubscriptions() }, analysisClient);
 
 function worker(): AnalysisClient {
-  const client = analysisClient();
-  if (!wired) {
-    wired = true;
-    client.subscribe(onEvent);
-    wireSubscriptions();
-  }
-  return client;
+  return session.client;
 }
 
 const set = (patch: Partial<AnalysisState>): void => useAnalysis.setState(patch);
@@ -33,7 +27,7 @@ export function sourceClient(): AnalysisClient {
 
 /** The source on screen, so that another of its sessions can be opened beside it. */
 export function currentSource(): Source | null {
-  return lastSource;
+  return session.source;
 }
 
 /** Starts the Worker (and its sha256) before the first file arrives. */
@@ -59,8 +53,8 @@ export function openLive(sessionId: string): void {
 
 function start(source: Source, info: AnalysisState['source']): void {
   performance.mark('context-health:open');
-  lastSource = source;
-  findingsFetchedFor = -1;
+  session.source = source;
+  session.findingsFetchedFor = -1;
   resetFindingDetails();
   resetSpanLabels();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
@@ -70,8 +64,9 @@ function start(source: Source, info: AnalysisState['source']): void {
 
 /** Runs the analysis again with the thresholds now set (the Worker re-reads the source). */
 export function reanalyse(): void {
-  if (lastSource === null) return;
-  findingsFetchedFor = -1;
+  const source = session.source;
+  if (source === null) return;
+  session.findingsFetchedFor = -1;
   resetFindingDetails();
   const keep = useAnalysis.getState();
   set({
@@ -83,15 +78,15 @@ export function reanalyse(): void {
     error: null,
     summary: keep.summary,
   });
-  worker().open(lastSource, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
+  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
 }
 
 /** Back to the welcome screen (a link, or Back, to the page with no view). */
 export function closeSource(): void {
-  if (lastSource === null) return;
+  if (session.source === null) return;
   worker().cancel();
-  lastSource = null;
-  findingsFetchedFor = -1;
+  session.source = null;
+  session.findingsFetchedFor = -1;
   resetFindingDetails();
   resetSpanLabels();
   useAnalysis.setState({ ...initialAnalysisState }, true);
@@ -103,7 +98,7 @@ export function cancelLoad(): void {
 }
 
 export function showSession(sessionId: string): void {
-  findingsFetchedFor = -1;
+  session.findingsFetchedFor = -1;
   resetFindingDetails();
   set({ sessionId, view: null, findings: null, turn: null, span: null, compactions: null });
   setUi({ selectedTurn: null, zoom: null, selectedSpan: null, selectedCompaction: null, collapsed: new Set() });
@@ -113,7 +108,7 @@ export function showSession(sessionId: string): void {
 
 // ------------------------------------------------------------------ events
 
-function onEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
+function onEvent(event: SourceEvent): void {
   switch (event.type) {
     case 'progress':
       set({ load: { ...useAnalysis.getState().load, progress: event.progress } });
@@ -243,7 +238,7 @@ export function resumeFollow(): void {
 
 const onPullError = (e: unknown): void => set({ error: e instanceof Error ? e.message : String(e) });
 
-export const refreshView = coalesced(async () => {
+export const refreshView = session.pull(async (client) => {
   const { sessionId } = useAnalysis.getState();
   if (sessionId === null) return;
   const ui = useUi.getState();
@@ -253,7 +248,7 @@ export const refreshView = coalesced(async () => {
   // enough for the page to keep its frames; a saved file gets one per 1.5 px
   // (docs/dashboard.md, docs/perf-log/notebook.md).
   const live = isLive();
-  const view = await worker().query('view', {
+  const view = await client.query('view', {
     sessionId,
     window: ui.zoom,
     points: Math.round(width / (live ? 2.5 : 1.5)),
@@ -262,42 +257,42 @@ export const refreshView = coalesced(async () => {
   if (useAnalysis.getState().sessionId === sessionId) set({ view, error: null });
 }, onPullError);
 
-export const refreshFindings = coalesced(async () => {
+export const refreshFindings = session.pull(async (client) => {
   const st = useAnalysis.getState();
   const s = st.summary?.sessions.find((x) => x.sessionId === st.sessionId);
-  if (s === undefined || (s.findings === findingsFetchedFor && st.findings !== null)) return;
+  if (s === undefined || (s.findings === session.findingsFetchedFor && st.findings !== null)) return;
   const count = s.findings;
-  const findings = await worker().query('findings', { sessionId: s.sessionId });
-  findingsFetchedFor = count;
+  const findings = await client.query('findings', { sessionId: s.sessionId });
+  session.findingsFetchedFor = count;
   if (useAnalysis.getState().sessionId === s.sessionId) set({ findings });
 }, onPullError);
 
-export const refreshCompactions = coalesced(async () => {
+export const refreshCompactions = session.pull(async (client) => {
   const { sessionId } = useAnalysis.getState();
   if (sessionId === null) return;
-  const compactions = await worker().query('compactions', { sessionId });
+  const compactions = await client.query('compactions', { sessionId });
   learnLabels(compactions.labels);
   if (useAnalysis.getState().sessionId === sessionId) set({ compactions });
 }, onPullError);
 
-export const refreshTurn = coalesced(async () => {
+export const refreshTurn = session.pull(async (client) => {
   const { sessionId } = useAnalysis.getState();
   const turn = useUi.getState().selectedTurn;
   if (sessionId === null || turn === null) return;
   const graph = !(isLive() && useUi.getState().follow);
-  const detail = await worker().query('turn', { sessionId, turn, graph });
+  const detail = await client.query('turn', { sessionId, turn, graph });
   learnLabels(detail?.labels);
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
 }, onPullError);
 
-export const refreshSpan = coalesced(async () => {
+export const refreshSpan = session.pull(async (client) => {
   const { sessionId } = useAnalysis.getState();
   const { selectedTurn: turn, selectedSpan: spanId } = useUi.getState();
   if (sessionId === null || turn === null || spanId === null) {
     set({ span: null });
     return;
   }
-  const detail = await worker().query('span', { sessionId, turn, spanId });
+  const detail = await client.query('span', { sessionId, turn, spanId });
   learnLabels(detail?.labels);
   if (detail?.label != null) learnLabels({ [detail.spanId]: detail.label });
   const ui = useUi.getState();
@@ -335,8 +330,8 @@ const followTurn = throttled(() => {
   refreshSpan();
 }, 1000);
 
-function wireSubscriptions(): void {
-  useUi.subscribe((s, prev) => {
+function wireSubscriptions(): (() => void)[] {
+  const ui = useUi.subscribe((s, prev) => {
     if (s.zoom !== prev.zoom || s.chartWidth !== prev.chartWidth) refreshView();
     if (s.follow !== prev.follow && !s.follow && isLive()) refreshTurn(); // paused: now the lineage graph is drawn
     if (s.selectedTurn !== prev.selectedTurn) {
@@ -347,6 +342,7 @@ function wireSubscriptions(): void {
       }
     } else if (s.selectedSpan !== prev.selectedSpan) refreshSpan();
   });
+  return [ui];
 }
 
 // The URL (the view as a link) is written and read by app/features/links/links.ts.

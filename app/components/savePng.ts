@@ -6,7 +6,7 @@ import { toCanvas } from 'html-to-image';
 import { captionStrip, figureSvg, FIGURE_FONT } from '../../src/report/figure.ts';
 import { STAMP_KEYWORD, withITxt } from '../../src/report/png.ts';
 import { stampJson, type Stamp } from '../../src/report/stamp.ts';
-import { chartParts } from './exportFigure.ts';
+import { chartParts } from '../../src/charts/exportFigure.ts';
 import { prepareForExport } from './exportPrepare.ts';
 
 /** Device pixels per CSS pixel of every exported PNG. */

@@ -1,10 +1,10 @@
 // The dashboard's chart components drawn at a fixed size for one SeriesView, under Node
 // (issue "Incident reports", item 4): the same components as on screen, in their fixed-size
-// mode (app/features/charts/fixedSize.tsx), rendered into happy-dom and read back as the
+// mode (src/charts/fixedSize.tsx), rendered into happy-dom and read back as the
 // parts of a figure.
 import { installDom } from './dom.ts';
-import type { SeriesView } from '../worker/protocol.ts';
-import type { ChartParts } from '../../app/components/exportFigure.ts';
+import type { SeriesView } from '../results/series.ts';
+import type { ChartParts } from '../charts/exportFigure.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 
 export interface RenderedChart {
@@ -39,9 +39,9 @@ function load() {
     import('react'),
     import('react-dom'),
     import('react-dom/client'),
-    import('../../app/features/charts/fixedSize.tsx'),
+    import('../charts/fixedSize.tsx'),
     import('./chartList.ts'),
-    import('../../app/components/exportFigure.ts'),
+    import('../charts/exportFigure.ts'),
   ]);
 }
 

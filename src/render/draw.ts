@@ -10,7 +10,7 @@ import { reportMarkdown } from '../report/markdown.ts';
 import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
 import { stampJson, type Stamp } from '../report/stamp.ts';
-import type { SeriesView } from '../worker/protocol.ts';
+import type { SeriesView } from '../results/series.ts';
 import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from '../node/phases.ts';
 import { rasterise } from './rasterise.ts';

@@ -1,41 +1,40 @@
 // `context-health report`'s analysis side (src/report/renderer.ts, ReportRenderer): keeps
-// each session's columns as `check` reads the file (the Worker's TurnColumnStore), then
-// works out what the report says (src/worker/report.ts) and the view its charts show
-// (src/worker/shape.ts). The drawing (draw.ts) runs apart, on a worker thread started at
+// each session's columns as `check` reads the file (the results model's TurnColumnStore, src/results), then
+// works out what the report says (src/report/reportData.ts) and the view its charts show
+// (src/results/shape.ts). The drawing (draw.ts) runs apart, on a worker thread started at
 // once: this side stays small, so the CLI's thread loads it quickly and gets to the file.
 import { resolveThresholds, type Thresholds } from '../core/config.ts';
 import type { Outcome } from '../core/engine.ts';
 import { MAX_DETAILED_INCIDENTS } from '../report/markdown.ts';
 import { lowerBound } from '../core/bisect.ts';
+import { IncidentRuns } from '../core/incidents.ts';
+import type { Signal } from '../core/signals.ts';
 import type { OutcomeSink, ReportJob, ReportRenderer, SettledWatch } from '../report/renderer.ts';
 import { nonDefaultThresholds, PRODUCT_VERSION } from '../report/stamp.ts';
-import type { SeriesView } from '../worker/protocol.ts';
-import { incidentMargin, reportData } from '../worker/report.ts';
-import { shapeView } from '../worker/shape.ts';
-import { TurnColumnStore } from '../worker/turnColumnStore.ts';
+import type { SeriesView } from '../results/series.ts';
+import { incidentMargin, reportData } from '../report/reportData.ts';
+import { shapeView } from '../results/shape.ts';
+import { TurnColumnStore } from '../results/store.ts';
 import type { DrawJob } from './draw.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 
 /**
- * Which incident each finding of a session belongs to, numbered as TurnColumnStore numbers
- * them (in the order they open; a run of consecutive snapshots with the signal is one), worked
- * out before the turn is recorded, so the sink knows whether the report can quote its spans.
+ * Which incident each finding of a session belongs to, numbered by core's rule
+ * (src/core/incidents.ts) as the results store numbers them, worked out before the turn is
+ * recorded, so the sink knows whether the report can quote its spans.
  */
 class IncidentTracker {
-  private readonly open = new Map<string, number>();
-  private readonly lastFired = new Map<string, number>();
-  count = 0;
+  private readonly runs = new IncidentRuns();
+
+  get count(): number {
+    return this.runs.count;
+  }
 
   /** the incident numbers (0-based) of turn index `t`'s findings that name spans */
-  next(t: number, findings: readonly { signal: string; span_ids: readonly string[] }[]): number[] {
+  next(t: number, findings: readonly { signal: Signal; span_ids: readonly string[] }[]): number[] {
     const named: number[] = [];
     for (const f of findings) {
-      let k = this.open.get(f.signal);
-      if (k === undefined || this.lastFired.get(f.signal) !== t - 1) {
-        k = this.count++;
-        this.open.set(f.signal, k);
-      }
-      this.lastFired.set(f.signal, t);
+      const k = this.runs.add(f.signal, t).index;
       if (f.span_ids.length > 0) named.push(k);
     }
     return named;
@@ -47,7 +46,7 @@ class Sessions implements OutcomeSink {
   readonly incidents = new Map<string, IncidentTracker>();
   /**
    * Whether the report can quote the spans of an incident (0-based), whatever session is
-   * chosen: src/worker/report.ts quotes spans only of the focused incident (--incident N) or,
+   * chosen: src/report/reportData.ts quotes spans only of the focused incident (--incident N) or,
    * for the whole session, of the first MAX_DETAILED_INCIDENTS; for --turns, of any incident.
    */
   private readonly quotable: (k: number) => boolean;
@@ -83,7 +82,7 @@ class Sessions implements OutcomeSink {
       const store = this.store(result.sessionId);
       // The charts read per-turn columns (metrics, canaries, verdicts); a report quotes spans
       // only at the turns where findings of the incidents it details name them
-      // (src/worker/report.ts). Keeping span rows just there, not for every span of every
+      // (src/report/reportData.ts). Keeping span rows just there, not for every span of every
       // turn, is most of what keeps report near check: less to record, and a much smaller
       // heap for the garbage collector to walk (docs/perf-log/notebook.md, "Reports").
       const named = this.incidents.get(result.sessionId)!.next(store.turnCount, result.findings);
@@ -120,12 +119,12 @@ function chartsFinal(store: TurnColumnStore, scope: ReportJob['scope']): boolean
     if (k >= store.incidentSignal.length) return false;
     const end = store.incidentEnd.get(k);
     if (end >= n - 1) return false;
-    const firstTurn = store.turn.get(store.incidentStart.get(k));
-    const lastTurn = store.turn.get(end);
+    const firstTurn = store.col.turn.get(store.incidentStart.get(k));
+    const lastTurn = store.col.turn.get(end);
     to = lastTurn + incidentMargin(firstTurn, lastTurn);
   } else if (scope.kind === 'turns') to = scope.to;
   else return false; // the whole session: its end is the file's
-  return store.turn.get(n - 1) > to;
+  return store.col.turn.get(n - 1) > to;
 }
 
 /**

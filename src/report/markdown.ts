@@ -2,7 +2,7 @@
 // how badly, where, on which spans, what the verdicts told the harness to do, the contract
 // rule that fired, the thresholds in force, and the stamped charts beside it. The
 // dashboard's "Report this incident" and `context-health report` build it from the same
-// ReportData (the Worker's src/worker/report.ts makes one from a session's columns).
+// ReportData (src/report/reportData.ts makes one from a session's columns).
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';

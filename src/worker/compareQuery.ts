@@ -7,7 +7,7 @@ import { compareSessions, type Comparison, type SessionOutline } from '../core/c
 import type { Incident } from '../core/incidents.ts';
 import { SIGNALS } from '../core/signals.ts';
 import type { CompareQuery, OutlineWire } from './compareTypes.ts';
-import { ACTIONS, type TurnColumnStore } from './turnColumnStore.ts';
+import { ACTIONS, type TurnColumnStore } from '../results/store.ts';
 
 export function outlineWire(store: TurnColumnStore): OutlineWire {
   const n = store.turnCount;
@@ -15,10 +15,10 @@ export function outlineWire(store: TurnColumnStore): OutlineWire {
   for (let t = 0; t < n; t++) drops[t] = store.dropStart.get(t) < (t + 1 < n ? store.dropStart.get(t + 1) : store.dropIds.length) ? 1 : 0;
   return {
     sessionId: store.sessionId,
-    turns: store.turn.view().slice(),
-    actions: store.action.view().slice(),
+    turns: store.col.turn.view().slice(),
+    actions: store.col.action.view().slice(),
     drops,
-    fired: store.signals.view().slice(),
+    fired: store.col.signals.view().slice(),
     incidentSignal: store.incidentSignal.view().slice(),
     incidentFirst: store.incidentStart.view().slice(),
     incidentLast: store.incidentEnd.view().slice(),

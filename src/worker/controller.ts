@@ -29,9 +29,9 @@ import type {
   Source,
   WorkerEvent,
 } from './protocol.ts';
-import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
-import { findingsIndex, shapeView, transferables } from './shape.ts';
-import { reportData } from './report.ts';
+import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from '../results/store.ts';
+import { findingsIndex, shapeView, transferables } from '../results/shape.ts';
+import { reportData } from '../report/reportData.ts';
 import type { CompactionsView } from './protocol.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
@@ -196,21 +196,21 @@ export function sessionSummary(s: TurnColumnStore): SessionSummary {
     sessionId: s.sessionId,
     title: s.title,
     turns: n,
-    firstTurn: n > 0 ? s.turn.get(0) : null,
-    lastTurn: n > 0 ? s.turn.get(n - 1) : null,
+    firstTurn: n > 0 ? s.col.turn.get(0) : null,
+    lastTurn: n > 0 ? s.col.turn.get(n - 1) : null,
     signalCounts: counts,
     findings: s.findingTurn.length,
     incidents: s.incidentSignal.length,
     thresholds: s.thresholds,
     headerConfig: s.headerConfig,
-    firstFault: s.firstFault === null ? null : { turn: s.turn.get(s.firstFault.turnIndex), signal: s.firstFault.signal },
+    firstFault: s.firstFault === null ? null : { turn: s.col.turn.get(s.firstFault.turnIndex), signal: s.firstFault.signal },
     latest:
       n > 0 && lists !== null
-        ? { turn: s.turn.get(n - 1), action: ACTIONS[s.action.get(n - 1)]!, recompute: lists.recompute.length, drop: lists.drop.length }
+        ? { turn: s.col.turn.get(n - 1), action: ACTIONS[s.col.action.get(n - 1)]!, recompute: lists.recompute.length, drop: lists.drop.length }
         : null,
     hasCanary: s.hasCanary,
     hasRewrites: s.hasRewrites,
-    spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.turn.get(heldFrom) : null,
+    spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.col.turn.get(heldFrom) : null,
     scores: s.referenceScored ? 'reference' : 'harness',
     hasAgreement: s.hasAgreement,
     compactions: s.compactions.length,

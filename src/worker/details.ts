@@ -3,11 +3,12 @@ import { indexAtOrBefore } from '../core/bisect.ts';
 import { Binding } from '../core/analyse.ts';
 import { SEVERITY, SIGNALS } from '../core/signals.ts';
 import { wordDiff } from './diff.ts';
-import { kindLabel } from './composition.ts';
+import { kindLabel } from '../results/composition.ts';
 import { lineageGraph } from './lineage.ts';
-import { gather, lttb } from './lttb.ts';
+import { gather, lttb } from '../results/lttb.ts';
 import type { FindingDetail, SpanDetail, SpanRow, SpanVersion, TurnDetail } from './protocol.ts';
-import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type TurnColumnStore } from './turnColumnStore.ts';
+import { metricsAt } from '../results/turnColumns.ts';
+import { ACTIONS, bindingName, FLAG_PINNED, FLAG_TEXT_CHANGED, type TurnColumnStore } from '../results/store.ts';
 
 const HISTORY_POINTS = 400;
 const MAX_VERSIONS = 200;
@@ -22,7 +23,7 @@ export function findingDetail(store: TurnColumnStore, fi: number): FindingDetail
   const spans = store.findingSpans(fi);
   return {
     index: fi,
-    turn: store.turn.get(store.findingTurn.get(fi)),
+    turn: store.col.turn.get(store.findingTurn.get(fi)),
     signal,
     severity: SEVERITY[signal],
     message: store.findingMessage[fi]!,
@@ -39,7 +40,7 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
   const [f0, f1] = store.findingsAt(t);
   const findings: FindingDetail[] = [];
   for (let fi = f0; fi < f1; fi++) findings.push(findingDetail(store, fi));
-  const action = ACTIONS[store.action.get(t)]!;
+  const action = ACTIONS[store.col.action.get(t)]!;
   const spans = spanRows(store, t);
   const labels: Record<string, string> = { ...store.labelsOf(lists.recompute), ...store.labelsOf(lists.drop) };
   for (const f of findings) Object.assign(labels, f.labels);
@@ -47,23 +48,9 @@ export function turnDetail(store: TurnColumnStore, turn: number, withGraph = tru
     sessionId: store.sessionId,
     turn,
     index: t,
-    prevTurn: t > 0 ? store.turn.get(t - 1) : null,
-    nextTurn: t + 1 < store.turnCount ? store.turn.get(t + 1) : null,
-    metrics: {
-      n_spans: store.nSpans.get(t),
-      n_scored: store.nScored.get(t),
-      tokens_total: store.tokens.get(t),
-      tokens_estimated: store.tokensEstimated.get(t) === 1,
-      mean_score: nullable(store.mean.get(t)),
-      median_score: nullable(store.median.get(t)),
-      stdev_score: nullable(store.stdev.get(t)),
-      p10_score: nullable(store.p10.get(t)),
-      p90_score: nullable(store.p90.get(t)),
-      orphan_edges: store.orphanEdges.get(t),
-      spans_modified: store.spansModified.get(t),
-      scores_invalidated: store.scoresInvalidated.get(t),
-      texts_changed: store.textsChanged.get(t),
-    },
+    prevTurn: t > 0 ? store.col.turn.get(t - 1) : null,
+    nextTurn: t + 1 < store.turnCount ? store.col.turn.get(t + 1) : null,
+    metrics: metricsAt(store.col, t),
     action,
     prune_safe: action === 'prune_ok',
     recompute: ids(lists.recompute),
@@ -100,28 +87,27 @@ function spanRows(store: TurnColumnStore, t: number): SpanRow[] | null {
   return out;
 }
 
-/** sha256 handed in: the Worker's hash-wasm hasher, or node:crypto in tests. */
-export function spanDetail(store: TurnColumnStore, turn: number, spanId: string, sha256: (text: string) => string): SpanDetail | null {
-  const idx = store.spanIndex.get(spanId);
-  if (idx === undefined) return null;
-  const info = store.spans[idx]!;
-  if (info.firstSeen < 0) return null; // named (pruned, cited) but never live
-  let t = store.indexOf(turn);
-  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, indexAtOrBefore(store.turn.view(), turn)));
-  const heldFrom = store.spansHeldFromIndex;
+/** The span's history over the held turns where it was live, and the rows its detail shows. */
+interface SpanHistory {
+  xs: number[];
+  scores: number[];
+  rewrites: number[];
+  /** turns where the binding was not `bound`, as [from, to] pairs */
+  bad: number[];
+  versions: SpanVersion[];
+  /** its row at turn index t (-1: not live there), at or before t, and before t */
+  rowAtT: number;
+  nearestRow: number;
+  nearestT: number;
+  prevLiveRow: number;
+  prevLiveT: number;
+}
 
-  // history over the held turns where the span was live
-  const xs: number[] = [];
-  const scores: number[] = [];
-  const rewrites: number[] = [];
-  const bad: number[] = [];
-  const versions: SpanVersion[] = [];
+function spanHistory(store: TurnColumnStore, idx: number, t: number): SpanHistory {
+  const info = store.spans[idx]!;
+  const heldFrom = store.spansHeldFromIndex;
+  const h: SpanHistory = { xs: [], scores: [], rewrites: [], bad: [], versions: [], rowAtT: -1, nearestRow: -1, nearestT: -1, prevLiveRow: -1, prevLiveT: -1 };
   let hint = -1;
-  let rowAtT = -1;
-  let nearestRow = -1;
-  let nearestT = -1;
-  let prevLiveRow = -1;
-  let prevLiveT = -1;
   let badStart = -1;
   let lastT = -1;
   const from = Math.max(info.firstSeen, heldFrom);
@@ -132,80 +118,88 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     if (row < 0) continue;
     hint = row - r.start;
     const d = store.rows.read(row);
-    const x = store.turn.get(k);
-    xs.push(x);
-    scores.push(d.score);
-    rewrites.push(d.rewrites);
+    const x = store.col.turn.get(k);
+    h.xs.push(x);
+    h.scores.push(d.score);
+    h.rewrites.push(d.rewrites);
     const isBad = d.binding !== Binding.Bound;
     if (isBad && badStart < 0) badStart = x;
     if (!isBad && badStart >= 0) {
-      bad.push(badStart, store.turn.get(lastT));
+      h.bad.push(badStart, store.col.turn.get(lastT));
       badStart = -1;
     }
-    const v = versions[versions.length - 1];
-    const version = info.texts[d.textVer];
-    if (v !== undefined && v.fromTurn === store.turn.get(info.texts[d.textVer]!.firstTurnIndex)) v.toTurn = x;
-    else versions.push({ fromTurn: store.turn.get(version!.firstTurnIndex), toTurn: x, sha256: version!.digest ?? null });
-    if (k === t) rowAtT = row;
+    const v = h.versions[h.versions.length - 1];
+    const version = info.texts[d.textVer]!;
+    if (v !== undefined && v.fromTurn === store.col.turn.get(version.firstTurnIndex)) v.toTurn = x;
+    else h.versions.push({ fromTurn: store.col.turn.get(version.firstTurnIndex), toTurn: x, sha256: version.digest ?? null });
+    if (k === t) h.rowAtT = row;
     if (k <= t) {
-      nearestRow = row;
-      nearestT = k;
+      h.nearestRow = row;
+      h.nearestT = k;
     }
     if (k < t) {
-      prevLiveRow = row;
-      prevLiveT = k;
+      h.prevLiveRow = row;
+      h.prevLiveT = k;
     }
     lastT = k;
   }
-  if (badStart >= 0 && lastT >= 0) bad.push(badStart, store.turn.get(lastT));
-  if (nearestRow < 0 && xs.length > 0) {
+  if (badStart >= 0 && lastT >= 0) h.bad.push(badStart, store.col.turn.get(lastT));
+  if (h.nearestRow < 0 && h.xs.length > 0) {
     // the span first appears after this turn: show its first held turn
-    nearestT = Math.max(info.firstSeen, heldFrom);
-    nearestRow = store.rowOf(nearestT, idx);
+    h.nearestT = from;
+    h.nearestRow = store.rowOf(h.nearestT, idx);
   }
+  return h;
+}
 
-  const live = rowAtT >= 0;
-  const shownRow = live ? rowAtT : nearestRow;
-  const shownT = live ? t : nearestT;
-  const hx = Float64Array.from(xs);
-  const hs = Float64Array.from(scores);
-  const keep = lttb(hx, hs, 0, hx.length, HISTORY_POINTS);
+type ShownRow = Pick<
+  SpanDetail,
+  'text' | 'textEvicted' | 'claimedSha256' | 'computedSha256' | 'score' | 'binding' | 'rewrites' | 'tokens' | 'pinned' | 'derivedFrom' | 'diffAgainst' | 'diff'
+>;
 
-  let text: string | null = null;
-  let textEvicted = false;
-  let claimed: string | null = null;
-  let computed: string | null = null;
-  let score: number | null = null;
-  let binding: SpanDetail['binding'] = 'bound';
-  let rw = 0;
-  let tokens = 0;
-  let pinned = false;
-  let derivedFrom: string[] = [];
-  let diffAgainst: number | null = null;
-  let diff: SpanDetail['diff'] = null;
-  if (shownRow >= 0) {
-    const d = store.rows.read(shownRow);
-    const version = info.texts[d.textVer]!;
-    text = version.text;
-    textEvicted = text === null;
-    if (text !== null && version.digest === undefined) version.digest = sha256(text);
-    computed = version.digest ?? null;
-    claimed = d.claimVer >= 0 ? info.claims[d.claimVer]! : null;
-    score = nullable(d.score);
-    binding = bindingName(d.binding);
-    rw = d.rewrites;
-    tokens = d.tokens;
-    pinned = (d.flags & FLAG_PINNED) !== 0;
-    derivedFrom = d.parentsVer >= 0 ? [...info.parents[d.parentsVer]!] : [];
-    if (live && prevLiveRow >= 0) {
-      const before = store.rows.read(prevLiveRow);
-      diffAgainst = store.turn.get(prevLiveT);
-      const old = info.texts[before.textVer]!.text;
-      if (before.textVer !== d.textVer && old !== null && text !== null) diff = wordDiff(old, text);
-    }
+/** What the inspector shows of the span at one row; the diff against `prevRow` (its previous live turn) when given. */
+function shownRow(store: TurnColumnStore, idx: number, row: number, prevRow: number, prevT: number, sha256: (text: string) => string): ShownRow {
+  const out: ShownRow = {
+    text: null,
+    textEvicted: false,
+    claimedSha256: null,
+    computedSha256: null,
+    score: null,
+    binding: 'bound',
+    rewrites: 0,
+    tokens: 0,
+    pinned: false,
+    derivedFrom: [],
+    diffAgainst: null,
+    diff: null,
+  };
+  if (row < 0) return out;
+  const info = store.spans[idx]!;
+  const d = store.rows.read(row);
+  const version = info.texts[d.textVer]!;
+  const text = version.text;
+  out.text = text;
+  out.textEvicted = text === null;
+  if (text !== null && version.digest === undefined) version.digest = sha256(text);
+  out.computedSha256 = version.digest ?? null;
+  out.claimedSha256 = d.claimVer >= 0 ? info.claims[d.claimVer]! : null;
+  out.score = nullable(d.score);
+  out.binding = bindingName(d.binding);
+  out.rewrites = d.rewrites;
+  out.tokens = d.tokens;
+  out.pinned = (d.flags & FLAG_PINNED) !== 0;
+  out.derivedFrom = d.parentsVer >= 0 ? [...info.parents[d.parentsVer]!] : [];
+  if (prevRow >= 0) {
+    const before = store.rows.read(prevRow);
+    out.diffAgainst = store.col.turn.get(prevT);
+    const old = info.texts[before.textVer]!.text;
+    if (before.textVer !== d.textVer && old !== null && text !== null) out.diff = wordDiff(old, text);
   }
+  return out;
+}
 
-  // lineage at the shown turn
+/** The spans live at turn index `shownT`, and those of them derived from `spanId`. */
+function lineageAt(store: TurnColumnStore, spanId: string, shownT: number): { liveAt: Set<string>; children: string[] } {
   const liveAt = new Set<string>();
   const children: string[] = [];
   const r = shownT >= 0 ? store.rowsOf(shownT) : null;
@@ -217,7 +211,28 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
       if (d.parentsVer >= 0 && other.id !== spanId && other.parents[d.parentsVer]!.includes(spanId)) children.push(other.id);
     }
   }
-  const missingParents = derivedFrom.filter((p) => p !== spanId && !liveAt.has(p));
+  return { liveAt, children };
+}
+
+/** sha256 handed in: the Worker's hash-wasm hasher, or node:crypto in tests. */
+export function spanDetail(store: TurnColumnStore, turn: number, spanId: string, sha256: (text: string) => string): SpanDetail | null {
+  const idx = store.spanIndex.get(spanId);
+  if (idx === undefined) return null;
+  const info = store.spans[idx]!;
+  if (info.firstSeen < 0) return null; // named (pruned, cited) but never live
+  let t = store.indexOf(turn);
+  if (t < 0) t = Math.max(0, Math.min(store.turnCount - 1, indexAtOrBefore(store.col.turn.view(), turn)));
+  const heldFrom = store.spansHeldFromIndex;
+
+  const h = spanHistory(store, idx, t);
+  const live = h.rowAtT >= 0;
+  const shownT = live ? t : h.nearestT;
+  const hx = Float64Array.from(h.xs);
+  const hs = Float64Array.from(h.scores);
+  const keep = lttb(hx, hs, 0, hx.length, HISTORY_POINTS);
+  const shown = shownRow(store, idx, live ? h.rowAtT : h.nearestRow, live ? h.prevLiveRow : -1, h.prevLiveT, sha256);
+  const { liveAt, children } = lineageAt(store, spanId, shownT);
+  const missingParents = shown.derivedFrom.filter((p) => p !== spanId && !liveAt.has(p));
   const prunedAt = info.prunedTurns.filter((k) => k <= (shownT >= 0 ? shownT : t)).pop();
 
   return {
@@ -226,31 +241,20 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     label: info.label,
     turn,
     live,
-    shownTurn: shownT >= 0 ? store.turn.get(shownT) : turn,
-    text,
-    textEvicted,
-    score,
-    binding,
-    claimedSha256: claimed,
-    computedSha256: computed,
-    rewrites: rw,
-    tokens,
-    pinned,
+    shownTurn: shownT >= 0 ? store.col.turn.get(shownT) : turn,
+    ...shown,
     role: info.role,
-    derivedFrom,
     missingParents,
     children,
-    firstSeen: store.turn.get(info.firstSeen),
-    lastSeen: store.turn.get(info.lastSeen),
-    prunedAt: prunedAt === undefined ? null : store.turn.get(prunedAt),
+    firstSeen: store.col.turn.get(info.firstSeen),
+    lastSeen: store.col.turn.get(info.lastSeen),
+    prunedAt: prunedAt === undefined ? null : store.col.turn.get(prunedAt),
     historyX: gather(hx, keep),
     historyScore: gather(hs, keep),
-    historyRewrites: gather(Float64Array.from(rewrites), keep),
-    badBinding: Float64Array.from(bad),
-    textVersions: versions.slice(-MAX_VERSIONS),
-    diffAgainst,
-    diff,
-    historyFrom: heldFrom > 0 ? store.turn.get(heldFrom) : null,
-    labels: store.labelsOfIds([...derivedFrom, ...children]),
+    historyRewrites: gather(Float64Array.from(h.rewrites), keep),
+    badBinding: Float64Array.from(h.bad),
+    textVersions: h.versions.slice(-MAX_VERSIONS),
+    historyFrom: heldFrom > 0 ? store.col.turn.get(heldFrom) : null,
+    labels: store.labelsOfIds([...shown.derivedFrom, ...children]),
   };
 }

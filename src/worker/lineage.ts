@@ -4,7 +4,7 @@
 // the components that hold orphans first.
 import dagre from '@dagrejs/dagre';
 import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
-import { bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
+import { bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
 
 export const MAX_GRAPH_NODES = 160;
 // wide enough for a label's first words (`Read src/cache.ts`, a prompt's opening)

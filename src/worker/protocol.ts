@@ -2,12 +2,12 @@
 // Requests carry the job id they were made for; every reply and event carries the job
 // it belongs to, and the client drops anything for a job that is no longer current
 // (docs/architecture.md "Worker messages"). Bulk numbers travel as typed arrays in the transfer list.
-import type { TurnMetrics } from '../core/analyse.ts';
 import type { InputError } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
 import type { ReportData } from '../report/markdown.ts';
-import type { ReportQuery } from './report.ts';
+import type { ReportQuery } from '../report/reportData.ts';
+import type { Bands, BindingName, FindingsIndex, SeriesView, TurnMetricsView, ViewQuery } from '../results/series.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import type { Comparison, CompareQuery, OutlineWire } from './compareTypes.ts';
 import type { CompactionRecord, KindRetention, RecordItem } from '../core/compactions.ts';
@@ -16,6 +16,23 @@ import type { ContextWindow } from '../core/composition.ts';
 
 export type { InputError, Thresholds, Action, Severity, Signal, ScorerMode, ContextWindow };
 export type { CompactionRecord, KindRetention, RecordItem, AuditItemKind, AuditStatus, CarriedItem, ReportQuery };
+// the shaped series and the findings index are the results model's (src/results/series.ts)
+export type {
+  Bands,
+  BindingName,
+  CanaryLine,
+  CanarySeries,
+  CompositionBand,
+  CompositionSeries,
+  DriftSeries,
+  FindingsIndex,
+  OrphanSeries,
+  SeriesView,
+  SpreadSeries,
+  TurnMetricsView,
+  ViewQuery,
+} from '../results/series.ts';
+export { ROW_FINDING, ROW_INCIDENT } from '../results/series.ts';
 
 // ------------------------------------------------------------------ sources
 
@@ -52,16 +69,6 @@ export interface CancelRequest {
   job: number;
 }
 
-export interface ViewQuery {
-  sessionId: string;
-  /** turn numbers, inclusive; null = the whole session */
-  window: { from: number; to: number } | null;
-  /** how many points each chart may draw (about one per 1–2 pixels) */
-  points: number;
-  /** pixel columns of the overview ribbon */
-  ribbon: number;
-}
-
 export interface TurnQuery {
   sessionId: string;
   turn: number;
@@ -90,7 +97,7 @@ export interface QueryMap {
   /** comparing two sessions (compareQuery.ts): B's Worker sends its outline, A's compares */
   outline: { query: { sessionId: string }; reply: OutlineWire };
   compare: { query: CompareQuery; reply: Comparison };
-  /** the data of an incident report (src/worker/report.ts, src/report/markdown.ts) */
+  /** the data of an incident report (src/report/reportData.ts, src/report/markdown.ts) */
   report: { query: ReportQuery; reply: ReportData };
   /** contract §8.3: the session's compaction records, as they stand now */
   compactions: { query: { sessionId: string }; reply: CompactionsView };
@@ -205,128 +212,6 @@ export type WorkerEvent =
   | { type: 'reply'; job: number; req: number; ok: true; body: unknown }
   | { type: 'reply'; job: number; req: number; ok: false; error: string };
 
-// ------------------------------------------------------------------ shaped data
-
-/** Pairs [x1, x2, x1, x2, …] of turn ranges to shade. */
-export type Bands = Float64Array;
-
-export interface SpreadSeries {
-  x: Float64Array;
-  stdev: Float64Array;
-  p10: Float64Array;
-  p90: Float64Array;
-  median: Float64Array;
-  /** contract §7 reference_agreement per turn (NaN: none); null when no snapshot of the session has one */
-  agreement: Float64Array | null;
-  agreementFloor: number;
-  spreadFloor: number;
-  minScored: number;
-  /** turns where spread_collapse fired */
-  collapse: Bands;
-  /** turns where relevance_collapse fired (collapse + inversion) */
-  relevanceCollapse: Bands;
-}
-
-export interface CanaryLine {
-  spanId: string;
-  /** contract §8.8 the span's label, when it has one */
-  label: string | null;
-  rank: Float64Array;
-  inversions: number;
-}
-
-export interface CanarySeries {
-  x: Float64Array;
-  /** rank of the median score, (n_scored + 1) / 2 */
-  medianRank: Float64Array;
-  nScored: Float64Array;
-  canaries: CanaryLine[];
-  /** pinned spans not drawn (only the worst few are) */
-  hiddenCanaries: number;
-  /** points where a canary sat below the median: x and rank */
-  inversionX: Float64Array;
-  inversionRank: Float64Array;
-  inversions: Bands;
-  noCanary: Bands;
-  hasCanary: boolean;
-}
-
-export interface DriftSeries {
-  x: Float64Array;
-  tokens: Float64Array;
-  mean: Float64Array;
-  /** previous turn's mean × (1 ± relevance_tolerance) */
-  bandLow: Float64Array;
-  bandHigh: Float64Array;
-  tolerance: number;
-  inflationX: Float64Array;
-  inflationMean: Float64Array;
-  driftX: Float64Array;
-  driftMean: Float64Array;
-  inflation: Bands;
-  drift: Bands;
-  hasRewrites: boolean;
-}
-
-export interface OrphanSeries {
-  x: Float64Array;
-  edges: Float64Array;
-  orphaned: Bands;
-}
-
-/** contract §8.7 one band of the composition chart: a kind (or tools grouped), bottom to top. */
-export interface CompositionBand {
-  /** the kind as `tokens_by_kind` keys it (or tool_result:(other), context) */
-  key: string;
-  label: string;
-  /** its position among the tool-result bands (for the colour), -1 for other kinds */
-  toolSlot: number;
-  tokens: Float64Array;
-}
-
-export interface CompositionSeries {
-  x: Float64Array;
-  /** where the kinds come from: tokens_by_kind, the spans' roles, or the total alone */
-  source: 'kind' | 'role' | 'total';
-  bands: CompositionBand[];
-  total: Float64Array;
-  /** the context window per point (NaN: none known) */
-  window: Float64Array;
-  /** contract §8.7 pressure_threshold: the share of the window context_pressure fires at */
-  threshold: number;
-  /** the largest fill (tokens_total / window) in the window drawn; null without a window */
-  peakFill: number | null;
-  /** turns where context_pressure fired */
-  pressure: Bands;
-}
-
-export interface SeriesView {
-  sessionId: string;
-  /** the window drawn, inclusive turn numbers */
-  from: number;
-  to: number;
-  /** the whole session */
-  firstTurn: number;
-  lastTurn: number;
-  turnCount: number;
-  /** turns in the window (before decimation) */
-  windowTurns: number;
-  /** the signals that fired on some turn of the window, contract §4 order (the stamp of exported images) */
-  signalsInWindow: Signal[];
-  /** every turn of the session, for keyboard stepping, and its worst severity (0 none, 1 info, 2 warning, 3 fault) */
-  turns: Float64Array;
-  severity: Uint8Array;
-  /** worst severity per pixel column over the whole session (the overview ribbon) */
-  ribbon: Uint8Array;
-  spread: SpreadSeries;
-  canary: CanarySeries;
-  drift: DriftSeries;
-  orphans: OrphanSeries;
-  composition: CompositionSeries;
-  /** turns in the window where a compaction took effect (contract §8.3: one per compaction record), marked on every chart */
-  compactions: Float64Array;
-}
-
 /** contract §8.3: one session's compactions, in turn order (CompactionRecord is the `check --json` shape). */
 export interface CompactionsView {
   sessionId: string;
@@ -340,26 +225,6 @@ export interface CompactionsView {
 /** contract §8.8: span id → label, for the spans a reply names that have one (the page shows the label, keeps the id on hover). */
 export type SpanLabels = Record<string, string>;
 
-export const ROW_INCIDENT = 0;
-export const ROW_FINDING = 1;
-
-/** The findings list: incident header rows, each followed by its findings, in turn order. */
-export interface FindingsIndex {
-  sessionId: string;
-  findings: number;
-  rowKind: Uint8Array;
-  /** incident index for an incident row, finding index for a finding row */
-  rowRef: Int32Array;
-  rowIncident: Int32Array;
-  rowTurn: Float64Array;
-  /** index into SIGNALS */
-  rowSignal: Uint8Array;
-  incidentSignal: Uint8Array;
-  incidentStart: Float64Array;
-  incidentEnd: Float64Array;
-  incidentCount: Int32Array;
-}
-
 export interface FindingDetail {
   index: number;
   turn: number;
@@ -370,11 +235,6 @@ export interface FindingDetail {
   /** contract §8.8 the labels of spanIds (those that have one) */
   labels: SpanLabels;
 }
-
-export type BindingName = 'bound' | 'unscored' | 'unbound' | 'stale';
-
-/** The engine's per-turn metrics (contract §3) as the turn panel shows them. */
-export type TurnMetricsView = Omit<TurnMetrics, 'turn' | 'canaries'>;
 
 export interface SpanRow {
   spanId: string;

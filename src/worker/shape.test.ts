@@ -10,8 +10,8 @@ import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { spanDetail, turnDetail } from './details.ts';
 import { MAX_GRAPH_NODES } from './lineage.ts';
 import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
-import { TurnColumnStore, type StoreLimits } from './turnColumnStore.ts';
-import { findingsIndex, shapeView, signalBands, transferables, windowOf } from './shape.ts';
+import { TurnColumnStore, type StoreLimits } from '../results/store.ts';
+import { findingsIndex, shapeView, signalBands, transferables, windowOf } from '../results/shape.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
@@ -72,7 +72,7 @@ describe('shaping', () => {
     const v = shapeView(store, { sessionId: 'run', window: { from: 50, to: 60 }, points: 100, ribbon: 10 });
     const i = 3;
     const t = store.indexOf(v.drift.x[i]!);
-    const prev = store.mean.get(t - 1);
+    const prev = store.col.mean.get(t - 1);
     expect(v.drift.bandLow[i]).toBeCloseTo(prev * 0.95, 12);
     expect(v.drift.bandHigh[i]).toBeCloseTo(prev * 1.05, 12);
   });
@@ -82,7 +82,7 @@ describe('shaping', () => {
     expect(v.canary.hasCanary).toBe(true);
     expect(v.canary.canaries.length).toBeGreaterThan(0);
     const t = store.indexOf(v.canary.x[10]!);
-    expect(v.canary.medianRank[10]).toBe((store.nScored.get(t) + 1) / 2);
+    expect(v.canary.medianRank[10]).toBe((store.col.nScored.get(t) + 1) / 2);
     expect(v.canary.inversionX.length).toBeGreaterThan(0);
   });
 
@@ -99,7 +99,7 @@ describe('shaping', () => {
     const buffers = [...transferables(v), ...transferables(ix)];
     structuredClone({ v, ix }, { transfer: buffers });
     expect(v.turns.length).toBe(0); // detached
-    expect(store.turn.length).toBe(300);
+    expect(store.col.turn.length).toBe(300);
     expect(shapeView(store, { sessionId: 'run', window: null, points: 10, ribbon: 10 }).turns.length).toBe(300);
   });
 
@@ -126,8 +126,8 @@ describe('turn and span details', () => {
   const { store } = build(200);
 
   it('lists the verdict, findings, spans and a laid-out lineage graph for a turn', () => {
-    const orphanTurn = [...Array(store.turnCount).keys()].find((t) => store.orphanEdges.get(t) > 0)!;
-    const d = turnDetail(store, store.turn.get(orphanTurn))!;
+    const orphanTurn = [...Array(store.turnCount).keys()].find((t) => store.col.orphanEdges.get(t) > 0)!;
+    const d = turnDetail(store, store.col.turn.get(orphanTurn))!;
     expect(d.findings.some((f) => f.signal === 'orphaned_parent')).toBe(true);
     expect(d.graph!.nodes.some((n) => n.kind === 'ghost')).toBe(true);
     expect(d.graph!.edges.some((e) => e.missing)).toBe(true);
@@ -138,9 +138,9 @@ describe('turn and span details', () => {
 
   it("gives a span's hashes, history and a diff against its previous turn", () => {
     const staleTurn = [...Array(store.turnCount).keys()].find((t) =>
-      turnDetail(store, store.turn.get(t))!.spans!.some((s) => s.binding === 'stale' && s.textChanged),
+      turnDetail(store, store.col.turn.get(t))!.spans!.some((s) => s.binding === 'stale' && s.textChanged),
     )!;
-    const turn = store.turn.get(staleTurn);
+    const turn = store.col.turn.get(staleTurn);
     const span = turnDetail(store, turn)!.spans!.find((s) => s.binding === 'stale' && s.textChanged)!;
     const d = spanDetail(store, turn, span.spanId, sha256)!;
     expect(d.binding).toBe('stale');
@@ -159,8 +159,8 @@ describe('memory bounds', () => {
     expect(store.rows.heldFrom).toBeGreaterThan(0);
     const held = store.spansHeldFromIndex;
     expect(held).toBeGreaterThan(0);
-    expect(turnDetail(store, store.turn.get(0))!.spans).toBeNull();
-    expect(turnDetail(store, store.turn.get(store.turnCount - 1))!.spans!.length).toBeGreaterThan(0);
+    expect(turnDetail(store, store.col.turn.get(0))!.spans).toBeNull();
+    expect(turnDetail(store, store.col.turn.get(store.turnCount - 1))!.spans!.length).toBeGreaterThan(0);
     // metrics and findings of every turn are kept
     expect(store.turnCount).toBe(500);
   });

@@ -1,15 +1,15 @@
 import { memo, useEffect, useRef } from 'react';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi } from '../../stores/ui.ts';
-import { AXES_PX } from './common.tsx';
-import { AgreementChart as AgreementChartImpl } from './AgreementChart.tsx';
-import { CanaryChart as CanaryChartImpl } from './CanaryChart.tsx';
-import { DriftChart as DriftChartImpl } from './DriftChart.tsx';
-import { OrphansChart as OrphansChartImpl } from './OrphansChart.tsx';
+import { AXES_PX } from '../../../src/charts/common.tsx';
+import { AgreementChart as AgreementChartImpl } from '../../../src/charts/AgreementChart.tsx';
+import { CanaryChart as CanaryChartImpl } from '../../../src/charts/CanaryChart.tsx';
+import { DriftChart as DriftChartImpl } from '../../../src/charts/DriftChart.tsx';
+import { OrphansChart as OrphansChartImpl } from '../../../src/charts/OrphansChart.tsx';
 import { Overview as OverviewImpl } from './Overview.tsx';
-import { SpreadChart as SpreadChartImpl } from './SpreadChart.tsx';
+import { SpreadChart as SpreadChartImpl } from '../../../src/charts/SpreadChart.tsx';
 import { CompactionsStrip } from '../compactions/CompactionsStrip.tsx';
-import { CompositionChart as CompositionChartImpl } from './CompositionChart.tsx';
+import { CompositionChart as CompositionChartImpl } from '../../../src/charts/CompositionChart.tsx';
 
 // memo: the container re-renders when the turn count changes; the charts take their
 // data themselves, each in its own task (useChartView)

@@ -21,7 +21,7 @@ import {
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { GraphNode } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
-import { C } from '../../components/theme.ts';
+import { C } from '../../../src/charts/theme.ts';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
 import { EXPORT_PREPARE_EVENT } from '../../components/exportPrepare.ts';
 import { useAnalysis } from '../../stores/analysis.ts';

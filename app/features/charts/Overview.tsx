@@ -3,7 +3,7 @@
 // select a turn; the two window edges are keyboard sliders.
 import { useEffect, useRef, useState } from 'react';
 import { selectTurn } from '../../analysis.ts';
-import { C } from '../../components/theme.ts';
+import { C } from '../../../src/charts/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { nearestTurn, setUi, useUi, zoomAround } from '../../stores/ui.ts';
 import { markContinuous } from '../links/linkStore.ts';

@@ -7,13 +7,13 @@ import { createContext, useContext, useMemo } from 'react';
 import { CartesianGrid, ComposedChart, usePlotArea, useXAxisScale, useYAxisScale, XAxis, YAxis } from 'recharts';
 import type { CompactionRecord } from '../../../src/worker/client.ts';
 import { selectTurn } from '../../analysis.ts';
-import { ChartFrame } from '../../components/ChartFrame.tsx';
-import { C } from '../../components/theme.ts';
+import { ChartFrame } from '../../../src/charts/ChartFrame.tsx';
+import { C } from '../../../src/charts/theme.ts';
 import { useAnalysis, sessionOnScreen } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
-import { AXIS_TICK, CHART_MARGIN, thousands, turnAxisLabel, useStableDomain, useTurnAxis, yLabel } from '../charts/common.tsx';
-import { ChartBox } from '../charts/fixedSize.tsx';
-import { niceTicks } from '../charts/rows.ts';
+import { AXIS_TICK, CHART_MARGIN, thousands, turnAxisLabel, useStableDomain, useTurnAxis, yLabel } from '../../../src/charts/common.tsx';
+import { ChartBox } from '../../../src/charts/fixedSize.tsx';
+import { niceTicks } from '../../../src/charts/rows.ts';
 import { retentionShares, retentionWords, tokensWords } from './compactionRows.ts';
 
 const SHARE_TICKS = [0, 25, 50, 75, 100];

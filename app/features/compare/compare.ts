@@ -1,57 +1,52 @@
 // The bridge for comparing: B is analysed by a second Worker (its own AnalysisClient, so
 // A and B load in parallel, one per core), and A's Worker compares A's session with B's
 // outline (src/worker/compareQuery.ts, the rules of `diff`, contract §6.4). Pulls are
-// coalesced like app/analysis.ts's; a growing live session (A or B) re-compares at most
+// made by its SourceSession, like app/analysis.ts's; a growing live session (A or B) re-compares at most
 // once a second.
-import { AnalysisClient, counterpartIndex, type Alignment, type Source, type WorkerEvent } from '../../../src/worker/client.ts';
+import { counterpartIndex, type Alignment, type Source } from '../../../src/worker/client.ts';
 import { currentSource, sourceClient, selectTurn } from '../../analysis.ts';
-import { coalesced, throttled } from '../../pulls.ts';
+import { throttled } from '../../pulls.ts';
+import { SourceSession, type SourceEvent } from '../../sourceSession.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 import { choosePartnerSession, initialCompareState, useCompare, type CompareState, type PartnerSpec } from './compareStore.ts';
 
-let client: AnalysisClient | null = null;
-
-function partnerWorker(): AnalysisClient {
-  if (client === null) {
-    client = new AnalysisClient();
-    client.subscribe(onPartnerEvent);
-    wire();
-  }
-  return client;
-}
+/** Source B, the comparison partner: a second SourceSession, with a Worker of its own. */
+const partner = new SourceSession({ onEvent: (e) => onPartnerEvent(e), subscribe: () => wire() });
 
 const set = (patch: Partial<CompareState>): void => useCompare.setState(patch);
 
-function sourceOf(partner: PartnerSpec): Source | null {
-  switch (partner.kind) {
+function sourceOf(spec: PartnerSpec): Source | null {
+  switch (spec.kind) {
     case 'sample':
-      return { kind: 'url', url: `${import.meta.env.BASE_URL}samples/${partner.name}`, name: partner.name };
+      return { kind: 'url', url: `${import.meta.env.BASE_URL}samples/${spec.name}`, name: spec.name };
     case 'live': {
       const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
       return {
         kind: 'live',
-        wsUrl: `${scheme}://${location.host}/api/sessions/${encodeURIComponent(partner.sessionId)}/subscribe`,
-        sessionId: partner.sessionId,
+        wsUrl: `${scheme}://${location.host}/api/sessions/${encodeURIComponent(spec.sessionId)}/subscribe`,
+        sessionId: spec.sessionId,
       };
     }
     case 'file':
-      return { kind: 'file', file: partner.file, name: partner.name };
+      return { kind: 'file', file: spec.file, name: spec.name };
     case 'same':
       return currentSource();
   }
 }
 
 /** Opens B beside the session on screen. */
-export function openPartner(partner: PartnerSpec, requested: string | null = null, align: Alignment = useCompare.getState().align): void {
-  const source = sourceOf(partner);
+export function openPartner(spec: PartnerSpec, requested: string | null = null, align: Alignment = useCompare.getState().align): void {
+  const source = sourceOf(spec);
   if (source === null) return;
-  useCompare.setState({ ...initialCompareState, partner, requested, align, load: 'reading' }, true);
-  partnerWorker().open(source, useUi.getState().userThresholds, useUi.getState().scorer);
+  useCompare.setState({ ...initialCompareState, partner: spec, requested, align, load: 'reading' }, true);
+  partner.source = source;
+  partner.client.open(source, useUi.getState().userThresholds, useUi.getState().scorer);
 }
 
 export function closeCompare(): void {
-  if (client !== null) client.cancel(); // a live B stops its subscription
+  if (partner.started) partner.client.cancel(); // a live B stops its subscription
+  partner.source = null;
   useCompare.setState({ ...initialCompareState, align: useCompare.getState().align }, true);
 }
 
@@ -79,7 +74,7 @@ export function selectPair(aTurn: number, bTurn: number): void {
 
 // ------------------------------------------------------------------ B's events
 
-function onPartnerEvent(event: Exclude<WorkerEvent, { type: 'reply' }>): void {
+function onPartnerEvent(event: SourceEvent): void {
   switch (event.type) {
     case 'progress':
     case 'digest': // B is never named by a file in a link
@@ -110,13 +105,13 @@ const onPullError = (e: unknown): void => console.warn('compare:', e);
 
 function sessions(): { a: string; b: string } | null {
   const a = useAnalysis.getState().sessionId;
-  const { partner, sessionId: b } = useCompare.getState();
-  return partner === null || a === null || b === null ? null : { a, b };
+  const { partner: spec, sessionId: b } = useCompare.getState();
+  return spec === null || a === null || b === null ? null : { a, b };
 }
 
-export const refreshComparison = coalesced(async () => {
+export const refreshComparison = partner.pull(async (client) => {
   const ids = sessions();
-  if (ids === null || client === null) return;
+  if (ids === null) return;
   const align = useCompare.getState().align;
   const aTurns = useAnalysis.getState().summary?.sessions.find((s) => s.sessionId === ids.a)?.turns ?? 0;
   if (aTurns === 0) return;
@@ -126,9 +121,9 @@ export const refreshComparison = coalesced(async () => {
   if (now?.a === ids.a && now.b === ids.b && useCompare.getState().align === align) set({ comparison });
 }, onPullError);
 
-export const refreshPartnerView = coalesced(async () => {
+export const refreshPartnerView = partner.pull(async (client) => {
   const ids = sessions();
-  if (ids === null || client === null) return;
+  if (ids === null) return;
   const ui = useUi.getState();
   const width = Math.max(200, ui.chartWidth);
   // by position B's whole run is drawn and the chart's own x domain clips it to A's window
@@ -138,12 +133,12 @@ export const refreshPartnerView = coalesced(async () => {
 }, onPullError);
 
 /** B's turn beside A's cursor (contract §6.4 alignment), for the side-by-side verdicts. */
-export const refreshPartnerTurn = coalesced(async () => {
+export const refreshPartnerTurn = partner.pull(async (client) => {
   const ids = sessions();
   const aView = useAnalysis.getState().view;
   const bView = useCompare.getState().view;
   const turn = useUi.getState().selectedTurn;
-  if (ids === null || client === null || aView === null || bView === null || turn === null) return;
+  if (ids === null || aView === null || bView === null || turn === null) return;
   const pinned = useCompare.getState().pinned;
   let bTurn: number | null;
   if (pinned !== null && pinned.aTurn === turn) bTurn = pinned.bTurn;
@@ -163,14 +158,14 @@ function refreshAll(): void {
 /** B (or A) grew: at most once a second, as the charts of a followed live session do. */
 const refreshForData = throttled(refreshAll, 1000);
 
-function wire(): void {
-  useAnalysis.subscribe((s, prev) => {
+function wire(): (() => void)[] {
+  const a = useAnalysis.subscribe((s, prev) => {
     if (useCompare.getState().partner === null) return;
     if (s.sessionId !== prev.sessionId) refreshAll();
     else if (s.summary !== prev.summary) refreshForData();
     if (s.view !== prev.view || s.turn !== prev.turn) refreshPartnerTurn();
   });
-  useUi.subscribe((s, prev) => {
+  const ui = useUi.subscribe((s, prev) => {
     if (useCompare.getState().partner === null) return;
     if (s.zoom !== prev.zoom || s.chartWidth !== prev.chartWidth) refreshPartnerView();
     if (s.selectedTurn !== prev.selectedTurn) {
@@ -179,7 +174,8 @@ function wire(): void {
       refreshPartnerTurn();
     }
   });
-  useCompare.subscribe((s, prev) => {
+  const b = useCompare.subscribe((s, prev) => {
     if (s.view !== prev.view) refreshPartnerTurn();
   });
+  return [a, ui, b];
 }

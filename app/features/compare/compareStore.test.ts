@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobSummary } from '../../../src/worker/client.ts';
-import { partnerX } from './align.ts';
+import { partnerX } from '../../../src/charts/align.ts';
 import { choosePartnerSession, compareHash, partnerFromHash } from './compareStore.ts';
 
 const summary = (...ids: string[]): JobSummary => ({

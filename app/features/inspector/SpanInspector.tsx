@@ -6,7 +6,7 @@ import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Responsiv
 import type { SpanDetail } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { fmtNum, SpanChips } from '../../components/bits.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from '../../../src/charts/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 import { useSpanLabel } from '../../stores/spanLabels.ts';

@@ -1,6 +1,6 @@
 // "Report this incident" (issue "Incident reports", item 3) and "Report this compaction"
 // (contract §8.3): the Worker gathers the report's
-// data (src/worker/report.ts), the charts zoom to the incident ± a margin and are exported
+// data (src/report/reportData.ts), the charts zoom to the incident ± a margin and are exported
 // stamped, and the Markdown (src/report/markdown.ts, the same as `context-health report`'s)
 // goes with the images into a .zip; the Markdown can also be copied for an issue tracker.
 import { strToU8, zipSync, type Zippable } from 'fflate';

@@ -2,7 +2,7 @@
 // the composition chart) and its largest spans, each a link to the inspector by its label.
 import type { TurnDetail } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
-import { kindColor, pct } from '../charts/composition.ts';
+import { kindColor, pct } from '../../../src/charts/composition.ts';
 import { shortLabel } from './spanNames.ts';
 
 export function TurnComposition({ turn }: { turn: TurnDetail }) {

@@ -5,10 +5,10 @@
 import { lowerBound, upperBound } from '../core/bisect.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action } from '../core/signals.ts';
-import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from '../report/markdown.ts';
-import type { StampSource } from '../report/stamp.ts';
+import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from './markdown.ts';
+import type { StampSource } from './stamp.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
-import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from './turnColumnStore.ts';
+import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
 
 /** At most this many spans are listed per incident. */
 export const MAX_REPORT_SPANS = 12;
@@ -64,8 +64,8 @@ function incident(store: TurnColumnStore, k: number, withSpans: boolean): Report
     number: k + 1,
     signal,
     severity: SEVERITY[signal],
-    firstTurn: store.turn.get(t0),
-    lastTurn: store.turn.get(store.incidentEnd.get(k)),
+    firstTurn: store.col.turn.get(t0),
+    lastTurn: store.col.turn.get(store.incidentEnd.get(k)),
     findings: count,
     message: store.findingMessage[fi0]!,
     spans,
@@ -76,7 +76,7 @@ function incident(store: TurnColumnStore, k: number, withSpans: boolean): Report
 function spanAt(store: TurnColumnStore, idx: number, t: number): ReportSpan {
   const info = store.spans[idx]!;
   const row = store.rowOf(t, idx);
-  const base = { id: info.id, turn: store.turn.get(t) };
+  const base = { id: info.id, turn: store.col.turn.get(t) };
   if (row < 0) {
     // named but not live at that turn (an orphan's missing parent, a pruned id)
     return { ...base, text: null, score: null, binding: 'not live', rewrites: 0, pinned: false };
@@ -99,8 +99,8 @@ function verdictRuns(store: TurnColumnStore, i0: number, i1: number): ReportVerd
   let open: ReportVerdictRun | null = null;
   let openDrop: ReportVerdictRun | null = null;
   for (let t = i0; t < i1; t++) {
-    const action: Action = ACTIONS[store.action.get(t)]!;
-    const turn = store.turn.get(t);
+    const action: Action = ACTIONS[store.col.action.get(t)]!;
+    const turn = store.col.turn.get(t);
     const lists = store.verdictLists(t);
     if (action === 'prune_ok') open = null;
     else if (open !== null && open.action === action) {
@@ -123,7 +123,7 @@ function verdictRuns(store: TurnColumnStore, i0: number, i1: number): ReportVerd
 }
 
 export function reportData(store: TurnColumnStore, query: ReportQuery, thresholds: Thresholds = store.thresholds): ReportData {
-  const turns = store.turn.view();
+  const turns = store.col.turn.view();
   const n = turns.length;
   if (n === 0) throw new Error(`session ${JSON.stringify(store.sessionId)} has no snapshot to report on`);
   const first = turns[0]!;

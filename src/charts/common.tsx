@@ -1,20 +1,17 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 import { axisAnchor, minBandWidth, niceTicks, sameDomain, sameRanges, shownDomain, type Range } from './rows.ts';
-import { C } from '../../components/theme.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
-import { useUi } from '../../stores/ui.ts';
+import { C } from './theme.ts';
 import { useFixedChart } from './fixedSize.tsx';
+import { useChartHost } from './host.tsx';
 
 const CHART_ANCHOR = axisAnchor(0, 1);
 
 /** Following a live session over its whole length (no zoom): the axis may run ahead. */
 export function useFollowing(view: SeriesView | null): boolean {
-  const live = useAnalysis((s) => s.source?.kind === 'live');
-  const follow = useUi((s) => s.follow);
-  const zoom = useUi((s) => s.zoom);
+  const followingLive = useChartHost().useFollowingLive();
   const fixed = useFixedChart() !== null;
-  return !fixed && live && follow && zoom === null && view !== null;
+  return !fixed && followingLive && view !== null;
 }
 
 export const CHART_HEIGHT = 210;
@@ -57,7 +54,8 @@ export const twoDecimals = (v: number): string => v.toFixed(2);
  */
 export function useChartView(slot: number): SeriesView | null {
   const fixed = useFixedChart();
-  const [view, setView] = useState<SeriesView | null>(() => useAnalysis.getState().view);
+  const host = useChartHost();
+  const [view, setView] = useState<SeriesView | null>(() => host.currentView());
   useEffect(() => {
     let latest: SeriesView | null | undefined;
     // a new view is on its way while either is set
@@ -92,13 +90,13 @@ export function useChartView(slot: number): SeriesView | null {
       if (frame !== null) cancelAnimationFrame(frame);
       timer = frame = null;
     };
-    take(useAnalysis.getState().view);
-    const unsubscribe = useAnalysis.subscribe((s) => take(s.view));
+    take(host.currentView());
+    const unsubscribe = host.subscribeView(take);
     return () => {
       unsubscribe();
       cancel();
     };
-  }, [slot]);
+  }, [slot, host]);
   return fixed === null ? view : fixed.view;
 }
 
@@ -139,7 +137,7 @@ function useQuiet(value: number | undefined, ms: number): boolean {
 export function useTurnAxis(slot: number) {
   const view = useChartView(slot);
   const fixed = useFixedChart();
-  const uiWidth = useUi((s) => s.chartWidth);
+  const uiWidth = useChartHost().useChartWidth();
   const width = fixed === null ? uiWidth : Math.max(200, fixed.width - AXES_PX);
   const following = useFollowing(view);
   // a live session that has stopped growing ends its axis at its last turn (issue 24: 300 for 258)

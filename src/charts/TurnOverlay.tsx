@@ -3,21 +3,20 @@
 // Only this component re-renders when the cursor or the pointer moves.
 import { useState } from 'react';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale } from 'recharts';
-import { selectTurn } from '../../analysis.ts';
-import { C } from '../../components/theme.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
-import { nearestTurn, useUi } from '../../stores/ui.ts';
+import { C } from './theme.ts';
+import { useChartHost } from './host.tsx';
 import type { ReadoutLine } from './rows.ts';
 import { useFixedChart } from './fixedSize.tsx';
 import { useViewInChart } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 
 /** The values under the pointer, from the chart's view (a module-level function: see chartView.tsx). */
 export type Readout = (view: SeriesView, turn: number) => { turn: number; lines: ReadoutLine[] } | null;
 
 export function TurnOverlay({ readout }: { readout?: Readout }) {
   const fixed = useFixedChart();
-  const uiTurn = useUi((s) => s.selectedTurn);
+  const host = useChartHost();
+  const uiTurn = host.useSelectedTurn();
   const turn = fixed === null ? uiTurn : fixed.selectedTurn;
   const scale = useXAxisScale();
   const inverse = useXAxisInverseScale();
@@ -50,8 +49,7 @@ export function TurnOverlay({ readout }: { readout?: Readout }) {
         style={{ cursor: 'crosshair' }}
         onClick={(e) => {
           const v = valueAt(e);
-          const turns = useAnalysis.getState().view?.turns;
-          if (v !== null && turns !== undefined) selectTurn(nearestTurn(turns, v.value));
+          if (v !== null) host.selectTurnNear(v.value);
         }}
         onPointerMove={(e) => setHoverPx(valueAt(e)?.px ?? null)}
         onPointerLeave={() => setHoverPx(null)}

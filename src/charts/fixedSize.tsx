@@ -4,7 +4,7 @@
 // report's charts are the dashboard's own components, not a copy.
 import { cloneElement, createContext, useContext, type ReactElement } from 'react';
 import { ResponsiveContainer } from 'recharts';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 
 export interface FixedChart {
   view: SeriesView;

@@ -2,7 +2,7 @@
 // figure (src/report/figure.ts): title, subtitle, legend and the chart's SVG. The
 // dashboard's "Save SVG" reads the page's DOM; `context-health report` reads the same
 // components rendered into happy-dom (src/render/charts.tsx), so both export one thing.
-import type { FigureParts, LegendItem } from '../../src/report/figure.ts';
+import type { FigureParts, LegendItem } from '../report/figure.ts';
 
 const KINDS: readonly LegendItem['kind'][] = ['line', 'dash', 'area', 'dot', 'shade'];
 

@@ -2,8 +2,8 @@
 // position B's i-th of nB snapshots is drawn where A is at the same share of its run
 // (interpolated between A's turns, which may have gaps). Shaping of a few hundred
 // decimated points, pure and tested; the Worker has already decimated them.
-import { lowerBound } from '../../../src/core/bisect.ts';
-import type { Alignment } from '../../../src/worker/client.ts';
+import { lowerBound } from '../core/bisect.ts';
+import type { Alignment } from '../core/compare.ts';
 
 /** B's x values (B's turn numbers) placed on A's turn axis. */
 export function partnerX(x: Float64Array, bTurns: ArrayLike<number>, aTurns: ArrayLike<number>, align: Alignment): Float64Array {

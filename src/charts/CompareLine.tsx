@@ -2,13 +2,12 @@
 // nothing when no comparison is open, so each chart only adds one line for it.
 import { useMemo } from 'react';
 import { usePlotArea, useXAxisScale } from 'recharts';
-import type { SeriesView } from '../../../src/worker/client.ts';
-import type { LegendItem } from '../../components/ChartFrame.tsx';
-import { useAnalysis } from '../../stores/analysis.ts';
-import { SeriesLine } from '../charts/Series.tsx';
+import type { SeriesView } from '../results/series.ts';
+import type { LegendItem } from './ChartFrame.tsx';
+import { SeriesLine } from './Series.tsx';
 import { partnerX } from './align.ts';
-import { useCompare } from './compareStore.ts';
-import { useFixedChart } from '../charts/fixedSize.tsx';
+import { useChartHost } from './host.tsx';
+import { useFixedChart } from './fixedSize.tsx';
 
 /**
  * B's hue and dash: a violet no threshold, series or marker of A uses (spread_floor is red
@@ -37,9 +36,9 @@ function PartnerFaultMarks({ x }: { x: Float64Array }) {
 
 export function CompareLine({ pick, yAxisId }: { pick: (v: SeriesView) => { x: Float64Array; y: Float64Array } | null; yAxisId?: string }) {
   const fixed = useFixedChart() !== null;
-  const view = useCompare((s) => (fixed ? null : s.view));
-  const align = useCompare((s) => s.align);
-  const aTurns = useAnalysis((s) => s.view?.turns);
+  const partner = useChartHost().usePartnerView();
+  const view = fixed ? null : partner.view;
+  const { align, aTurns } = partner;
   const line = useMemo(() => {
     if (view === null || aTurns === undefined) return null;
     const p = pick(view);
@@ -64,7 +63,7 @@ export function CompareLine({ pick, yAxisId }: { pick: (v: SeriesView) => { x: F
 export function useCompareLegend(label: string): LegendItem[] {
   // a chart of fixed size (a report) draws one session: no partner
   const fixed = useFixedChart() !== null;
-  const on = useCompare((s) => !fixed && s.partner !== null);
+  const on = useChartHost().usePartnerOpen() && !fixed;
   return useMemo(
     () =>
       on

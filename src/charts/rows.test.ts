@@ -1,8 +1,8 @@
 // What each chart receives on top of the Worker's arrays: domains, shaded ranges, ticks,
 // hover values, and the SVG paths drawn from typed arrays.
 import { describe, expect, it } from 'vitest';
-import type { SpreadSeries } from '../../../src/worker/client.ts';
-import { nearestIndex } from '../../../src/core/bisect.ts';
+import type { SpreadSeries } from '../results/series.ts';
+import { nearestIndex } from '../core/bisect.ts';
 import { bandPath, extent, linear, linePath, markerPath, rulePixel, shadePath, stepAreaPath } from './paths.ts';
 import { bandRanges, minBandWidth, niceTicks, readout, rounded, sameDomain, sameRanges, scoreDomain, shownDomain, stdevDomain, xDomain } from './rows.ts';
 

@@ -1,17 +1,17 @@
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, readout, scoreDomain, stdevDomain } from './rows.ts';
 import { Rule, SeriesBand, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
-import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from './CompareLine.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 
 // Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
 const drawSeries = (v: SeriesView) => (

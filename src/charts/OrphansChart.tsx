@@ -1,18 +1,18 @@
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox, useFixedChart } from './fixedSize.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
-import { LineageGraph } from './LineageGraph.tsx';
+import { useChartHost } from './host.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { countTicks, edgesDomain, readout } from './rows.ts';
 import { SeriesStepArea } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
-import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+import type { SeriesView } from '../results/series.ts';
+import { B_SERIES, CompareLine, useCompareLegend } from './CompareLine.tsx';
 
 // Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
 const drawArea = (v: SeriesView) => <SeriesStepArea x={v.orphans.x} y={v.orphans.edges} color={C.fault} xEnd={v.to} />;
@@ -23,6 +23,7 @@ const hover: Readout = (v, t) => readout(v.orphans.x, t, [{ label: 'orphan edges
 export function OrphansChart() {
   // drawn for a report: no lineage graph below it
   const fixed = useFixedChart() !== null;
+  const { OrphansFooter } = useChartHost();
   const { view, xd, minW, anchor, xTicks } = useTurnAxis(3);
   const s = view?.orphans;
   const yEdges = useStableDomain(useMemo(() => (s ? edgesDomain(s) : ([0, 2] as [number, number])), [s]));
@@ -74,7 +75,7 @@ export function OrphansChart() {
         ...bLegend,
         ...(view && view.compactions.length > 0 ? [COMPACTION_LEGEND] : []),
       ]}
-      footer={<LineageGraph />}
+      footer={<OrphansFooter />}
     >
       <ChartViewContext.Provider value={view}>{plot}</ChartViewContext.Provider>
     </ChartFrame>

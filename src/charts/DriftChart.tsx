@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDecimals, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, meanDomain, readout, tokensDomain } from './rows.ts';
@@ -10,8 +10,8 @@ import { SeriesBand, SeriesLine, SeriesMarkers } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
-import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+import type { SeriesView } from '../results/series.ts';
+import { B_SERIES, CompareLine, useCompareLegend } from './CompareLine.tsx';
 
 // Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
 const drawBand = (v: SeriesView) => <SeriesBand x={v.drift.x} lo={v.drift.bandLow} hi={v.drift.bandHigh} yAxisId="mean" fill={C.tolBand} opacity={0.85} />;

@@ -1,9 +1,9 @@
 import { useRef, type ReactNode } from 'react';
-import type { LegendItem } from '../../src/report/figure.ts';
-import { ExportButtons } from './ExportButtons.tsx';
-import { useFixedChart } from '../features/charts/fixedSize.tsx';
+import type { LegendItem } from '../report/figure.ts';
+import { useFixedChart } from './fixedSize.tsx';
+import { useChartHost } from './host.tsx';
 
-export type { LegendItem } from '../../src/report/figure.ts';
+export type { LegendItem } from '../report/figure.ts';
 
 interface Props {
   testId: string;
@@ -22,6 +22,7 @@ export function ChartFrame({ testId, title, subtitle, state, points, legend, chi
   const ref = useRef<HTMLElement>(null);
   // drawn for a report (fixed size, under Node): the figure alone, no controls, no footer
   const fixed = useFixedChart() !== null;
+  const { ExportButtons } = useChartHost();
   return (
     <figure className="chart-frame" data-testid={testId} data-state={state} data-points={points} ref={ref}>
       <figcaption className="chart-head">

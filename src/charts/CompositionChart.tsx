@@ -4,9 +4,9 @@
 // (context_pressure fires where the stack crosses it).
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
+import { ChartFrame, type LegendItem } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, readout } from './rows.ts';
@@ -14,7 +14,7 @@ import { SeriesBand, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 import { compositionDomain, pct, stackBands, thresholdLine, windowOnScale } from './composition.ts';
 
 const WINDOW_COLOR = C.ink;

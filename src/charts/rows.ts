@@ -1,7 +1,7 @@
 // What each chart receives beyond the Worker's typed arrays: axis domains, shaded ranges
 // and the values shown on hover. Pure and tested; the chart components only draw.
-import type { Bands, CanarySeries, DriftSeries, OrphanSeries, SpreadSeries } from '../../../src/worker/client.ts';
-import { nearestIndex } from '../../../src/core/bisect.ts';
+import type { Bands, CanarySeries, DriftSeries, OrphanSeries, SpreadSeries } from '../results/series.ts';
+import { nearestIndex } from '../core/bisect.ts';
 import { extent } from './paths.ts';
 
 export interface Range {

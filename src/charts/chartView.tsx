@@ -5,7 +5,7 @@
 // re-renders nothing and dispatches nothing to its store (its `updateOptions` on every
 // render of the chart, and the selectors every dispatch runs again; docs/perf-log/notebook.md).
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
-import type { Bands, SeriesView } from '../../../src/worker/client.ts';
+import type { Bands, SeriesView } from '../results/series.ts';
 import { useStableRanges } from './common.tsx';
 import { bandRanges, type Range } from './rows.ts';
 import { Shade } from './Series.tsx';

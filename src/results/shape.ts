@@ -1,4 +1,4 @@
-// What each chart receives: the session's columns cut to the window, decimated with LTTB
+// What each chart receives (series.ts): the session's columns cut to the window, decimated with LTTB
 // (one shared x per chart: the union of the points each of its series wants), and fault
 // markers computed from the full-resolution signal bits so decimation never hides one.
 import { lowerBound, upperBound } from '../core/bisect.ts';
@@ -17,9 +17,10 @@ import type {
   SeriesView,
   SpreadSeries,
   ViewQuery,
-} from './protocol.ts';
-import { ROW_FINDING, ROW_INCIDENT } from './protocol.ts';
-import { bit, type TurnColumnStore } from './turnColumnStore.ts';
+} from './series.ts';
+import { CHART_LINES, ROW_FINDING, ROW_INCIDENT, type LinesOf } from './series.ts';
+import type { TurnColumnStore } from './store.ts';
+import { bit, type TurnColumnName } from './turnColumns.ts';
 
 /** At most this many canaries are drawn: the ones most often below the median. */
 export const MAX_CANARY_LINES = 6;
@@ -33,7 +34,7 @@ export interface Window {
 }
 
 export function windowOf(store: TurnColumnStore, query: Pick<ViewQuery, 'window'>): Window {
-  const turns = store.turn.view();
+  const turns = store.col.turn.view();
   const n = turns.length;
   if (n === 0) return { i0: 0, i1: 0, from: 0, to: 0 };
   const first = turns[0]!;
@@ -51,7 +52,7 @@ export function windowOf(store: TurnColumnStore, query: Pick<ViewQuery, 'window'
 export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView {
   const w = windowOf(store, query);
   const points = Math.max(16, Math.floor(query.points));
-  const turns = store.turn.view();
+  const turns = store.col.turn.view();
   const n = turns.length;
   return {
     sessionId: store.sessionId,
@@ -62,9 +63,9 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
     turnCount: n,
     windowTurns: w.i1 - w.i0,
     signalsInWindow: signalsIn(store, w),
-    turns: store.turn.copy(),
-    severity: store.severity.copy(),
-    ribbon: ribbon(turns, store.severity.view(), Math.max(1, Math.floor(query.ribbon))),
+    turns: store.col.turn.copy(),
+    severity: store.col.severity.copy(),
+    ribbon: ribbon(turns, store.col.severity.view(), Math.max(1, Math.floor(query.ribbon))),
     spread: shapeSpread(store, w, points),
     canary: shapeCanary(store, w, points),
     drift: shapeDrift(store, w, points),
@@ -75,7 +76,7 @@ export function shapeView(store: TurnColumnStore, query: ViewQuery): SeriesView 
 }
 
 function signalsIn(store: TurnColumnStore, w: Window): Signal[] {
-  const bits = store.signals.view();
+  const bits = store.col.signals.view();
   let mask = 0;
   for (let i = w.i0; i < w.i1; i++) mask |= bits[i]!;
   return SIGNALS.filter((_, k) => (mask & (1 << k)) !== 0);
@@ -92,21 +93,30 @@ function sharedIndices(x: Float64Array, series: readonly Float64Array[], w: Wind
   return unionSorted(lists);
 }
 
+/** The columns of `lines` as arrays, in its order (what a chart's lines are decimated on). */
+function columnsOf<M extends Record<string, TurnColumnName>>(store: TurnColumnStore, lines: M): Float64Array[] {
+  return Object.values(lines).map((name) => {
+    const v = store.col[name].view();
+    return v instanceof Float64Array ? v : Float64Array.from(v); // a view, not a copy, for the float columns
+  });
+}
+
+/** A chart's lines (CHART_LINES) gathered at its decimated indices. */
+function gatherLines<M extends Record<string, TurnColumnName>>(cols: readonly Float64Array[], lines: M, idx: Int32Array): LinesOf<M> {
+  const out: Record<string, Float64Array> = {};
+  Object.keys(lines).forEach((field, k) => (out[field] = gather(cols[k]!, idx)));
+  return out as LinesOf<M>;
+}
+
 export function shapeSpread(store: TurnColumnStore, w: Window, points: number): SpreadSeries {
-  const x = store.turn.view();
-  const stdev = store.stdev.view();
-  const p10 = store.p10.view();
-  const p90 = store.p90.view();
-  const median = store.median.view();
-  const agreement = store.agreement.view();
-  const idx = sharedIndices(x, store.hasAgreement ? [stdev, p10, p90, median, agreement] : [stdev, p10, p90, median], w, points);
+  const x = store.col.turn.view();
+  const cols = columnsOf(store, CHART_LINES.spread);
+  const agreement = store.col.agreement.view();
+  const idx = sharedIndices(x, store.hasAgreement ? [...cols, agreement] : cols, w, points);
   const minGap = (w.to - w.from) / points;
   return {
     x: gather(x, idx),
-    stdev: gather(stdev, idx),
-    p10: gather(p10, idx),
-    p90: gather(p90, idx),
-    median: gather(median, idx),
+    ...gatherLines(cols, CHART_LINES.spread, idx),
     agreement: store.hasAgreement ? gather(agreement, idx) : null,
     agreementFloor: store.thresholds.reference_agreement_floor,
     spreadFloor: store.thresholds.spread_floor,
@@ -117,7 +127,7 @@ export function shapeSpread(store: TurnColumnStore, w: Window, points: number): 
 }
 
 export function shapeCanary(store: TurnColumnStore, w: Window, points: number): CanarySeries {
-  const x = store.turn.view();
+  const x = store.col.turn.view();
   const len = w.i1 - w.i0;
   const medianRank = new Float64Array(len);
   const nScored = new Float64Array(len);
@@ -128,7 +138,7 @@ export function shapeCanary(store: TurnColumnStore, w: Window, points: number): 
   let runStart = -1;
   const minGap = (w.to - w.from) / points;
   for (let t = w.i0; t < w.i1; t++) {
-    const ns = store.nScored.get(t);
+    const ns = store.col.nScored.get(t);
     nScored[t - w.i0] = ns;
     medianRank[t - w.i0] = ns > 0 ? (ns + 1) / 2 : Number.NaN;
     const [from, to] = store.canariesAt(t);
@@ -183,11 +193,11 @@ export function shapeCanary(store: TurnColumnStore, w: Window, points: number): 
 }
 
 export function shapeDrift(store: TurnColumnStore, w: Window, points: number): DriftSeries {
-  const x = store.turn.view();
-  const tokens = store.tokens.view();
-  const mean = store.mean.view();
+  const x = store.col.turn.view();
+  const cols = columnsOf(store, CHART_LINES.drift);
+  const mean = store.col.mean.view();
   const tol = store.thresholds.relevance_tolerance;
-  const idx = sharedIndices(x, [tokens, mean], w, points);
+  const idx = sharedIndices(x, cols, w, points);
   const bandLow = new Float64Array(idx.length);
   const bandHigh = new Float64Array(idx.length);
   for (let k = 0; k < idx.length; k++) {
@@ -201,8 +211,7 @@ export function shapeDrift(store: TurnColumnStore, w: Window, points: number): D
   const drift = signalPoints(store, w, bit('monotonic_drift'), mean, points * 2);
   return {
     x: gather(x, idx),
-    tokens: gather(tokens, idx),
-    mean: gather(mean, idx),
+    ...gatherLines(cols, CHART_LINES.drift, idx),
     bandLow,
     bandHigh,
     tolerance: tol,
@@ -217,12 +226,12 @@ export function shapeDrift(store: TurnColumnStore, w: Window, points: number): D
 }
 
 export function shapeOrphans(store: TurnColumnStore, w: Window, points: number): OrphanSeries {
-  const x = store.turn.view();
-  const edges = new Float64Array(store.orphanEdges.view());
-  const idx = sharedIndices(x, [edges], w, points);
+  const x = store.col.turn.view();
+  const cols = columnsOf(store, CHART_LINES.orphans);
+  const idx = sharedIndices(x, cols, w, points);
   return {
     x: gather(x, idx),
-    edges: gather(edges, idx),
+    ...gatherLines(cols, CHART_LINES.orphans, idx),
     orphaned: signalBands(store, w, bit('orphaned_parent'), (w.to - w.from) / points),
   };
 }
@@ -233,9 +242,9 @@ export function shapeOrphans(store: TurnColumnStore, w: Window, points: number):
  * stack's outline keeps its shape; the window and the pressure runs for its lines.
  */
 export function shapeComposition(store: TurnColumnStore, w: Window, points: number): CompositionSeries {
-  const x = store.turn.view();
+  const x = store.col.turn.view();
   const c = store.composition;
-  const total = store.tokens.view();
+  const total = store.col.tokens.view();
   const window = c.window.view();
   const idx = sharedIndices(x, [total], w, points);
   const bandOf = c.bandOf();
@@ -275,8 +284,8 @@ export function shapeComposition(store: TurnColumnStore, w: Window, points: numb
 
 /** Turn ranges in the window where any of `mask`'s signals fired; runs closer than minGap turns merge. */
 export function signalBands(store: TurnColumnStore, w: Window, mask: number, minGap: number): Bands {
-  const x = store.turn.view();
-  const sig = store.signals.view();
+  const x = store.col.turn.view();
+  const sig = store.col.signals.view();
   const out: number[] = [];
   let start = -1;
   for (let t = w.i0; t < w.i1; t++) {
@@ -298,8 +307,8 @@ function pushBand(out: number[], a: number, b: number, minGap: number): void {
 }
 
 function signalPoints(store: TurnColumnStore, w: Window, mask: number, y: Float64Array, limit: number): { x: Float64Array; y: Float64Array } {
-  const x = store.turn.view();
-  const sig = store.signals.view();
+  const x = store.col.turn.view();
+  const sig = store.col.signals.view();
   const xs: number[] = [];
   const ys: number[] = [];
   for (let t = w.i0; t < w.i1; t++) {
@@ -336,7 +345,7 @@ export function findingsIndex(store: TurnColumnStore): FindingsIndex {
   const rowIncident = new Int32Array(nRows);
   const rowTurn = new Float64Array(nRows);
   const rowSignal = new Uint8Array(nRows);
-  const turns = store.turn.view();
+  const turns = store.col.turn.view();
   let r = 0;
   for (let k = 0; k < nInc; k++) {
     const s = store.incidentSignal.get(k);

@@ -1,17 +1,17 @@
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame, type LegendItem } from '../../components/ChartFrame.tsx';
+import { ChartFrame, type LegendItem } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
-import { C, CANARY_COLORS } from '../../components/theme.ts';
+import { C, CANARY_COLORS } from './theme.ts';
 import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, rankDomain, readout } from './rows.ts';
 import { SeriesLine, SeriesMarkers } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
-import { B_SERIES, CompareLine, useCompareLegend } from '../compare/CompareLine.tsx';
+import { B_SERIES, CompareLine, useCompareLegend } from './CompareLine.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 
 const color = (k: number): string => CANARY_COLORS[k % CANARY_COLORS.length]!;
 

@@ -6,23 +6,20 @@
 // versions are released past a character budget. Snapshots themselves are never kept.
 import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
-import { SEVERITY, SIGNALS, type Action, type Signal } from '../core/signals.ts';
+import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import { lowerBound } from '../core/bisect.ts';
 import { compositionKind, type ContextWindow } from '../core/composition.ts';
+import { IncidentRuns } from '../core/incidents.ts';
 import { Composition } from './composition.ts';
-import { Column, f64, i32, u32, u8 } from './columns.ts';
-import type { BindingName } from './protocol.ts';
+import { Column, f64, i32, u8 } from './columns.ts';
+import { FLAG_PINNED, FLAG_TEXT_CHANGED, SpanRows } from './spanRows.ts';
+import { recordTurn, SIGNAL_INDEX, turnColumns, type TurnColumns } from './turnColumns.ts';
+import type { BindingName } from './series.ts';
 
-export const SIGNAL_INDEX: Readonly<Record<Signal, number>> = Object.fromEntries(SIGNALS.map((s, i) => [s, i])) as Record<Signal, number>;
-/** 0 none, 1 info, 2 warning, 3 fault: the worst finding of a turn. */
-export const SEVERITY_LEVEL = { info: 1, warning: 2, fault: 3 } as const;
-export const ACTIONS: readonly Action[] = ['prune_ok', 'recompute', 'freeze'];
-const ACTION_CODE: Readonly<Record<Action, number>> = { prune_ok: 0, recompute: 1, freeze: 2 };
-const SIGNAL_LEVEL = SIGNALS.map((s) => SEVERITY_LEVEL[SEVERITY[s]]);
-
-export const bit = (signal: Signal): number => 1 << SIGNAL_INDEX[signal];
+export { ACTIONS, bit, SEVERITY_LEVEL, SIGNAL_INDEX } from './turnColumns.ts';
+export { FLAG_PINNED, FLAG_TEXT_CHANGED, SpanRows, type SpanRowData } from './spanRows.ts';
 
 export interface StoreLimits {
   /** per-span rows kept (32 bytes each) */
@@ -59,149 +56,6 @@ export interface SpanInfo {
   prunedTurns: number[];
 }
 
-export const FLAG_PINNED = 1;
-export const FLAG_TEXT_CHANGED = 2;
-
-const CHUNK = 1 << 16;
-/** A session's first chunk starts this small and doubles up to CHUNK: most sessions are small. */
-const FIRST_CHUNK_ROWS = 64;
-const ROW_BYTES = 32;
-
-/** A block of per-span rows (one row = one live span at one turn), at most CHUNK rows. */
-class RowChunk {
-  readonly span: Int32Array;
-  readonly score: Float64Array;
-  readonly binding: Uint8Array;
-  readonly rewrites: Uint16Array;
-  readonly textVer: Int32Array;
-  readonly claimVer: Int32Array;
-  readonly parentsVer: Int32Array;
-  readonly tokens: Int32Array;
-  readonly flags: Uint8Array;
-
-  constructor(
-    readonly capacity: number,
-    from?: RowChunk,
-  ) {
-    this.span = grown(Int32Array, capacity, from?.span);
-    this.score = grown(Float64Array, capacity, from?.score);
-    this.binding = grown(Uint8Array, capacity, from?.binding);
-    this.rewrites = grown(Uint16Array, capacity, from?.rewrites);
-    this.textVer = grown(Int32Array, capacity, from?.textVer);
-    this.claimVer = grown(Int32Array, capacity, from?.claimVer);
-    this.parentsVer = grown(Int32Array, capacity, from?.parentsVer);
-    this.tokens = grown(Int32Array, capacity, from?.tokens);
-    this.flags = grown(Uint8Array, capacity, from?.flags);
-  }
-}
-
-function grown<A extends Int32Array | Float64Array | Uint8Array | Uint16Array>(ctor: { new (n: number): A }, capacity: number, from: A | undefined): A {
-  const a = new ctor(capacity);
-  if (from !== undefined) a.set(from);
-  return a;
-}
-
-export interface SpanRowData {
-  span: number;
-  score: number;
-  binding: number;
-  rewrites: number;
-  textVer: number;
-  claimVer: number;
-  parentsVer: number;
-  tokens: number;
-  flags: number;
-}
-
-/** Per-span rows in chunks; the oldest chunks are released past the budget. */
-export class SpanRows {
-  private chunks: RowChunk[] = [];
-  /** global row number of chunks[0][0] */
-  private base = 0;
-  private total = 0;
-
-  constructor(private readonly maxRows: number) {}
-
-  get heldFrom(): number {
-    return this.base;
-  }
-
-  get length(): number {
-    return this.total;
-  }
-
-  /** Positional, not an object: a million rows must not mean a million allocations. */
-  push(
-    span: number,
-    score: number,
-    binding: number,
-    rewrites: number,
-    textVer: number,
-    claimVer: number,
-    parentsVer: number,
-    tokens: number,
-    flags: number,
-  ): void {
-    const local = this.total - this.base;
-    const ci = local >>> 16;
-    const o = local & (CHUNK - 1);
-    if (ci === this.chunks.length) this.chunks.push(new RowChunk(ci === 0 && this.base === 0 ? FIRST_CHUNK_ROWS : CHUNK));
-    else if (o === this.chunks[ci]!.capacity) this.chunks[ci] = new RowChunk(Math.min(CHUNK, o * 2), this.chunks[ci]);
-    const c = this.chunks[ci]!;
-    c.span[o] = span;
-    c.score[o] = score;
-    c.binding[o] = binding;
-    c.rewrites[o] = rewrites > 0xffff ? 0xffff : rewrites;
-    c.textVer[o] = textVer;
-    c.claimVer[o] = claimVer;
-    c.parentsVer[o] = parentsVer;
-    c.tokens[o] = tokens;
-    c.flags[o] = flags;
-    this.total++;
-  }
-
-  /** Releases whole chunks from the front while more than maxRows are held (never the last chunk). */
-  trim(): void {
-    while (this.chunks.length > 1 && this.total - this.base - CHUNK >= this.maxRows) {
-      this.chunks.shift();
-      this.base += CHUNK;
-    }
-  }
-
-  /** Bytes allocated for rows, used or not. */
-  get heldBytes(): number {
-    let rows = 0;
-    for (const c of this.chunks) rows += c.capacity;
-    return rows * ROW_BYTES;
-  }
-
-  has(row: number): boolean {
-    return row >= this.base && row < this.total;
-  }
-
-  spanAt(row: number): number {
-    const local = row - this.base;
-    return this.chunks[Math.floor(local / CHUNK)]!.span[local % CHUNK]!;
-  }
-
-  read(row: number): SpanRowData {
-    const local = row - this.base;
-    const c = this.chunks[Math.floor(local / CHUNK)]!;
-    const o = local % CHUNK;
-    return {
-      span: c.span[o]!,
-      score: c.score[o]!,
-      binding: c.binding[o]!,
-      rewrites: c.rewrites[o]!,
-      textVer: c.textVer[o]!,
-      claimVer: c.claimVer[o]!,
-      parentsVer: c.parentsVer[o]!,
-      tokens: c.tokens[o]!,
-      flags: c.flags[o]!,
-    };
-  }
-}
-
 /**
  * One session's analysis results in columns, one entry per turn (not the relay's
  * SessionStore, which persists wire messages).
@@ -229,27 +83,9 @@ export class TurnColumnStore {
   /** contract §8.7: the session's context window as the engine knows it at its latest turn */
   contextWindow: ContextWindow | null = null;
 
-  // ---- per turn (index t = the t-th analysed snapshot of the session)
-  readonly turn = f64();
-  readonly nSpans = i32();
-  readonly nScored = i32();
-  readonly tokens = f64();
-  readonly tokensEstimated = u8();
-  readonly mean = f64();
-  readonly median = f64();
-  readonly stdev = f64();
-  readonly p10 = f64();
-  readonly p90 = f64();
-  /** contract §7 reference_agreement (Kendall τ-b, `--scorer both`); NaN where the snapshot has none */
-  readonly agreement = f64();
-  readonly orphanEdges = i32();
-  readonly spansModified = i32();
-  readonly scoresInvalidated = i32();
-  readonly textsChanged = i32();
-  readonly action = u8();
-  /** bit SIGNAL_INDEX[s] set when signal s fired at the turn */
-  readonly signals = u32();
-  readonly severity = u8();
+  /** the per-turn metric columns (turnColumns.ts declares them), index t = the t-th analysed snapshot */
+  readonly col: TurnColumns = turnColumns();
+  // ---- per turn, ragged: where turn t's entries start in the lists after them
   /** first row of the turn in `rows` (global numbering); rows of turn t end where t+1's start */
   readonly rowStart = f64();
   readonly recStart = i32();
@@ -280,8 +116,8 @@ export class TurnColumnStore {
   /** position of the incident's first finding in bySignal[signal] */
   readonly incidentFirst = i32();
   readonly incidentCount = i32();
-  private readonly openIncident = new Int32Array(SIGNALS.length).fill(-1);
-  private readonly lastFired = new Int32Array(SIGNALS.length).fill(-2);
+  /** contract-open presentation rule, core's (src/core/incidents.ts): runs of consecutive snapshots per signal */
+  private readonly runs = new IncidentRuns();
 
   firstFault: { turnIndex: number; signal: Signal } | null = null;
   hasCanary = false;
@@ -306,7 +142,7 @@ export class TurnColumnStore {
   }
 
   get turnCount(): number {
-    return this.turn.length;
+    return this.col.turn.length;
   }
 
   /**
@@ -315,7 +151,7 @@ export class TurnColumnStore {
    */
   get heldBytes(): number {
     let bytes = this.rows.heldBytes;
-    for (const v of Object.values(this) as unknown[]) {
+    for (const v of [...Object.values(this), ...Object.values(this.col)] as unknown[]) {
       if (v instanceof Column) bytes += v.heldBytes;
       else if (ArrayBuffer.isView(v)) bytes += v.byteLength;
     }
@@ -325,8 +161,8 @@ export class TurnColumnStore {
 
   /** Index of `turn` among the session's turns, or -1. */
   indexOf(turn: number): number {
-    const i = lowerBound(this.turn.view(), turn);
-    return i < this.turn.length && this.turn.get(i) === turn ? i : -1;
+    const i = lowerBound(this.col.turn.view(), turn);
+    return i < this.col.turn.length && this.col.turn.get(i) === turn ? i : -1;
   }
 
   /** First turn index whose per-span rows are still held. */
@@ -365,32 +201,16 @@ export class TurnColumnStore {
   }
 
   record(result: TurnResult, snap: Snapshot): void {
-    const t = this.turn.length;
+    const t = this.turnCount;
     const m = result.metrics;
-    this.turn.push(result.turn);
-    this.nSpans.push(m.n_spans);
-    this.nScored.push(m.n_scored);
-    this.tokens.push(m.tokens_total);
-    this.tokensEstimated.push(m.tokens_estimated ? 1 : 0);
-    this.mean.push(m.mean_score ?? Number.NaN);
-    this.median.push(m.median_score ?? Number.NaN);
-    this.stdev.push(m.stdev_score ?? Number.NaN);
-    this.p10.push(m.p10_score ?? Number.NaN);
-    this.p90.push(m.p90_score ?? Number.NaN);
+    recordTurn(this.col, result, snap);
     this.recordCompaction(result);
     this.composition.record(m.tokens_by_kind, snap.spans, m.tokens_total, result.contextWindow?.tokens ?? Number.NaN);
     this.contextWindow = result.contextWindow;
-    const tau = snap.reference_agreement;
-    this.agreement.push(typeof tau === 'number' ? tau : Number.NaN);
-    if (typeof tau === 'number') this.hasAgreement = true;
-    this.orphanEdges.push(m.orphan_edges);
-    this.spansModified.push(m.spans_modified);
-    this.scoresInvalidated.push(m.scores_invalidated);
-    this.textsChanged.push(m.texts_changed);
+    if (typeof snap.reference_agreement === 'number') this.hasAgreement = true;
     if (m.spans_modified > 0 || m.texts_changed > 0) this.hasRewrites = true;
 
     const v = result.verdict;
-    this.action.push(ACTION_CODE[v.action]);
     this.recStart.push(this.recIds.length);
     for (const id of v.recompute) this.recIds.push(this.intern(id));
     this.dropStart.push(this.dropIds.length);
@@ -398,15 +218,23 @@ export class TurnColumnStore {
 
     this.canaryStart.push(this.canarySpan.length);
     for (const c of m.canaries) {
-      const idx = this.intern(c.span_id);
-      this.canarySpan.push(idx);
+      this.canarySpan.push(this.intern(c.span_id));
       this.canaryRank.push(c.rank);
       this.canaryBelow.push(c.below_median ? 1 : 0);
     }
     if (m.canaries.length > 0) this.hasCanary = true;
 
-    let mask = 0;
-    let level = 0;
+    this.recordFindings(t, result);
+    this.recordSpans(t, result, snap);
+    for (const id of snap.pruned ?? []) {
+      const info = this.spans[this.intern(id)]!;
+      info.prunedAt = t;
+      info.prunedTurns.push(t);
+    }
+  }
+
+  /** contract §4 findings of turn index t, and the incidents they open or extend (core's rule). */
+  private recordFindings(t: number, result: TurnResult): void {
     for (const f of result.findings) {
       const s = SIGNAL_INDEX[f.signal];
       const fi = this.findingTurn.length;
@@ -418,32 +246,18 @@ export class TurnColumnStore {
       const pos = this.bySignal[s]!.length;
       this.bySignal[s]!.push(fi);
       this.signalCounts[s]!++;
-      mask |= 1 << s;
-      level = Math.max(level, SIGNAL_LEVEL[s]!);
       if (f.severity === 'fault' && this.firstFault === null) this.firstFault = { turnIndex: t, signal: f.signal };
-      // A presentation rule the contract leaves open: an incident is a run of consecutive snapshots with the signal
-      if (this.lastFired[s] === t - 1 && this.openIncident[s]! >= 0) {
-        const k = this.openIncident[s]!;
-        this.incidentEnd.set(k, t);
-        this.incidentCount.set(k, this.incidentCount.get(k) + 1);
-      } else {
-        this.openIncident[s] = this.incidentSignal.length;
+      const { index: k, placement } = this.runs.add(f.signal, t);
+      if (placement === 'opened') {
         this.incidentSignal.push(s);
         this.incidentStart.push(t);
         this.incidentEnd.push(t);
         this.incidentFirst.push(pos);
         this.incidentCount.push(1);
+      } else {
+        this.incidentEnd.set(k, t);
+        this.incidentCount.set(k, this.incidentCount.get(k) + 1);
       }
-      this.lastFired[s] = t;
-    }
-    this.signals.push(mask);
-    this.severity.push(level);
-
-    this.recordSpans(t, result, snap);
-    for (const id of snap.pruned ?? []) {
-      const info = this.spans[this.intern(id)]!;
-      info.prunedAt = t;
-      info.prunedTurns.push(t);
     }
   }
 

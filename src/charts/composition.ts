@@ -2,7 +2,7 @@
 // Worker's arrays: the stacked bands, the y domain, and one colour per kind that never
 // changes while a session grows (known kinds have their own; tool results take the tool
 // palette in the order the tools first appeared). Pure and tested.
-import type { CompositionSeries } from '../../../src/worker/client.ts';
+import type { CompositionSeries } from '../results/series.ts';
 import { niceCeil } from './rows.ts';
 
 const KIND_COLOR: Readonly<Record<string, string>> = {

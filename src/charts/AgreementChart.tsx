@@ -4,16 +4,16 @@
 // session's snapshots carry an agreement (`both`).
 import { useMemo } from 'react';
 import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
-import { ChartFrame } from '../../components/ChartFrame.tsx';
+import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
 import { readout } from './rows.ts';
 import { Rule, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView } from './chartView.tsx';
-import type { SeriesView } from '../../../src/worker/client.ts';
+import type { SeriesView } from '../results/series.ts';
 
 const TAU_DOMAIN: [number, number] = [-1, 1];
 const TAU_TICKS = [-1, -0.5, 0, 0.5, 1];

@@ -2,7 +2,7 @@
 // call after a Claude Code compact_boundary), a vertical dashed line on a chart's turn axis.
 // Every chart draws them, so a change in any series can be read against the compaction.
 import { usePlotArea, useXAxisScale } from 'recharts';
-import { C } from '../../components/theme.ts';
+import { C } from './theme.ts';
 
 export const COMPACTION_LEGEND = { label: 'compaction (context summarised)', color: C.compaction, kind: 'dash' as const };
 
