@@ -97,3 +97,69 @@ test('with a comparison open and filters set, the printed summary is still one p
   expect(new Set(severities)).toEqual(new Set(['fault']));
   for (const format of ['A4', 'Letter'] as const) expect(pdfPages(await page.pdf({ format })), format).toBe(1);
 });
+
+/**
+ * The smallest text on the printed page, in pt: each element's own text at its computed size,
+ * an SVG's scaled by the chart's scale on paper (its printed width over its viewBox width).
+ */
+async function smallestPrintedPt(page: Page): Promise<{ pt: number; what: string }> {
+  return page.evaluate(() => {
+    let min = { pt: Infinity, what: '' };
+    for (const el of Array.from(document.querySelectorAll('.workspace *, .print-header'))) {
+      if (el.getClientRects().length === 0 || el.closest('[aria-hidden="true"]')) continue;
+      const own = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
+      if (!own) continue;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      const svg = (el as SVGElement).ownerSVGElement ?? null;
+      const drawnWidth = svg === null ? 0 : svg.viewBox.baseVal?.width || Number(svg.getAttribute('width'));
+      const scale = svg === null || !(drawnWidth > 0) ? 1 : svg.getBoundingClientRect().width / drawnWidth;
+      const pt = size * scale * 0.75;
+      if (pt < min.pt) min = { pt, what: `${el.tagName} "${(el.textContent ?? '').trim().slice(0, 30)}" ${size}px × ${scale.toFixed(3)}` };
+    }
+    return min;
+  });
+}
+
+// Ctrl+P lays the page out for paper without giving the page a frame to redraw its charts: a
+// chart drawn 2560 px wide is scaled down whole. Here the charts' resize observers are held
+// still once printing starts, as in the print dialog, and the text on paper is measured.
+for (const [width, height] of [
+  [390, 844],
+  [1024, 768],
+  [1440, 900],
+  [2560, 1440],
+] as const) {
+  test(`Ctrl+P from a window ${width} px wide: text on paper at 7 pt or more, one page, the cursor's incident first`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    await page.addInitScript(() => {
+      const Native = window.ResizeObserver;
+      const w = window as unknown as { __printing?: boolean };
+      window.ResizeObserver = class extends Native {
+        constructor(callback: ResizeObserverCallback) {
+          super((entries, observer) => {
+            if (w.__printing !== true) callback(entries, observer);
+          });
+        }
+      };
+      window.addEventListener('beforeprint', () => (w.__printing = true));
+    });
+    await openAndDraw(page, '#sample=all-faults.jsonl&turn=112');
+    const drawnWidth = Number(await page.locator('[data-testid="chart-spread"] svg.recharts-surface').getAttribute('width'));
+    await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+    // paper's width (A4 less 9 mm margins), as the print dialog lays the page out
+    await page.setViewportSize({ width: 726, height: 1027 });
+    await page.emulateMedia({ media: 'print' });
+    await page.waitForTimeout(1700);
+    // the charts were not drawn again: they print as drawn on screen, scaled
+    expect(Number(await page.locator('[data-testid="chart-spread"] svg.recharts-surface').getAttribute('width'))).toBe(drawnWidth);
+    const smallest = await smallestPrintedPt(page);
+    expect(smallest.pt, smallest.what).toBeGreaterThanOrEqual(7 - 0.01);
+    const first = page.getByTestId('print-incidents').locator('tbody tr').first();
+    await expect(first).toHaveAttribute('data-cursor', 'true');
+    await expect(first).toHaveAttribute('data-signal', /poisoned_span|monotonic_drift|relevance_inflation/);
+    // (before page.pdf: it ends with afterprint, and the page leaves its print layout)
+    fs.mkdirSync('test-results/screens', { recursive: true });
+    await page.screenshot({ path: `test-results/screens/ctrl-p-${width}.png`, fullPage: true });
+    for (const format of ['A4', 'Letter'] as const) expect(pdfPages(await page.pdf({ format, printBackground: true })), `${format} at ${width}`).toBe(1);
+  });
+}

@@ -66,3 +66,47 @@ test('a span whose text is <img src=x onerror=…> executes nothing', async ({ p
   expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
   expect(dialogs).toEqual([]);
 });
+
+test('the span table sorts by any column (mouse and keyboard) and previews each text as text', async ({ page }) => {
+  await gotoApp(page);
+  await dropFile(page, hostileTranscript());
+  await waitLoaded(page);
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', '6');
+  const table = page.getByRole('table', { name: 'Live spans at turn 6' });
+  await table.scrollIntoViewIfNeeded();
+  const rowIds = (): Promise<string[]> => table.locator('.span-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.spanId ?? ''));
+  const header = (name: string) => table.getByRole('columnheader', { name });
+  // the previews: the first characters of each text, the hostile ones as text
+  const hostile = table.locator('.span-row[data-span-id="hostile"]').getByTestId('span-preview');
+  await expect(hostile).toHaveText(IMG);
+  await expect(table.locator(`.span-row[data-span-id="${EVIL_ID}"]`).getByTestId('span-preview')).toHaveText(SCRIPT);
+  await expect(table.locator('.span-row[data-span-id="m3"]').getByTestId('span-preview')).toHaveText('filler 3');
+  expect(await page.locator('img[src="x"]').count()).toBe(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+  // problems first by default: the stale span on top, no column sorted
+  expect((await rowIds())[0]).toBe('hostile');
+  await expect(header('tokens')).toHaveAttribute('aria-sort', 'none');
+  // a click sorts by tokens, largest first; a second click flips it
+  await header('tokens').getByRole('button').click();
+  await expect(header('tokens')).toHaveAttribute('aria-sort', 'descending');
+  await expect(page.getByRole('checkbox', { name: 'problems first' })).not.toBeChecked();
+  expect((await rowIds()).slice(-8).every((id) => /^m\d$/.test(id))).toBe(true);
+  expect((await rowIds()).slice(0, 2).sort()).toEqual([EVIL_ID, 'hostile'].sort());
+  await header('tokens').getByRole('button').click();
+  await expect(header('tokens')).toHaveAttribute('aria-sort', 'ascending');
+  expect((await rowIds()).slice(-2).sort()).toEqual([EVIL_ID, 'hostile'].sort());
+  // from the keyboard: the score header, Enter, then Space flips it
+  await header('score').getByRole('button').focus();
+  await page.keyboard.press('Enter');
+  await expect(header('score')).toHaveAttribute('aria-sort', 'descending');
+  await expect(header('tokens')).toHaveAttribute('aria-sort', 'none');
+  expect((await rowIds())[0]).toBe('pin');
+  await page.keyboard.press('Space');
+  await expect(header('score')).toHaveAttribute('aria-sort', 'ascending');
+  expect((await rowIds())[0]).toBe('m0');
+  // a row still opens the inspector
+  await table.locator('.span-row[data-span-id="hostile"]').click();
+  await expect(page.getByTestId('span-inspector').getByTestId('span-text')).toHaveText(IMG);
+});

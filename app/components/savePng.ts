@@ -35,13 +35,13 @@ function canvasBytes(canvas: HTMLCanvasElement): Promise<Uint8Array> {
 }
 
 /** The elements stacked top to bottom, drawn at 2×, the stamp's caption strip under them; PNG bytes with the iTXt stamp. */
-export async function stampedPng(elements: readonly HTMLElement[], stamp: Stamp): Promise<Uint8Array> {
+export async function stampedPng(elements: readonly HTMLElement[], stamp: Stamp, caption: 'stamp' | 'line' = 'stamp'): Promise<Uint8Array> {
   await prepareForExport(elements);
   const shots: HTMLCanvasElement[] = [];
   for (const el of elements) shots.push(await toCanvas(el, { backgroundColor: '#ffffff', pixelRatio: EXPORT_SCALE, filter: noExport }));
   const width = Math.max(...shots.map((c) => c.width));
   const cssWidth = Math.round(width / EXPORT_SCALE);
-  const strip = captionStrip(stamp, cssWidth, 0);
+  const strip = captionStrip(stamp, cssWidth, 0, caption);
   const stripSvg = `<svg xmlns="http://www.w3.org/2000/svg" width="${cssWidth * EXPORT_SCALE}" height="${strip.height * EXPORT_SCALE}" viewBox="0 0 ${cssWidth} ${strip.height}" font-family="${FIGURE_FONT.replace(/"/g, "'")}">${strip.svg}</svg>`;
   const stripImg = await loadSvgImage(stripSvg);
   const out = document.createElement('canvas');

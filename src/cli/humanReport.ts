@@ -3,6 +3,7 @@ import type { CheckReport, SessionReport } from '../core/report.ts';
 import { runsOf } from '../core/incidents.ts';
 import { compactionLines, notApplicableLines } from '../report/compactionWords.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
+import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type HeadlineKind } from '../report/headline.ts';
 import { escapeControls } from '../core/terminalText.ts';
 
 export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
@@ -11,7 +12,7 @@ export function humanReport(report: CheckReport, source: string, titles: Readonl
   out.push(
     `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
   );
-  for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id)));
+  for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length));
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
@@ -25,7 +26,7 @@ export function humanReport(report: CheckReport, source: string, titles: Readonl
 // the one escaping function of every command's terminal output (src/core/terminalText.ts)
 export { escapeControls };
 
-function sessionSection(s: SessionReport, title: string | undefined): string[] {
+function sessionSection(s: SessionReport, title: string | undefined, inputErrors: number): string[] {
   const out: string[] = [];
   const first = s.metrics[0]?.turn;
   const last = s.metrics[s.metrics.length - 1]?.turn;
@@ -37,7 +38,7 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
     if (list === undefined) turnsBySignal.set(f.signal, (list = []));
     list.push(f.turn);
   }
-  if (turnsBySignal.size === 0) out.push('  no findings: every turn looks healthy');
+  if (turnsBySignal.size === 0) out.push(inputErrors > 0 ? '  no findings in the turns analysed' : '  no findings: every turn looks healthy');
   else {
     out.push('  signal                   severity  turns  runs (first–last turn)');
     for (const signal of SIGNALS) {
@@ -46,49 +47,63 @@ function sessionSection(s: SessionReport, title: string | undefined): string[] {
       out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${runList(runsOf(list, order))}`);
     }
   }
-  const notOk = s.verdicts.filter((v) => v.action !== 'prune_ok');
-  const dropTurns = s.verdicts.filter((v) => v.drop.length > 0);
-  if (notOk.length === 0 && dropTurns.length === 0) out.push('  verdict: prune_ok on every turn');
-  else {
-    out.push(`  verdicts other than prune_ok: ${notOk.length} of ${s.turns} turns`);
-    const recompute = notOk.filter((v) => v.action === 'recompute');
-    if (recompute.length > 0) {
-      const first = recompute[0]!;
-      out.push(
-        `    recompute  turns ${runList(
-          runsOf(
-            recompute.map((v) => v.turn),
-            order,
-          ),
-        )}`,
-      );
-      out.push(
-        `               first at turn ${first.turn}: ${first.recompute.length} span${first.recompute.length === 1 ? '' : 's'} (${first.recompute.slice(0, 6).join(', ')}${first.recompute.length > 6 ? ', …' : ''})`,
-      );
-    }
-    const freeze = notOk.filter((v) => v.action === 'freeze');
-    if (freeze.length > 0)
-      out.push(
-        `    freeze     turns ${runList(
-          runsOf(
-            freeze.map((v) => v.turn),
-            order,
-          ),
-        )}: halt pruning, carry the full context forward`,
-      );
-    if (dropTurns.length > 0) {
-      const ids = [...new Set(dropTurns.flatMap((v) => v.drop))];
-      out.push(
-        `    drop       turns ${runList(
-          runsOf(
-            dropTurns.map((v) => v.turn),
-            order,
-          ),
-        )}: ${ids.slice(0, 6).join(', ')}${ids.length > 6 ? ', …' : ''} (poisoned: drop, do not rescore)`,
-      );
-    }
-  }
+  out.push(...headlineLines(s, order, inputErrors));
   out.push(...compactionLines(s.compactions), ...notApplicableLines(s.not_applicable));
+  return out;
+}
+
+/** Where the listed turns' text starts: under the longest headline word. */
+const INDENT = ' '.repeat(4 + 'PRUNE WITH CARE'.length + 2);
+
+const listIds = (ids: readonly string[]): string => `${ids.slice(0, 6).join(', ')}${ids.length > 6 ? ', …' : ''}`;
+
+/**
+ * The turns by headline (src/report/headline.ts), worst first: the words the dashboard's
+ * banner, the overview, the reports and the print page use for the same turns (issue 24),
+ * so a turn whose verdict is prune_ok but which dropped a span or fired a fault is listed
+ * as DROP or FAULT here too. The JSON (contract §6.1) keeps the verdicts as they are.
+ */
+function headlineLines(s: SessionReport, order: readonly number[], inputErrors: number): string[] {
+  const findingsAt = new Map<number, { signal: Signal }[]>();
+  for (const f of s.findings) {
+    let list = findingsAt.get(f.turn);
+    if (list === undefined) findingsAt.set(f.turn, (list = []));
+    list.push(f);
+  }
+  const byKind = new Map<HeadlineKind, { turn: number; drop: readonly string[]; recompute: readonly string[]; h: Headline }[]>();
+  for (const v of s.verdicts) {
+    const h = headline({ ...v, findings: findingsAt.get(v.turn) ?? [] });
+    if (h.kind === 'prune_ok') continue;
+    let list = byKind.get(h.kind);
+    if (list === undefined) byKind.set(h.kind, (list = []));
+    list.push({ turn: v.turn, drop: v.drop, recompute: v.recompute, h });
+  }
+  if (byKind.size === 0) {
+    const ok = headline({ turn: 0, action: 'prune_ok', recompute: [], drop: [], findings: [] });
+    return [
+      `  headline: ${ok.label} on every turn${inputErrors > 0 ? ' analysed' : ''}`,
+      inputErrors > 0 ? `    ${droppedLinesWords(inputErrors, s.turns)}` : `    ${ok.say}`,
+    ];
+  }
+  const counted = [...byKind.values()].reduce((n, l) => n + l.length, 0);
+  const out = [`  headline other than PRUNE OK: ${counted} of ${s.turns} turns (worst first)`];
+  for (const [kind, list] of [...byKind].sort((a, b) => HEADLINE_RANK[b[0]] - HEADLINE_RANK[a[0]])) {
+    const first = list[0]!;
+    const runs = runsOf(
+      list.map((t) => t.turn),
+      order,
+    );
+    const turns = `${runs.length === 1 && runs[0]![0] === runs[0]![1] ? 'turn' : 'turns'} ${runList(runs)}`;
+    const label = `    ${first.h.label.padEnd(INDENT.length - 5)} `;
+    const drops = [...new Set(list.flatMap((t) => t.drop))];
+    if (kind === 'drop') out.push(`${label}${turns}: ${listIds(drops)}`);
+    else out.push(`${label}${turns}`);
+    if (kind === 'recompute')
+      out.push(`${INDENT}first at turn ${first.turn}: ${first.recompute.length} span${first.recompute.length === 1 ? '' : 's'} (${listIds(first.recompute)})`);
+    // a drop beside another headline is its own instruction (as the banner says it)
+    if (kind !== 'drop' && drops.length > 0) out.push(`${INDENT}and drop ${listIds(drops)} (poisoned, do not rescore)`);
+    out.push(`${INDENT}${first.h.say}`);
+  }
   return out;
 }
 

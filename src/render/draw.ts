@@ -9,7 +9,7 @@ import { reportHtml } from '../report/html.ts';
 import { reportMarkdown } from '../report/markdown.ts';
 import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
-import { stampJson, type Stamp } from '../report/stamp.ts';
+import { captionLines, stampJson, type Stamp } from '../report/stamp.ts';
 import type { SeriesView } from '../results/series.ts';
 import { prepareCharts, renderCharts } from './charts.tsx';
 import { phase } from '../node/phases.ts';
@@ -120,7 +120,8 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
       phase(`chart ${chart.id} drawn`);
       const figure = stamped.then((base): Figure => {
         const stamp: Stamp = { ...base, figure: chart.id };
-        const fig = figureSvg({ ...chart.parts, stamp });
+        // Markdown says the shared stamp once, above its charts; each image keeps a one-line caption
+        const fig = figureSvg({ ...chart.parts, stamp, caption: job.format === 'md' ? 'line' : 'stamp' });
         const png =
           job.format === 'md'
             ? settle(
@@ -144,7 +145,8 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
   return {
     finish: async (finalInput) => {
       const final = finalInput as DrawJob;
-      if (!sameCharts({ ...job, stamp: await stamped }, final)) return null;
+      const base = await stamped;
+      if (!sameCharts({ ...job, stamp: base }, final)) return null;
       queue.allow(Number.POSITIVE_INFINITY);
       // a chart that fails to draw fails the report, once the images already started are done
       await drawn.catch(async (e: unknown) => {
@@ -156,7 +158,7 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
       const files: ReportFile[] = [];
       if (final.format === 'md') {
         const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
-        files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl)) });
+        files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl, captionLines(base))) });
         done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
       } else
         files.push({

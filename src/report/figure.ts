@@ -3,7 +3,7 @@
 // screen). The dashboard's "Save SVG" and `context-health report` build figures with this
 // same code, so a chart looks the same from either. Text comes from input (titles, ids):
 // it is escaped, never markup.
-import { captionLines, printable, type Stamp } from './stamp.ts';
+import { captionLine, captionLines, printable, type Stamp } from './stamp.ts';
 
 export interface LegendItem {
   label: string;
@@ -20,6 +20,8 @@ export interface FigureParts {
   subtitle: string;
   legend: readonly LegendItem[];
   stamp: Stamp;
+  /** the whole caption strip (default), or one line where the report gives the stamp once (markdown.ts) */
+  caption?: 'stamp' | 'line';
 }
 
 /** Fonts named in the SVG: the screen's UI font in a browser, DejaVu Sans (shipped in assets/fonts) for the CLI's rasteriser. */
@@ -78,8 +80,8 @@ function placed(chartSvg: string, x: number, y: number, w: number, h: number): s
 }
 
 /** The caption strip (stamp) at y, `width` wide: its markup and height. */
-export function captionStrip(stamp: Stamp, width: number, y: number): { svg: string; height: number } {
-  const lines = captionLines(stamp).flatMap((l) => wrap(l, Math.floor((width - 2 * PAD) / 6.2)));
+export function captionStrip(stamp: Stamp, width: number, y: number, caption: 'stamp' | 'line' = 'stamp'): { svg: string; height: number } {
+  const lines = (caption === 'line' ? [captionLine(stamp)] : captionLines(stamp)).flatMap((l) => wrap(l, Math.floor((width - 2 * PAD) / 6.2)));
   const height = 12 + lines.length * 15;
   const text = lines.map((l, i) => `<text x="${PAD}" y="${y + 18 + i * 15}" font-size="10.5" fill="${INK}">${escapeXml(l)}</text>`).join('');
   return {
@@ -115,7 +117,7 @@ export function figureSvg(parts: FigureParts): { svg: string; width: number; hei
     x += w;
   }
   y = parts.legend.length > 0 ? rowY + 14 : y;
-  const strip = captionStrip(parts.stamp, width, y);
+  const strip = captionStrip(parts.stamp, width, y, parts.caption);
   out.push(strip.svg);
   const height = y + strip.height;
   return {

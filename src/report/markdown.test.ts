@@ -151,6 +151,48 @@ describe('stamp', () => {
   });
 });
 
+describe('the stamp said once (issue 24: not the same caption under every chart)', () => {
+  const stamp: Stamp = {
+    product: 'context-health',
+    version: '0.1.0',
+    figure: 'spread',
+    session_id: 'run-42',
+    title: null,
+    turns: { from: 5, to: 26 },
+    selected_turn: 10,
+    signals: ['stale_score'],
+    thresholds: {},
+    source: { kind: 'file', name: 'a.jsonl', sha256: null },
+    exported_at: null,
+  };
+  const images = ['spread', 'canary', 'drift'].map((id) => ({ file: `images/${id}.png`, title: id }));
+
+  it('gives the shared stamp once, above the charts, each chart keeping its own heading', () => {
+    const md = reportMarkdown(data, images, undefined, captionLines(stamp));
+    const charts = md.slice(md.indexOf('## Charts'));
+    expect(charts.match(/\*\*About these figures\*\*/g)).toHaveLength(1);
+    for (const line of captionLines(stamp)) expect(charts.split(line.replace(/_/g, '\\_')).length - 1, line).toBe(1);
+    expect(charts.indexOf('About these figures')).toBeLessThan(charts.indexOf('### spread'));
+    expect(charts.match(/^### (spread|canary|drift)$/gm)).toHaveLength(3);
+  });
+
+  it('draws a one-line caption under the figure in place of the strip', () => {
+    const parts = { chartSvg: '<svg width="600" height="200"><g/></svg>', chartWidth: 600, chartHeight: 200, title: 'T', subtitle: 's', legend: [], stamp };
+    const full = figureSvg(parts);
+    const line = figureSvg({ ...parts, caption: 'line' });
+    expect(full.svg).toContain('Source: a.jsonl');
+    expect(line.svg).not.toContain('Source: a.jsonl');
+    expect(line.svg).toContain('Session run-42 · turns 5–26 · selected turn 10 · full stamp');
+    expect(line.height).toBeLessThan(full.height);
+  });
+
+  it('keeps the strip on every image when no shared stamp is given', () => {
+    const md = reportMarkdown(data, images);
+    expect(md).not.toContain('About these figures');
+    expect(md).toContain('each image carries its stamp');
+  });
+});
+
 describe('compaction report Markdown (contract §8.3)', () => {
   const compaction: NonNullable<ReportData['compaction']> = {
     turn: 160,

@@ -240,8 +240,13 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
   return out;
 }
 
-/** The report as Markdown. `contractUrl`: where links to the contract point (a path beside the repo, or a URL). */
-export function reportMarkdown(data: ReportData, images: readonly ReportImage[], contractUrl = CONTRACT_URL): string {
+/**
+ * The report as Markdown. `contractUrl`: where links to the contract point (a path beside the
+ * repo, or a URL). `stampLines`: the stamp every image shares (stamp.ts `captionLines`),
+ * said once above the charts; each image then carries its one-line caption (figure.ts
+ * `caption: 'line'`) instead of repeating the strip (issue 24).
+ */
+export function reportMarkdown(data: ReportData, images: readonly ReportImage[], contractUrl = CONTRACT_URL, stampLines: readonly string[] = []): string {
   const title = data.title === null || data.title === '' ? '' : ` (${mdText(data.title)})`;
   const what =
     data.compaction !== undefined
@@ -317,9 +322,12 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     out.push(
       '## Charts',
       '',
-      `Zoomed to ${turnsText(data.range.from, data.range.to)}; each image carries its stamp (caption strip, and JSON in the PNG's \`context-health\` iTXt chunk).`,
+      stampLines.length === 0
+        ? `Zoomed to ${turnsText(data.range.from, data.range.to)}; each image carries its stamp (caption strip, and JSON in the PNG's \`context-health\` iTXt chunk).`
+        : `Zoomed to ${turnsText(data.range.from, data.range.to)}. Each image has a one-line caption; its whole stamp is below, once for all of them (and as JSON in each PNG's \`context-health\` iTXt chunk).`,
       '',
     );
+    if (stampLines.length > 0) out.push('**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '');
     for (const img of images) {
       out.push(`### ${img.title}`, '', `![${img.title}](${encodeURI(img.file)})`, '');
       if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');

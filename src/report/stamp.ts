@@ -102,7 +102,7 @@ export function printable(text: string): string {
 }
 
 /** The caption strip's lines, the same facts as the JSON, for people. */
-export function captionLines(stamp: Stamp): string[] {
+export function captionLines(stamp: Omit<Stamp, 'figure'>): string[] {
   const th = Object.entries(stamp.thresholds).map(([k, v]) => `${k}=${v}`);
   const title = stamp.title === null || stamp.title === '' ? '' : ` “${printable(stamp.title)}”`;
   return [
@@ -110,4 +110,13 @@ export function captionLines(stamp: Stamp): string[] {
     `Signals in view: ${stamp.signals.length === 0 ? 'none' : stamp.signals.join(', ')} · thresholds: ${th.length === 0 ? 'defaults' : th.join(', ')}`,
     `Source: ${printable(sourceText(stamp.source))} · context-health ${stamp.version}${stamp.exported_at === null ? '' : ` · exported ${stamp.exported_at.replace(/\.\d+Z$/, 'Z')}`}`,
   ];
+}
+
+/**
+ * A figure's one-line caption in a report that gives the whole stamp once, above its
+ * charts (src/report/markdown.ts, "About these figures"): what the figure shows, and where
+ * the rest of its stamp is. The PNG still carries the whole stamp as JSON.
+ */
+export function captionLine(stamp: Stamp): string {
+  return `${captionLines(stamp)[0]!} · full stamp: the report's "About these figures"`;
 }

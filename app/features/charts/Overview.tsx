@@ -2,6 +2,7 @@
 // warning, blue info), the zoom window as a brush, and the cursor. Drag to zoom, click to
 // select a turn; the two window edges are keyboard sliders.
 import { useEffect, useRef, useState } from 'react';
+import type { SeriesView } from '../../../src/worker/client.ts';
 import { selectTurn } from '../../analysis.ts';
 import { C } from '../../../src/charts/theme.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
@@ -14,28 +15,8 @@ export function Overview() {
   const view = useAnalysis((s) => s.view);
   const zoom = useUi((s) => s.zoom);
   const turn = useUi((s) => s.selectedTurn);
-  const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
-
-  useEffect(() => {
-    const cv = canvas.current;
-    if (cv === null || view === null) return;
-    const w = view.ribbon.length;
-    cv.width = w;
-    cv.height = 1;
-    const ctx = cv.getContext('2d');
-    if (ctx === null) return;
-    const img = ctx.createImageData(w, 1);
-    for (let c = 0; c < w; c++) {
-      const hex = SEV_COLORS[view.ribbon[c]!] ?? SEV_COLORS[0]!;
-      img.data[c * 4] = parseInt(hex.slice(1, 3), 16);
-      img.data[c * 4 + 1] = parseInt(hex.slice(3, 5), 16);
-      img.data[c * 4 + 2] = parseInt(hex.slice(5, 7), 16);
-      img.data[c * 4 + 3] = 255;
-    }
-    ctx.putImageData(img, 0, 0);
-  }, [view]);
 
   if (view === null || view.turnCount === 0) return null;
   const first = view.firstTurn;
@@ -85,28 +66,7 @@ export function Overview() {
             <span data-no-export> · drag to zoom, click to select</span>
           </span>
         </span>
-        <span className="overview-buttons" data-no-export>
-          <button
-            type="button"
-            className="btn small ghost"
-            onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 0.5) })}
-            title="Zoom in around the cursor (+)"
-          >
-            Zoom in
-          </button>
-          <button
-            type="button"
-            className="btn small ghost"
-            onClick={() => setUi({ zoom: zoomAround(first, last, zoom, turn ?? (from + to) / 2, 2) })}
-            disabled={zoom === null}
-            title="Zoom out (−)"
-          >
-            Zoom out
-          </button>
-          <button type="button" className="btn small ghost" onClick={() => setUi({ zoom: null })} disabled={zoom === null} title="Whole session (0)">
-            Whole session
-          </button>
-        </span>
+        <ZoomButtons first={first} last={last} middle={turn ?? (from + to) / 2} />
       </div>
       <div
         className="overview-strip"
@@ -128,7 +88,7 @@ export function Overview() {
           else setUi({ zoom: b - a >= spanTurns - 1 ? null : { from: Math.max(first, Math.floor(a)), to: Math.min(last, Math.ceil(b)) } });
         }}
       >
-        <canvas ref={canvas} className="overview-canvas" aria-hidden="true" />
+        <RibbonCanvas view={view} />
         {zoom !== null && (
           <>
             <div className="overview-dim" style={{ left: 0, width: `${pct(from)}%` }} />
@@ -141,30 +101,92 @@ export function Overview() {
         )}
         {turn !== null && <div className="overview-cursor" style={{ left: `${pct(turn + 0.5)}%`, background: C.cursor }} />}
         <InputErrorMarks pct={pct} first={first} />
-        <div
-          className="overview-handle"
-          role="slider"
-          tabIndex={0}
-          aria-label="Zoom window start (turn)"
-          aria-valuemin={first}
-          aria-valuemax={last}
-          aria-valuenow={from}
-          style={{ left: `${pct(from)}%` }}
-          onKeyDown={sliderKeys('from')}
-        />
-        <div
-          className="overview-handle"
-          role="slider"
-          tabIndex={0}
-          aria-label="Zoom window end (turn)"
-          aria-valuemin={first}
-          aria-valuemax={last}
-          aria-valuenow={to}
-          style={{ left: `${pct(to + 1)}%` }}
-          onKeyDown={sliderKeys('to')}
-        />
+        <EdgeSlider edge="from" value={from} first={first} last={last} onKeyDown={sliderKeys('from')} left={pct(from)} />
+        <EdgeSlider edge="to" value={to} first={first} last={last} onKeyDown={sliderKeys('to')} left={pct(to + 1)} />
       </div>
     </section>
+  );
+}
+
+/** The severity ribbon: one pixel column per turn column of the view, drawn on a canvas one pixel tall. */
+function RibbonCanvas({ view }: { view: SeriesView }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const cv = canvas.current;
+    if (cv === null) return;
+    const w = view.ribbon.length;
+    cv.width = w;
+    cv.height = 1;
+    const ctx = cv.getContext('2d');
+    if (ctx === null) return;
+    const img = ctx.createImageData(w, 1);
+    for (let c = 0; c < w; c++) {
+      const hex = SEV_COLORS[view.ribbon[c]!] ?? SEV_COLORS[0]!;
+      img.data[c * 4] = parseInt(hex.slice(1, 3), 16);
+      img.data[c * 4 + 1] = parseInt(hex.slice(3, 5), 16);
+      img.data[c * 4 + 2] = parseInt(hex.slice(5, 7), 16);
+      img.data[c * 4 + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+  }, [view]);
+  return <canvas ref={canvas} className="overview-canvas" aria-hidden="true" />;
+}
+
+function ZoomButtons({ first, last, middle }: { first: number; last: number; middle: number }) {
+  const zoom = useUi((s) => s.zoom);
+  return (
+    <span className="overview-buttons" data-no-export>
+      <button
+        type="button"
+        className="btn small ghost"
+        onClick={() => setUi({ zoom: zoomAround(first, last, zoom, middle, 0.5) })}
+        title="Zoom in around the cursor (+)"
+      >
+        Zoom in
+      </button>
+      <button
+        type="button"
+        className="btn small ghost"
+        onClick={() => setUi({ zoom: zoomAround(first, last, zoom, middle, 2) })}
+        disabled={zoom === null}
+        title="Zoom out (−)"
+      >
+        Zoom out
+      </button>
+      <button type="button" className="btn small ghost" onClick={() => setUi({ zoom: null })} disabled={zoom === null} title="Whole session (0)">
+        Whole session
+      </button>
+    </span>
+  );
+}
+
+function EdgeSlider({
+  edge,
+  value,
+  first,
+  last,
+  left,
+  onKeyDown,
+}: {
+  edge: 'from' | 'to';
+  value: number;
+  first: number;
+  last: number;
+  left: number;
+  onKeyDown: (e: React.KeyboardEvent) => void;
+}) {
+  return (
+    <div
+      className="overview-handle"
+      role="slider"
+      tabIndex={0}
+      aria-label={edge === 'from' ? 'Zoom window start (turn)' : 'Zoom window end (turn)'}
+      aria-valuemin={first}
+      aria-valuemax={last}
+      aria-valuenow={value}
+      style={{ left: `${left}%` }}
+      onKeyDown={onKeyDown}
+    />
   );
 }
 

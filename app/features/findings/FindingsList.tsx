@@ -2,8 +2,8 @@
 // one signal fired), virtualised. Each finding row carries contract §6 test hooks
 // data-signal / data-turn / data-severity.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useMemo, useRef } from 'react';
-import { ROW_INCIDENT, SEVERITY, SIGNALS, type Severity, type Signal } from '../../../src/worker/client.ts';
+import { useCallback, useEffect, useMemo, useRef, type CSSProperties } from 'react';
+import { ROW_INCIDENT, SEVERITY, SIGNALS, type FindingDetail, type FindingsIndex, type Severity, type Signal } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { SeverityBadge } from '../../components/bits.tsx';
 import { SIGNAL_INFO } from '../../signalInfo.ts';
@@ -33,7 +33,6 @@ export function FindingsList() {
   const collapsed = useUi((s) => s.collapsed);
   const selectedTurn = useUi((s) => s.selectedTurn);
   const rows = useMemo(() => (ix === null ? new Int32Array(0) : visibleRows(ix, { severities, signal, collapsed })), [ix, severities, signal, collapsed]);
-  const counts = useMemo(() => countBySeverity(ix), [ix]);
   const parent = useRef<HTMLDivElement>(null);
   const estimateSize = useCallback((k: number) => (ix !== null && ix.rowKind[rows[k]!] === ROW_INCIDENT ? INCIDENT_H : FINDING_H), [ix, rows]);
   // TanStack Virtual re-renders through its own subscription; the compiler need not memoise this component
@@ -64,7 +63,6 @@ export function FindingsList() {
   }, [selectedTurn, ix, rows, virtualizer, following]);
 
   const fired = firedKey === '' ? [] : (firedKey.split(',') as Signal[]);
-  const allCollapsed = ix !== null && collapsed.size >= ix.incidentSignal.length && ix.incidentSignal.length > 0;
 
   return (
     <section className="panel findings" aria-label="Findings">
@@ -75,32 +73,7 @@ export function FindingsList() {
             {ix === null ? '' : `${ix.findings.toLocaleString('en-US')} in ${ix.incidentSignal.length.toLocaleString('en-US')} incidents`}
           </span>
         </h2>
-        <div className="filters" role="group" aria-label="Filter findings">
-          {(['fault', 'warning', 'info'] as Severity[]).map((sev) => (
-            <label key={sev} className={`toggle sev-${sev}`}>
-              <input type="checkbox" checked={severities[sev]} onChange={(e) => setUi({ severities: { ...severities, [sev]: e.target.checked } })} />
-              {sev} <span className="muted">{counts[sev]}</span>
-            </label>
-          ))}
-          <select aria-label="Signal" value={signal ?? ''} onChange={(e) => setUi({ signalFilter: e.target.value === '' ? null : (e.target.value as Signal) })}>
-            <option value="">all signals</option>
-            {fired.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-          <button
-            type="button"
-            className="btn small ghost"
-            onClick={() =>
-              setUi({ collapsed: allCollapsed || ix === null ? new Set() : new Set(Array.from({ length: ix.incidentSignal.length }, (_, k) => k)) })
-            }
-            disabled={ix === null || ix.incidentSignal.length === 0}
-          >
-            {allCollapsed ? 'Expand all' : 'Collapse all'}
-          </button>
-        </div>
+        <FindingsFilters ix={ix} fired={fired} />
       </header>
       <div className="findings-scroll" ref={parent} data-testid="findings-list" data-rows={rows.length}>
         {ix !== null && rows.length === 0 && (
@@ -112,87 +85,128 @@ export function FindingsList() {
             {items.map((it) => {
               const r = rows[it.index]!;
               const style = { position: 'absolute' as const, top: 0, left: 0, right: 0, height: it.size, transform: `translateY(${it.start}px)` };
-              if (ix.rowKind[r] === ROW_INCIDENT) {
-                const inc = incidentLabel(ix, ix.rowRef[r]!);
-                const k = ix.rowRef[r]!;
-                const isCollapsed = collapsed.has(k);
-                return (
-                  <div key={`i${k}`} className={`incident-row sev-${SEVERITY[inc.signal]}`} style={style}>
-                    <button
-                      type="button"
-                      className="incident-toggle"
-                      aria-expanded={!isCollapsed}
-                      aria-label={`${isCollapsed ? 'Expand' : 'Collapse'} ${inc.signal} turns ${inc.from} to ${inc.to}`}
-                      onClick={() => {
-                        const next = new Set(collapsed);
-                        if (isCollapsed) next.delete(k);
-                        else next.add(k);
-                        setUi({ collapsed: next });
-                      }}
-                    >
-                      {isCollapsed ? '▸' : '▾'}
-                    </button>
-                    <button
-                      type="button"
-                      className="incident-main"
-                      onClick={() => selectTurn(inc.from)}
-                      title={`${SIGNAL_INFO[inc.signal].title}: ${SIGNAL_INFO[inc.signal].means}`}
-                    >
-                      <SeverityBadge severity={SEVERITY[inc.signal]} />
-                      <span className="incident-title">{SIGNAL_INFO[inc.signal].title}</span>
-                      <code className="muted">{inc.signal}</code>
-                      <span className="incident-turns">
-                        {inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from}–${inc.to}`} · {inc.count} turn{inc.count === 1 ? '' : 's'}
-                      </span>
-                    </button>
-                    <button
-                      type="button"
-                      className="btn small ghost incident-report"
-                      onClick={() => void reportIncident(k + 1)}
-                      aria-label={`Report incident ${k + 1}: ${inc.signal} ${inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from} to ${inc.to}`}`}
-                      title="Report this incident: Markdown + stamped charts as a .zip"
-                    >
-                      Report
-                    </button>
-                  </div>
-                );
-              }
+              if (ix.rowKind[r] === ROW_INCIDENT) return <IncidentRow key={`i${ix.rowRef[r]!}`} ix={ix} k={ix.rowRef[r]!} style={style} />;
               const fi = ix.rowRef[r]!;
-              const sig = SIGNALS[ix.rowSignal[r]!]!;
-              const turn = ix.rowTurn[r]!;
-              const d = details.get(fi);
-              return (
-                <button
-                  type="button"
-                  key={`f${fi}`}
-                  className={`finding-row${turn === selectedTurn ? ' current' : ''}`}
-                  style={style}
-                  data-signal={sig}
-                  data-turn={turn}
-                  data-severity={SEVERITY[sig]}
-                  onClick={() => {
-                    selectTurn(turn);
-                    if (d !== undefined && d.spanIds.length > 0) selectSpan(d.spanIds[0]!);
-                  }}
-                  title={
-                    d === undefined
-                      ? undefined
-                      : d.spanIds.length > 0
-                        ? `${d.message}\nspans: ${d.spanIds.slice(0, 5).join(', ')}${d.spanIds.length > 5 ? ' …' : ''}`
-                        : d.message
-                  }
-                >
-                  <span className="finding-turn">{turn}</span>
-                  <span className={`dot sev-${SEVERITY[sig]}`} aria-hidden="true" />
-                  <span className="finding-msg">{d === undefined ? sig : namedMessage(d.message, d.spanIds, d.labels)}</span>
-                  {d !== undefined && d.spanIds.length > 0 && <FindingSpan ids={d.spanIds} labels={d.labels} />}
-                </button>
-              );
+              return <FindingRow key={`f${fi}`} sig={SIGNALS[ix.rowSignal[r]!]!} turn={ix.rowTurn[r]!} d={details.get(fi)} style={style} />;
             })}
           </div>
         )}
       </div>
     </section>
+  );
+}
+
+type RowStyle = CSSProperties;
+
+function FindingsFilters({ ix, fired }: { ix: FindingsIndex | null; fired: readonly Signal[] }) {
+  const severities = useUi((s) => s.severities);
+  const signal = useUi((s) => s.signalFilter);
+  const collapsed = useUi((s) => s.collapsed);
+  const counts = useMemo(() => countBySeverity(ix), [ix]);
+  const allCollapsed = ix !== null && collapsed.size >= ix.incidentSignal.length && ix.incidentSignal.length > 0;
+  return (
+    <div className="filters" role="group" aria-label="Filter findings">
+      {(['fault', 'warning', 'info'] as Severity[]).map((sev) => (
+        <label key={sev} className={`toggle sev-${sev}`}>
+          <input type="checkbox" checked={severities[sev]} onChange={(e) => setUi({ severities: { ...severities, [sev]: e.target.checked } })} />
+          {sev} <span className="muted">{counts[sev]}</span>
+        </label>
+      ))}
+      <select aria-label="Signal" value={signal ?? ''} onChange={(e) => setUi({ signalFilter: e.target.value === '' ? null : (e.target.value as Signal) })}>
+        <option value="">all signals</option>
+        {fired.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="btn small ghost"
+        onClick={() => setUi({ collapsed: allCollapsed || ix === null ? new Set() : new Set(Array.from({ length: ix.incidentSignal.length }, (_, k) => k)) })}
+        disabled={ix === null || ix.incidentSignal.length === 0}
+      >
+        {allCollapsed ? 'Expand all' : 'Collapse all'}
+      </button>
+    </div>
+  );
+}
+
+/** An incident's header row: collapse, its signal and turns (a click selects its first turn), and "Report". */
+function IncidentRow({ ix, k, style }: { ix: FindingsIndex; k: number; style: RowStyle }) {
+  const collapsed = useUi((s) => s.collapsed);
+  const inc = incidentLabel(ix, k);
+  const isCollapsed = collapsed.has(k);
+  return (
+    <div className={`incident-row sev-${SEVERITY[inc.signal]}`} style={style}>
+      <button
+        type="button"
+        className="incident-toggle"
+        aria-expanded={!isCollapsed}
+        aria-label={`${isCollapsed ? 'Expand' : 'Collapse'} ${inc.signal} turns ${inc.from} to ${inc.to}`}
+        onClick={() => {
+          const next = new Set(collapsed);
+          if (isCollapsed) next.delete(k);
+          else next.add(k);
+          setUi({ collapsed: next });
+        }}
+      >
+        {isCollapsed ? '▸' : '▾'}
+      </button>
+      <button
+        type="button"
+        className="incident-main"
+        onClick={() => selectTurn(inc.from)}
+        title={`${SIGNAL_INFO[inc.signal].title}: ${SIGNAL_INFO[inc.signal].means}`}
+      >
+        <SeverityBadge severity={SEVERITY[inc.signal]} />
+        <span className="incident-title">{SIGNAL_INFO[inc.signal].title}</span>
+        <code className="muted">{inc.signal}</code>
+        <span className="incident-turns">
+          {inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from}–${inc.to}`} · {inc.count} turn{inc.count === 1 ? '' : 's'}
+        </span>
+      </button>
+      <button
+        type="button"
+        className="btn small ghost incident-report"
+        onClick={() => void reportIncident(k + 1)}
+        aria-label={`Report incident ${k + 1}: ${inc.signal} ${inc.from === inc.to ? `turn ${inc.from}` : `turns ${inc.from} to ${inc.to}`}`}
+        title="Report this incident: Markdown + stamped charts as a .zip"
+      >
+        Report
+      </button>
+    </div>
+  );
+}
+
+/** One finding: its turn, severity and message (a click selects the turn and the first span it names). */
+function FindingRow({ sig, turn, d, style }: { sig: Signal; turn: number; d: FindingDetail | undefined; style: RowStyle }) {
+  const selectedTurn = useUi((s) => s.selectedTurn);
+  return (
+    <button
+      type="button"
+      className={`finding-row${turn === selectedTurn ? ' current' : ''}`}
+      style={style}
+      data-signal={sig}
+      data-turn={turn}
+      data-severity={SEVERITY[sig]}
+      onClick={() => {
+        selectTurn(turn);
+        if (d !== undefined && d.spanIds.length > 0) selectSpan(d.spanIds[0]!);
+      }}
+      title={
+        d === undefined
+          ? undefined
+          : d.spanIds.length > 0
+            ? `${d.message}\nspans: ${d.spanIds.slice(0, 5).join(', ')}${d.spanIds.length > 5 ? ' …' : ''}`
+            : d.message
+      }
+    >
+      <span className="finding-turn">{turn}</span>
+      <span className={`dot sev-${SEVERITY[sig]}`} aria-hidden="true" />
+      <span className="finding-msg">{d === undefined ? sig : namedMessage(d.message, d.spanIds, d.labels)}</span>
+      {d !== undefined && d.spanIds.length > 0 && <FindingSpan ids={d.spanIds} labels={d.labels} />}
+    </button>
   );
 }
 

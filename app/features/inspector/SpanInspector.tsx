@@ -73,19 +73,6 @@ function SpanId({ id }: { id: string }) {
 }
 
 function SpanBody({ d }: { d: SpanDetail }) {
-  const cursor = useUi((s) => s.selectedTurn);
-  const history = useMemo(() => {
-    const rows: { x: number; score: number | null; rewrites: number }[] = [];
-    for (let i = 0; i < d.historyX.length; i++)
-      rows.push({ x: d.historyX[i]!, score: Number.isNaN(d.historyScore[i]!) ? null : d.historyScore[i]!, rewrites: d.historyRewrites[i]! });
-    return rows;
-  }, [d]);
-  const bad = useMemo(() => {
-    const out: { x1: number; x2: number }[] = [];
-    for (let i = 0; i + 1 < d.badBinding.length; i += 2) out.push({ x1: d.badBinding[i]! - 0.5, x2: d.badBinding[i + 1]! + 0.5 });
-    return out;
-  }, [d]);
-  const same = d.claimedSha256 !== null && d.claimedSha256 === d.computedSha256;
   return (
     <div className="inspector-body">
       {!d.live && (
@@ -93,44 +80,70 @@ function SpanBody({ d }: { d: SpanDetail }) {
           Not live at turn {d.turn}; showing turn {d.shownTurn}.{d.prunedAt !== null ? ` Pruned at turn ${d.prunedAt}.` : ''}
         </p>
       )}
-      <dl className="metrics">
-        <div>
-          <dt>score</dt>
-          <dd>{fmtNum(d.score, 4)}</dd>
-        </div>
-        <div>
-          <dt>rewrites since recompute</dt>
-          <dd>{d.rewrites}</dd>
-        </div>
-        <div>
-          <dt>tokens</dt>
-          <dd>{d.tokens}</dd>
-        </div>
-        <div>
-          <dt>role</dt>
-          <dd>{d.role ?? '—'}</dd>
-        </div>
-        <div>
-          <dt>live</dt>
-          <dd>
-            turns {d.firstSeen}–{d.lastSeen}
-          </dd>
-        </div>
-        <div>
-          <dt>pinned</dt>
-          <dd>{d.pinned ? 'yes (canary)' : 'no'}</dd>
-        </div>
-      </dl>
-      <div className={`hash-check b-${d.binding}`} data-testid="hash-check" data-binding={d.binding}>
-        <strong>{BINDING_SAY[d.binding]}</strong>
-        <div className="hashes">
-          <span>text_sha256 (claimed)</span>
-          <code>{d.claimedSha256 ?? '— none —'}</code>
-          <span>sha256 of the text</span>
-          <code>{d.computedSha256 ?? (d.textEvicted ? '(text no longer held)' : '—')}</code>
-        </div>
-        {d.claimedSha256 !== null && !same && d.computedSha256 !== null && <p className="muted">The hashes differ: the score was computed on other text.</p>}
+      <SpanFacts d={d} />
+      <HashCheck d={d} />
+      <SpanText d={d} />
+      <ScoreHistory d={d} />
+      <TextVersions d={d} />
+      {d.historyFrom !== null && <p className="muted">History before turn {d.historyFrom} was released to keep memory bounded.</p>}
+      <Lineage d={d} />
+    </div>
+  );
+}
+
+function SpanFacts({ d }: { d: SpanDetail }) {
+  return (
+    <dl className="metrics">
+      <div>
+        <dt>score</dt>
+        <dd>{fmtNum(d.score, 4)}</dd>
       </div>
+      <div>
+        <dt>rewrites since recompute</dt>
+        <dd>{d.rewrites}</dd>
+      </div>
+      <div>
+        <dt>tokens</dt>
+        <dd>{d.tokens}</dd>
+      </div>
+      <div>
+        <dt>role</dt>
+        <dd>{d.role ?? '—'}</dd>
+      </div>
+      <div>
+        <dt>live</dt>
+        <dd>
+          turns {d.firstSeen}–{d.lastSeen}
+        </dd>
+      </div>
+      <div>
+        <dt>pinned</dt>
+        <dd>{d.pinned ? 'yes (canary)' : 'no'}</dd>
+      </div>
+    </dl>
+  );
+}
+
+function HashCheck({ d }: { d: SpanDetail }) {
+  const same = d.claimedSha256 !== null && d.claimedSha256 === d.computedSha256;
+  return (
+    <div className={`hash-check b-${d.binding}`} data-testid="hash-check" data-binding={d.binding}>
+      <strong>{BINDING_SAY[d.binding]}</strong>
+      <div className="hashes">
+        <span>text_sha256 (claimed)</span>
+        <code>{d.claimedSha256 ?? '— none —'}</code>
+        <span>sha256 of the text</span>
+        <code>{d.computedSha256 ?? (d.textEvicted ? '(text no longer held)' : '—')}</code>
+      </div>
+      {d.claimedSha256 !== null && !same && d.computedSha256 !== null && <p className="muted">The hashes differ: the score was computed on other text.</p>}
+    </div>
+  );
+}
+
+/** The text and its word diff, as text: React escapes every character (span texts are untrusted). */
+function SpanText({ d }: { d: SpanDetail }) {
+  return (
+    <>
       <h3>Text at turn {d.shownTurn}</h3>
       {d.text === null ? (
         <p className="empty">This old version of the text is no longer held (bounded memory); its sha256 is above.</p>
@@ -150,6 +163,25 @@ function SpanBody({ d }: { d: SpanDetail }) {
         </>
       )}
       {d.diff === null && d.diffAgainst !== null && <p className="muted">Text unchanged since turn {d.diffAgainst}.</p>}
+    </>
+  );
+}
+
+function ScoreHistory({ d }: { d: SpanDetail }) {
+  const cursor = useUi((s) => s.selectedTurn);
+  const history = useMemo(() => {
+    const rows: { x: number; score: number | null; rewrites: number }[] = [];
+    for (let i = 0; i < d.historyX.length; i++)
+      rows.push({ x: d.historyX[i]!, score: Number.isNaN(d.historyScore[i]!) ? null : d.historyScore[i]!, rewrites: d.historyRewrites[i]! });
+    return rows;
+  }, [d]);
+  const bad = useMemo(() => {
+    const out: { x1: number; x2: number }[] = [];
+    for (let i = 0; i + 1 < d.badBinding.length; i += 2) out.push({ x1: d.badBinding[i]! - 0.5, x2: d.badBinding[i + 1]! + 0.5 });
+    return out;
+  }, [d]);
+  return (
+    <>
       <h3>Score history</h3>
       {history.length > 1 ? (
         <ResponsiveContainer width="100%" height={120}>
@@ -191,22 +223,38 @@ function SpanBody({ d }: { d: SpanDetail }) {
         Black line: the selected turn{d.textVersions.length > 1 ? '; amber dashes: a rewrite of the text' : ''}
         {bad.length > 0 ? "; shaded: turns where this span's score was not bound to its text" : ''}.
       </p>
-      <h3>Text versions</h3>
-      {d.textVersions.length <= 1 ? (
+    </>
+  );
+}
+
+function TextVersions({ d }: { d: SpanDetail }) {
+  if (d.textVersions.length <= 1)
+    return (
+      <>
+        <h3>Text versions</h3>
         <p className="muted">No rewrites: the text never changed while the span was held.</p>
-      ) : (
-        <ol className="versions">
-          {d.textVersions.map((v) => (
-            <li key={v.fromTurn}>
-              <button type="button" className="link" onClick={() => selectTurn(v.fromTurn)}>
-                turns {v.fromTurn}–{v.toTurn}
-              </button>{' '}
-              <code className="muted">{v.sha256 === null ? 'hash not computed' : `${v.sha256.slice(0, 12)}…`}</code>
-            </li>
-          ))}
-        </ol>
-      )}
-      {d.historyFrom !== null && <p className="muted">History before turn {d.historyFrom} was released to keep memory bounded.</p>}
+      </>
+    );
+  return (
+    <>
+      <h3>Text versions</h3>
+      <ol className="versions">
+        {d.textVersions.map((v) => (
+          <li key={v.fromTurn}>
+            <button type="button" className="link" onClick={() => selectTurn(v.fromTurn)}>
+              turns {v.fromTurn}–{v.toTurn}
+            </button>{' '}
+            <code className="muted">{v.sha256 === null ? 'hash not computed' : `${v.sha256.slice(0, 12)}…`}</code>
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+function Lineage({ d }: { d: SpanDetail }) {
+  return (
+    <>
       <h3>Lineage</h3>
       <dl className="lineage-list">
         <dt>derived from</dt>
@@ -226,6 +274,6 @@ function SpanBody({ d }: { d: SpanDetail }) {
         <dt>children</dt>
         <dd>{d.children.length === 0 ? '—' : <SpanChips ids={d.children} limit={12} />}</dd>
       </dl>
-    </div>
+    </>
   );
 }

@@ -40,7 +40,6 @@ export function SessionsOverview() {
     [titleKey],
   );
   const scroller = useRef<HTMLDivElement>(null);
-  const token = useRelayToken((t) => t.token);
   const [alertsOpen, setAlertsOpen] = useState(false);
   const [writeError, setWriteError] = useState<string | null>(null);
   const lostAt = useOverview((s) => (s.connection === 'open' ? null : s.lostAt));
@@ -55,42 +54,7 @@ export function SessionsOverview() {
       data-testid="overview"
       data-unreachable={lostAt !== null}
     >
-      <header className="panel-head overview-head">
-        <h2>All sessions</h2>
-        <span className="muted">{rows.length === sessions.size ? `${sessions.size}` : `${rows.length} of ${sessions.size}`} · worst first</span>
-        <input
-          type="search"
-          placeholder="Filter by id or title"
-          aria-label="Filter sessions by id or title"
-          value={text}
-          onChange={(e) => setOverviewFilter({ text: e.target.value })}
-          data-testid="overview-filter"
-        />
-        <select
-          aria-label="Filter sessions by state"
-          value={state}
-          onChange={(e) => setOverviewFilter({ state: e.target.value as StateFilter })}
-          data-testid="overview-state"
-        >
-          <option value="all">all states</option>
-          <option value="live">live</option>
-          <option value="idle">idle</option>
-          <option value="ended">ended</option>
-        </select>
-        <input
-          type="password"
-          autoComplete="off"
-          placeholder="relay token"
-          aria-label="Relay token (kept in this tab only, sent on deletes and rule changes)"
-          title="Kept in this tab only (sessionStorage); sent as Authorization: Bearer on deletes and rule changes"
-          value={token}
-          onChange={(e) => setRelayToken(e.target.value)}
-          data-testid="relay-token"
-        />
-        <button type="button" aria-expanded={alertsOpen} onClick={() => setAlertsOpen((o) => !o)} data-testid="overview-alerts">
-          Alerts
-        </button>
-      </header>
+      <OverviewHead shown={rows.length} total={sessions.size} alertsOpen={alertsOpen} onAlerts={() => setAlertsOpen((o) => !o)} />
       {lostAt !== null && (
         <p className="overview-unreachable" role="status" data-testid="overview-unreachable">
           {unreachableWords(lostAt)}
@@ -105,28 +69,7 @@ export function SessionsOverview() {
         </p>
       )}
       <div role="table" aria-label="Sessions, worst first" aria-rowcount={rows.length + 1} className="overview-table">
-        <div role="row" className="overview-row overview-header">
-          <span role="columnheader">state</span>
-          <span role="columnheader">session</span>
-          <span role="columnheader">verdict</span>
-          <span role="columnheader" title="The worst severity among the findings of the session's last turns">
-            worst (last {rows[0]?.window ?? 20} turns)
-          </span>
-          <span role="columnheader">last fault</span>
-          <span role="columnheader">turns</span>
-          <span role="columnheader">per min</span>
-          <span role="columnheader">score spread</span>
-          <span role="columnheader">canary rank</span>
-          <span
-            role="columnheader"
-            title="The last compaction: what its summary kept of the files and prompts it replaced (contract §8.3), and how many it lost that the agent went back for"
-          >
-            last compaction
-          </span>
-          <span role="columnheader">
-            <span className="sr-only">delete</span>
-          </span>
-        </div>
+        <HeaderRow lastTurns={rows[0]?.window ?? 20} />
         <div
           ref={scroller}
           className="overview-scroll"
@@ -152,6 +95,78 @@ export function SessionsOverview() {
       </div>
       {alertsOpen && <AlertsPanel />}
     </section>
+  );
+}
+
+/** The table's title, its filters, the relay token (sent on writes) and the Alerts button. */
+function OverviewHead({ shown, total, alertsOpen, onAlerts }: { shown: number; total: number; alertsOpen: boolean; onAlerts: () => void }) {
+  const text = useOverview((s) => s.text);
+  const state = useOverview((s) => s.state);
+  const token = useRelayToken((t) => t.token);
+  return (
+    <header className="panel-head overview-head">
+      <h2>All sessions</h2>
+      <span className="muted">{shown === total ? `${total}` : `${shown} of ${total}`} · worst first</span>
+      <input
+        type="search"
+        placeholder="Filter by id or title"
+        aria-label="Filter sessions by id or title"
+        value={text}
+        onChange={(e) => setOverviewFilter({ text: e.target.value })}
+        data-testid="overview-filter"
+      />
+      <select
+        aria-label="Filter sessions by state"
+        value={state}
+        onChange={(e) => setOverviewFilter({ state: e.target.value as StateFilter })}
+        data-testid="overview-state"
+      >
+        <option value="all">all states</option>
+        <option value="live">live</option>
+        <option value="idle">idle</option>
+        <option value="ended">ended</option>
+      </select>
+      <input
+        type="password"
+        autoComplete="off"
+        placeholder="relay token"
+        aria-label="Relay token (kept in this tab only, sent on deletes and rule changes)"
+        title="Kept in this tab only (sessionStorage); sent as Authorization: Bearer on deletes and rule changes"
+        value={token}
+        onChange={(e) => setRelayToken(e.target.value)}
+        data-testid="relay-token"
+      />
+      <button type="button" aria-expanded={alertsOpen} onClick={onAlerts} data-testid="overview-alerts">
+        Alerts
+      </button>
+    </header>
+  );
+}
+
+function HeaderRow({ lastTurns }: { lastTurns: number }) {
+  return (
+    <div role="row" className="overview-row overview-header">
+      <span role="columnheader">state</span>
+      <span role="columnheader">session</span>
+      <span role="columnheader">verdict</span>
+      <span role="columnheader" title="The worst severity among the findings of the session's last turns">
+        worst (last {lastTurns} turns)
+      </span>
+      <span role="columnheader">last fault</span>
+      <span role="columnheader">turns</span>
+      <span role="columnheader">per min</span>
+      <span role="columnheader">score spread</span>
+      <span role="columnheader">canary rank</span>
+      <span
+        role="columnheader"
+        title="The last compaction: what its summary kept of the files and prompts it replaced (contract §8.3), and how many it lost that the agent went back for"
+      >
+        last compaction
+      </span>
+      <span role="columnheader">
+        <span className="sr-only">delete</span>
+      </span>
+    </div>
   );
 }
 

@@ -5,7 +5,7 @@
 // goes with the images into a .zip; the Markdown can also be copied for an issue tracker.
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { reportMarkdown, STABLE_CONTRACT_URL, type ReportData, type ReportImage } from '../../../src/report/markdown.ts';
-import { PRODUCT_VERSION } from '../../../src/report/stamp.ts';
+import { captionLines, PRODUCT_VERSION } from '../../../src/report/stamp.ts';
 import type { ReportQuery } from '../../../src/worker/client.ts';
 import { sourceClient } from '../../analysis.ts';
 import { currentStamp, currentStampSource } from '../../components/exportStamp.ts';
@@ -75,15 +75,19 @@ async function buildReport(
     const figures = await chartsShowing(data.range.from, data.range.to);
     const files: Zippable = {};
     const images: ReportImage[] = [];
+    // the Markdown says the stamp the images share once; each image keeps a one-line caption
+    let stampLines: string[] = [];
     for (const fig of figures) {
       const id = (fig.dataset.testid ?? 'chart').replace('chart-', '');
       const title = fig.querySelector('.chart-head h3')?.textContent ?? id;
-      const png = await stampedPng([fig], await currentStamp(id, data.range));
+      const stamp = await currentStamp(id, data.range);
+      if (stampLines.length === 0) stampLines = captionLines(stamp);
+      const png = await stampedPng([fig], stamp, 'line');
       files[`images/${id}.png`] = [png, { level: 0 }];
       images.push({ file: `images/${id}.png`, title });
     }
     // the report travels (an issue tracker, a zip sent on): its rule links point at the published contract
-    const markdown = reportMarkdown(data, images, STABLE_CONTRACT_URL);
+    const markdown = reportMarkdown(data, images, STABLE_CONTRACT_URL, stampLines);
     files['report.md'] = strToU8(markdown);
     const zip = zipSync(files, { mtime: data.exportedAt ?? '1980-01-01' });
     const fileName = zipName(data, sessionId);
