@@ -4,7 +4,7 @@
 // the transcript), the ingest path (ingest.ts's public face) and the subscribers
 // (fanout.ts's public face).
 import type { WebSocket } from 'ws';
-import type { RelaySession } from '../client/relayApi.ts';
+import type { RelaySession } from '../protocol/relay.ts';
 import type { FanoutStats } from './fanout.ts';
 import type { IngestCounters, IngestResult } from './ingest.ts';
 import { readChunks, type SessionLogStore } from './store.ts';

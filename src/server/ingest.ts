@@ -4,7 +4,7 @@
 // to its log, and fan out. Results resolve in arrival order, so a connection's acks go
 // back in frame order.
 import { Backpressure } from './backpressure.ts';
-import type { AckVerdict } from '../client/relayApi.ts';
+import type { AckVerdict } from '../protocol/relay.ts';
 import type { Fanout } from './fanout.ts';
 import { order, type Inspection, type ParsedMessage, type RelayLimits } from './sessionGate.ts';
 import type { SessionLogStore } from './store.ts';

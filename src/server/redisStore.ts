@@ -23,7 +23,7 @@ import { Cluster, Redis } from 'ioredis';
 /** one Redis server, or a Redis Cluster (`redis-cluster://host:port`, any node as the seed) */
 export type Client = Redis | Cluster;
 import type { WebSocket } from 'ws';
-import type { AckVerdict, RelaySession } from '../client/relayApi.ts';
+import type { AckVerdict, RelaySession } from '../protocol/relay.ts';
 import { jsonEqual } from '../core/equality.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import type { IngestPort, SessionDirectory, SubscriberPort, Transcript } from './backend.ts';

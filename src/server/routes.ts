@@ -2,7 +2,7 @@
 // it answers and whether it reads or writes (which decides what the access policy asks
 // for). WebSocket upgrades are routed in relay.ts; docs/relay-protocol.md is the contract.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelaySessionList } from '../client/relayApi.ts';
+import type { RelaySessionList } from '../protocol/relay.ts';
 import type { Access } from './accessPolicy.ts';
 import type { SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
 import { CLOSE_GONE } from './fanout.ts';

@@ -8,7 +8,7 @@
 // per CHECKPOINT messages (to start a late subscriber's backlog without a full scan).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RelaySession } from '../client/relayApi.ts';
+import type { RelaySession } from '../protocol/relay.ts';
 import type { SessionHeader } from '../core/wire.ts';
 import { quoted, shownTitle } from './quoted.ts';
 

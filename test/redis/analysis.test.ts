@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/client/relayApi.ts';
+import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';

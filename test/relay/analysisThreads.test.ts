@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { AckVerdict, Overview } from '../../src/client/relayApi.ts';
+import type { AckVerdict, Overview } from '../../src/protocol/relay.ts';
 import { ANALYSIS_NICE } from '../../src/node/threadPriority.ts';
 import { checkVerdicts } from './expectations.ts';
 import { exited, ROOT, relaysPerTest, run, spawnServe, tempDir } from './helpers.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Overview, OverviewFrame, SessionSummary } from '../../src/client/relayApi.ts';
+import type { Overview, OverviewFrame, SessionSummary } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { SERIES, VERDICT_MEMORY } from '../../src/server/analysis/sessionHealth.ts';
 import { runCli } from '../cli/runCli.ts';

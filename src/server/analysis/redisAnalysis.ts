@@ -15,7 +15,7 @@
 //   logs: what was stored before it started is analysed with alerts off (nothing fires twice).
 // - With analysis threads the Engines run there as for the file store (RelayAnalysis.apply):
 //   a catch-up waits for the answers to its lines before it counts as done.
-import type { AckVerdict } from '../../client/relayApi.ts';
+import type { AckVerdict } from '../../protocol/relay.ts';
 import { quoted } from '../quoted.ts';
 import { bytesOf, key, PAGE, seqOf, SESSIONS, type Entry as StreamEntry, type RedisBackend } from '../redisStore.ts';
 import type { ParsedMessage } from '../sessionGate.ts';

@@ -7,7 +7,7 @@
 // re-reading, once the session has caught up. With analysis threads (analysisThreads.ts)
 // the sessions' Engines run there and the verdict is a Promise of the thread's answer; the
 // rest (SessionHealth's rings, verdict memory, summaries, the listeners) stays here.
-import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
+import type { AckVerdict, SessionSummary } from '../../protocol/relay.ts';
 import { quoted, shownTitle } from '../quoted.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { readChunks, type SessionLogStore } from '../store.ts';
