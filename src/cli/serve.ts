@@ -188,7 +188,7 @@ export async function runServe(args: string[]): Promise<number> {
   // lines posted before the analysis threads have loaded the engine only wait, but a harness
   // started on this line would find the first second's acks late
   await relay.analysis?.threads?.ready();
-  const sessionsAtStart = relay.directory.count();
+  const sessionsAtStart = relay.store.knownCount();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {
     const { startDemo } = await import('../server/demo.ts');

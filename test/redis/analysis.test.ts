@@ -289,7 +289,7 @@ describe('retention on the Redis store', () => {
       const own = lines.map((l) => l.replace('"session_id":"healthy"', `"session_id":"${id}"`));
       expect((await postNdjson(b.url, own.slice(0, 4).join('\n'))).status).toBe(200);
     }
-    const sizes = new Map((await b.redis!.directory.sizes()).map((s) => [s.id, s.size]));
+    const sizes = new Map((await b.store.list()).map((s) => [s.id, s.bytes]));
     const transcript = async (id: string): Promise<number> => (await (await fetch(`${b.url}api/sessions/${id}/transcript`)).arrayBuffer()).byteLength;
     for (const id of ['r1', 'r2', 'r3']) expect(sizes.get(id)).toBe(await transcript(id));
     // a budget that fits the two most recent: the least recently updated goes, on every relay
