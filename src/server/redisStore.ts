@@ -297,7 +297,8 @@ export class RedisStore implements SessionStore {
       this.cache.delete(a.sessionId); // decided on a state this relay no longer holds: the next message reads it
       return;
     }
-    const base: RedisState = prev ?? {
+    // a new session (perhaps one deleted and begun anew) starts from nothing
+    const base: RedisState = (a.expectedLastSeq === 0 ? undefined : prev) ?? {
       id: a.sessionId,
       lastSeq: 0,
       lastTurn: null,
