@@ -2,7 +2,8 @@
 // /api (docs/relay-protocol.md is the contract, docs/relay.md the operator's guide,
 // docs/security.md what it refuses). This module wires the parts together: the access
 // policy (accessPolicy.ts), the route table (routes.ts), the ingest connections
-// (ingestConnection.ts, postIngest.ts) and the subscribers (fanout.ts).
+// (ingestConnection.ts, postIngest.ts), the one ingest path (ingest.ts) and the subscribers
+// (fanout.ts), on the store backend.ts chose: nothing here asks which store it is.
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
