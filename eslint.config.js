@@ -139,10 +139,24 @@ export default tseslint.config(
     },
   },
   {
-    // the relay's HTTP types, shared by the relay and the dashboard: types only, importing nothing
-    files: ['src/client/relayApi.ts'],
+    // the relay's protocol (HTTP answers, acks' verdicts, alert rules, firings, overview rows):
+    // types only, importing nothing, shared by the relay, the harness client and the page
+    files: ['src/protocol/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict(['*'], "relayApi.ts holds only the types of the relay's HTTP answers; both the relay and the app import it."),
+      'no-restricted-imports': restrict(
+        ['*'],
+        'src/protocol holds only the types the relay, the harness client and the page speak; all three import it, it imports nothing.',
+      ),
+    },
+  },
+  {
+    // the relay speaks the protocol module, never the harness client's code
+    files: ['src/server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        ['../cli/*', '../worker/*', '../../app/*', 'react', '**/client/*'],
+        'the relay does not import the CLI, the UI or the harness client; the types they share live in src/protocol.',
+      ),
     },
   },
   {
@@ -181,7 +195,7 @@ export default tseslint.config(
           '**/src/client/harness*',
           'node:*',
         ],
-        'the UI talks to the engine only through the Worker client (src/worker/client.ts), and to the relay through its HTTP types (src/client/relayApi.ts); type-only imports use `import type`.',
+        'the UI talks to the engine only through the Worker client (src/worker/client.ts), and to the relay through its protocol types (src/protocol/relay.ts); type-only imports use `import type`.',
       ),
     },
   },

@@ -367,7 +367,6 @@ function benchLinkCheck(spans: Buffer, rounds = 5, perRound = 2000): void {
   const line = Buffer.concat([Buffer.from('{"type":"snapshot","session_id":"b","turn":1,"spans":'), spans, Buffer.from('}')]);
   const store = new SessionLogStore({ dataDir: dir });
   fs.mkdirSync(store.sessionsDir, { recursive: true });
-  const session = store.create('b');
   const bareFd = fs.openSync(path.join(dir, 'bare.jsonl'), 'a');
   const newline = Buffer.from('\n');
   let storeNs = 0n;
@@ -375,7 +374,7 @@ function benchLinkCheck(spans: Buffer, rounds = 5, perRound = 2000): void {
   let fstatNs = 0n;
   for (let r = 0; r < rounds; r++) {
     let t = process.hrtime.bigint();
-    for (let i = 0; i < perRound; i++) store.append(session, line, null);
+    for (let i = 0; i < perRound; i++) store.append({ sessionId: 'b', expectedLastSeq: r * perRound + i, bytes: line, turn: null, header: null });
     storeNs += process.hrtime.bigint() - t;
     t = process.hrtime.bigint();
     for (let i = 0; i < perRound; i++) fs.writevSync(bareFd, [line, newline]);

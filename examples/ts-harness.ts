@@ -14,7 +14,7 @@
 // In your own harness, import from src/client/harness.ts.
 import { parseArgs } from 'node:util';
 import { HarnessClient, HarnessSession, scored } from '../src/client/harness.ts';
-import type { AckVerdict } from '../src/client/relayApi.ts';
+import type { AckVerdict } from '../src/protocol/relay.ts';
 import type { Span } from '../src/core/wire.ts';
 
 const { values } = parseArgs({

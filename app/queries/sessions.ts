@@ -1,6 +1,6 @@
 // The relay's session list (server data: TanStack Query, never copied into a store).
 import { useQuery } from '@tanstack/react-query';
-import type { RelaySession, RelaySessionList } from '../../src/client/relayApi.ts';
+import type { RelaySession, RelaySessionList } from '../../src/protocol/relay.ts';
 
 export async function fetchSessions(signal?: AbortSignal): Promise<RelaySession[]> {
   const res = await fetch('/api/sessions', { signal, headers: { accept: 'application/json' } });

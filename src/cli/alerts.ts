@@ -2,7 +2,7 @@
 // through its HTTP API (docs/relay.md "Alerts"); changing rules needs the relay's token,
 // as ingest does (--token or CONTEXT_HEALTH_TOKEN).
 import { parseArgs } from 'node:util';
-import type { AlertFiring, AlertRule, AlertRuleInput } from '../client/relayApi.ts';
+import type { AlertFiring, AlertRule, AlertRuleInput } from '../protocol/relay.ts';
 import { writeAll } from './output.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';

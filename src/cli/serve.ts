@@ -1,10 +1,10 @@
 // `context-health serve` (contract §6): the dashboard and the relay in one process.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
 import { defaultMaxConnections } from '../server/descriptorBudget.ts';
 import { DEFAULT_FANOUT } from '../server/fanout.ts';
-import { isRedisUrl, startRelay, StartupError, type Relay } from '../server/relay.ts';
+import { isRedisUrl, startRelay, StartupError, type Relay, type RelayOptions } from '../server/relay.ts';
 import { parseDuration } from '../server/retention.ts';
 import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
@@ -56,51 +56,50 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
   --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
 
-export async function runServe(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      port: { type: 'string', default: '8787' },
-      host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string', default: '.data' },
-      token: { type: 'string' },
-      'token-for-reads': { type: 'boolean', default: false },
-      'allow-origin': { type: 'string', multiple: true, default: [] },
-      'public-url': { type: 'string', multiple: true, default: [] },
-      'allow-webhook-host': { type: 'string', multiple: true, default: [] },
-      demo: { type: 'boolean', default: false },
-      'demo-interval': { type: 'string', default: '1000' },
-      static: { type: 'string' },
-      'no-static': { type: 'boolean', default: false },
-      fsync: { type: 'boolean', default: false },
-      store: { type: 'string' },
-      'max-message-bytes': { type: 'string' },
-      'max-spans': { type: 'string' },
-      'max-sessions': { type: 'string' },
-      'subscriber-buffer': { type: 'string' },
-      'max-request-lines': { type: 'string' },
-      'max-request-bytes': { type: 'string' },
-      'max-unfinished-bytes': { type: 'string' },
-      'max-unfinished-bytes-per-address': { type: 'string' },
-      'idle-timeout': { type: 'string' },
-      'body-timeout': { type: 'string' },
-      'max-connections': { type: 'string' },
-      'validator-threads': { type: 'string' },
-      'otlp-reorder-ms': { type: 'string' },
-      'no-analysis': { type: 'boolean', default: false },
-      'analysis-threads': { type: 'string' },
-      'analysis-idle': { type: 'string' },
-      retain: { type: 'string' },
-      'retain-bytes': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(SERVE_USAGE + '\n');
-    return 0;
-  }
-  let port: number, demoInterval: number;
+const SERVE_OPTIONS = {
+  port: { type: 'string', default: '8787' },
+  host: { type: 'string', default: '127.0.0.1' },
+  data: { type: 'string', default: '.data' },
+  token: { type: 'string' },
+  'token-for-reads': { type: 'boolean', default: false },
+  'allow-origin': { type: 'string', multiple: true, default: [] },
+  'public-url': { type: 'string', multiple: true, default: [] },
+  'allow-webhook-host': { type: 'string', multiple: true, default: [] },
+  demo: { type: 'boolean', default: false },
+  'demo-interval': { type: 'string', default: '1000' },
+  static: { type: 'string' },
+  'no-static': { type: 'boolean', default: false },
+  fsync: { type: 'boolean', default: false },
+  store: { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  'max-spans': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'subscriber-buffer': { type: 'string' },
+  'max-request-lines': { type: 'string' },
+  'max-request-bytes': { type: 'string' },
+  'max-unfinished-bytes': { type: 'string' },
+  'max-unfinished-bytes-per-address': { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  'body-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'validator-threads': { type: 'string' },
+  'otlp-reorder-ms': { type: 'string' },
+  'no-analysis': { type: 'boolean', default: false },
+  'analysis-threads': { type: 'string' },
+  'analysis-idle': { type: 'string' },
+  retain: { type: 'string' },
+  'retain-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
+type ServeValues = ReturnType<typeof parseServeArgs>['values'];
+
+function parseServeArgs(args: string[]) {
+  return parseArgs({ args, allowPositionals: true, options: SERVE_OPTIONS });
+}
+
+/** The numbers the flags give; throws with the flag's name when one is not a valid value. */
+function tuningOf(values: ServeValues, positionals: string[]): { port: number; demoInterval: number; relay: Partial<RelayOptions> } {
   const limits: Record<string, number> = {};
   const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
@@ -110,44 +109,73 @@ export async function runServe(args: string[]): Promise<number> {
   let analysisIdleMs: number | undefined;
   let retainMs: number | null = null;
   let retainBytes: number | null = null;
+  if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
+  const port = count(values.port, '--port', 0);
+  if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
+  const demoInterval = count(values['demo-interval'], '--demo-interval', 1);
+  if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
+  if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
+  if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
+  if (values['max-request-lines'] !== undefined) connection.maxRequestLines = count(values['max-request-lines'], '--max-request-lines', 1);
+  if (values['max-request-bytes'] !== undefined) connection.maxRequestBytes = bytes(values['max-request-bytes'], '--max-request-bytes');
+  if (values['max-unfinished-bytes'] !== undefined) connection.maxUnfinishedBytes = bytes(values['max-unfinished-bytes'], '--max-unfinished-bytes');
+  if (values['max-unfinished-bytes-per-address'] !== undefined) {
+    connection.maxUnfinishedBytesPerAddress = bytes(values['max-unfinished-bytes-per-address'], '--max-unfinished-bytes-per-address');
+  }
+  if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
+  if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
+  if (values['max-connections'] !== undefined) connection.maxConnections = count(values['max-connections'], '--max-connections', 1);
+  if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
+  if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
+  if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
+  if (values['analysis-idle'] !== undefined) analysisIdleMs = seconds(values['analysis-idle'], '--analysis-idle');
+  if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
+  if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
+  if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
+  return {
+    port,
+    demoInterval,
+    relay: {
+      limits,
+      connection,
+      fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
+      ...(validatorThreads === undefined ? {} : { validatorThreads }),
+      ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
+      ...(analysisThreads === undefined ? {} : { analysisThreads }),
+      ...(analysisIdleMs === undefined ? {} : { analysisIdleMs }),
+      retainMs,
+      retainBytes,
+    },
+  };
+}
+
+/** Why --store (with --demo) cannot be used, or null. */
+function storeRefusal(values: ServeValues): string | null {
+  if (values.store !== undefined && !isRedisUrl(values.store)) {
+    return `--store must be redis://host:port (rediss:// for TLS, redis-cluster://host:port for a Cluster), got ${JSON.stringify(values.store)}\n${SERVE_USAGE}`;
+  }
+  if (values.store !== undefined && values.demo) return '--demo writes to the JSONL store only; leave out --store or --demo';
+  return null;
+}
+
+export async function runServe(args: string[]): Promise<number> {
+  const { values, positionals } = parseServeArgs(args);
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE + '\n');
+    return 0;
+  }
+  let tuning: ReturnType<typeof tuningOf>;
   try {
-    if (positionals.length > 0) throw new Error(`serve takes no file, got ${JSON.stringify(positionals[0])}`);
-    port = count(values.port, '--port', 0);
-    if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
-    demoInterval = count(values['demo-interval'], '--demo-interval', 1);
-    if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
-    if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
-    if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
-    if (values['max-request-lines'] !== undefined) connection.maxRequestLines = count(values['max-request-lines'], '--max-request-lines', 1);
-    if (values['max-request-bytes'] !== undefined) connection.maxRequestBytes = bytes(values['max-request-bytes'], '--max-request-bytes');
-    if (values['max-unfinished-bytes'] !== undefined) connection.maxUnfinishedBytes = bytes(values['max-unfinished-bytes'], '--max-unfinished-bytes');
-    if (values['max-unfinished-bytes-per-address'] !== undefined) {
-      connection.maxUnfinishedBytesPerAddress = bytes(values['max-unfinished-bytes-per-address'], '--max-unfinished-bytes-per-address');
-    }
-    if (values['idle-timeout'] !== undefined) connection.idleTimeoutMs = seconds(values['idle-timeout'], '--idle-timeout');
-    if (values['body-timeout'] !== undefined) connection.bodyTimeoutMs = seconds(values['body-timeout'], '--body-timeout');
-    if (values['max-connections'] !== undefined) connection.maxConnections = count(values['max-connections'], '--max-connections', 1);
-    if (values['subscriber-buffer'] !== undefined) subscriberBuffer = bytes(values['subscriber-buffer'], '--subscriber-buffer');
-    if (values['validator-threads'] !== undefined) validatorThreads = count(values['validator-threads'], '--validator-threads', 0);
-    if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
-    if (values['analysis-idle'] !== undefined) analysisIdleMs = seconds(values['analysis-idle'], '--analysis-idle');
-    if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
-    if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
-    if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
+    tuning = tuningOf(values, positionals);
   } catch (e) {
     process.stderr.write(`context-health serve: ${(e as Error).message}\n${SERVE_USAGE}\n`);
     return 2;
   }
   const token = values.token ?? (process.env.CONTEXT_HEALTH_TOKEN || null);
   const dataDir = path.resolve(values.data);
-  if (values.store !== undefined && !isRedisUrl(values.store)) {
-    process.stderr.write(
-      `context-health serve: --store must be redis://host:port (rediss:// for TLS, redis-cluster://host:port for a Cluster), got ${JSON.stringify(values.store)}\n${SERVE_USAGE}\n`,
-    );
-    return 2;
-  }
-  if (values.store !== undefined && values.demo) {
-    process.stderr.write('context-health serve: --demo writes to the JSONL store only; leave out --store or --demo\n');
+  const refusal = storeRefusal(values);
+  if (refusal !== null) {
+    process.stderr.write(`context-health serve: ${refusal}\n`);
     return 2;
   }
   const distDir = values['no-static'] ? null : path.resolve(values.static ?? DEFAULT_DIST);
@@ -155,7 +183,7 @@ export async function runServe(args: string[]): Promise<number> {
   let relay: Relay;
   try {
     relay = await startRelay({
-      port,
+      port: tuning.port,
       host: values.host,
       dataDir,
       token,
@@ -166,16 +194,8 @@ export async function runServe(args: string[]): Promise<number> {
       distDir,
       fsync: values.fsync,
       ...(values.store === undefined ? {} : { store: values.store }),
-      limits,
-      connection,
-      fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
-      ...(validatorThreads === undefined ? {} : { validatorThreads }),
-      ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
       analysis: !values['no-analysis'],
-      ...(analysisThreads === undefined ? {} : { analysisThreads }),
-      ...(analysisIdleMs === undefined ? {} : { analysisIdleMs }),
-      retainMs,
-      retainBytes,
+      ...tuning.relay,
     });
   } catch (e) {
     if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {
@@ -188,23 +208,27 @@ export async function runServe(args: string[]): Promise<number> {
   // lines posted before the analysis threads have loaded the engine only wait, but a harness
   // started on this line would find the first second's acks late
   await relay.analysis?.threads?.ready();
-  const sessionsAtStart = relay.directory.count();
+  const sessionsAtStart = relay.store.knownCount();
   let stopDemo: (() => void) | null = null;
   if (values.demo) {
     const { startDemo } = await import('../server/demo.ts');
-    stopDemo = startDemo(relay.ingest, relay.store, { intervalMs: demoInterval }).stop;
+    stopDemo = startDemo(relay.ingest, relay.store, { intervalMs: tuning.demoInterval }).stop;
   }
-
+  const where = values.store === undefined ? dataDir : redactedUrl(values.store);
   const wsUrl = relay.url.replace(/^http/, 'ws');
   process.stdout.write(
     `context-health: listening on ${relay.url} — open it in a browser\n` +
-      `  data: ${values.store === undefined ? dataDir : redactedUrl(values.store)} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
+      `  data: ${where} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
       `${values.demo ? ' · demo session "demo"' : ''}\n` +
       `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
       `  stop with Ctrl-C\n`,
   );
+  return untilSignal(relay, stopDemo, values.store === undefined ? dataDir : 'Redis');
+}
 
-  return await new Promise<number>((resolve) => {
+/** Runs until SIGINT or SIGTERM, then closes the relay (a second signal exits at once). */
+function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string): Promise<number> {
+  return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
       if (stopping) {
@@ -212,7 +236,7 @@ export async function runServe(args: string[]): Promise<number> {
         process.exit(130);
       }
       stopping = true;
-      process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${values.store === undefined ? dataDir : 'Redis'})\n`);
+      process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${where})\n`);
       stopDemo?.();
       void relay.close().then(() => resolve(0));
     };

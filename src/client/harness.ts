@@ -13,7 +13,7 @@ import crypto from 'node:crypto';
 import WebSocket from 'ws';
 import { COMPACT_WIRE, declaresCompact, TextOmitter } from '../core/compact.ts';
 import { validateMessage } from '../core/validate.ts';
-import type { AckVerdict } from './relayApi.ts';
+import type { AckVerdict } from '../protocol/relay.ts';
 import type { Message, SessionHeader, Snapshot, Span, ThresholdOverrides } from '../core/wire.ts';
 
 /**

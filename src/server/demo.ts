@@ -10,8 +10,8 @@
 import { demoFaultCycle, DEMO_SCHEDULE_TURNS, simulateSession, type ScenarioOptions } from '../sim/scenario.ts';
 import type { Message } from '../core/wire.ts';
 import { nodeSha256 } from '../node/platform.ts';
-import type { IngestPort as Ingest } from './backend.ts';
-import type { SessionLogStore } from './store.ts';
+import type { Ingest } from './ingest.ts';
+import type { SessionStore } from './sessionStore.ts';
 
 export const DEMO_SESSION = 'demo';
 export const DEMO_TITLE = 'Live demo: a simulated self-editing agent';
@@ -38,21 +38,22 @@ export interface DemoOptions {
   log?: (line: string) => void;
 }
 
-export function startDemo(ingest: Ingest, store: SessionLogStore, options: DemoOptions): { stop: () => void; ready: Promise<void> } {
+export function startDemo(ingest: Ingest, store: SessionStore, options: DemoOptions): { stop: () => void; ready: Promise<void> } {
   const log = options.log ?? ((line: string) => process.stderr.write(`context-health demo: ${line}\n`));
-  const existing = store.get(DEMO_SESSION);
-  const lastTurn = existing?.lastTurn ?? null;
-  const startedAt = existing?.header?.started_at ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-  const messages = simulateSession(demoScenario(startedAt), nodeSha256);
+  let messages: Generator<Message> | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
 
   const next = (): Message | null => {
-    const r = messages.next();
+    const r = messages!.next();
     return r.done === true ? null : r.value;
   };
 
   const ready = (async () => {
+    const existing = await store.state(DEMO_SESSION, true);
+    const lastTurn = existing?.lastTurn ?? null;
+    const startedAt = existing?.header?.started_at ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    messages = simulateSession(demoScenario(startedAt), nodeSha256);
     if (lastTurn !== null) {
       // replay the deterministic generator up to the stored turn, yielding now and then
       let skipped = 0;

@@ -1,13 +1,16 @@
-// Dashboards subscribed to a session: first the stored backlog (seq > since) read back
-// from the log, then the live stream, with no gap and no duplicate. The switch from
-// backlog to live happens in the same synchronous step that finds the backlog reader at
-// the log's end, so no append can fall between the two.
+// Dashboards subscribed to a session, whichever store holds it: `hello`, then the stored
+// backlog (seq > since) and the live stream, both read from the store's tail
+// (sessionStore.ts), in seq order, so there is no gap and no duplicate however the session
+// is appended to (this relay, or another on the same Redis).
 //
-// Memory per subscriber is bounded: the backlog is read in pieces, each sent only when
-// the socket has drained below a high-water mark; a live subscriber whose unsent bytes
-// exceed its limit is told why (`bye`) and closed with code 4008, never buffered for.
+// Memory per subscriber is bounded, by one rule for both stores: the backlog is sent in
+// pieces, each only once the socket has drained below a high-water mark, and a subscriber
+// that reads nothing for `stallMs` meanwhile is cut off; a live subscriber whose unsent
+// bytes would exceed its limit is cut off. Either is told why (`bye`) and closed with code
+// 4008, never buffered for.
 import type { WebSocket } from 'ws';
-import { readChunks, type SessionLogStore } from './store.ts';
+import { closeReason } from './closeReason.ts';
+import type { SessionStore, TailBatch } from './sessionStore.ts';
 
 export const CLOSE_SLOW = 4008;
 export const CLOSE_BAD_SINCE = 4009;
@@ -33,11 +36,17 @@ type State = 'backlog' | 'live' | 'closed';
 export class Subscriber {
   state: State = 'backlog';
   sent = 0;
+  readonly stop = new AbortController();
   constructor(
     readonly ws: WebSocket,
     readonly sessionId: string,
     readonly since: number,
   ) {}
+
+  /** (a method, not a narrowed field: it changes across awaits) */
+  closed(): boolean {
+    return this.state === 'closed';
+  }
 }
 
 export interface FanoutStats {
@@ -54,125 +63,107 @@ export function msgFrame(seq: number, raw: Buffer): Buffer {
 }
 
 export class Fanout {
-  /** by session id; a session that does not exist yet can already have subscribers */
-  private readonly subs = new Map<string, Set<Subscriber>>();
+  private readonly subs = new Set<Subscriber>();
   private cutSlow = 0;
 
   constructor(
-    private readonly store: SessionLogStore,
+    private readonly store: SessionStore,
     private readonly options: FanoutOptions,
   ) {}
 
   count(): number {
-    let n = 0;
-    for (const set of this.subs.values()) n += set.size;
-    return n;
+    return this.subs.size;
   }
 
   stats(): FanoutStats {
     const s: FanoutStats = { subscribers: 0, live: 0, backlog: 0, bufferedBytes: 0, maxBufferedBytes: this.options.maxBufferedBytes, cutSlow: this.cutSlow };
-    for (const set of this.subs.values()) {
-      for (const sub of set) {
-        s.subscribers++;
-        if (sub.state === 'live') s.live++;
-        else if (sub.state === 'backlog') s.backlog++;
-        s.bufferedBytes += sub.ws.bufferedAmount;
-      }
+    for (const sub of this.subs) {
+      s.subscribers++;
+      if (sub.state === 'live') s.live++;
+      else if (sub.state === 'backlog') s.backlog++;
+      s.bufferedBytes += sub.ws.bufferedAmount;
     }
     return s;
   }
 
+  /** A session that does not exist yet can already have subscribers: they get its messages once it does. */
   subscribe(ws: WebSocket, sessionId: string, since: number): Subscriber {
     const sub = new Subscriber(ws, sessionId, since);
-    let set = this.subs.get(sessionId);
-    if (set === undefined) this.subs.set(sessionId, (set = new Set()));
-    set.add(sub);
+    this.subs.add(sub);
     ws.on('close', () => this.remove(sub));
-    const session = this.store.get(sessionId);
-    const lastSeq = session?.lastSeq ?? 0;
+    const failed = (e: unknown): void => {
+      if (sub.state !== 'closed') this.close(sub, 1011, `the relay could not read the session: ${(e as Error).message}`);
+    };
+    try {
+      const state = this.store.state(sessionId, true);
+      if (state instanceof Promise) void state.then((s) => this.start(sub, s?.lastSeq ?? 0)).catch(failed);
+      else void this.start(sub, state?.lastSeq ?? 0).catch(failed);
+    } catch (e) {
+      failed(e);
+    }
+    return sub;
+  }
+
+  /** Closes every subscriber of a session (it was deleted) or all of them (shutdown). */
+  closeAll(code: number, reason: string, sessionId?: string): void {
+    for (const sub of [...this.subs]) if (sessionId === undefined || sub.sessionId === sessionId) this.close(sub, code, reason);
+  }
+
+  private async start(sub: Subscriber, lastSeq: number): Promise<void> {
+    if (sub.state === 'closed') return;
+    const { ws, sessionId, since } = sub;
     if (since > lastSeq) {
       this.close(
         sub,
         CLOSE_BAD_SINCE,
         `since=${since} is past the last seq of session ${JSON.stringify(sessionId)} (${lastSeq}): this relay's data is not the one you saw; subscribe again with since=0`,
       );
-      return sub;
+      return;
     }
     ws.send(JSON.stringify({ type: 'hello', session_id: sessionId, since, last_seq: lastSeq }));
-    void this.pumpBacklog(sub).catch((e: unknown) => {
-      if (sub.state !== 'closed') this.close(sub, 1011, `the relay could not read the session's log: ${(e as Error).message}`);
-    });
-    return sub;
+    sub.sent = since;
+    for await (const batch of this.store.tail(sessionId, since, sub.stop.signal)) {
+      if (sub.closed()) return;
+      if (sub.state === 'backlog') await this.sendBacklog(sub, batch);
+      else this.sendLive(sub, batch);
+      if (sub.closed()) return;
+      if (sub.state === 'backlog' && batch.atEnd) {
+        sub.state = 'live';
+        ws.send(JSON.stringify({ type: 'caught_up', seq: sub.sent }));
+      }
+    }
+    // the tail ends when the session is deleted (through this relay or another)
+    if (!sub.closed()) this.close(sub, CLOSE_GONE, 'the session was deleted');
   }
 
-  /** A message was just stored as `seq` of `sessionId`. */
-  publish(sessionId: string, seq: number, raw: Buffer): void {
-    const set = this.subs.get(sessionId);
-    if (set === undefined || set.size === 0) return;
-    let frame: Buffer | null = null;
-    for (const sub of set) {
-      if (sub.state !== 'live') continue;
-      frame ??= msgFrame(seq, raw);
+  /** Backlog lines: sent at once, then, past the high-water mark, waited for until handed to the kernel. */
+  private async sendBacklog(sub: Subscriber, batch: TailBatch): Promise<void> {
+    for (const line of batch.lines) {
+      if (sub.state !== 'backlog') return;
+      const frame = msgFrame(line.seq, line.bytes);
+      sub.sent = line.seq;
+      if (sub.ws.bufferedAmount + frame.length <= BACKLOG_HIGH_WATER) sub.ws.send(frame, { binary: false });
+      else await this.sendAndDrain(sub, frame);
+    }
+  }
+
+  /** Live lines: sent, unless the subscriber would then hold more than its limit unsent. */
+  private sendLive(sub: Subscriber, batch: TailBatch): void {
+    for (const line of batch.lines) {
+      const frame = msgFrame(line.seq, line.bytes);
       if (sub.ws.bufferedAmount + frame.length > this.options.maxBufferedBytes) {
         this.cutSlow++;
         this.close(sub, CLOSE_SLOW, tooSlow(this.options.maxBufferedBytes));
-        continue;
-      }
-      sub.ws.send(frame, { binary: false });
-      sub.sent = seq;
-    }
-  }
-
-  /** Closes every subscriber of a session (it was deleted) or all of them (shutdown). */
-  closeAll(code: number, reason: string, sessionId?: string): void {
-    for (const [sid, set] of this.subs) {
-      if (sessionId !== undefined && sid !== sessionId) continue;
-      for (const sub of set) this.close(sub, code, reason);
-    }
-  }
-
-  private async pumpBacklog(sub: Subscriber): Promise<void> {
-    let next = sub.since + 1;
-    for (;;) {
-      const session = this.store.get(sub.sessionId);
-      // checked synchronously with the switch to live below: nothing can be appended between
-      if (session === undefined || session.lastSeq < next) {
-        if (sub.state !== 'backlog') return;
-        sub.state = 'live';
-        sub.sent = next - 1;
-        sub.ws.send(JSON.stringify({ type: 'caught_up', seq: next - 1 }));
         return;
       }
-      const target = session.lastSeq;
-      const end = session.size;
-      const start = await this.store.offsetOf(session, next);
-      let carry: Buffer | null = null;
-      for await (const chunk of readChunks(session.file, start, end)) {
-        if (sub.state !== 'backlog') return;
-        const data: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
-        let i = 0;
-        let lastFrame: Buffer | null = null;
-        for (;;) {
-          const nl = data.indexOf(0x0a, i);
-          if (nl === -1) break;
-          if (lastFrame !== null) sub.ws.send(lastFrame, { binary: false });
-          lastFrame = msgFrame(next, data.subarray(i, nl));
-          next++;
-          i = nl + 1;
-        }
-        carry = i < data.length ? data.subarray(i) : null;
-        if (lastFrame !== null) await this.sendAndDrain(sub, lastFrame);
-      }
-      if (sub.state !== 'backlog') return;
-      if (next !== target + 1) throw new Error(`expected to reach seq ${target}, reached ${next - 1}`);
-      sub.sent = target;
+      sub.ws.send(frame, { binary: false });
+      sub.sent = line.seq;
     }
   }
 
   /**
-   * Sends `frame`; when the socket then holds more than the high-water mark, resolves
-   * only once that frame has been handed to the kernel (so the backlog never piles up in
-   * memory), or cuts the subscriber off when that takes longer than `stallMs`.
+   * Sends `frame` and resolves once it has been handed to the kernel (so the backlog never
+   * piles up in memory), or cuts the subscriber off when that takes longer than `stallMs`.
    */
   private sendAndDrain(sub: Subscriber, frame: Buffer): Promise<void> {
     return new Promise((resolve) => {
@@ -188,18 +179,17 @@ export class Fanout {
         finish();
       }, this.options.stallMs);
       sub.ws.send(frame, { binary: false }, finish);
-      if (sub.ws.bufferedAmount < BACKLOG_HIGH_WATER) finish();
+      if (sub.state === 'closed') finish();
     });
   }
 
   private close(sub: Subscriber, code: number, reason: string): void {
     if (sub.state === 'closed') return;
-    sub.state = 'closed';
     this.remove(sub);
     const ws = sub.ws;
     if (ws.readyState === ws.OPEN) {
       ws.send(JSON.stringify({ type: 'bye', reason }));
-      ws.close(code, truncateUtf8(reason, 123));
+      ws.close(code, closeReason(reason));
       // a peer that reads nothing never completes the closing handshake
       setTimeout(() => ws.terminate(), TERMINATE_AFTER_MS).unref();
     } else {
@@ -208,23 +198,13 @@ export class Fanout {
   }
 
   private remove(sub: Subscriber): void {
-    if (sub.state !== 'closed') sub.state = 'closed';
-    const set = this.subs.get(sub.sessionId);
-    if (set === undefined) return;
-    set.delete(sub);
-    if (set.size === 0) this.subs.delete(sub.sessionId);
+    sub.state = 'closed';
+    sub.stop.abort();
+    this.subs.delete(sub);
   }
 }
 
-/** A close reason is at most 123 bytes of UTF-8. */
-function truncateUtf8(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let s = text;
-  while (Buffer.byteLength(s + '…') > maxBytes) s = s.slice(0, -1);
-  return s + '…';
-}
-
-/** Why a subscriber that fell more than `maxBufferedBytes` behind is cut off (both stores' fan-outs). */
+/** Why a live subscriber that fell more than `maxBufferedBytes` behind is cut off. */
 export function tooSlow(maxBufferedBytes: number): string {
   return `too slow: more than ${maxBufferedBytes} bytes of messages were waiting to be sent to this subscriber; reconnect with since=<the last seq you processed>`;
 }

@@ -4,7 +4,8 @@
 // not yet stored, is not read from until that clears (TCP slows the harness down).
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import type { IngestPort as Ingest } from './backend.ts';
+import { closeReason } from './closeReason.ts';
+import type { Ingest } from './ingest.ts';
 import type { IngestResult } from './ingest.ts';
 import { echoedId } from './quoted.ts';
 import { overdraftReason, type UnfinishedHolder } from './unfinishedBudget.ts';
@@ -77,14 +78,7 @@ export function serveIngestSocket(ws: WebSocket, socket: Duplex, unfinished: Unf
  */
 export function closeOnPurpose(ws: WebSocket, code: number, reason: string): void {
   if (ws.readyState !== ws.OPEN) return;
-  // a close reason is at most 123 bytes
-  ws.close(
-    code,
-    Buffer.from(reason)
-      .subarray(0, 123)
-      .toString()
-      .replace(/\uFFFD$/, ''),
-  );
+  ws.close(code, closeReason(reason));
   ws.pause();
   setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
 }

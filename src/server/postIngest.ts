@@ -7,9 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { AckVerdict } from '../client/relayApi.ts';
+import type { AckVerdict } from '../protocol/relay.ts';
 import type { ConnectionLimits } from './connectionLimits.ts';
-import type { IngestPort as Ingest } from './backend.ts';
+import type { Ingest } from './ingest.ts';
 import type { IngestResult } from './ingest.ts';
 import { json } from './httpReply.ts';
 import { LineCutter } from './lineCutter.ts';

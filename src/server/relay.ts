@@ -2,54 +2,48 @@
 // /api (docs/relay-protocol.md is the contract, docs/relay.md the operator's guide,
 // docs/security.md what it refuses). This module wires the parts together: the access
 // policy (accessPolicy.ts), the route table (routes.ts), the ingest connections
-// (ingestConnection.ts, postIngest.ts) and the subscribers (fanout.ts).
+// (ingestConnection.ts, postIngest.ts), the one ingest path (ingest.ts) and the subscribers
+// (fanout.ts), on the store backend.ts chose: nothing here asks which store it is.
 import fs from 'node:fs';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
+import { openBackend, type Backend } from './backend.ts';
 import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
-import { watchDataDir } from './dataDirWatch.ts';
 import { capConnections, defaultMaxConnections } from './descriptorBudget.ts';
-import { lockDataDir, StartupError } from './dataLock.ts';
+import { StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
 import { denyFraming, json, rejectUpgrade } from './httpReply.ts';
 import { Ingest } from './ingest.ts';
 import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
-import { startHeartbeat } from './heartbeat.ts';
+import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { serveIngestSocket } from './ingestConnection.ts';
 import { postIngest } from './postIngest.ts';
 import { findRoute, INGEST_PATH, routeTable, SUBSCRIBE } from './routes.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './sessionGate.ts';
+import type { SessionStore } from './sessionStore.ts';
 import { serveStatic } from './static.ts';
-import { SessionLogStore } from './store.ts';
+import type { SessionLogStore } from './store.ts';
 import { UnfinishedBudget } from './unfinishedBudget.ts';
 import { Validator } from './validator.ts';
-import { FileDirectory, type IngestPort, type SessionDirectory, type SubscriberPort } from './backend.ts';
-import { openRedisBackend, type RedisBackend } from './redisStore.ts';
+import type { RedisBackend } from './redisStore.ts';
 import { Alerts } from './alerts/alerts.ts';
 import type { RetryPolicy } from './alerts/webhook.ts';
 import { OverviewChannel } from './analysis/overviewChannel.ts';
 import { OVERVIEW_SUBSCRIBE, overviewRoutes } from './analysis/overviewRoutes.ts';
-import { RelayAnalysis } from './analysis/relayAnalysis.ts';
-import { RedisAnalysis } from './analysis/redisAnalysis.ts';
+import type { RelayAnalysis } from './analysis/relayAnalysis.ts';
 import { defaultAnalysisThreads } from './analysis/analysisThreads.ts';
-import { SharedAlerts } from './alerts/sharedAlerts.ts';
 import { redactFiring } from './alerts/redact.ts';
 import { quoted } from './quoted.ts';
 import { loggedPath, logText } from './logLine.ts';
 import { oneAtATime } from './pipelining.ts';
 import { startRetention } from './retention.ts';
 
-/** `--store redis://…` (rediss:// for TLS; redis-cluster://host:port for a Redis Cluster) selects the Redis store. */
-export function isRedisUrl(store: string | undefined): boolean {
-  return store !== undefined && /^rediss?(-cluster)?:\/\//.test(store);
-}
-
+export { isRedisUrl } from './backend.ts';
 export { StartupError };
-
 export interface RelayOptions {
   port: number;
   host: string;
@@ -106,12 +100,12 @@ export interface Relay {
   /** `http://host:port/`, with the port actually bound */
   url: string;
   port: number;
+  /** the sessions, whichever store holds them (sessionStore.ts) */
+  store: SessionStore;
   /** the JSONL store (empty and unused with `store: redis://…`) */
-  store: SessionLogStore;
-  /** the sessions, whichever store holds them */
-  directory: SessionDirectory;
-  fanout: SubscriberPort;
-  ingest: IngestPort;
+  files: SessionLogStore;
+  fanout: Fanout;
+  ingest: Ingest;
   /** the Redis store, when the relay uses one */
   redis: RedisBackend | null;
   /** null with --no-analysis (with Redis: a RedisAnalysis, every relay analysing every session) */
@@ -120,7 +114,16 @@ export interface Relay {
   close(): Promise<void>;
 }
 
-export async function startRelay(options: RelayOptions): Promise<Relay> {
+/** The options with their defaults, as every part of the relay reads them. */
+interface Settings {
+  token: string | null;
+  log: (line: string) => void;
+  limits: RelayLimits;
+  connection: ConnectionLimits & { maxConnections: number };
+  fanout: FanoutOptions;
+}
+
+function settingsOf(options: RelayOptions): Settings {
   const token = options.token ?? null;
   if (!isLoopbackHost(options.host) && token === null) {
     throw new StartupError(
@@ -128,108 +131,149 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         'Set --token T (or CONTEXT_HEALTH_TOKEN), or keep the default --host 127.0.0.1.',
     );
   }
-  const log = options.log ?? ((line: string) => process.stderr.write(`context-health: ${logText(line)}\n`));
-  const limits: RelayLimits = { ...DEFAULT_RELAY_LIMITS, ...options.limits };
-  const connection: ConnectionLimits & { maxConnections: number } = {
-    ...DEFAULT_CONNECTION_LIMITS,
-    ...options.connection,
-    maxConnections: options.connection?.maxConnections ?? defaultMaxConnections(),
-  };
-  const unfinished = new UnfinishedBudget(connection);
-  const fanoutOptions: FanoutOptions = { ...DEFAULT_FANOUT, ...options.fanout };
-  await fs.promises.mkdir(options.dataDir, { recursive: true });
-  let boundPort = options.port;
-  const access = new AccessPolicy({
-    host: options.host,
-    port: () => boundPort,
+  return {
     token,
-    tokenForReads: options.tokenForReads ?? false,
-    allowOrigins: options.allowOrigins ?? [],
-    publicUrls: options.publicUrls ?? [],
-  });
-  const useRedis = isRedisUrl(options.store);
-  // with Redis the data directory holds nothing: several relays may share one
-  const unlock = useRedis ? () => {} : lockDataDir(options.dataDir);
-  const store = new SessionLogStore({ dataDir: options.dataDir, fsync: options.fsync ?? false, log });
+    log: options.log ?? ((line: string) => process.stderr.write(`context-health: ${logText(line)}\n`)),
+    limits: { ...DEFAULT_RELAY_LIMITS, ...options.limits },
+    connection: { ...DEFAULT_CONNECTION_LIMITS, ...options.connection, maxConnections: options.connection?.maxConnections ?? defaultMaxConnections() },
+    fanout: { ...DEFAULT_FANOUT, ...options.fanout },
+  };
+}
+
+/** The store, the ingest path, the fan-out, and (unless --no-analysis) the analysis, alerts and overview on them. */
+interface Sessions {
+  backend: Backend;
+  validator: Validator;
+  ingest: Ingest;
+  fanout: Fanout;
+  analysis: RelayAnalysis | null;
+  alerts: Alerts | null;
+  overview: OverviewChannel | null;
+}
+
+async function openSessions(options: RelayOptions, settings: Settings, linkBase: () => string): Promise<Sessions> {
+  const { log, limits } = settings;
   // with the analysis on, a message inspected on a thread reaches the analysis unparsed, and
   // the main thread parses and validates it again: worker threads then add work (validator.ts)
   // (with analysis threads the main thread does not hand its value on: validator.ts's default then)
   const analysisThreads = options.analysisThreads ?? defaultAnalysisThreads();
-  const analysed = options.analysis !== false && !useRedis && analysisThreads === 0;
+  const analysed = options.analysis !== false && analysisThreads === 0;
   const validator = new Validator(limits, options.validatorThreads ?? (analysed ? 0 : undefined), log);
   validator.keepValue = analysed;
-  let redis: RedisBackend | null = null;
+  let backend: Backend;
   try {
-    if (useRedis) redis = await openRedisBackend({ url: options.store!, limits, validator, fanout: fanoutOptions, log });
-    else await store.open();
+    backend = await openBackend({
+      dataDir: options.dataDir,
+      store: options.store,
+      fsync: options.fsync ?? false,
+      dataCheckMs: options.dataCheckMs ?? 1000,
+      log,
+    });
   } catch (e) {
-    unlock();
     void validator.close();
-    throw useRedis ? new StartupError((e as Error).message) : e;
+    throw e;
   }
-  const stopDataCheck = useRedis ? () => {} : watchDataDir(options.dataDir, store, options.dataCheckMs ?? 1000, log);
-  const fileFanout = new Fanout(store, fanoutOptions);
-  const fanout: SubscriberPort = redis?.fanout ?? fileFanout;
-  const fileIngest = redis === null ? new Ingest(store, fileFanout, limits, validator) : null;
-  const ingest: IngestPort = redis?.ingest ?? fileIngest!;
-  const directory: SessionDirectory = redis?.directory ?? new FileDirectory(store);
-  const startedAt = Date.now();
+  const ingest = new Ingest(backend.store, limits, validator);
+  const fanout = new Fanout(backend.store, settings.fanout);
+  const sessions: Sessions = { backend, validator, ingest, fanout, analysis: null, alerts: null, overview: null };
+  if (options.analysis === false) return sessions;
   // contract §7 verdict in the acknowledgement, the overview and the alerts (src/server/analysis)
-  // with Redis every relay analyses every session from the streams (docs/scale-out.md)
-  const analysis =
-    options.analysis === false
-      ? null
-      : redis === null
-        ? new RelayAnalysis(store, log, analysisThreads, options.analysisIdleMs)
-        : new RedisAnalysis(store, redis, log, undefined, analysisThreads, options.analysisIdleMs);
-  const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
-  const alerts =
-    analysis === null
-      ? null
-      : new Alerts({
-          dataDir: options.dataDir,
-          linkBase,
-          log,
-          ...(options.alertRetry ? { retry: options.alertRetry } : {}),
-          allowWebhookHosts: options.allowWebhookHosts ?? [],
-          ...(redis === null ? {} : { shared: new SharedAlerts(redis) }),
-        });
+  const analysis = backend.analysis(analysisThreads, options.analysisIdleMs);
+  const shared = backend.sharedAlerts();
+  const alerts = new Alerts({
+    dataDir: options.dataDir,
+    linkBase,
+    log,
+    ...(options.alertRetry ? { retry: options.alertRetry } : {}),
+    allowWebhookHosts: options.allowWebhookHosts ?? [],
+    ...(shared === undefined ? {} : { shared }),
+  });
   // the overview channel is read without the token: its firings never carry a webhook's path
-  const overview = analysis === null ? null : new OverviewChannel(analysis, () => (alerts?.recent() ?? []).map(redactFiring));
-  if (analysis !== null) {
-    if (fileIngest !== null) fileIngest.analysis = analysis;
-    if (redis !== null) redis.ingest.analysis = analysis;
-    try {
-      await alerts?.start();
-    } catch (e) {
-      void validator.close();
-      analysis.close();
-      void redis?.close();
-      throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
-    }
-    alerts?.attach(analysis);
-    if (overview !== null) alerts?.onFiring((a) => overview.alert(redactFiring(a)));
-    void analysis.start();
+  const overview = new OverviewChannel(analysis, () => alerts.recent().map(redactFiring));
+  ingest.analysis = analysis;
+  try {
+    await alerts.start();
+  } catch (e) {
+    void validator.close();
+    analysis.close();
+    void backend.close();
+    throw new StartupError(`cannot read the alert state from Redis: ${(e as Error).message}`);
   }
+  alerts.attach(analysis);
+  alerts.onFiring((a) => overview.alert(redactFiring(a)));
+  void analysis.start();
+  return { ...sessions, analysis, alerts, overview };
+}
+
+/** `serve --retain` / `--retain-bytes`: a session deleted as DELETE /api/sessions/<id> deletes it. */
+function retainSessions(options: RelayOptions, s: Sessions, log: (line: string) => void): () => void {
   const removeSession = (id: string, why: string): void => {
-    fanout.closeAll(CLOSE_GONE, 'the session was deleted', id);
-    const deleted = redis === null ? Promise.resolve(store.delete(id)) : redis.directory.delete(id);
-    void deleted.then(
-      (was) => {
-        analysis?.forget(id);
-        if (was) log(`deleted session ${quoted(id)}: ${why}`);
-      },
-      (e: unknown) => log(`could not delete session ${quoted(id)}: ${(e as Error).message}`),
-    );
+    s.fanout.closeAll(CLOSE_GONE, 'the session was deleted', id);
+    void Promise.resolve()
+      .then(() => s.backend.store.delete(id))
+      .then(
+        (was) => {
+          s.analysis?.forget(id);
+          if (was) log(`deleted session ${quoted(id)}: ${why}`);
+        },
+        (e: unknown) => log(`could not delete session ${quoted(id)}: ${(e as Error).message}`),
+      );
   };
-  const stopRetention = startRetention(
-    redis === null ? store : () => redis.directory.sizes(),
+  return startRetention(
+    s.backend.store,
     { retainMs: options.retainMs ?? null, retainBytes: options.retainBytes ?? null, ...options.retention },
     removeSession,
     log,
   );
+}
 
-  const ingestSockets = new Set<WebSocket>();
+/** What /api/health answers. */
+function healthOf(
+  options: RelayOptions,
+  settings: Settings,
+  s: Sessions,
+  sockets: Sockets,
+  unfinished: UnfinishedBudget,
+  startedAt: number,
+): () => { status: number; body: unknown } {
+  const store = s.backend.store;
+  return () => {
+    const mem = process.memoryUsage();
+    const lost = store.lost;
+    return {
+      status: lost === null ? 200 : 503,
+      body: {
+        ok: lost === null,
+        ...(lost === null ? {} : { problem: lost }),
+        uptime_s: Math.round((Date.now() - startedAt) / 1000),
+        store: store.name,
+        sessions: store.knownCount(),
+        ingest_connections: sockets.ingestSockets.size,
+        subscribers: s.fanout.stats(),
+        ingest: s.ingest.counters,
+        limits: { ...settings.limits, ...settings.connection },
+        unfinished: unfinished.stats(),
+        token_required: settings.token !== null,
+        fsync: options.fsync ?? false,
+        analysis:
+          s.analysis === null
+            ? null
+            : { ...s.analysis.stats(), parked_sessions: s.analysis.threads?.parkedCount ?? 0, overview_clients: s.overview?.size ?? 0 },
+        memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
+      },
+    };
+  };
+}
+
+/** The WebSocket servers (harnesses; dashboards and the overview) and their heartbeat. */
+interface Sockets {
+  ingestSockets: Set<WebSocket>;
+  wssIngest: WebSocketServer;
+  wssSubscribe: WebSocketServer;
+  heartbeat: Heartbeat;
+}
+
+function openSockets(options: RelayOptions, limits: RelayLimits): Sockets {
   // UTF-8 is checked once, by the gate's decoder: a bad frame gets an error, not a closed connection
   const wssIngest = new WebSocketServer({
     noServer: true,
@@ -239,82 +283,20 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   });
   const wssSubscribe = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
   const heartbeat = startHeartbeat(() => [...wssIngest.clients, ...wssSubscribe.clients], options.heartbeatMs ?? 30_000);
+  return { ingestSockets: new Set(), wssIngest, wssSubscribe, heartbeat };
+}
 
-  const health = (): { status: number; body: unknown } => {
-    const mem = process.memoryUsage();
-    return {
-      status: directory.lost === null ? 200 : 503,
-      body: {
-        ok: directory.lost === null,
-        ...(directory.lost === null ? {} : { problem: directory.lost }),
-        uptime_s: Math.round((Date.now() - startedAt) / 1000),
-        store: useRedis ? 'redis' : 'files',
-        sessions: directory.count(),
-        ingest_connections: ingestSockets.size,
-        subscribers: fanout.stats(),
-        ingest: ingest.counters,
-        limits: { ...limits, ...connection },
-        unfinished: unfinished.stats(),
-        token_required: token !== null,
-        fsync: options.fsync ?? false,
-        analysis:
-          analysis === null ? null : { ...analysis.stats(), parked_sessions: analysis.threads?.parkedCount ?? 0, overview_clients: overview?.size ?? 0 },
-        memory: { rss: mem.rss, heap_used: mem.heapUsed, external: mem.external, array_buffers: mem.arrayBuffers },
-      },
-    };
-  };
-  const otlp = new OtlpReceiver({
-    ingest,
-    access,
-    maxBodyBytes: limits.maxMessageBytes,
-    maxSpans: limits.maxSpansPerSnapshot,
-    reorderMs: options.otlpReorderMs,
-    // with Redis the relay does not know a session's last turn synchronously: a conversation
-    // resumed after a restart is placed by the reorder buffer alone (docs/scale-out.md)
-    storedTurn: (id) => (redis !== null || store.get(id) === undefined ? null : (store.get(id)!.lastTurn ?? 0)),
-    log,
-  });
-  const routes = routeTable({
-    directory,
-    fanout,
-    health,
-    log,
-    postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
-    onDeleted: (id) => analysis?.forget(id),
-    extra: overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null),
-  });
-
-  const server = http.createServer(
-    serverTimeoutOptions(connection),
-    oneAtATime((req, res) => {
-      void handleHttp(req, res).catch((e: unknown) => {
-        log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
-        if (!res.headersSent) json(res, 500, { error: (e as Error).message });
-        else res.destroy();
-      });
-    }),
-  );
-  server.keepAliveTimeout = 65_000;
-  const guards = guardConnections(server, connection, unfinished);
-  capConnections(server, connection.maxConnections, log);
-
-  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    denyFraming(res);
-    const url = new URL(req.url ?? '/', 'http://relay');
-    const p = url.pathname;
-    if (p === OTLP_TRACES_PATH) return otlp.serve(req, res, url);
-    if (!p.startsWith('/api/') && p !== '/api') return serveStatic(options.distDir, req, res, p);
-    // a foreign page learns nothing, not even which routes exist
-    const foreign = access.check(req, url, 'open');
-    if (foreign !== null) return json(res, foreign.status, { error: foreign.message }, foreign.headers);
-    const found = findRoute(routes, req.method ?? 'GET', p);
-    if (!('route' in found)) return json(res, found.status, { error: found.error }, found.allow === undefined ? {} : { allow: found.allow });
-    const refused = access.check(req, url, found.route.access);
-    if (refused !== null) return json(res, refused.status, { error: refused.message }, refused.headers);
-    return found.route.handle({ req, res, url, sessionId: found.sessionId });
-  }
-
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+/** The WebSocket upgrades: /api/ingest (harnesses), the overview, /api/sessions/<id>/subscribe (dashboards). */
+function upgradeHandler(
+  access: AccessPolicy,
+  sockets: Sockets,
+  s: Sessions,
+  unfinished: UnfinishedBudget,
+  guards: ReturnType<typeof guardConnections>,
+  log: (line: string) => void,
+): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const { wssIngest, wssSubscribe, heartbeat, ingestSockets } = sockets;
+  return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://relay');
     const refused = access.check(req, url, url.pathname === INGEST_PATH ? 'write' : 'read');
@@ -326,11 +308,12 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
         const holder = unfinished.holder(req.socket.remoteAddress ?? '');
         guards.watchMessages(holder, ws);
         ws.on('close', () => ingestSockets.delete(ws));
-        serveIngestSocket(ws, socket, holder, ingest, log);
+        serveIngestSocket(ws, socket, holder, s.ingest, log);
       });
       return;
     }
     if (url.pathname === OVERVIEW_SUBSCRIBE) {
+      const overview = s.overview;
       if (overview === null) return rejectUpgrade(socket, 404, 'this relay runs without analysis (--no-analysis): there is no overview');
       wssSubscribe.handleUpgrade(req, socket, head, (ws) => {
         heartbeat.watch(ws);
@@ -353,19 +336,40 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       heartbeat.watch(ws);
       ws.on('error', () => ws.terminate());
       // subscribers only listen; anything they send is ignored
-      fanout.subscribe(ws, sessionId, since);
+      s.fanout.subscribe(ws, sessionId, since);
     });
-  });
+  };
+}
 
-  await new Promise<void>((resolve, reject) => {
+/** The HTTP requests: OTLP, the dashboard's files, the /api routes behind the access policy. */
+function requestHandler(
+  options: RelayOptions,
+  access: AccessPolicy,
+  otlp: OtlpReceiver,
+  routes: ReturnType<typeof routeTable>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    denyFraming(res);
+    const url = new URL(req.url ?? '/', 'http://relay');
+    const p = url.pathname;
+    if (p === OTLP_TRACES_PATH) return otlp.serve(req, res, url);
+    if (!p.startsWith('/api/') && p !== '/api') return serveStatic(options.distDir, req, res, p);
+    // a foreign page learns nothing, not even which routes exist
+    const foreign = access.check(req, url, 'open');
+    if (foreign !== null) return json(res, foreign.status, { error: foreign.message }, foreign.headers);
+    const found = findRoute(routes, req.method ?? 'GET', p);
+    if (!('route' in found)) return json(res, found.status, { error: found.error }, found.allow === undefined ? {} : { allow: found.allow });
+    const refused = access.check(req, url, found.route.access);
+    if (refused !== null) return json(res, refused.status, { error: refused.message }, refused.headers);
+    return found.route.handle({ req, res, url, sessionId: found.sessionId });
+  };
+}
+
+/** Listens; on failure everything opened so far is closed and the reason is a StartupError where the operator can act. */
+function listen(server: http.Server, options: RelayOptions, cleanup: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException): void => {
-      stopDataCheck();
-      guards.stop();
-      unlock();
-      store.close();
-      void validator.close();
-      analysis?.close();
-      void redis?.close();
+      cleanup();
       if (e.code === 'EADDRINUSE')
         reject(new StartupError(`port ${options.port} on ${options.host} is already in use (another context-health serve?); choose another with --port`));
       else if (e.code === 'EADDRNOTAVAIL') reject(new StartupError(`cannot listen on ${options.host}: no such address on this machine`));
@@ -377,49 +381,112 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
       resolve();
     });
   });
-  const port = (boundPort = (server.address() as AddressInfo).port);
-  const shownHost = shownHostOf(options.host);
+}
 
+export async function startRelay(options: RelayOptions): Promise<Relay> {
+  const settings = settingsOf(options);
+  const { log, limits, connection } = settings;
+  const unfinished = new UnfinishedBudget(connection);
+  await fs.promises.mkdir(options.dataDir, { recursive: true });
+  let boundPort = options.port;
+  const access = new AccessPolicy({
+    host: options.host,
+    port: () => boundPort,
+    token: settings.token,
+    tokenForReads: options.tokenForReads ?? false,
+    allowOrigins: options.allowOrigins ?? [],
+    publicUrls: options.publicUrls ?? [],
+  });
+  const linkBase = (): string => options.publicUrls?.[0] ?? `http://${shownHostOf(options.host)}:${boundPort}/`;
+  const s = await openSessions(options, settings, linkBase);
+  const { backend, fanout, ingest, analysis, alerts, overview, validator } = s;
+  const stopRetention = retainSessions(options, s, log);
+  const sockets = openSockets(options, limits);
+  const health = healthOf(options, settings, s, sockets, unfinished, Date.now());
+  const otlp = new OtlpReceiver({
+    ingest,
+    access,
+    maxBodyBytes: limits.maxMessageBytes,
+    maxSpans: limits.maxSpansPerSnapshot,
+    reorderMs: options.otlpReorderMs,
+    storedTurn: (id) => backend.storedTurn(id),
+    log,
+  });
+  const routes = routeTable({
+    store: backend.store,
+    fanout,
+    health,
+    log,
+    postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
+    onDeleted: (id) => analysis?.forget(id),
+    extra: overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null),
+  });
+  const handleHttp = requestHandler(options, access, otlp, routes);
+  const server = http.createServer(
+    serverTimeoutOptions(connection),
+    oneAtATime((req, res) => {
+      void handleHttp(req, res).catch((e: unknown) => {
+        log(`error serving ${req.method ?? ''} ${loggedPath(req.url)}: ${(e as Error).message}`);
+        if (!res.headersSent) json(res, 500, { error: (e as Error).message });
+        else res.destroy();
+      });
+    }),
+  );
+  server.keepAliveTimeout = 65_000;
+  const guards = guardConnections(server, connection, unfinished);
+  capConnections(server, connection.maxConnections, log);
+  server.on('upgrade', upgradeHandler(access, sockets, s, unfinished, guards, log));
+  await listen(server, options, () => {
+    guards.stop();
+    void validator.close();
+    analysis?.close();
+    void backend.close();
+  });
+  const port = (boundPort = (server.address() as AddressInfo).port);
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${shownHost}:${port}/`,
+    url: `http://${shownHostOf(options.host)}:${port}/`,
     port,
-    store,
-    directory,
+    store: backend.store,
+    files: backend.files,
     fanout,
     ingest,
-    redis,
+    redis: backend.redis,
     analysis,
     alerts,
     close() {
       closing ??= (async () => {
-        heartbeat.stop();
+        sockets.heartbeat.stop();
         stopRetention();
         overview?.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
         alerts?.close();
         analysis?.close();
-        stopDataCheck();
+        backend.stopWatching();
         guards.stop();
         fanout.closeAll(CLOSE_SHUTDOWN, 'the relay is shutting down; reconnect with since=<the last seq you processed>');
-        for (const ws of ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
-        const closed = new Promise<void>((r) => server.close(() => r()));
-        server.closeIdleConnections();
-        const timer = setTimeout(() => {
-          server.closeAllConnections();
-          for (const ws of ingestSockets) ws.terminate();
-          for (const ws of wssSubscribe.clients) ws.terminate();
-        }, 500);
-        await closed;
-        clearTimeout(timer);
+        await closeServer(server, sockets);
         await otlp.close();
-        await redis?.close();
+        await ingest.idle();
+        await backend.close();
         await validator.close();
-        store.close();
-        unlock();
       })();
       return closing;
     },
   };
+}
+
+/** Closes the HTTP server and the sockets on it: politely, then, after 500 ms, at once. */
+async function closeServer(server: http.Server, sockets: Sockets): Promise<void> {
+  for (const ws of sockets.ingestSockets) ws.close(CLOSE_SHUTDOWN, 'the relay is shutting down');
+  const closed = new Promise<void>((r) => server.close(() => r()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => {
+    server.closeAllConnections();
+    for (const ws of sockets.ingestSockets) ws.terminate();
+    for (const ws of sockets.wssSubscribe.clients) ws.terminate();
+  }, 500);
+  await closed;
+  clearTimeout(timer);
 }
 
 function shownHostOf(host: string): string {

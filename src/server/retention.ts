@@ -2,11 +2,11 @@
 // updated for longer than the age, and then the least recently updated sessions while the
 // logs together exceed the byte budget, are deleted exactly as `DELETE /api/sessions/<id>`
 // deletes them. A live session (a message within LIVE_MS) is never deleted for the byte
-// budget: the relay says so instead. With the Redis store (`sizes` of redisStore.ts's
-// directory: the bytes of a session's messages as stored) every relay sweeps; deleting a
-// session twice is harmless, the second finds nothing.
-import type { SessionLogStore } from './store.ts';
+// budget: the relay says so instead. The sessions and their bytes come from the store's list
+// (sessionStore.ts); with the Redis store every relay sweeps, and deleting a session twice
+// is harmless, the second finds nothing.
 import { quoted } from './quoted.ts';
+import type { SessionStore } from './sessionStore.ts';
 
 export interface RetentionOptions {
   /** delete sessions with no message for this long; null = keep */
@@ -39,15 +39,15 @@ export interface RetainedSession {
 }
 
 export function startRetention(
-  store: SessionLogStore | (() => Promise<RetainedSession[]>),
+  store: Pick<SessionStore, 'list'>,
   options: RetentionOptions,
   remove: (sessionId: string, why: string) => void,
   log: (line: string) => void,
 ): () => void {
   if (options.retainMs === null && options.retainBytes === null) return () => {};
   let warnedLive = false;
-  const sessions = async (): Promise<RetainedSession[]> =>
-    typeof store === 'function' ? (await store()).sort((a, b) => a.updatedAt - b.updatedAt) : store.byRecency().reverse();
+  // oldest first
+  const sessions = async (): Promise<RetainedSession[]> => (await store.list()).reverse().map((s) => ({ id: s.id, updatedAt: s.updatedAt, size: s.bytes }));
   let sweeping = false;
   const sweep = async (): Promise<void> => {
     const now = Date.now();

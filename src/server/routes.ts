@@ -2,10 +2,10 @@
 // it answers and whether it reads or writes (which decides what the access policy asks
 // for). WebSocket upgrades are routed in relay.ts; docs/relay-protocol.md is the contract.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelaySessionList } from '../client/relayApi.ts';
+import type { RelaySessionList } from '../protocol/relay.ts';
 import type { Access } from './accessPolicy.ts';
-import type { SessionDirectory, SubscriberPort, Transcript } from './backend.ts';
-import { CLOSE_GONE } from './fanout.ts';
+import { CLOSE_GONE, type Fanout } from './fanout.ts';
+import { infoOf, transcriptOf, type SessionStore, type Transcript } from './sessionStore.ts';
 import { writeExpanded } from './expandedTranscript.ts';
 import { drainedOrClosed, json } from './httpReply.ts';
 import { quoted } from './quoted.ts';
@@ -27,8 +27,8 @@ export interface Route {
 
 export interface RouteDeps {
   /** where sessions live: the JSONL files or Redis (backend.ts) */
-  directory: SessionDirectory;
-  fanout: SubscriberPort;
+  store: SessionStore;
+  fanout: Fanout;
   health: () => { status: number; body: unknown };
   postIngest: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   log: (line: string) => void;
@@ -44,7 +44,11 @@ const TRANSCRIPT = /^\/api\/sessions\/([^/]+)\/transcript\/?$/;
 export const SUBSCRIBE = /^\/api\/sessions\/([^/]+)\/subscribe\/?$/;
 
 export function routeTable(deps: RouteDeps): Route[] {
-  const { directory, fanout } = deps;
+  const { store, fanout } = deps;
+  const info = async (sessionId: string): Promise<ReturnType<typeof infoOf> | undefined> => {
+    const s = await store.state(sessionId, true);
+    return s === undefined ? undefined : infoOf(s);
+  };
   const noSession = (ctx: RouteContext): void => json(ctx.res, 404, { error: `no session ${quoted(ctx.sessionId)}` });
   return [
     { path: /^\/api\/ingest$/, method: 'POST', access: 'write', handle: ({ req, res }) => deps.postIngest(req, res) },
@@ -61,16 +65,16 @@ export function routeTable(deps: RouteDeps): Route[] {
       path: /^\/api\/sessions\/?$/,
       method: 'GET',
       access: 'read',
-      handle: async ({ res }) => json(res, 200, { sessions: await directory.list() } satisfies RelaySessionList),
+      handle: async ({ res }) => json(res, 200, { sessions: (await store.list()).map(infoOf) } satisfies RelaySessionList),
     },
     {
       path: SESSION,
       method: 'GET',
       access: 'read',
       handle: async (ctx) => {
-        const info = await directory.info(ctx.sessionId);
-        if (info === undefined) return noSession(ctx);
-        json(ctx.res, 200, info);
+        const found = await info(ctx.sessionId);
+        if (found === undefined) return noSession(ctx);
+        json(ctx.res, 200, found);
       },
     },
     {
@@ -79,9 +83,9 @@ export function routeTable(deps: RouteDeps): Route[] {
       access: 'write',
       handle: async (ctx) => {
         const { res, sessionId } = ctx;
-        if ((await directory.info(sessionId)) === undefined) return noSession(ctx);
+        if ((await info(sessionId)) === undefined) return noSession(ctx);
         fanout.closeAll(CLOSE_GONE, 'the session was deleted', sessionId);
-        await directory.delete(sessionId);
+        await store.delete(sessionId);
         deps.onDeleted?.(sessionId);
         deps.log(`deleted session ${quoted(sessionId)}`);
         json(res, 200, { deleted: sessionId });
@@ -92,7 +96,7 @@ export function routeTable(deps: RouteDeps): Route[] {
       method: 'GET',
       access: 'read',
       handle: async (ctx) => {
-        const t = await directory.transcript(ctx.sessionId);
+        const t = await transcriptOf(store, ctx.sessionId);
         if (t === undefined) return noSession(ctx);
         return sendTranscript(ctx, t);
       },

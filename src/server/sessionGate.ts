@@ -3,6 +3,7 @@
 // docs/relay-protocol.md (a header before the first snapshot, turns strictly
 // increasing, a message equal to an accepted one is a retry: acknowledged again with its
 // original seq, not stored twice). No analysis runs here: the dashboard's Worker does it.
+// Written once, on the session-store contract (sessionStore.ts): both stores run these rules.
 import { declaresCompact, expandSnapshot, omissionError, omissionsOf, sameSnapshotModuloOmissions, type Omissions } from '../core/compact.ts';
 import { notJsonMessage, sessionIdOf } from '../core/inputErrors.ts';
 import { jsonEqual } from '../core/equality.ts';
@@ -10,7 +11,7 @@ import { mayHoldLoneSurrogate, validateMessage, type Validated } from '../core/v
 import type { SessionHeader } from '../core/wire.ts';
 import { nodeDecoder } from '../node/platform.ts';
 import { quoted } from './quoted.ts';
-import { turnOf, type SessionLog, type SessionLogStore } from './store.ts';
+import { parseStored as parse, RETRY_WINDOW, andThen, turnOf, type Append, type Maybe, type SessionState, type SessionStore } from './sessionStore.ts';
 
 export interface RelayLimits {
   /** bytes of one message (a WebSocket frame or an NDJSON line) */
@@ -68,17 +69,7 @@ export interface ParsedMessage {
 }
 
 export type Decision =
-  | {
-      kind: 'accept';
-      sessionId: string;
-      session: SessionLog | undefined;
-      turn: number | null;
-      header: SessionHeader | null;
-      bytes: Buffer;
-      spanIds?: string[];
-      spanIndex?: ReadonlyMap<string, number>;
-      parsed: ParsedMessage | undefined;
-    }
+  | { kind: 'accept'; append: Append; parsed: ParsedMessage | undefined }
   | { kind: 'duplicate'; sessionId: string; seq: number; turn: number | null }
   | { kind: 'error'; message: string; sessionId?: string }
   | { kind: 'blank' };
@@ -163,27 +154,44 @@ function restoreOmissions(value: { base_turn?: unknown; spans: Record<string, un
   if (om.baseTurn !== undefined) value.base_turn = om.baseTurn;
 }
 
-/** The stateful part, in arrival order: session limits, headers, turn order, retries. */
-export function order(ins: Inspection, raw: Buffer, store: SessionLogStore, limits: RelayLimits): Decision {
+/**
+ * The stateful part, in each session's arrival order: session limits, headers, turn order,
+ * retries. `session`: the store's state of it; `count`: the sessions the store holds (read
+ * only for a new session). Answers at once unless a retry's stored copy must be read back.
+ */
+export function order(
+  ins: Inspection,
+  raw: Buffer,
+  session: SessionState | undefined,
+  count: () => Maybe<number>,
+  store: Pick<SessionStore, 'read'>,
+  limits: RelayLimits,
+): Maybe<Decision> {
   if (ins.kind !== 'valid') return ins;
   const sid = ins.sessionId;
   const bytes = ins.compact === null ? raw : Buffer.from(ins.compact);
-  const session = store.get(sid);
+  const accept = (): Decision => ({
+    kind: 'accept',
+    append: { sessionId: sid, expectedLastSeq: session?.lastSeq ?? 0, bytes, turn: ins.turn, header: ins.header, ...spanIdsOf(ins) },
+    parsed: ins.parsed,
+  });
   if (session === undefined) {
-    const refusal = newSessionRefusal(sid, store.count(), limits);
-    if (refusal !== null) return { kind: 'error', sessionId: sid, message: refusal };
-    // a new session has no header that could declare the compact wire
-    if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: versionOneError(raw) };
-    return { kind: 'accept', sessionId: sid, session: undefined, turn: ins.turn, header: ins.header, bytes, parsed: ins.parsed, ...spanIdsOf(ins) };
+    return andThen(count(), (n): Decision => {
+      const refusal = newSessionRefusal(sid, n, limits);
+      if (refusal !== null) return { kind: 'error', sessionId: sid, message: refusal };
+      // a new session has no header that could declare the compact wire
+      if (ins.omitted !== undefined) return { kind: 'error', sessionId: sid, message: versionOneError(raw) };
+      return accept();
+    });
   }
-  if (ins.header !== null) return judgeHeader(session, ins.header, bytes, ins.parsed);
-  if (ins.omitted !== undefined && (session.lastTurn === null || ins.turn! > session.lastTurn)) {
-    // a resent copy of a stored turn is judged below, against the stored line, as it came
-    const why = compactError(session, ins.turn!, ins.omitted, raw);
-    if (why !== null) return { kind: 'error', sessionId: sid, message: why };
+  if (ins.header !== null) return judgeHeader(session, ins.header, accept);
+  const turn = ins.turn!;
+  if (session.lastTurn === null || turn > session.lastTurn) {
+    const why = ins.omitted === undefined ? null : compactError(session, turn, ins.omitted, raw);
+    return why === null ? accept() : { kind: 'error', sessionId: sid, message: why };
   }
-  const d = judgeSnapshot(session, ins.turn!, raw, bytes, store, ins.parsed);
-  return d.kind === 'accept' ? { ...d, ...spanIdsOf(ins) } : d;
+  // a resent copy of a stored turn is judged against the stored line, as it came
+  return judgeResent(session, turn, raw, bytes, store);
 }
 
 /** Why a message may not create the session `sid` (the relay holds `count` sessions), or null. Shared by both stores. */
@@ -218,17 +226,8 @@ export function versionOneError(raw: Buffer): string {
   return v.ok ? 'a span text is required but missing' : v.error;
 }
 
-/** What the compact-wire rule needs of a session: a SessionLog, or the Redis store's view of one. */
-export interface CompactState {
-  id: string;
-  header: SessionHeader | null;
-  lastTurn: number | null;
-  lastSpanIds: string[] | null;
-  lastSpanIdSet: { has(id: string): boolean } | null;
-}
-
 /** contract §7 compact wire: why these left-out texts cannot be carried, or null. */
-export function compactError(session: CompactState, turn: number, omitted: { om: Omissions }, raw: Buffer): string | null {
+function compactError(session: SessionState, turn: number, omitted: { om: Omissions }, raw: Buffer): string | null {
   if (!declaresCompact(session.header)) return versionOneError(raw);
   const ids = session.lastSpanIds;
   if (session.lastTurn === null || ids === null) return omissionError(session.id, turn, omitted.om, null);
@@ -236,12 +235,12 @@ export function compactError(session: CompactState, turn: number, omitted: { om:
   return omissionError(session.id, turn, omitted.om, { turn: session.lastTurn, has: (id) => set.has(id) });
 }
 
-function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer, parsed: ParsedMessage | undefined): Decision {
+function judgeHeader(session: SessionState, header: SessionHeader, accept: () => Decision): Decision {
   const sid = session.id;
   if (session.header !== null && jsonEqual(session.header, header)) {
     return { kind: 'duplicate', sessionId: sid, seq: session.headerSeq, turn: null };
   }
-  if (session.header === null && session.lastTurn === null) return { kind: 'accept', sessionId: sid, session, turn: null, header, bytes, parsed };
+  if (session.header === null && session.lastTurn === null) return accept();
   const why =
     session.header === null
       ? `a session header for ${quoted(sid)} must come before its first snapshot`
@@ -249,39 +248,39 @@ function judgeHeader(session: SessionLog, header: SessionHeader, bytes: Buffer, 
   return { kind: 'error', sessionId: sid, message: why };
 }
 
-function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Buffer, store: SessionLogStore, parsed: ParsedMessage | undefined): Decision {
+/**
+ * A turn that does not increase: a retry of a message among the last RETRY_WINDOW, or an
+ * error. Turns increase with seq, so the stored copy, if any, is found by bisecting the
+ * window: a few lines read back at most (the files remember their recent turns).
+ */
+async function judgeResent(session: SessionState, turn: number, raw: Buffer, bytes: Buffer, store: Pick<SessionStore, 'read'>): Promise<Decision> {
   const sid = session.id;
-  if (session.lastTurn === null || turn > session.lastTurn) return { kind: 'accept', sessionId: sid, session, turn, header: null, bytes, parsed };
-  // A turn that does not increase is either a retry of a stored message or an error.
-  // Turns increase with seq, so the stored copy, if any, is found by bisecting the recent
-  // ring: a few lines read back at most, however many turns a confused harness resends.
-  const oldest = session.oldestRecent();
-  const turnAt = (seq: number): number => {
-    if (seq === session.headerSeq) return Number.NEGATIVE_INFINITY;
-    let t = session.recentTurnOf(seq);
-    if (Number.isNaN(t)) {
-      // not known since a restart: read it back
-      t = turnOf(parse(store.readRecentLine(session, seq))) ?? Number.NEGATIVE_INFINITY;
-      session.setRecentTurn(seq, t);
+  const lineAt = async (seq: number): Promise<{ bytes: Buffer; turn: number }> => {
+    for await (const page of store.read(sid, seq, seq)) {
+      const line = page[0];
+      if (line === undefined || line.seq !== seq) break;
+      const t = line.turn === undefined ? turnOf(parse(line.bytes)) : line.turn;
+      return { bytes: line.bytes, turn: t ?? Number.NEGATIVE_INFINITY };
     }
-    return t;
+    throw new Error(`seq ${seq} of session ${quoted(sid)} could not be read back`);
   };
+  const oldest = Math.max(1, session.lastSeq - RETRY_WINDOW + 1);
   let lo = oldest;
   let hi = session.lastSeq;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const t = turnAt(mid);
-    if (t < turn) lo = mid + 1;
-    else if (t > turn) hi = mid - 1;
+    const at = mid === session.headerSeq ? { bytes: null, turn: Number.NEGATIVE_INFINITY } : await lineAt(mid);
+    if (at.turn < turn) lo = mid + 1;
+    else if (at.turn > turn) hi = mid - 1;
     else {
-      const stored = store.readRecentLine(session, mid);
+      const stored = at.bytes!;
       if (stored.equals(raw) || stored.equals(bytes) || sameStored(parse(stored), parse(bytes))) {
         return { kind: 'duplicate', sessionId: sid, seq: mid, turn };
       }
       break;
     }
   }
-  const remembered = oldest > 1 ? ` (retries are recognised among the last ${session.lastSeq - oldest + 1} messages)` : '';
+  const remembered = oldest > 1 ? ` (retries are recognised among the last ${RETRY_WINDOW} messages)` : '';
   return {
     kind: 'error',
     sessionId: sid,
@@ -290,16 +289,8 @@ function judgeSnapshot(session: SessionLog, turn: number, raw: Buffer, bytes: Bu
 }
 
 /** A stored message and a resent one are the same: as parsed JSON, or the same snapshot sent compact on one side only (contract §7). */
-export function sameStored(stored: unknown, sent: unknown): boolean {
+function sameStored(stored: unknown, sent: unknown): boolean {
   return jsonEqual(stored, sent) || sameSnapshotModuloOmissions(stored, sent, jsonEqual);
-}
-
-function parse(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 export function isBlank(bytes: Uint8Array): boolean {

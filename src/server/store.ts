@@ -4,24 +4,30 @@
 // was acknowledged survives the process being killed; `fsync` also survives power loss.
 //
 // Memory per session is bounded whatever the log's length: the header, a ring of the
-// last RECENT messages' offsets and turns (for retries and reconnects) and one offset
-// per CHECKPOINT messages (to start a late subscriber's backlog without a full scan).
+// last RECENT messages' offsets and turns (for retries and reconnects), one offset per
+// CHECKPOINT messages (to start a late subscriber's backlog without a full scan) and, while
+// dashboards follow the session, the message just stored.
+//
+// The store implements sessionStore.ts's contract and nothing more: the ordering rules are
+// the gate's (sessionGate.ts), the subscribers the fan-out's (fanout.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RelaySession } from '../client/relayApi.ts';
 import type { SessionHeader } from '../core/wire.ts';
-import { quoted, shownTitle } from './quoted.ts';
+import { quoted } from './quoted.ts';
+import { parseStored, RETRY_WINDOW, turnOf, type Append, type SessionState, type SessionStore, type StoredLine, type TailBatch } from './sessionStore.ts';
 
-/** Messages whose offset and turn are kept exactly: retries of older turns are not recognised. */
-export const RECENT = 1024;
+/** Messages whose offset and turn are kept exactly: the retry window (sessionStore.ts). */
+export const RECENT = RETRY_WINDOW;
 /** One remembered byte offset per this many messages. */
 const CHECKPOINT = 1024;
 const NEWLINE = Buffer.from('\n');
+/** up to this many recent lines are read one by one (by their known offsets), more as one range */
+const FEW_LINES = 16;
 const READ_CHUNK = 1 << 18;
 /** Log files kept open for appending at once; others are reopened on demand. */
 const OPEN_FILES = 128;
 
-export class SessionLog {
+export class SessionLog implements SessionState {
   header: SessionHeader | null = null;
   headerSeq = 0;
   lastSeq = 0;
@@ -50,16 +56,11 @@ export class SessionLog {
     this.updatedAt = now;
   }
 
-  info(): RelaySession {
-    return {
-      session_id: this.id,
-      title: shownTitle(this.header?.title),
-      messages: this.lastSeq,
-      last_seq: this.lastSeq,
-      last_turn: this.lastTurn,
-      created_at: new Date(this.createdAt).toISOString(),
-      updated_at: new Date(this.updatedAt).toISOString(),
-    };
+  /** the message just stored, kept only while a subscriber waits for it (SessionLogStore.tail) */
+  lastLine: Buffer | null = null;
+
+  get bytes(): number {
+    return this.size;
   }
 
   /** Records that seq lastSeq + 1 was written at `size` with `bytes` bytes. */
@@ -98,8 +99,11 @@ export class SessionLog {
     return { start, end };
   }
 
-  recentTurnOf(seq: number): number {
-    return this.recentTurn[seq % RECENT]!;
+  /** the turn of a recent seq (null: a header), when known without reading it back */
+  recentTurnOf(seq: number): number | null | undefined {
+    if (seq === this.headerSeq) return null;
+    const t = this.recentTurn[seq % RECENT]!;
+    return Number.isNaN(t) ? undefined : t;
   }
 
   setRecentTurn(seq: number, turn: number): void {
@@ -120,7 +124,8 @@ export interface StoreOptions {
   log?: (line: string) => void;
 }
 
-export class SessionLogStore {
+export class SessionLogStore implements SessionStore {
+  readonly name = 'files';
   readonly sessionsDir: string;
   private appends = 0;
   private lostReason: string | null = null;
@@ -129,6 +134,8 @@ export class SessionLogStore {
   private readonly fds = new Map<string, number>();
   private readonly fsync: boolean;
   private readonly log: (line: string) => void;
+  /** per session id (one that does not exist yet too): the tails waiting for its next append */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(options: StoreOptions) {
     this.sessionsDir = path.join(options.dataDir, 'sessions');
@@ -159,22 +166,63 @@ export class SessionLogStore {
     return this.sessions.get(sessionId);
   }
 
+  state(sessionId: string): SessionLog | undefined {
+    return this.sessions.get(sessionId);
+  }
+
   count(): number {
     return this.sessions.size;
   }
 
-  create(sessionId: string): SessionLog {
+  knownCount(): number {
+    return this.sessions.size;
+  }
+
+  list(): Promise<SessionLog[]> {
+    return Promise.resolve(this.byRecency());
+  }
+
+  /**
+   * Appends one line and returns its seq. On a write error the log is cut back to its
+   * previous length (no half line is left behind), a session it would have created is
+   * removed again, and the error is thrown: nothing is acknowledged.
+   */
+  append(a: Append): number | null {
+    const existing = this.sessions.get(a.sessionId);
+    if ((existing?.lastSeq ?? 0) !== a.expectedLastSeq) return null;
+    const session = existing ?? this.create(a.sessionId);
+    let seq: number;
+    try {
+      seq = this.appendLine(session, a.bytes, a.turn);
+    } catch (e) {
+      if (existing === undefined) this.delete(a.sessionId);
+      throw e;
+    }
+    if (a.header !== null) {
+      session.header = a.header;
+      session.headerSeq = seq;
+    }
+    if (a.spanIds !== undefined) session.noteSpanIds(a.spanIds, a.spanIndex);
+    this.wake(a.sessionId, session, a.bytes);
+    return seq;
+  }
+
+  private create(sessionId: string): SessionLog {
     const s = new SessionLog(sessionId, path.join(this.sessionsDir, SessionLogStore.fileName(sessionId)), Date.now());
     this.sessions.set(sessionId, s);
     return s;
   }
 
-  /**
-   * Appends one line and returns its seq. On a write error the log is cut back to its
-   * previous length (no half line is left behind) and the error is thrown: nothing is
-   * acknowledged.
-   */
-  append(session: SessionLog, bytes: Buffer, turn: number | null): number {
+  /** Tells the tails waiting on `sessionId` that it changed; `line`: the message just stored, which they read next. */
+  private wake(sessionId: string, session: SessionLog | null, line: Buffer | null): void {
+    const waiters = this.waiting.get(sessionId);
+    if (session !== null) session.lastLine = waiters === undefined ? null : line;
+    if (waiters === undefined) return;
+    this.waiting.delete(sessionId);
+    for (const w of waiters) w();
+  }
+
+  private appendLine(session: SessionLog, bytes: Buffer, turn: number | null): number {
     if (this.lost !== null) throw new Error(this.lost);
     const fd = this.fdFor(session);
     try {
@@ -219,7 +267,84 @@ export class SessionLogStore {
     this.closeFd(sessionId);
     this.sessions.delete(sessionId);
     fs.rmSync(s.file, { force: true });
+    this.wake(sessionId, null, null);
     return true;
+  }
+
+  async *read(sessionId: string, from: number, to: number): AsyncGenerator<StoredLine[]> {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return;
+    const last = Math.min(to, session.lastSeq);
+    let next = Math.max(1, from);
+    if (next > last) return;
+    if (next === last && session.lastLine !== null) {
+      yield [{ seq: next, bytes: session.lastLine, turn: session.recentTurnOf(next) }];
+      return;
+    }
+    if (next >= session.oldestRecent() && last - next < FEW_LINES) {
+      // a few recent lines (a retry's stored copy, a live subscriber's next): their offsets are known
+      const lines: StoredLine[] = [];
+      for (; next <= last; next++) lines.push({ seq: next, bytes: this.readRecentLine(session, next), turn: session.recentTurnOf(next) });
+      yield lines;
+      return;
+    }
+    const start = await this.offsetOf(session, next);
+    const end = last === session.lastSeq ? session.size : await this.offsetOf(session, last + 1);
+    let carry: Buffer | null = null;
+    for await (const chunk of readChunks(session.file, start, end)) {
+      const data: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
+      const lines: StoredLine[] = [];
+      let i = 0;
+      for (;;) {
+        const nl = data.indexOf(0x0a, i);
+        if (nl === -1) break;
+        lines.push({ seq: next++, bytes: data.subarray(i, nl) });
+        i = nl + 1;
+      }
+      carry = i < data.length ? data.subarray(i) : null;
+      if (lines.length > 0) yield lines;
+    }
+    if (next !== last + 1) throw new Error(`${session.file}: expected to reach seq ${last}, reached ${next - 1}`);
+  }
+
+  async *tail(sessionId: string, after: number, signal: AbortSignal): AsyncGenerator<TailBatch> {
+    let next = after + 1;
+    let seen = false;
+    let reportedEnd = false;
+    while (!signal.aborted) {
+      const s = this.sessions.get(sessionId);
+      if (s !== undefined && s.lastSeq >= next) {
+        seen = true;
+        reportedEnd = false;
+        const target = s.lastSeq;
+        for await (const lines of this.read(sessionId, next, target)) {
+          next = lines[lines.length - 1]!.seq + 1;
+          yield { lines, atEnd: next > (this.sessions.get(sessionId)?.lastSeq ?? 0) };
+          if (signal.aborted) return;
+        }
+        reportedEnd = next > (this.sessions.get(sessionId)?.lastSeq ?? 0);
+        continue;
+      }
+      if (seen && s === undefined) return; // deleted
+      if (!reportedEnd) {
+        reportedEnd = true;
+        yield { lines: [], atEnd: true };
+        continue;
+      }
+      // looked at and waited for in one synchronous step: no append falls between
+      await new Promise<void>((resolve) => {
+        let set = this.waiting.get(sessionId);
+        if (set === undefined) this.waiting.set(sessionId, (set = new Set()));
+        const done = (): void => {
+          set.delete(done);
+          if (set.size === 0 && this.waiting.get(sessionId) === set) this.waiting.delete(sessionId);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        set.add(done);
+        signal.addEventListener('abort', done);
+      });
+    }
   }
 
   /** Reads back one stored line (only for seqs within the recent ring). */
@@ -316,7 +441,7 @@ export class SessionLogStore {
       this.log(`session ${JSON.stringify(id)}: removed an incomplete last line (${stat.size - lineStart} bytes) left by a crash; it had not been acknowledged`);
     }
     if (s.lastSeq === 0) return null;
-    const first = parseLine(await readRange(file, 0, firstLineEnd));
+    const first = parseStored(await readRange(file, 0, firstLineEnd));
     if (isHeader(first)) {
       s.header = first;
       s.headerSeq = 1;
@@ -324,7 +449,7 @@ export class SessionLogStore {
     // the last stored snapshot's turn: what the next snapshot must exceed
     for (let seq = s.lastSeq; seq >= s.oldestRecent(); seq--) {
       const { start, end } = s.recentRange(seq);
-      const v = parseLine(await readRange(file, start, end));
+      const v = parseStored(await readRange(file, start, end));
       const turn = turnOf(v);
       if (turn !== null) {
         s.lastTurn = turn;
@@ -395,14 +520,6 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
   return Buffer.concat(parts);
 }
 
-function parseLine(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 function isHeader(v: unknown): v is SessionHeader {
   return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'session';
 }
@@ -412,12 +529,6 @@ export function spanIdsOf(v: unknown): string[] | null {
   const spans = (v as { spans?: unknown }).spans;
   if (!Array.isArray(spans)) return null;
   return spans.map((sp) => String((sp as { span_id?: unknown }).span_id));
-}
-
-export function turnOf(v: unknown): number | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const m = v as { type?: unknown; turn?: unknown };
-  return m.type === 'snapshot' && typeof m.turn === 'number' ? m.turn : null;
 }
 
 /** Whether `file` still names the open log `open` (false when it is gone or another file). */

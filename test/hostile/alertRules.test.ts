@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { AlertRule } from '../../src/client/relayApi.ts';
+import type { AlertRule } from '../../src/protocol/relay.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from '../relay/helpers.ts';
 
 const relay = relaysPerTest();

@@ -3,7 +3,7 @@
 // dashboard and its Delete buttons.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AlertDelivery, AlertFiring, AlertRule, Overview } from '../../src/client/relayApi.ts';
+import type { AlertDelivery, AlertFiring, AlertRule, Overview } from '../../src/protocol/relay.ts';
 import { expect, it } from 'vitest';
 import { relaysPerTest, ROOT } from '../relay/helpers.ts';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { Overview, SessionSummary } from '../../src/client/relayApi.ts';
+import type { Overview, SessionSummary } from '../../src/protocol/relay.ts';
 import { generatedSession, postNdjson, relaysPerTest, ROOT } from '../relay/helpers.ts';
 
 const relay = relaysPerTest();

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { Overview, RelaySessionList } from '../../src/client/relayApi.ts';
+import type { Overview, RelaySessionList } from '../../src/protocol/relay.ts';
 import { MAX_TITLE_CHARS } from '../../src/server/sessionGate.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from '../relay/helpers.ts';
 

@@ -6,7 +6,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AlertDelivery, AlertFiring } from '../../src/client/relayApi.ts';
+import type { AlertDelivery, AlertFiring } from '../../src/protocol/relay.ts';
 import { WebhookDelivery } from '../../src/server/alerts/webhook.ts';
 import { isPublicAddress, WebhookAddressPolicy, WebhookBlocked } from '../../src/server/alerts/webhookAddress.ts';
 import { tempDir } from '../relay/helpers.ts';

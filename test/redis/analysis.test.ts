@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/client/relayApi.ts';
+import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';
@@ -289,7 +289,7 @@ describe('retention on the Redis store', () => {
       const own = lines.map((l) => l.replace('"session_id":"healthy"', `"session_id":"${id}"`));
       expect((await postNdjson(b.url, own.slice(0, 4).join('\n'))).status).toBe(200);
     }
-    const sizes = new Map((await b.redis!.directory.sizes()).map((s) => [s.id, s.size]));
+    const sizes = new Map((await b.store.list()).map((s) => [s.id, s.bytes]));
     const transcript = async (id: string): Promise<number> => (await (await fetch(`${b.url}api/sessions/${id}/transcript`)).arrayBuffer()).byteLength;
     for (const id of ['r1', 'r2', 'r3']) expect(sizes.get(id)).toBe(await transcript(id));
     // a budget that fits the two most recent: the least recently updated goes, on every relay

@@ -5,7 +5,7 @@
 // of what the harness sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { Overview } from '../../src/client/relayApi.ts';
+import type { Overview } from '../../src/protocol/relay.ts';
 import { Engine } from '../../src/core/engine.ts';
 import { ReportBuilder } from '../../src/core/report.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';

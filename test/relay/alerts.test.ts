@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/client/relayApi.ts';
+import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { runCli } from '../cli/runCli.ts';
 import { firings, until, WebhookReceiver } from './expectations.ts';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { AckVerdict, Overview } from '../../src/client/relayApi.ts';
+import type { AckVerdict, Overview } from '../../src/protocol/relay.ts';
 import { VERDICT_MEMORY } from '../../src/server/analysis/sessionHealth.ts';
 import { checkVerdicts } from './expectations.ts';
 import { ROOT, relaysPerTest, tempDir } from './helpers.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
-import type { AckVerdict, Overview } from '../../src/client/relayApi.ts';
+import type { AckVerdict, Overview } from '../../src/protocol/relay.ts';
 import { ANALYSIS_NICE } from '../../src/node/threadPriority.ts';
 import { checkVerdicts } from './expectations.ts';
 import { exited, ROOT, relaysPerTest, run, spawnServe, tempDir } from './helpers.ts';
@@ -102,7 +102,7 @@ describe('analysis threads', () => {
     // the rest of `a` sent while every thread is killed: lines in flight and lines arriving meanwhile
     const inFlight = la.slice(la.length >> 1).map((l) => client.send(l));
     // killed as soon as the last of them is stored: its line (at least) is not answered yet
-    while ((r.store.get('all-faults')?.lastSeq ?? 0) < la.length) await new Promise((resolve) => setImmediate(resolve));
+    while ((r.files.get('all-faults')?.lastSeq ?? 0) < la.length) await new Promise((resolve) => setImmediate(resolve));
     await Promise.all(Array.from({ length: threads }, (_, i) => pool.terminateForTest(i)));
     acks.push(...(await Promise.all(inFlight)));
     // `b` had nothing in flight: its engine is rebuilt from the log before its next line

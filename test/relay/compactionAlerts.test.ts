@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AlertFiring, AlertRule, Overview } from '../../src/client/relayApi.ts';
+import type { AlertFiring, AlertRule, Overview } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { startWatch, type Watcher } from '../../src/cli/watch.ts';
 import { runCli } from '../cli/runCli.ts';

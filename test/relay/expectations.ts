@@ -3,7 +3,7 @@
 // where a rule "for N turns" fires.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AckVerdict, AlertFiring } from '../../src/client/relayApi.ts';
+import type { AckVerdict, AlertFiring } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { SIGNALS } from '../../src/core/signals.ts';
 import { runCli } from '../cli/runCli.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { Overview, OverviewFrame, SessionSummary } from '../../src/client/relayApi.ts';
+import type { Overview, OverviewFrame, SessionSummary } from '../../src/protocol/relay.ts';
 import type { CheckReport } from '../../src/core/report.ts';
 import { SERIES, VERDICT_MEMORY } from '../../src/server/analysis/sessionHealth.ts';
 import { runCli } from '../cli/runCli.ts';
@@ -137,17 +137,17 @@ describe('retention', () => {
   it('--retain-bytes deletes the least recently updated sessions until the logs fit, never a live one', async () => {
     const r = await relay({ retainBytes: 1, retention: { everyMs: 60_000, liveMs: 60_000 } });
     for (const id of ['a', 'b', 'c']) await postNdjson(r.url, generatedSession(id, 5).join('\n'));
-    const sizes = r.store.byRecency().map((s) => s.size);
+    const sizes = r.files.byRecency().map((s) => s.size);
     await r.close();
     // restarted with a budget that fits two of the three, and nothing counted live
     const r2 = await relay({ dataDir: r.dataDir, retainBytes: sizes[0]! + sizes[1]! + 10, retention: { everyMs: 60_000, liveMs: 0 } });
-    const ids = r2.store.byRecency().map((s) => s.id);
+    const ids = r2.files.byRecency().map((s) => s.id);
     expect(ids.sort()).toEqual(['b', 'c']);
     // a live session is kept whatever the budget
     const r3Dir = r2.dataDir;
     await r2.close();
     const r3 = await relay({ dataDir: r3Dir, retainBytes: 1, retention: { everyMs: 60_000, liveMs: 3_600_000 } });
-    expect(r3.store.count()).toBe(2);
+    expect(r3.files.count()).toBe(2);
     expect(r3.logs.some((l) => /over --retain-bytes 1, but what is left is live/.test(l))).toBe(true);
   });
 });

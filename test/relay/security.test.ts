@@ -50,7 +50,7 @@ describe('origin and host policy', () => {
     expect(post.status).toBe(403);
     expect(JSON.parse(post.body).error).toMatch(/not this relay's own.*--allow-origin/);
     expect(await upgradeStatus(`${r.url}api/sessions/secret/subscribe`, { origin: otherPort })).toBe(403);
-    expect(r.store.get('planted')).toBeUndefined();
+    expect(r.files.get('planted')).toBeUndefined();
     // the relay's own pages, under any of its loopback names, and clients without an Origin still work
     expect((await request(`${r.url}api/ingest`, { method: 'POST', headers: { origin: `http://localhost:${r.port}` }, body: line('own') })).status).toBe(200);
     expect(await upgradeStatus(`${r.url}api/sessions/secret/subscribe`, { origin: `http://127.0.0.1:${r.port}` })).toBe(101);
@@ -244,7 +244,7 @@ describe('session ids', () => {
     expect(reply.errors.map((e) => e.line)).toEqual([1, 2]);
     expect(reply.errors[0]!.message).toMatch(/session_id "\." cannot be used/);
     expect(reply.accepted.map((a) => a.line)).toEqual([3]);
-    expect(r.store.count()).toBe(1);
+    expect(r.files.count()).toBe(1);
   });
 
   it('echoes a long session id only in part in a WebSocket error frame', async () => {

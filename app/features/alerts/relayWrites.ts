@@ -4,7 +4,7 @@
 // URL or localStorage (docs/security.md "The token in the page"), and sent as
 // `Authorization: Bearer` on writes.
 import { create } from 'zustand';
-import type { AlertFiring, AlertRule, AlertRuleInput } from '../../../src/client/relayApi.ts';
+import type { AlertFiring, AlertRule, AlertRuleInput } from '../../../src/protocol/relay.ts';
 
 const TOKEN_KEY = 'context-health.relay-token';
 

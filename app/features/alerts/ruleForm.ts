@@ -2,7 +2,7 @@
 // `POST /api/alerts/rules` (docs/relay-protocol.md "Alerts"). Pure, so it is tested on its
 // own; the relay still checks every rule (its 400 names the field and why) — this only
 // catches what the form itself can tell before sending, so nothing half-typed is sent.
-import type { AlertRuleInput } from '../../../src/client/relayApi.ts';
+import type { AlertRuleInput } from '../../../src/protocol/relay.ts';
 
 export type RuleKind = 'signal' | 'action' | 'baseline';
 

@@ -5,7 +5,7 @@
 // overview channel (overviewStore.ts), not by polling.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { LastCompaction, SessionSummary } from '../../../src/client/relayApi.ts';
+import type { LastCompaction, SessionSummary } from '../../../src/protocol/relay.ts';
 import { chipKind } from '../../../src/report/headline.ts';
 import { retentionWords, tokensWords } from '../compactions/compactionRows.ts';
 import { openLive } from '../../analysis.ts';

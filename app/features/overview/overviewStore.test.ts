@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AlertFiring, SessionSummary } from '../../../src/client/relayApi.ts';
+import type { AlertFiring, SessionSummary } from '../../../src/protocol/relay.ts';
 import { applyFrame, useOverview, visibleRows, type OverviewState } from './overviewStore.ts';
 
 function summary(id: string, patch: Partial<SessionSummary> = {}): SessionSummary {

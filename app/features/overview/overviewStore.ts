@@ -3,7 +3,7 @@
 // every summary, then batched changes (at most four frames a second) and alert firings.
 // Pure transforms first (tested), then the connection and a thin zustand store.
 import { create } from 'zustand';
-import type { AlertFiring, OverviewFrame, SessionStatus, SessionSummary } from '../../../src/client/relayApi.ts';
+import type { AlertFiring, OverviewFrame, SessionStatus, SessionSummary } from '../../../src/protocol/relay.ts';
 
 export type StateFilter = 'all' | SessionStatus;
 

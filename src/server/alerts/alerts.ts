@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AlertDelivery, AlertFiring, AlertRule, SeverityName } from '../../client/relayApi.ts';
+import type { AlertDelivery, AlertFiring, AlertRule, SeverityName } from '../../protocol/relay.ts';
 import { SEVERITY_RANK, type Severity } from '../../core/signals.ts';
 import type { RelayAnalysis } from '../analysis/relayAnalysis.ts';
 import type { TurnEvent } from '../analysis/sessionHealth.ts';

@@ -1,7 +1,7 @@
 // A webhook URL is a secret (a Slack incoming webhook's path is its credential). Whoever
 // may not change the rules, a reader without the token, sees only where it goes (scheme,
 // host and port), never its path or query.
-import type { AlertDelivery, AlertFiring, AlertRule } from '../../client/relayApi.ts';
+import type { AlertDelivery, AlertFiring, AlertRule } from '../../protocol/relay.ts';
 
 export function redactedUrl(url: string): string {
   try {

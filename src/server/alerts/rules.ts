@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AlertRule, AlertRuleInput } from '../../client/relayApi.ts';
+import type { AlertRule, AlertRuleInput } from '../../protocol/relay.ts';
 import { SIGNALS } from '../../core/signals.ts';
 import { BASELINE_MAX_TURNS } from '../analysis/sessionHealth.ts';
 

@@ -8,7 +8,7 @@
 // ch:alerts:deliveries (lists, newest first, trimmed), ch:{<session>}:alerts (hash: rule id →
 // `fired:<turn>` or `clear:<turn>`, the rule's run state on that session, moved only forward
 // in turns), ch:alerts:attempt:<alert id>:<n> (who makes delivery attempt n).
-import type { AlertDelivery, AlertFiring, AlertRule } from '../../client/relayApi.ts';
+import type { AlertDelivery, AlertFiring, AlertRule } from '../../protocol/relay.ts';
 import { key, type RedisBackend } from '../redisStore.ts';
 
 const RULES = 'ch:alerts:rules';

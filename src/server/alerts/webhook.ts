@@ -3,7 +3,7 @@
 // receiver is down or answers other than 2xx, each attempt recorded in
 // `<data>/alerts/deliveries.jsonl` (the delivery log; `GET /api/alerts/deliveries`).
 import fs from 'node:fs';
-import type { AlertDelivery, AlertFiring } from '../../client/relayApi.ts';
+import type { AlertDelivery, AlertFiring } from '../../protocol/relay.ts';
 import { postWebhook, type PostOutcome } from './webhookPost.ts';
 import { WebhookAddressPolicy, WebhookBlocked } from './webhookAddress.ts';
 

@@ -3,7 +3,7 @@
 // changed, batched: at most one `summaries` frame per FLUSH_MS, however many messages
 // arrive (a person cannot read faster), and alert firings as they happen.
 import type { WebSocket } from 'ws';
-import type { AlertFiring, OverviewFrame } from '../../client/relayApi.ts';
+import type { AlertFiring, OverviewFrame } from '../../protocol/relay.ts';
 import type { RelayAnalysis } from './relayAnalysis.ts';
 
 /** least time between two `summaries` frames: at most four a second */

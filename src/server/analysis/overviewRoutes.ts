@@ -2,7 +2,7 @@
 // and "Alerts"): the overview snapshot, the alert rules (reading is a read, changing them
 // a write: the token, as for ingest), the alert history and the delivery log.
 import type { IncomingMessage } from 'node:http';
-import type { AlertFiring, AlertRule, Overview } from '../../client/relayApi.ts';
+import type { AlertFiring, AlertRule, Overview } from '../../protocol/relay.ts';
 import { redactDelivery, redactFiring, redactRule } from '../alerts/redact.ts';
 import type { Alerts } from '../alerts/alerts.ts';
 import { parseRuleInput } from '../alerts/rules.ts';

@@ -15,13 +15,13 @@
 //   logs: what was stored before it started is analysed with alerts off (nothing fires twice).
 // - With analysis threads the Engines run there as for the file store (RelayAnalysis.apply):
 //   a catch-up waits for the answers to its lines before it counts as done.
-import type { AckVerdict } from '../../client/relayApi.ts';
+import type { AckVerdict } from '../../protocol/relay.ts';
 import { quoted } from '../quoted.ts';
 import { bytesOf, key, PAGE, seqOf, SESSIONS, type Entry as StreamEntry, type RedisBackend } from '../redisStore.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import type { SessionLogStore } from '../store.ts';
 import type { StoredLine } from './analysisThreads.ts';
-import { RelayAnalysis, type Entry, type VerdictAnswer } from './relayAnalysis.ts';
+import { logLines, RelayAnalysis, type Entry, type VerdictAnswer } from './relayAnalysis.ts';
 import { SessionHealth } from './sessionHealth.ts';
 
 /** how often the session list is compared with what this relay analysed */
@@ -107,14 +107,8 @@ export class RedisAnalysis extends RelayAnalysis {
   }
 
   /** Stream entries 1..upTo (a replacement analysis thread's warm-up). */
-  protected override async *storedLines(sessionId: string, upTo: number): AsyncIterable<StoredLine> {
-    let from = 1;
-    while (from <= upTo) {
-      const page = (await this.backend.redis.xrangeBuffer(key(sessionId, 'log'), `${from}-0`, `${upTo}-0`, 'COUNT', PAGE)) as StreamEntry[];
-      for (const entry of page) yield { seq: seqOf(entry), bytes: bytesOf(entry) };
-      if (page.length < PAGE) return;
-      from = seqOf(page[page.length - 1]!) + 1;
-    }
+  protected override storedLines(sessionId: string, upTo: number): AsyncIterable<StoredLine> {
+    return logLines(this.backend.store, sessionId, upTo);
   }
 
   private verdictOf(sessionId: string, seq: number): AckVerdict | null {

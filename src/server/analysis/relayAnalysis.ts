@@ -7,10 +7,11 @@
 // re-reading, once the session has caught up. With analysis threads (analysisThreads.ts)
 // the sessions' Engines run there and the verdict is a Promise of the thread's answer; the
 // rest (SessionHealth's rings, verdict memory, summaries, the listeners) stays here.
-import type { AckVerdict, SessionSummary } from '../../client/relayApi.ts';
+import type { AckVerdict, SessionSummary } from '../../protocol/relay.ts';
 import { quoted, shownTitle } from '../quoted.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
-import { readChunks, type SessionLogStore } from '../store.ts';
+import type { SessionStore } from '../sessionStore.ts';
+import type { SessionLogStore } from '../store.ts';
 import { AnalysisThreads, type StoredLine } from './analysisThreads.ts';
 import { SessionHealth, type TurnEvent } from './sessionHealth.ts';
 
@@ -238,26 +239,14 @@ export class RelayAnalysis {
     if (session === undefined) return;
     // every message stored since the relay started is queued in `waiting` (the log's last
     // lines): the log is re-read up to the one before them
-    const end = session.size;
     const upTo = session.lastSeq - e.waiting.filter((w) => w.retry !== true).length;
-    let seq = 0;
-    let carry: Buffer | null = null;
-    // with analysis threads: one chunk's lines in flight while the next is read, not the whole log
+    // with analysis threads: one page's lines in flight while the next is read, not the whole log
     let previous: VerdictAnswer = null;
     let last: VerdictAnswer = null;
     try {
-      for await (const chunk of readChunks(session.file, 0, end)) {
+      for await (const page of this.store.read(sessionId, 1, upTo)) {
         if (this.entries.get(sessionId) !== e) return; // deleted meanwhile
-        const buf: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
-        let start = 0;
-        for (;;) {
-          const nl = buf.indexOf(0x0a, start);
-          if (nl === -1) break;
-          seq++;
-          if (seq <= upTo) last = this.apply(e, seq, buf.subarray(start, nl), Number.NaN, false);
-          start = nl + 1;
-        }
-        carry = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
+        for (const line of page) last = this.apply(e, line.seq, line.bytes, Number.NaN, false);
         if (previous instanceof Promise) await previous;
         previous = last;
       }
@@ -270,22 +259,6 @@ export class RelayAnalysis {
 }
 
 /** Lines 1..upTo of a stored log (a replacement analysis thread's warm-up). */
-export async function* logLines(store: SessionLogStore, sessionId: string, upTo: number): AsyncGenerator<StoredLine> {
-  const session = store.get(sessionId);
-  if (session === undefined || upTo <= 0) return;
-  let seq = 0;
-  let carry: Buffer | null = null;
-  for await (const chunk of readChunks(session.file, 0, session.size)) {
-    const buf: Buffer = carry === null ? chunk : Buffer.concat([carry, chunk]);
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(0x0a, start);
-      if (nl === -1) break;
-      seq++;
-      yield { seq, bytes: buf.subarray(start, nl) };
-      if (seq >= upTo) return;
-      start = nl + 1;
-    }
-    carry = start < buf.length ? Buffer.from(buf.subarray(start)) : null;
-  }
+export async function* logLines(store: SessionStore, sessionId: string, upTo: number): AsyncGenerator<StoredLine> {
+  for await (const page of store.read(sessionId, 1, upTo)) yield* page;
 }

@@ -7,7 +7,7 @@
 import type { TurnResult } from '../../core/analyse.ts';
 import { Engine, type Outcome } from '../../core/engine.ts';
 import type { Severity, Signal } from '../../core/signals.ts';
-import type { AckVerdict, LastCompaction } from '../../client/relayApi.ts';
+import type { AckVerdict, LastCompaction } from '../../protocol/relay.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 

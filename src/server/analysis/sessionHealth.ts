@@ -5,7 +5,7 @@
 // of turns.
 import type { Engine } from '../../core/engine.ts';
 import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
-import type { AckVerdict, LastCompaction, SessionStatus, SessionSummary } from '../../client/relayApi.ts';
+import type { AckVerdict, LastCompaction, SessionStatus, SessionSummary } from '../../protocol/relay.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { analyseLine, newSessionEngine, type LineOutcome, type TurnDigest } from './sessionEngine.ts';
 import { shownTitle } from '../quoted.ts';

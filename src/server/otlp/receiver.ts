@@ -19,7 +19,7 @@ import type { Snapshot } from '../../core/wire.ts';
 import { Bm25Scorer } from '../../core/referenceScorer.ts';
 import { nodeSha256 } from '../../node/platform.ts';
 import type { AccessPolicy } from '../accessPolicy.ts';
-import type { IngestPort } from '../backend.ts';
+import type { Ingest } from '../ingest.ts';
 import { OtlpDecoder } from './decoder.ts';
 import { encodeStatus, encodeTraceResponse } from './protobuf.ts';
 
@@ -39,7 +39,7 @@ const KEPT_SCORERS = 1000;
 type Encoding = 'json' | 'protobuf';
 
 export interface OtlpReceiverOptions {
-  ingest: IngestPort;
+  ingest: Ingest;
   access: AccessPolicy;
   /** the largest body read, compressed or not (the relay's --max-message-bytes) */
   maxBodyBytes: number;
@@ -181,7 +181,7 @@ export class OtlpReceiver {
   }
 
   private async send(messages: OtlpMessage[]): Promise<Rejected[]> {
-    const sent: { value: unknown; result: ReturnType<IngestPort['message']> }[] = [];
+    const sent: { value: unknown; result: ReturnType<Ingest['message']> }[] = [];
     for (const m of messages) {
       // contract §7: sessions without scores are scored by the reference, as other adapters' are
       if (m.unscored && m.value.type === 'snapshot') this.score(m.value);

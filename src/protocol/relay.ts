@@ -1,6 +1,7 @@
-// The relay's HTTP answers as both sides see them: the relay (src/server) produces these
-// shapes and the dashboard (app/queries) reads them. Types only, so the app may import it
-// without pulling in Node (eslint.config.js allows exactly this module).
+// The relay's protocol as every side sees it: the relay (src/server) produces these shapes,
+// the harness client (src/client/harness.ts) reads acks' verdicts, and the page
+// (app/queries, app/features) reads sessions, overview rows, alert rules and firings.
+// Types only, importing nothing, so any of the three may import it (eslint.config.js).
 
 /** One entry of `GET /api/sessions` and the answer of `GET /api/sessions/<id>`. */
 export interface RelaySession {
