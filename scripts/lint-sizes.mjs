@@ -7,7 +7,6 @@ export const MAX_FUNCTION_LINES = 120;
 /** Files or functions that are better whole, each with its reason. Keep this list short. */
 export const SIZE_EXCEPTIONS = [];
 
-
 export const sizeLimits = [
   {
     files: ['src/**/*.{ts,tsx}', 'app/**/*.{ts,tsx}'],
