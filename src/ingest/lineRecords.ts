@@ -218,13 +218,23 @@ export class RecordDecoder {
   private readonly makers: MakeSpan[];
 
   /** `shapes`: the key orders the batch's thread had met (the result's list) */
-  constructor(shapes: readonly (readonly string[])[], cache: SpanMakers) {
-    this.makers = shapes.map((keys) => {
+  constructor(
+    shapes: readonly (readonly string[])[],
+    private readonly cache: SpanMakers,
+  ) {
+    this.makers = [];
+    this.learn(shapes);
+  }
+
+  /** The thread's list of shapes as it now stands (it only grows): a decoder kept across batches learns the new ones. */
+  learn(shapes: readonly (readonly string[])[]): void {
+    for (let s = this.makers.length; s < shapes.length; s++) {
+      const keys = shapes[s]!;
       const name = keys.join(',');
-      let make = cache.get(name);
-      if (make === undefined) cache.set(name, (make = spanMaker(keys)));
-      return make;
-    });
+      let make = this.cache.get(name);
+      if (make === undefined) this.cache.set(name, (make = spanMaker(keys)));
+      this.makers.push(make);
+    }
   }
 
   /**

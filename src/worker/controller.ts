@@ -382,6 +382,7 @@ export class Controller {
     job.progress.engineMs = Math.round(job.engineMs);
     job.progress.storeMs = Math.round(job.storeMs);
     job.progress.decodeMs = Math.round(job.decodeMs);
+    job.progress.parseWorkers = pool?.size ?? 0;
     job.finished = true;
     if (this.job !== job) return;
     this.clearSummaryTimer();

@@ -11,10 +11,20 @@ export interface ParseBatch {
   /** per line of the batch: where its bytes start and end in `bytes` */
   starts: Int32Array;
   ends: Int32Array;
+  /**
+   * the first batch of a load this Worker gets: its first line repeats nothing. Later ones
+   * go on from the Worker's previous line, which the analysis Worker took in just before
+   * (its batches are taken in in the order they were posted): a batch's first line then
+   * carries only the strings that changed, not all of them (~20 MB less to copy across on
+   * the bench transcript, and as many texts less to hash)
+   */
+  fresh: boolean;
 }
 
 export interface ParsedBatch {
   seq: number;
+  /** which of the pool's Workers parsed it (set by the pool on receipt) */
+  member?: number;
   /** the batch's bytes, handed back (transferred) for the lines that have no record */
   bytes: Uint8Array;
   records: (LineRecord | null)[];
@@ -38,8 +48,7 @@ export class BatchParser {
   }
 
   parse(batch: ParseBatch): ParsedBatch {
-    // the analysis Worker decodes each batch on its own: references stay inside one
-    this.encoder.reset();
+    if (batch.fresh) this.encoder.reset();
     const { bytes, starts, ends } = batch;
     const records: (LineRecord | null)[] = new Array(starts.length);
     for (let i = 0; i < starts.length; i++) {

@@ -209,6 +209,39 @@ describe('parsing Workers: the same results as one thread', () => {
   });
 });
 
+describe('parsing Workers: one pool, load after load', () => {
+  it('a second file (and one opened while the first is still read) reads as on its own: no Worker refers back to the load before', async () => {
+    const a = new Uint8Array(fs.readFileSync(new URL('all-faults.jsonl', SAMPLES)));
+    const b = new Uint8Array(fs.readFileSync(new URL('two-sessions-interleaved.jsonl', SAMPLES)));
+    const alone = await load(b, 'b.jsonl', { chunk: 4096 });
+    const events: WorkerEvent[] = [];
+    const next = delays(3);
+    const c = new Controller({ sha256, post: (e) => events.push(e), parseBatchBytes: 4096, parseWorker: () => new StandIn(next) });
+    const doneOf = async (job: number): Promise<Extract<WorkerEvent, { type: 'done' }>> => {
+      for (;;) {
+        const d = events.find((e) => e.type === 'done' && e.job === job);
+        if (d !== undefined && d.type === 'done') return d;
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+    const open = (job: number, bytes: Uint8Array): void =>
+      c.handle({ type: 'open', job, source: { kind: 'file', file: chunkedBlob(bytes, 4096) as File, name: `${job}.jsonl` }, userThresholds: {}, parse: POOL });
+    open(1, a);
+    expect((await doneOf(1)).state).toBe('done');
+    // replaced while its batches are with the Workers
+    open(2, a);
+    open(3, b);
+    expect((await doneOf(3)).state).toBe('done');
+    open(4, b);
+    expect(events.some((e) => e.type === 'done' && e.job === 2)).toBe(false);
+    for (const job of [3, 4]) {
+      const { progress, ...rest } = await doneOf(job);
+      const { progress: p0, ...want } = alone.done;
+      expect({ ...rest, job: 0, bytesRead: progress.bytesRead }).toEqual({ ...want, job: 0, bytesRead: p0.bytesRead });
+    }
+  });
+});
+
 describe('parsing Workers: one that dies mid-file', () => {
   it('ends the load as failed, saying so, with only the lines before its batch analysed', async () => {
     const bytes = new Uint8Array(fs.readFileSync(new URL('all-faults.jsonl', SAMPLES)));

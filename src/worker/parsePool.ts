@@ -24,6 +24,8 @@ interface Pending {
 interface Member {
   worker: PoolWorker;
   pending: Map<number, Pending>;
+  /** the load the Worker was last given a batch of (ParseBatch.fresh) */
+  load: object | null;
 }
 
 export class ParsePool {
@@ -37,13 +39,14 @@ export class ParsePool {
     create: () => PoolWorker,
   ) {
     for (let i = 0; i < size; i++) {
-      const member: Member = { worker: create(), pending: new Map() };
+      const index = i;
+      const member: Member = { worker: create(), pending: new Map(), load: null };
       member.worker.addEventListener('message', (ev) => {
         const m = ev.data;
         const p = member.pending.get(m.seq);
         member.pending.delete(m.seq);
         if ('failure' in m) this.fail(`a parsing Worker could not parse (${m.failure})`);
-        else p?.resolve(m);
+        else p?.resolve({ ...m, member: index });
       });
       member.worker.addEventListener('error', (ev) => {
         // ours to report (as the load's failure), not the analysis Worker's uncaught error
@@ -70,12 +73,17 @@ export class ParsePool {
   /** numbers the batches of every load the pool serves: a load replaced mid-file may still have some in hand */
   private seq = 0;
 
-  /** The batch's records; its buffers are unusable here until they come back in the result. */
-  async run(lines: Omit<ParseBatch, 'seq'>): Promise<ParsedBatch> {
+  /**
+   * The batch's records; its buffers are unusable here until they come back in the result.
+   * `load` names the read the batch is of: each Worker's batches of one load are to be taken
+   * in in the order they were posted (ParseBatch.fresh).
+   */
+  async run(lines: Omit<ParseBatch, 'seq' | 'fresh'>, load: object): Promise<ParsedBatch> {
     if (this.failure !== null) throw this.failure;
-    const batch: ParseBatch = { ...lines, seq: this.seq++ };
     let member = this.members[0]!;
     for (const m of this.members) if (m.pending.size < member.pending.size) member = m;
+    const batch: ParseBatch = { ...lines, seq: this.seq++, fresh: member.load !== load };
+    member.load = load;
     this.posted++;
     try {
       return await new Promise<ParsedBatch>((resolve, reject) => {

@@ -23,10 +23,7 @@ export interface PooledSink {
 /** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
 type Item = number | { line: number; error: string; structure: boolean };
 
-/**
- * ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): each batch starts its
- * references afresh, and every batch in flight is held twice (bytes and records).
- */
+/** ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): every batch in flight is held twice (bytes and records). */
 export const DEFAULT_BATCH_BYTES = 1 << 20;
 
 class Batch {
@@ -71,6 +68,8 @@ export class PooledLines {
   private readonly maxInFlight: number;
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private readonly makers: SpanMakers = new Map();
+  /** per parsing Worker: its records refer to its previous line, across batches (ParseBatch.fresh) */
+  private readonly decoders = new Map<number, RecordDecoder>();
   private batch: Batch;
   /** per batch posted, resolved once it is taken in: the read pace waits on these */
   private readonly taken: Promise<void>[] = [];
@@ -150,7 +149,7 @@ export class PooledLines {
     if (b.starts.length === 0 || !this.sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
     else {
-      answer = this.pool.run({ bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) });
+      answer = this.pool.run({ bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) }, this);
     }
     this.tail = this.tail.then(async () => this.takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)
@@ -161,7 +160,7 @@ export class PooledLines {
 
   private takeIn(b: Batch, result: ParsedBatch | null): void {
     if (this.options.signal?.aborted === true) return;
-    const decoder = new RecordDecoder(result?.shapes ?? [], this.makers);
+    const decoder = this.decoderOf(result);
     const bytes = result?.bytes ?? b.bytes;
     const records = result?.records ?? null;
     for (const item of b.items) {
@@ -178,6 +177,15 @@ export class PooledLines {
       } else decoder.skip();
       this.sink.line(this.decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
     }
+  }
+
+  private decoderOf(result: ParsedBatch | null): RecordDecoder {
+    if (result === null) return new RecordDecoder([], this.makers); // never given a record
+    const member = result.member ?? 0;
+    let d = this.decoders.get(member);
+    if (d === undefined) this.decoders.set(member, (d = new RecordDecoder(result.shapes, this.makers)));
+    else d.learn(result.shapes);
+    return d;
   }
 
   /** The ordinary way for a line (lineFeed.ts's decoder): a blank one is '' without a decode. */

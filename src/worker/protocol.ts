@@ -136,6 +136,8 @@ export interface LoadProgress {
   engineMs?: number;
   storeMs?: number;
   decodeMs?: number;
+  /** the Workers that parsed the lines besides the analysis Worker (OpenRequest.parse); 0: it parsed them all */
+  parseWorkers?: number;
   bytesRead: number;
   /** null when unknown (a download without Content-Length) */
   bytesTotal: number | null;
