@@ -215,7 +215,8 @@ async function appRun(page: Page, relay: RelayHandle, file: string): Promise<Loa
     return [m('context-health:open') - t0, m('context-health:done') - t0];
   })()`)) as [number, number];
   const timing = (await page.getByTestId('load-status').getAttribute('data-timing')) ?? '';
-  const worker = `drop → open ${marks[0].toFixed(0)} ms, → done ${marks[1].toFixed(0)} ms, → charts ${(seconds * 1000).toFixed(0)} ms; ${timing}`;
+  const firstChart = (await page.evaluate('window.__firstChartAt')) as number | undefined;
+  const worker = `drop → open ${marks[0].toFixed(0)} ms, → first chart ${firstChart?.toFixed(0) ?? '?'} ms, → done ${marks[1].toFixed(0)} ms, → charts ${(seconds * 1000).toFixed(0)} ms; ${timing}`;
   const parseWorkers = /(\d+) parsing Workers/.exec(timing)?.[1] ?? '?';
   return { seconds, worker, parseWorkers, pageHeapMB: heap.page, workerHeapMB: heap.worker };
 }
@@ -230,6 +231,8 @@ export function waitAllChartsScript(turns: number): string {
         const el = document.querySelector('[data-testid="' + id + '"]');
         return el !== null && el.getAttribute('data-state') !== 'loading' && Number(el.getAttribute('data-points')) > 0;
       });
+      // when a chart first drew data (the progressive first paint), for the load bench
+      if (window.__firstChartAt === undefined && document.querySelector('[data-testid^="chart-"][data-points]:not([data-points="0"])') !== null) window.__firstChartAt = performance.now() - t0;
       const done = document.querySelector('[data-testid="load-status"]')?.getAttribute('data-state') === 'done';
       if (done && ready && charts?.getAttribute('data-view-turns') === '${turns}') requestAnimationFrame(() => resolve((performance.now() - t0) / 1000));
       else requestAnimationFrame(check);
