@@ -177,6 +177,38 @@ describe('parsing Workers: the same results as one thread', () => {
     }
   });
 
+  it('while every Worker has two batches in hand, the analysis Worker parses the next itself', async () => {
+    const bytes = new Uint8Array(fs.readFileSync(new URL('all-faults.jsonl', SAMPLES)));
+    const parsed = vi.spyOn(BatchParser.prototype, 'parse');
+    try {
+      const one = await load(bytes, 'all-faults.jsonl', { chunk: 4096 });
+      // slow Workers: 20 ms a batch
+      const events: WorkerEvent[] = [];
+      const workers: StandIn[] = [];
+      const c = new Controller({
+        sha256,
+        post: (e) => events.push(e),
+        parseBatchBytes: 4096,
+        parseWorker: () => {
+          const w = new StandIn(() => 20);
+          workers.push(w);
+          return w;
+        },
+      });
+      c.handle({ type: 'open', job: 1, source: { kind: 'file', file: chunkedBlob(bytes, 4096) as File, name: 'a.jsonl' }, userThresholds: {}, parse: POOL });
+      let done: WorkerEvent | undefined;
+      while ((done = events.find((e) => e.type === 'done')) === undefined) await new Promise((r) => setTimeout(r, 5));
+      const inWorkers = workers.reduce((n, w) => n + (w as unknown as { received: number }).received, 0);
+      expect(parsed.mock.calls.length).toBeGreaterThan(inWorkers);
+      expect(inWorkers).toBeGreaterThan(0);
+      const { progress: _p, ...got } = done as Extract<WorkerEvent, { type: 'done' }>;
+      const { progress: _q, ...want } = one.done;
+      expect(got).toEqual(want);
+    } finally {
+      parsed.mockRestore();
+    }
+  });
+
   it('bad lines at chunk and batch edges, invalid UTF-8, BOMs and CRLF: every chunk and batch size', async () => {
     const enc = new TextEncoder();
     const lines = edgeLines();

@@ -3,11 +3,15 @@
 // numbers, BOMs, CRLF, over-long lines and .json arrays are read alike), copies each line into
 // a batch and posts the batch to a parsing Worker; the answers are taken in file order,
 // whichever Worker finishes first, so the order-dependent engine sees the lines as the single
-// path would. At most `maxInFlight` batches are read ahead of the one being taken in.
+// path would. At most `maxInFlight` batches are read ahead of the one being taken in. When
+// every Worker has two batches in hand, the analysis Worker parses the next one itself, as
+// `check`'s main thread does: on a busy machine a Worker may wait long for a core, and the
+// analysis Worker, which takes the batches in in order, would otherwise wait with it.
 import type { DecodeFailure } from '../ingest/lines.ts';
 import { notUtf8Message } from '../ingest/lines.ts';
 import { RecordDecoder, type LineRecord, type SpanMakers, type TakenRecord } from '../ingest/lineRecords.ts';
-import type { ParsedBatch } from './parseBatch.ts';
+import type { Sha256 } from '../ingest/lineRecords.ts';
+import { BatchParser, type ParsedBatch } from './parseBatch.ts';
 import type { ParsePool } from './parsePool.ts';
 
 export interface PooledSink {
@@ -19,6 +23,9 @@ export interface PooledSink {
   line(text: string | DecodeFailure, line: number): void;
   structureError(line: number, message: string): void;
 }
+
+/** The member number of the batches parsed by the analysis Worker itself. */
+const HERE = -1;
 
 /** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
 type Item = number | { line: number; error: string; structure: boolean };
@@ -51,8 +58,10 @@ class Batch {
 export interface PooledOptions {
   /** a batch is posted once it holds this many bytes (tests choose 1, 7, 4096, Infinity) */
   batchBytes?: number;
-  /** batches read and not yet taken in, at most (default twice the Workers) */
+  /** batches read and not yet taken in, at most (default twice the Workers, and two parsed here) */
   maxInFlight?: number;
+  /** the analysis Worker's sha256: with it, a batch no Worker has room for is parsed here */
+  sha256?: Sha256;
   /** stops taking lines in (the load was cancelled or replaced) */
   signal?: AbortSignal;
 }
@@ -73,6 +82,8 @@ export class PooledLines {
    * its page faults on first write (threadedRead.ts measured it a tenth of `check`'s main thread)
    */
   private readonly free: Uint8Array[] = [];
+  /** the analysis Worker's own parser, for batches no Worker has room for */
+  private here: BatchParser | null = null;
   /** per parsing Worker: its records refer to its previous line, across batches (ParseBatch.fresh) */
   private readonly decoders = new Map<number, RecordDecoder>();
   private batch: Batch;
@@ -92,7 +103,7 @@ export class PooledLines {
   ) {
     this.batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
     this.grow = !Number.isFinite(this.batchBytes);
-    this.maxInFlight = options.maxInFlight ?? 2 * pool.size;
+    this.maxInFlight = options.maxInFlight ?? 2 * pool.size + (options.sha256 === undefined ? 0 : 2);
     this.batch = this.newBatch();
   }
 
@@ -158,7 +169,13 @@ export class PooledLines {
     if (b.starts.length === 0 || !this.sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
     else {
-      answer = this.pool.run({ bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) }, this);
+      const lines = { bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) };
+      const sha256 = this.options.sha256;
+      if (!this.pool.hasRoom && sha256 !== undefined) {
+        // its records refer to the previous batch parsed here (the decoder of member −1)
+        this.here ??= new BatchParser(sha256);
+        answer = Promise.resolve({ ...this.here.parse({ ...lines, seq: -1, fresh: false }), member: HERE });
+      } else answer = this.pool.run(lines, this);
     }
     this.tail = this.tail.then(async () => this.takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)
