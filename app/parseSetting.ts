@@ -1,7 +1,7 @@
 // How many Workers parse a dropped file's lines (docs/dashboard.md "Parsing Workers"). The
 // page's address may say: `?parse=1` parses on the analysis Worker alone (one thread, the
 // path before there were parsing Workers), `?parse=N` uses N parsing Workers whatever the
-// file's size. By default a file of 8 MB or more gets a small pool sized to the machine.
+// file's size. By default a file of 8 MiB or more gets a small pool sized to the machine.
 import type { ParseChoice } from '../src/worker/client.ts';
 
 /**
