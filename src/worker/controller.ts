@@ -360,9 +360,7 @@ export class Controller {
         this.o.readLimits ?? DEFAULT_READ_LIMITS,
         this.o.sha256,
         { mode: job.scorer, onReferenceScored: (sid) => job.markReferenceScored(sid) },
-        pool === null
-          ? undefined
-          : { pool, sha256: this.o.sha256, ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }) },
+        pool === null ? undefined : { pool, sha256: this.o.sha256, ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }) },
       );
       job.gzip = res.gzip;
       job.format = res.format;
