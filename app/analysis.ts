@@ -2,10 +2,11 @@
 // shaped data when something on screen needs it. Pulls are coalesced (one request in
 // flight per panel, at most one queued), so a live session at 200 snapshots/s costs the
 // main thread a few small replies a second, whatever the Worker is ingesting.
-import { type AnalysisClient, type JobSummary, type SessionSummary, type Source } from '../src/worker/client.ts';
+import { type AnalysisClient, type JobSummary, type ParseChoice, type SessionSummary, type Source } from '../src/worker/client.ts';
 import { analysisClient } from './analysisClient.ts';
 import { resetFindingDetails } from './features/findings/detailsCache.ts';
 import { learnLabels, resetSpanLabels } from './stores/spanLabels.ts';
+import { parseChoice } from './parseSetting.ts';
 import { throttled } from './pulls.ts';
 import { SourceSession, type SourceEvent } from './sourceSession.ts';
 import { chooseSession, initialAnalysisState, useAnalysis, type AnalysisState } from './stores/analysis.ts';
@@ -59,7 +60,7 @@ function start(source: Source, info: AnalysisState['source']): void {
   resetSpanLabels();
   useAnalysis.setState({ ...initialAnalysisState, source: info, load: { state: 'reading', progress: null, message: null } }, true);
   setUi({ selectedTurn: null, zoom: null, follow: true, selectedSpan: null, selectedCompaction: null, collapsed: new Set(), signalFilter: null });
-  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
+  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, openOptions(source));
 }
 
 /** Runs the analysis again with the thresholds now set (the Worker re-reads the source). */
@@ -78,7 +79,7 @@ export function reanalyse(): void {
     error: null,
     summary: keep.summary,
   });
-  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, PACED);
+  worker().open(source, useUi.getState().userThresholds, useUi.getState().scorer, openOptions(source));
 }
 
 /** Back to the welcome screen (a link, or Back, to the page with no view). */
@@ -146,6 +147,11 @@ function onEvent(event: SourceEvent): void {
 // frame's paint), besides its interval: a page slowed down by a busy machine is never handed
 // summaries faster than it can show them (docs/perf-log/notebook.md).
 const PACED = { pacedSummaries: true };
+
+/** A file or URL may be parsed by several Workers (app/parseSetting.ts); a followed session is not read that way. */
+function openOptions(source: Source): { pacedSummaries: boolean; parse?: ParseChoice } {
+  return source.kind === 'live' ? PACED : { ...PACED, parse: parseChoice() };
+}
 
 function summaryDrawn(): void {
   const job = worker().job;

@@ -4,7 +4,7 @@
 // (signal names, severities, thresholds) are re-exported here so the app never imports
 // src/core itself.
 import type { Thresholds } from '../core/config.ts';
-import type { QueryKind, QueryMap, QueryRequest, Request, ScorerMode, Source, WorkerEvent } from './protocol.ts';
+import type { ParseChoice, QueryKind, QueryMap, QueryRequest, Request, ScorerMode, Source, WorkerEvent } from './protocol.ts';
 
 export type * from './protocol.ts';
 export type * from './compareTypes.ts';
@@ -61,15 +61,29 @@ export class AnalysisClient {
   /**
    * Starts analysing a source; everything from the previous job is dropped from now on.
    * `pacedSummaries`: the caller says when it has drawn each summary (summaryDrawn), and
-   * the Worker sends the next one only then (OpenRequest.pacedSummaries).
+   * the Worker sends the next one only then (OpenRequest.pacedSummaries). `parse`: the
+   * parsing Workers a file may use (OpenRequest.parse).
    */
-  open(source: Source, userThresholds: Partial<Thresholds>, scorer: ScorerMode = 'auto', options: { pacedSummaries?: boolean } = {}): number {
+  open(
+    source: Source,
+    userThresholds: Partial<Thresholds>,
+    scorer: ScorerMode = 'auto',
+    options: { pacedSummaries?: boolean; parse?: ParseChoice } = {},
+  ): number {
     const job = ++this.jobId;
     for (const [req, p] of this.pending) {
       p.reject(new StaleReply());
       this.pending.delete(req);
     }
-    this.worker.postMessage({ type: 'open', job, source, userThresholds, scorer, ...(options.pacedSummaries === true ? { pacedSummaries: true } : {}) });
+    this.worker.postMessage({
+      type: 'open',
+      job,
+      source,
+      userThresholds,
+      scorer,
+      ...(options.pacedSummaries === true ? { pacedSummaries: true } : {}),
+      ...(options.parse === undefined ? {} : { parse: options.parse }),
+    });
     return job;
   }
 

@@ -11,18 +11,21 @@ import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import { notApplicable, scopeOf } from '../core/scope.ts';
 import type { SessionHeader } from '../core/wire.ts';
+import { KnownDigests, type LineRecord, type TakenRecord } from '../ingest/lineRecords.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { DecompressedSizeLimit } from './fileSource.ts';
 import { digestBlob } from './fileDigest.ts';
 import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
+import { ParsePool, ParseWorkerFailure, type PoolWorker } from './parsePool.ts';
 import type {
   ConnectionState,
   JobSummary,
   LoadProgress,
   LoadState,
   OpenRequest,
+  ParseChoice,
   QueryRequest,
   Request,
   SessionSummary,
@@ -48,6 +51,10 @@ export interface ControllerOptions {
   /** ms between summary events while data arrives */
   summaryEveryMs?: number;
   createSocket?: (url: string) => SocketLike;
+  /** starts a parsing Worker (OpenRequest.parse); without it every line is parsed here */
+  parseWorker?: () => PoolWorker;
+  /** bytes of lines per batch posted to a parsing Worker (tests choose tiny ones; default pooledLines.ts's) */
+  parseBatchBytes?: number;
 }
 
 class Job {
@@ -56,6 +63,8 @@ class Job {
   readonly disagreement = new ReferenceDisagreement();
   readonly stores = new Map<string, TurnColumnStore>();
   readonly errors: InputError[] = [];
+  /** the engine's sha256, told the digests a parsing Worker computed for the record taken in */
+  readonly digests: KnownDigests;
   errorCount = 0;
   /** the turn of the last snapshot read, in file order: where an input error fell on the turn axis */
   private lastTurn: number | null = null;
@@ -87,7 +96,8 @@ class Job {
     sha256: Sha256Hex,
     private readonly limits: StoreLimits,
   ) {
-    this.engine = new Engine({ sha256, userThresholds });
+    this.digests = new KnownDigests(sha256);
+    this.engine = new Engine({ sha256: this.digests.sha256, userThresholds });
   }
 
   engineMs = 0;
@@ -98,6 +108,15 @@ class Job {
   line(text: string, line: number): void {
     const t0 = performance.now();
     const outcome = this.engine.ingestLine(text, line);
+    this.engineMs += performance.now() - t0;
+    this.take(outcome);
+  }
+
+  /** A line a parsing Worker read, through the engine as `line` would take it, timed. */
+  record(record: LineRecord, taken: TakenRecord, line: number): void {
+    this.digests.use(record, taken);
+    const t0 = performance.now();
+    const outcome = this.engine.ingestValidated(taken.checked, line);
     this.engineMs += performance.now() - t0;
     this.take(outcome);
   }
@@ -224,8 +243,23 @@ export class Controller {
   private job: Job | null = null;
   private summaryTimer: ReturnType<typeof setTimeout> | null = null;
   private lastProgressAt = 0;
+  /** kept from load to load (a Worker takes a while to start), until one fails or another size is asked for */
+  private pool: ParsePool | null = null;
 
   constructor(private readonly o: ControllerOptions) {}
+
+  /** The parsing Workers for this load, if it is to have any (OpenRequest.parse). */
+  private poolFor(choice: ParseChoice | undefined, source: Source): ParsePool | null {
+    const create = this.o.parseWorker;
+    if (create === undefined || choice === undefined || choice.workers < 1) return null;
+    const bytes = source.kind === 'file' ? source.file.size : null;
+    if (choice.minBytes > 0 && (bytes === null || bytes < choice.minBytes)) return null;
+    if (this.pool !== null && (this.pool.size !== choice.workers || this.pool.failed !== null)) {
+      this.pool.close();
+      this.pool = null;
+    }
+    return (this.pool ??= new ParsePool(Math.floor(choice.workers), create));
+  }
 
   handle(req: Request): void {
     switch (req.type) {
@@ -308,12 +342,26 @@ export class Controller {
       },
       error: (lineNo, msg) => job.addError({ line: lineNo, message: msg }),
       progress: (bytesRead, bytesTotal) => this.progress(job, bytesRead, bytesTotal),
+      record: (record, taken, lineNo) => {
+        job.lines = lineNo;
+        try {
+          job.record(record, taken, lineNo);
+        } catch (e) {
+          throw new AnalysisFailure(`line ${lineNo}`, e);
+        }
+      },
     };
+    const pool = this.poolFor(req.parse, req.source);
     try {
-      const res = await feedHere(source, job.abort.signal, sink, this.o.readLimits ?? DEFAULT_READ_LIMITS, this.o.sha256, {
-        mode: job.scorer,
-        onReferenceScored: (sid) => job.markReferenceScored(sid),
-      });
+      const res = await feedHere(
+        source,
+        job.abort.signal,
+        sink,
+        this.o.readLimits ?? DEFAULT_READ_LIMITS,
+        this.o.sha256,
+        { mode: job.scorer, onReferenceScored: (sid) => job.markReferenceScored(sid) },
+        pool === null ? undefined : { pool, sha256: this.o.sha256, ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }) },
+      );
       job.gzip = res.gzip;
       job.format = res.format;
       job.decodeMs = res.decodeMs;
@@ -334,6 +382,7 @@ export class Controller {
     job.progress.engineMs = Math.round(job.engineMs);
     job.progress.storeMs = Math.round(job.storeMs);
     job.progress.decodeMs = Math.round(job.decodeMs);
+    job.progress.parseWorkers = pool?.size ?? 0;
     job.finished = true;
     if (this.job !== job) return;
     this.clearSummaryTimer();
@@ -502,6 +551,9 @@ function errorText(e: unknown): string {
 function describeReadError(e: unknown, job: Job): string {
   if (e instanceof DecompressedSizeLimit) return e.message;
   if (e instanceof AnalysisFailure) return `the analysis stopped ${e.message}; everything before that point was analysed`;
+  // the lines are taken in in file order: what was analysed is every line up to the last one taken in
+  if (e instanceof ParseWorkerFailure)
+    return `the load stopped after line ${job.lines}: ${e.message}, and the lines after it were not read; everything up to it was analysed`;
   const detail = e instanceof Error ? e.message : String(e);
   const where = `after ${(job.progress.bytesRead / 1e6).toFixed(1)} MB`;
   if (job.gzip || /gzip|decompress|incorrect header|invalid/i.test(detail)) {

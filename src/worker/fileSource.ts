@@ -16,6 +16,8 @@ export interface ReadCallbacks {
   yieldEvery?: number;
   /** most bytes a gzip file is unwrapped to (a few MB of gzip can hold terabytes) */
   maxDecompressedBytes?: number;
+  /** after each chunk: a promise holds the next read back (the parsing Workers' pace, pooledLines.ts); may throw to stop */
+  pace?: () => Promise<void> | undefined;
 }
 
 /** Reading stopped at the cap on decompressed bytes; what came before was delivered. */
@@ -98,6 +100,8 @@ export async function readBytes(source: ByteSource, signal: AbortSignal, cb: Rea
       }
       cb.onChunk(r.value);
       cb.onProgress(bytesRead, source.bytesTotal);
+      const wait = cb.pace?.();
+      if (wait !== undefined) await wait;
       const now = performance.now();
       if (now - lastYield > every) {
         await macrotask();

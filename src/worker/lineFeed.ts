@@ -1,13 +1,18 @@
 // A transcript (file or URL) as numbered lines: bytes read in chunks, gzip unwrapped,
 // split on newline bytes (or into the elements of a JSON array) and decoded, in the
 // analysis Worker itself. (A separate reader Worker passing decoded lines over was
-// measured slower on a 2-core machine: see docs/dashboard.md.)
+// measured slower on a 2-core machine: see docs/dashboard.md.) Given parsing Workers, each
+// line of the product's format is parsed, validated and hashed there and arrives as a
+// compact record (pooledLines.ts), in file order.
 import { DEFAULT_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import type { Sha256Hex } from '../core/analyse.ts';
 import { TranscriptPipeline, type AdapterSummary, type MessageFeed } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
-import { TranscriptReader } from '../ingest/transcript.ts';
+import type { LineRecord, TakenRecord } from '../ingest/lineRecords.ts';
+import { TranscriptReader, TranscriptSplitter } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
+import type { ParsePool } from './parsePool.ts';
+import { PooledLines, type PooledOptions } from './pooledLines.ts';
 
 export type FeedSource = { kind: 'file'; file: Blob } | { kind: 'url'; url: string };
 
@@ -31,6 +36,16 @@ export interface FeedSink {
   value?(value: unknown, lineNo: number, noSurrogateEscape: boolean): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
+  /**
+   * a line of the product's format a parsing Worker read (ScoringStage in auto and harness
+   * mode passes such a line on untouched): the sink takes it in as it would take `line`
+   */
+  record?(record: LineRecord, taken: TakenRecord, lineNo: number): void;
+}
+
+/** The parsing Workers a read may use (only the scorer modes that pass native lines on untouched may). */
+export interface PoolChoice extends PooledOptions {
+  pool: ParsePool;
 }
 
 export interface FeedResult {
@@ -62,6 +77,7 @@ export async function feedHere(
   limits: ReadLimits = DEFAULT_READ_LIMITS,
   sha256?: Sha256Hex,
   scoring: ScoringChoice = {},
+  parsing?: PoolChoice,
 ): Promise<FeedResult> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let decodeMs = 0;
@@ -81,21 +97,55 @@ export async function feedHere(
   // the same stage as `check --scorer` (src/cli/check.ts), so the Worker reads as check does
   if (sha256 !== undefined) stage = new ScoringStage(toSink, { mode: scoring.mode ?? 'auto', sha256 });
   const pipeline = new TranscriptPipeline(stage ?? toSink);
-  const reader = new TranscriptReader(
-    (text, lineNo) => {
-      if (typeof text === 'string') pipeline.line(text, lineNo);
-      else pipeline.error(lineNo, text.error);
-    },
-    (lineNo, message) => sink.error(lineNo, message),
-    (bytes, start, end) => {
-      if (start === end) return ''; // a file of blank lines costs a count each, not a decode
-      const t0 = performance.now();
-      const text = decoder.decode(bytes.subarray(start, end));
-      decodeMs += performance.now() - t0;
-      return text;
-    },
-    { maxLineBytes: limits.maxLineBytes },
-  );
+  const toPipeline = (text: string | { error: string }, lineNo: number): void => {
+    if (typeof text === 'string') pipeline.line(text, lineNo);
+    else pipeline.error(lineNo, text.error);
+  };
+  const mode = scoring.mode ?? 'auto';
+  const record = sink.record?.bind(sink);
+  const pooled =
+    parsing !== undefined && record !== undefined && (mode === 'auto' || mode === 'harness')
+      ? new PooledLines(
+          parsing.pool,
+          {
+            // in the product's format a line goes straight to the engine; until the first line
+            // tells the format, and in any other, lines go the ordinary way (as check's threads)
+            wantsRecords: () => pipeline.format === null || pipeline.format === 'wire',
+            record: (r, taken, lineNo) => {
+              if (pipeline.format !== 'wire') return false;
+              record(r, taken, lineNo);
+              return true;
+            },
+            line: toPipeline,
+            structureError: (lineNo, message) => sink.error(lineNo, message),
+          },
+          { ...parsing, signal },
+        )
+      : null;
+  const reader: Pick<TranscriptSplitter<unknown>, 'push' | 'end' | 'format' | 'lines'> = pooled === null
+    ? new TranscriptReader(
+        toPipeline,
+        (lineNo, message) => sink.error(lineNo, message),
+        (bytes, start, end) => {
+          if (start === end) return ''; // a file of blank lines costs a count each, not a decode
+          const t0 = performance.now();
+          const text = decoder.decode(bytes.subarray(start, end));
+          decodeMs += performance.now() - t0;
+          return text;
+        },
+        { maxLineBytes: limits.maxLineBytes },
+      )
+    : new TranscriptSplitter<number>(pooled.line, pooled.structureError, pooled.decode, { maxLineBytes: limits.maxLineBytes });
+  if (pooled !== null) pooled.isJsonArray = () => reader.format === 'json-array';
+  /** every line split so far taken in (with parsing Workers, they lag the read by a few batches) */
+  const drain = async (): Promise<void> => {
+    if (pooled === null) return;
+    try {
+      await pooled.finish();
+    } finally {
+      decodeMs += pooled.decodeMs;
+    }
+  };
   const src = source.kind === 'file' ? await openFile(source.file) : await openUrl(source.url, signal);
   sink.progress(0, src.bytesTotal);
   let gzip = false;
@@ -104,16 +154,22 @@ export async function feedHere(
       onChunk: (b) => reader.push(b),
       onProgress: (r, t) => sink.progress(r, t),
       maxDecompressedBytes: limits.maxDecompressedBytes,
+      ...(pooled === null ? {} : { pace: pooled.pace }),
     });
     gzip = res.gzip;
     if (res.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
   } catch (e) {
     if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
+    // a failure taking lines in (a parsing Worker's, or the engine's) is the load's: nothing after it is read
+    if (pooled !== null && pooled.failed !== null) throw pooled.failed;
     reader.end(); // the last complete line before the failure still counts
+    await drain();
     pipeline.end();
     throw e;
   }
   reader.end();
+  await drain();
+  if (signal.aborted) return { gzip, format: reader.format, aborted: true, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
   pipeline.end();
   return { gzip, format: reader.format, aborted: false, decodeMs, lines: reader.lines, adapter: pipeline.summary() };
 }

@@ -56,6 +56,19 @@ export interface OpenRequest {
    * Worker sends one every interval.
    */
   pacedSummaries?: boolean;
+  /**
+   * Parsing Workers for a file or URL (docs/dashboard.md "Parsing Workers"): how many, and the
+   * smallest file (bytes as stored) worth starting them for. Without it, with 0 Workers, for a
+   * smaller file, or with a scorer that rewrites lines (reference, both), the analysis Worker
+   * parses every line itself.
+   */
+  parse?: ParseChoice;
+}
+
+export interface ParseChoice {
+  workers: number;
+  /** 0: whatever the source's size, a URL's too */
+  minBytes: number;
 }
 
 /** The page has drawn the last summary: the Worker may send the next (OpenRequest.pacedSummaries). */
@@ -130,6 +143,8 @@ export interface LoadProgress {
   engineMs?: number;
   storeMs?: number;
   decodeMs?: number;
+  /** the Workers that parsed the lines besides the analysis Worker (OpenRequest.parse); 0: it parsed them all */
+  parseWorkers?: number;
   bytesRead: number;
   /** null when unknown (a download without Content-Length) */
   bytesTotal: number | null;

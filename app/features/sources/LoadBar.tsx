@@ -35,7 +35,7 @@ export function LoadBar() {
             data-errors={errors}
             data-timing={
               p
-                ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages`
+                ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages; ${p.parseWorkers ?? 0} parsing Workers`
                 : undefined
             }
           >

@@ -1,0 +1,231 @@
+// A transcript's lines through the parsing Workers (parsePool.ts), as src/node/threadedRead.ts
+// does for `check`: the analysis Worker splits the bytes as before (the same splitter, so line
+// numbers, BOMs, CRLF, over-long lines and .json arrays are read alike), copies each line into
+// a batch and posts the batch to a parsing Worker; the answers are taken in file order,
+// whichever Worker finishes first, so the order-dependent engine sees the lines as the single
+// path would. At most `maxInFlight` batches are read ahead of the one being taken in. When
+// every Worker has two batches in hand, the analysis Worker parses the next one itself, as
+// `check`'s main thread does: on a busy machine a Worker may wait long for a core, and the
+// analysis Worker, which takes the batches in in order, would otherwise wait with it.
+import type { DecodeFailure } from '../ingest/lines.ts';
+import { notUtf8Message } from '../ingest/lines.ts';
+import { RecordDecoder, type LineRecord, type SpanMakers, type TakenRecord } from '../ingest/lineRecords.ts';
+import type { Sha256 } from '../ingest/lineRecords.ts';
+import { BatchParser, type ParsedBatch } from './parseBatch.ts';
+import type { ParsePool } from './parsePool.ts';
+
+export interface PooledSink {
+  /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
+  wantsRecords(): boolean;
+  /** a line's record and its message: true if the sink took the line in from it */
+  record(record: LineRecord, taken: TakenRecord, line: number): boolean;
+  /** a line read the ordinary way, as the splitter would have handed it on */
+  line(text: string | DecodeFailure, line: number): void;
+  structureError(line: number, message: string): void;
+}
+
+/** The member number of the batches parsed by the analysis Worker itself. */
+const HERE = -1;
+
+/** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
+type Item = number | { line: number; error: string; structure: boolean };
+
+/** ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): every batch in flight is held twice (bytes and records). */
+export const DEFAULT_BATCH_BYTES = 1 << 20;
+
+class Batch {
+  used = 0;
+  starts: number[] = [];
+  ends: number[] = [];
+  lines: number[] = [];
+  items: Item[] = [];
+
+  constructor(public bytes: Uint8Array) {}
+
+  /** Room for `n` more bytes, growing the buffer when the batch has no size bound (or holds nothing yet). */
+  fits(n: number, grow: boolean): boolean {
+    if (this.used + n <= this.bytes.length) return true;
+    if (!grow && this.used > 0) return false;
+    let capacity = Math.max(this.bytes.length, 1);
+    while (capacity < this.used + n) capacity *= 2;
+    const bigger = new Uint8Array(capacity);
+    bigger.set(this.bytes.subarray(0, this.used));
+    this.bytes = bigger;
+    return true;
+  }
+}
+
+export interface PooledOptions {
+  /** a batch is posted once it holds this many bytes (tests choose 1, 7, 4096, Infinity) */
+  batchBytes?: number;
+  /** batches read and not yet taken in, at most (default twice the Workers, and two parsed here) */
+  maxInFlight?: number;
+  /** the analysis Worker's sha256: with it, a batch no Worker has room for is parsed here */
+  sha256?: Sha256;
+  /** stops taking lines in (the load was cancelled or replaced) */
+  signal?: AbortSignal;
+}
+
+/**
+ * The splitter's three callbacks (decode, line, structureError), then pace() after each chunk
+ * read and finish() at the end: finish resolves once every line is taken in, and throws the
+ * first failure (a parsing Worker's, or the sink's).
+ */
+export class PooledLines {
+  private readonly batchBytes: number;
+  private readonly grow: boolean;
+  private readonly maxInFlight: number;
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly makers: SpanMakers = new Map();
+  /**
+   * batch buffers back from the Workers (transferred), used again: a fresh 1 MiB buffer costs
+   * its page faults on first write (threadedRead.ts measured it a tenth of `check`'s main thread)
+   */
+  private readonly free: Uint8Array[] = [];
+  /** the analysis Worker's own parser, for batches no Worker has room for */
+  private here: BatchParser | null = null;
+  /** per parsing Worker: its records refer to its previous line, across batches (ParseBatch.fresh) */
+  private readonly decoders = new Map<number, RecordDecoder>();
+  private batch: Batch;
+  /** per batch posted, resolved once it is taken in: the read pace waits on these */
+  private readonly taken: Promise<void>[] = [];
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  /** told by the caller once the splitter knows its format: an element that is not UTF-8 is worded as such */
+  isJsonArray: () => boolean = () => false;
+  /** ms spent decoding lines here (the lines without a record) */
+  decodeMs = 0;
+
+  constructor(
+    private readonly pool: ParsePool,
+    private readonly sink: PooledSink,
+    private readonly options: PooledOptions = {},
+  ) {
+    this.batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+    this.grow = !Number.isFinite(this.batchBytes);
+    this.maxInFlight = options.maxInFlight ?? 2 * pool.size + (options.sha256 === undefined ? 0 : 2);
+    this.batch = this.newBatch();
+  }
+
+  readonly decode = (bytes: Uint8Array, start: number, end: number): number => {
+    const n = end - start;
+    if (!this.batch.fits(n, this.grow)) {
+      this.post();
+      this.batch.fits(n, true);
+    }
+    const b = this.batch;
+    b.bytes.set(bytes.subarray(start, end), b.used);
+    b.starts.push(b.used);
+    b.used += n;
+    b.ends.push(b.used);
+    return b.starts.length - 1;
+  };
+
+  readonly line = (index: number | DecodeFailure, line: number): void => {
+    const b = this.batch;
+    if (typeof index === 'number') {
+      b.lines[index] = line;
+      b.items.push(index);
+    } else b.items.push({ line, error: index.error, structure: false });
+    if (b.used >= this.batchBytes) this.post();
+  };
+
+  readonly structureError = (line: number, message: string): void => {
+    this.batch.items.push({ line, error: message, structure: true });
+  };
+
+  /** After each chunk: a promise while too many batches wait to be taken in; throws a failure met so far. */
+  readonly pace = (): Promise<void> | undefined => {
+    if (this.failure !== null) throw this.failure;
+    const wait = this.taken.length - this.maxInFlight;
+    return wait >= 0 ? this.taken[wait]!.then(() => undefined) : undefined;
+  };
+
+  /** The first failure met taking lines in, if any. */
+  get failed(): unknown {
+    return this.failure;
+  }
+
+  async finish(): Promise<void> {
+    this.post();
+    await this.tail;
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private newBatch(): Batch {
+    // not a fixed size: a line longer than a batch gets a batch of its own, grown to fit
+    return new Batch(this.free.pop() ?? new Uint8Array(this.bufferBytes()));
+  }
+
+  private bufferBytes(): number {
+    return Number.isFinite(this.batchBytes) ? Math.max(1, this.batchBytes) : 1 << 16;
+  }
+
+  private post(): void {
+    const b = this.batch;
+    if (b.items.length === 0) return;
+    this.batch = this.newBatch();
+    let answer: Promise<ParsedBatch | null>;
+    if (b.starts.length === 0 || !this.sink.wantsRecords())
+      answer = Promise.resolve(null); // read here, in its turn
+    else {
+      const lines = { bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) };
+      const sha256 = this.options.sha256;
+      if (!this.pool.hasRoom && sha256 !== undefined) {
+        // its records refer to the previous batch parsed here (the decoder of member −1)
+        this.here ??= new BatchParser(sha256);
+        answer = Promise.resolve({ ...this.here.parse({ ...lines, seq: -1, fresh: false }), member: HERE });
+      } else answer = this.pool.run(lines, this);
+    }
+    this.tail = this.tail.then(async () => this.takeIn(b, await answer));
+    // a failure is kept and reported once reading stops (at the next pace, or the end)
+    this.tail.catch((e: unknown) => (this.failure ??= e));
+    answer.catch(() => {});
+    this.taken.push(this.tail);
+  }
+
+  private takeIn(b: Batch, result: ParsedBatch | null): void {
+    if (this.options.signal?.aborted === true) return;
+    const decoder = this.decoderOf(result);
+    const bytes = result?.bytes ?? b.bytes;
+    const records = result?.records ?? null;
+    for (const item of b.items) {
+      if (typeof item !== 'number') {
+        if (item.structure) this.sink.structureError(item.line, item.error);
+        else this.sink.line({ error: item.error }, item.line);
+        continue;
+      }
+      const line = b.lines[item]!;
+      const record = records?.[item] ?? null;
+      if (record !== null) {
+        // the decoder takes every record, used or not: the next one may repeat its spans
+        if (this.sink.record(record, decoder.take(record), line)) continue;
+      } else decoder.skip();
+      this.sink.line(this.decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
+    }
+    // not zeroed when used again: only the bytes written are ever read
+    if (bytes.buffer.byteLength === this.bufferBytes() && this.free.length < 8) this.free.push(new Uint8Array(bytes.buffer as ArrayBuffer));
+  }
+
+  private decoderOf(result: ParsedBatch | null): RecordDecoder {
+    if (result === null) return new RecordDecoder([], this.makers); // never given a record
+    const member = result.member ?? 0;
+    let d = this.decoders.get(member);
+    if (d === undefined) this.decoders.set(member, (d = new RecordDecoder(result.shapes, this.makers)));
+    else d.learn(result.shapes);
+    return d;
+  }
+
+  /** The ordinary way for a line (lineFeed.ts's decoder): a blank one is '' without a decode. */
+  private decodeHere(bytes: Uint8Array, start: number, end: number): string | DecodeFailure {
+    if (start === end) return '';
+    const t0 = performance.now();
+    try {
+      return this.decoder.decode(bytes.subarray(start, end));
+    } catch {
+      return { error: notUtf8Message(this.isJsonArray() ? 'element' : 'line') };
+    } finally {
+      this.decodeMs += performance.now() - t0;
+    }
+  }
+}
