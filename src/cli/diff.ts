@@ -10,11 +10,12 @@ import type { Incident } from '../core/incidents.ts';
 import type { CheckReport, SessionReport } from '../core/report.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
+import { parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 export const DIFF_USAGE =
-  'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]...';
+  'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]... [--threads N]';
 
 export interface DiffIo {
   stdout: Writable;
@@ -78,7 +79,9 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   // Both read at once: each read waits on the disk (libuv's pool) while the other is analysed.
   // The same file named twice (two sessions of one file) is read once.
   const unique = paths[0] === paths[1] && paths[0] !== '-' ? [paths[0]] : paths;
-  const settled = await Promise.allSettled(unique.map((p) => checkTranscript(p, { userThresholds: options.userThresholds })));
+  const settled = await Promise.allSettled(
+    unique.map((p) => checkTranscript(p, { userThresholds: options.userThresholds, ...(options.threads === undefined ? {} : { threads: options.threads }) })),
+  );
   const results: CheckResult[] = [];
   for (let i = 0; i < 2; i++) {
     const s = settled[Math.min(i, unique.length - 1)]!;
@@ -114,6 +117,8 @@ interface DiffOptions {
   failOnNew: Severity | 'never';
   align: Alignment;
   userThresholds: Partial<Thresholds>;
+  /** `--threads N`, as for check (default: the cores) */
+  threads?: number;
 }
 
 function parseDiffArgs(args: string[]): DiffOptions {
@@ -126,6 +131,7 @@ function parseDiffArgs(args: string[]): DiffOptions {
       align: { type: 'string', default: 'turn' },
       session: { type: 'string', multiple: true, default: [] },
       set: { type: 'string', multiple: true, default: [] },
+      threads: { type: 'string' },
     },
   });
   if (positionals.length !== 2) throw new DiffUsageError('diff takes exactly two files (one of them may be - for stdin)');
@@ -147,7 +153,9 @@ function parseDiffArgs(args: string[]): DiffOptions {
     if ('error' in parsed) throw new DiffUsageError(parsed.error);
     userThresholds[parsed.key] = parsed.value;
   }
-  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds };
+  const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
+  if (typeof threads === 'object') throw new DiffUsageError(threads.error);
+  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds, ...(threads === undefined ? {} : { threads }) };
 }
 
 /** The session asked for, else the first with an accepted snapshot; or why there is none. */

@@ -9,6 +9,7 @@ import { checkTranscript } from './check.ts';
 import { EmbeddingsError } from '../node/embeddings.ts';
 import { humanReport } from './humanReport.ts';
 import { writeAll } from './output.ts';
+import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
@@ -153,7 +154,9 @@ async function runCheck(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new UsageError(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
-  const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
+  const parsedThreads = values.threads === undefined ? undefined : parseThreads(values.threads);
+  if (typeof parsedThreads === 'object') throw new UsageError(parsedThreads.error);
+  const threads = parsedThreads;
   const path = positionals[0]!;
   const rawWindow = values['context-window'];
   const contextWindow = rawWindow === undefined ? undefined : Number(rawWindow);
@@ -205,13 +208,6 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;
-}
-
-/** `--threads`: a whole number from 1 to 256. */
-function parseThreads(text: string): number {
-  const n = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > 256) throw new UsageError(`--threads must be a whole number from 1 to 256, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 /** `--max-line-bytes`: bytes, or a whole number of KiB or MiB (`512K`, `64M`). */

@@ -8,6 +8,7 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/report.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
+import { parseThreads, reportThreads } from './threads.ts';
 import { STABLE_CONTRACT_URL } from '../report/markdown.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
@@ -18,7 +19,7 @@ import { escapeLines } from '../core/terminalText.ts';
 import { phase } from '../node/phases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --compaction N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
-                 [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH]`;
+                 [--timestamp] [--fail-on fault|warning|never] [--set key=value]... [--from FORMAT] [--scorer WHICH] [--threads N]`;
 
 const REPORT_HELP = `${REPORT_USAGE}
 
@@ -41,6 +42,8 @@ options:
                     report.html (styles, data and charts inline, opens offline)
   --timestamp       stamp the time of export; without it the output is byte-for-byte the same
                     for the same input and options
+  --threads N       threads in all, as for \`check\`; default: the cores less one, which the
+                    drawing thread needs while the file is read
   --fail-on, --set, --from, --scorer   as for \`check\`
 
 exit status: as \`check\`: 0 nothing reached --fail-on, 1 something did, 2 the input could not
@@ -89,6 +92,7 @@ async function report(args: string[]): Promise<number> {
       set: { type: 'string', multiple: true, default: [] },
       from: { type: 'string' },
       scorer: { type: 'string', default: 'auto' },
+      threads: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -131,6 +135,8 @@ async function report(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
+  const threads = values.threads === undefined ? reportThreads() : parseThreads(values.threads);
+  if (typeof threads === 'object') throw new ReportUsage(threads.error);
   let compactionTurn: number | undefined;
   if (compaction !== null) {
     // contract §8.3: the compaction's turn is known only once the file is read, so it is read once first
@@ -150,7 +156,7 @@ async function report(args: string[]): Promise<number> {
   const { renderer, drawer } = await loadRenderer();
   phase('renderer loaded, drawing thread started');
   try {
-    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope, compactionTurn });
+    return await reportWith(renderer, drawer, file, { ...values, format, failOn, userThresholds, from, scorer, scope, threads, compactionTurn });
   } finally {
     await drawer.close();
   }
@@ -166,12 +172,14 @@ interface Options {
   from: Exclude<ReturnType<typeof parseFrom>, { error: string }>;
   scorer: 'auto' | 'harness' | 'reference' | 'both';
   scope: ReportJob['scope'];
+  /** `--threads N` (default reportThreads()) */
+  threads: number;
   /** contract §8.3 `--compaction N`: the compaction's turn */
   compactionTurn: number | undefined;
 }
 
 async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: string, values: Options): Promise<number> {
-  const { userThresholds, scorer, from, format, failOn, scope } = values;
+  const { userThresholds, scorer, from, format, failOn, scope, threads } = values;
   // one export time for the early charts' stamps and the report's (--timestamp)
   let exportedAt: string | null | undefined;
   const job = (sha256: string | null): ReportJob => ({
@@ -211,7 +219,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   try {
     [sha, result] = await Promise.all([
       drawer.sha256(file).finally(() => phase('sha256 received')),
-      checkTranscript(file, { userThresholds, scorer, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }).finally(() =>
+      checkTranscript(file, { userThresholds, scorer, threads, onOutcome: (o) => sink.take(o), ...(from === undefined ? {} : { from }) }).finally(() =>
         phase('file read and checked'),
       ),
     ]);

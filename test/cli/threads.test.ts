@@ -119,20 +119,70 @@ describe('check with parsing threads: the report of one thread, byte for byte', 
   });
 });
 
+/** Over the 8 MiB under which the commands read on one thread; faults, so reports have incidents. */
+let big: string | undefined;
+function bigFile(): string {
+  if (big !== undefined) return big;
+  const out: string[] = [];
+  for (const m of simulateSession(
+    { seed: 3, sessionId: 'big', turns: 120, spans: 200, textChars: 400, nonAscii: false, pinned: 2, faults: allFaults(120) },
+    nodeSha256,
+  )) {
+    out.push(JSON.stringify(m));
+  }
+  big = write('big.jsonl', out.join('\n') + '\n');
+  expect(fs.statSync(big).size).toBeGreaterThan(8 << 20);
+  return big;
+}
+
+describe('diff and report read with threads too', () => {
+  it('diff --json is the same bytes with 1 and 3 threads', async () => {
+    const file = bigFile();
+    const healthy = path.join(ROOT, 'public/samples/healthy.jsonl');
+    const one = await runCli(['diff', '--json', '--fail-on-new', 'never', '--threads', '1', healthy, file]);
+    const three = await runCli(['diff', '--json', '--fail-on-new', 'never', '--threads', '3', healthy, file]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(three.stdout).toBe(one.stdout);
+    expect(Object.keys(JSON.parse(one.stdout) as object)).toEqual(expect.arrayContaining(['a', 'b']));
+  }, 60_000);
+
+  it('report writes the same files with 1 and 3 threads, and fails whole when a thread stops', async () => {
+    const file = bigFile();
+    const out = (n: string): string => path.join(dir, n);
+    const one = await runCli(['report', '--incident', '1', '--threads', '1', '--out', out('r1'), file]);
+    const three = await runCli(['report', '--incident', '1', '--threads', '3', '--out', out('r3'), file]);
+    expect(one.code, one.stderr).toBe(1); // the faults reach --fail-on fault, as check says
+    expect(three.code, three.stderr).toBe(1);
+    const files = (d: string): string[] => fs.readdirSync(d, { recursive: true }).map(String).sort();
+    expect(files(out('r3'))).toEqual(files(out('r1')));
+    for (const f of files(out('r1')).filter((f) => fs.statSync(path.join(out('r1'), f)).isFile())) {
+      expect(fs.readFileSync(path.join(out('r3'), f)).equals(fs.readFileSync(path.join(out('r1'), f))), f).toBe(true);
+    }
+    const stopped = await runCli(['report', '--incident', '1', '--threads', '3', '--out', out('rx'), file], {
+      env: { CONTEXT_HEALTH_TEST_STOP_THREAD_AT: '1' },
+    });
+    expect(stopped.code).toBe(2);
+    expect(stopped.stderr).toContain('a parsing thread stopped');
+    expect(fs.existsSync(out('rx'))).toBe(false);
+  }, 120_000);
+
+  it('refuses a --threads that is not a whole number from 1 to 256', async () => {
+    for (const cmd of [
+      ['report', '--incident', '1'],
+      ['diff', 'public/samples/healthy.jsonl'],
+    ]) {
+      const r = await runCli([...cmd, '--threads', '0', 'public/samples/healthy.jsonl']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--threads must be a whole number from 1 to 256, got "0"');
+    }
+  });
+});
+
 describe('a parsing thread that stops mid-file', () => {
   it('fails the command with one sentence and exit 2, and prints no report', async () => {
-    // over the 8 MiB under which check reads on one thread
-    const out: string[] = [];
-    for (const m of simulateSession(
-      { seed: 3, sessionId: 'big', turns: 120, spans: 200, textChars: 400, nonAscii: false, pinned: 2, faults: [] },
-      nodeSha256,
-    )) {
-      out.push(JSON.stringify(m));
-    }
-    const file = write('big.jsonl', out.join('\n') + '\n');
-    expect(fs.statSync(file).size).toBeGreaterThan(8 << 20);
+    const file = bigFile();
     const whole = await runCli(['check', '--json', '--threads', '3', file]);
-    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.code, whole.stderr).toBe(1); // read whole: its faults reach --fail-on fault
     const r = await runCli(['check', '--json', '--threads', '3', file], { env: { CONTEXT_HEALTH_TEST_STOP_THREAD_AT: '1' } });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
