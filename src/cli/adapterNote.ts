@@ -20,7 +20,7 @@ export function adapterNote(summary: AdapterSummary): string {
   return lines.join('\n') + '\n';
 }
 
-/** contract §7: the --json report of an adapted transcript carries one more key, `adapter`. */
+/** contract §7: the --json output of an adapted transcript carries one more key, `adapter`. */
 export function adapterJson(summary: AdapterSummary): { adapter?: { format: TranscriptFormat; skipped_records: Record<string, number> } } {
   return summary.format === 'wire' ? {} : { adapter: { format: summary.format, skipped_records: summary.skipped } };
 }

@@ -1,7 +1,7 @@
 // `context-health check`: a transcript through the engine, to contract §6 report.
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
 import type { Thresholds } from '../core/config.ts';
-import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../core/checkOutput.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
@@ -51,8 +51,8 @@ export interface CheckOptions {
 }
 
 export interface CheckResult {
-  report: CheckReport;
-  /** session header titles, for the human report */
+  report: CheckOutput;
+  /** session header titles, for the human output */
   titles: ReadonlyMap<string, string>;
   /** the format read and, for other agents' transcripts, the records left out (docs/adapters.md) */
   adapter: AdapterSummary;
@@ -80,7 +80,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     userThresholds: options.userThresholds,
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
   });
-  const builder = new ReportBuilder();
+  const builder = new CheckOutputBuilder();
   const seen = options.onOutcome;
   const report = {
     add(o: Outcome): void {

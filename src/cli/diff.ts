@@ -7,7 +7,7 @@ import { compareCompactions, type CompactionComparison, type CompactionTotals } 
 import { compareSessions, newIncidents, outlineOfReport, relativePosition, type Alignment, type Comparison, type TurnVerdict } from '../core/compare.ts';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import type { Incident } from '../core/incidents.ts';
-import type { CheckReport, SessionReport } from '../core/report.ts';
+import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
 import { parseThreads } from './threads.ts';
@@ -91,7 +91,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
     }
     results.push(s.value);
   }
-  const sides: SessionReport[] = [];
+  const sides: SessionOutput[] = [];
   for (let i = 0; i < 2; i++) {
     const picked = pickSession(results[i]!.report, sessionIds[i]);
     if (typeof picked === 'string') {
@@ -100,7 +100,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
     }
     sides.push(picked);
   }
-  const [a, b] = sides as [SessionReport, SessionReport];
+  const [a, b] = sides as [SessionOutput, SessionOutput];
   const comparison = compareSessions(outlineOfReport(a), outlineOfReport(b), options.align);
   const fresh = options.failOnNew === 'never' ? [] : newIncidents(comparison, options.failOnNew);
   const json = diffJson(comparison, [a, b], results, paths, options.failOnNew, fresh);
@@ -159,7 +159,7 @@ function parseDiffArgs(args: string[]): DiffOptions {
 }
 
 /** The session asked for, else the first with an accepted snapshot; or why there is none. */
-function pickSession(report: CheckReport, id: string | undefined): SessionReport | string {
+function pickSession(report: CheckOutput, id: string | undefined): SessionOutput | string {
   if (id !== undefined) {
     const s = report.sessions.find((x) => x.session_id === id);
     if (s !== undefined) return s;
@@ -177,7 +177,7 @@ function incidentJson(x: Incident): IncidentJson {
 
 function diffJson(
   c: Comparison,
-  sessions: [SessionReport, SessionReport],
+  sessions: [SessionOutput, SessionOutput],
   results: CheckResult[],
   paths: [string, string],
   failOnNew: Severity | 'never',
@@ -189,7 +189,7 @@ function diffJson(
     turns: sessions[i].turns,
     input_errors: results[i]!.report.input_errors.length,
   });
-  const verdict = (v: TurnVerdict, s: SessionReport): VerdictJson => ({
+  const verdict = (v: TurnVerdict, s: SessionOutput): VerdictJson => ({
     turn: v.turn,
     position: relativePosition(v.index, s.turns),
     action: v.action,

@@ -2,12 +2,12 @@
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
-import { reachesFailLevel } from '../core/report.ts';
+import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { EmbeddingsError } from '../node/embeddings.ts';
-import { humanReport } from './humanReport.ts';
+import { humanOutput } from './humanOutput.ts';
 import { writeAll } from './output.ts';
 import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
@@ -29,7 +29,7 @@ Analyses a transcript (.jsonl, .jsonl.gz or a .json array; - reads stdin; a FIFO
 <(...) is read as a stream) and prints a report, or with --json the contract §6 object.
 
 options:
-  --json                  print the JSON report instead of the human one
+  --json                  print the JSON output instead of the human one
   --fail-on LEVEL         fault (default), warning or never: the least severity that exits 1
   --set key=value         a threshold (relevance_tolerance, drift_turns, max_rewrites,
                           min_scored, spread_floor, collapse_turns, reference_agreement_floor,
@@ -58,7 +58,7 @@ options:
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
 ${MAX_NESTING} levels deep (arrays and objects) is an input error; blank lines are skipped;
-control characters in the human report are shown escaped (\\x1b).
+control characters in the human output are shown escaped (\\x1b).
 
 exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read
 or held no valid snapshot (also for a usage error).
@@ -198,7 +198,7 @@ async function runCheck(args: string[]): Promise<number> {
   const report = result.report;
   const shown = values.json
     ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
-    : humanReport(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
+    : humanOutput(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
   await writeAll(process.stdout, shown);
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {

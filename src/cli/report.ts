@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
-import { reachesFailLevel } from '../core/report.ts';
+import { reachesFailLevel } from '../core/checkOutput.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { parseThreads, reportThreads } from './threads.ts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { alignedPoints, compareSessions, counterpartIndex, newIncidents, outlineOfReport, relativePosition } from './compare.ts';
 import { incidentsOf, runsOf } from './incidents.ts';
-import type { SessionReport } from './report.ts';
+import type { SessionOutput } from './checkOutput.ts';
 import { SEVERITY, SIGNALS, type Action, type Finding, type Signal } from './signals.ts';
 
 /** A report session from turn numbers and, per turn, the signals that fired. */
-function session(turns: number[], fired: Record<number, Signal[]> = {}): SessionReport {
+function session(turns: number[], fired: Record<number, Signal[]> = {}): SessionOutput {
   const findings: Finding[] = [];
   const verdicts = turns.map((turn) => {
     const signals = fired[turn] ?? [];
@@ -187,7 +187,7 @@ describe('incidents', () => {
       { signal: 'stale_score', first: 1, last: 3, firstTurn: 2, lastTurn: 9 },
       { signal: 'stale_score', first: 5, last: 5, firstTurn: 12, lastTurn: 12 },
     ]);
-    // the human report's runs, the same rule
+    // the human output's runs, the same rule
     expect(runsOf([2, 5, 9, 12], order)).toEqual([
       [2, 9],
       [12, 12],

@@ -4,7 +4,7 @@
 // same), never a snapshot. One function behind `context-health diff` and the dashboard.
 import { lowerBound } from './bisect.ts';
 import { incidentsOf, type Incident } from './incidents.ts';
-import type { SessionReport } from './report.ts';
+import type { SessionOutput } from './checkOutput.ts';
 import { SEVERITY, SEVERITY_RANK, SIGNALS, type Action, type Severity, type Signal } from './signals.ts';
 
 /**
@@ -87,7 +87,7 @@ const VERDICT_SIGNALS: readonly Signal[] = [
 ];
 
 /** The outline of one session of a contract §6.1 `check --json` report. */
-export function outlineOfReport(s: SessionReport): SessionOutline {
+export function outlineOfReport(s: SessionOutput): SessionOutline {
   const turns = s.verdicts.map((v) => v.turn);
   const index = new Map<number, number>();
   turns.forEach((t, i) => index.set(t, i));

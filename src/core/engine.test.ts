@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Engine, type Outcome } from './engine.ts';
-import { ReportBuilder } from './report.ts';
+import { CheckOutputBuilder } from './checkOutput.ts';
 import type { SessionHeader, Snapshot, Span } from './wire.ts';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -234,7 +234,7 @@ describe('contract §2 replays are ignored silently', () => {
 
   it('a replay is not analysed twice: the report has one entry per turn', () => {
     const engine = new Engine({ sha256 });
-    const report = new ReportBuilder();
+    const report = new CheckOutputBuilder();
     const lines = [line(snap(1, [span('a', { text_sha256: null })])), line(snap(2)), line(snap(1, [span('a', { text_sha256: null })])), line(snap(2))];
     lines.forEach((t, i) => report.add(engine.ingestLine(t, i + 1)));
     const built = report.build();
@@ -311,7 +311,7 @@ describe('contract §2 bad input never stops the reader', () => {
       line(snap(3, undefined, {}, 'A')),
     ];
     const engine = new Engine({ sha256 });
-    const report = new ReportBuilder();
+    const report = new CheckOutputBuilder();
     const outcomes = lines.map((t, i) => engine.ingestLine(t, i + 1));
     outcomes.forEach((o) => report.add(o));
     expect(outcomes.map((o) => o.kind)).toEqual([

@@ -1,6 +1,6 @@
 // Incidents: a run of consecutive snapshots (in session order, whatever the gaps in turn
 // numbers) on which one signal fired. A presentation rule the contract leaves open, written
-// once here: the check output's runs (src/cli/humanReport.ts), the results store's incidents
+// once here: the check output's runs (src/cli/humanOutput.ts), the results store's incidents
 // (src/results/store.ts: the findings list, incident reports) and `report`'s sink
 // (src/render/report.ts) all take it from this module, so comparing two sessions
 // (compare.ts) groups findings exactly as every one of them does.

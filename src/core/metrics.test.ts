@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TurnMetrics } from './analyse.ts';
 import { Engine } from './engine.ts';
-import { ReportBuilder } from './report.ts';
+import { CheckOutputBuilder } from './checkOutput.ts';
 import type { Snapshot, Span } from './wire.ts';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -186,7 +186,7 @@ describe('contract §3 texts_changed and the reported rewrite', () => {
 describe('contract §6 metrics in the report', () => {
   it('each turn carries contract §3 metrics with the keys of the --json example', () => {
     const engine = new Engine({ sha256 });
-    const report = new ReportBuilder();
+    const report = new CheckOutputBuilder();
     report.add(
       engine.ingestLine(JSON.stringify(snap(12, [span('a', { tokens: 5, score: 0.5 }), span('b', { tokens: 7, score: 0.7, derived_from: ['z'] })])), 1),
     );

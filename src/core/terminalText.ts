@@ -2,7 +2,7 @@
 // its control characters are shown, not acted on. An ESC starts a sequence that can clear
 // or retitle the terminal, write the clipboard (OSC 52) or plant a link (OSC 8); C1
 // controls (U+0080–U+009F) do the same on terminals that read them as 8-bit sequences.
-// Every command's terminal output goes through escapeControls (`check`'s, humanReport.ts).
+// Every command's terminal output goes through escapeControls (`check`'s, humanOutput.ts).
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Engine, type Outcome } from './engine.ts';
-import { ReportBuilder } from './report.ts';
+import { CheckOutputBuilder } from './checkOutput.ts';
 import { fastAccepts, validateMessage } from './validate.ts';
 import { messageSchema } from './wire.ts';
 
@@ -215,7 +215,7 @@ describe('the engine on random lines', () => {
     fc.assert(
       fc.property(fc.array(lineArb, { maxLength: 30 }), (lines) => {
         const engine = new Engine({ sha256 });
-        const report = new ReportBuilder();
+        const report = new CheckOutputBuilder();
         const outcomes: Outcome[] = lines.map((t, i) => engine.ingestLine(t, i + 1));
         outcomes.forEach((o) => report.add(o));
         lines.forEach((t, i) => {

@@ -3,7 +3,7 @@
 // or Node's, must give the same (text, line) pairs and the same engine report.
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../core/checkOutput.ts';
 import type { Snapshot, Span } from '../core/wire.ts';
 // eslint-disable-next-line no-restricted-imports -- the Node decoder and hash are what the CLI hands these readers
 import { nodeDecoder, nodeSha256 } from '../node/platform.ts';
@@ -79,7 +79,7 @@ type Pair = [text: string | DecodeFailure, line: number];
 interface Result {
   pairs: Pair[];
   structureErrors: [number, string][];
-  report: CheckReport;
+  report: CheckOutput;
 }
 
 /** Feeds `bytes` in chunks of `size` (0 = whole), optionally through one reused buffer, as the Node reader does. */
@@ -87,7 +87,7 @@ function read(bytes: Uint8Array, size: number, decode: LineDecoder, reuse = fals
   const pairs: Pair[] = [];
   const structureErrors: [number, string][] = [];
   const engine = new Engine({ sha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   const reader = new TranscriptReader(
     (text, line) => {
       pairs.push([text, line]);

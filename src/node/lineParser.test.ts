@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder } from '../core/report.ts';
+import { CheckOutputBuilder } from '../core/checkOutput.ts';
 import { TranscriptSplitter } from '../ingest/transcript.ts';
 import { simulateSession, allFaults } from '../sim/scenario.ts';
 import { NodeLineParser, onlyAsciiEscapes } from './lineParser.ts';
@@ -231,7 +231,7 @@ describe('the CLI path gives the report of the ordinary path', () => {
 
     const run = <T>(decode: (b: Uint8Array, s: number, e: number) => T, take: (engine: Engine, rec: T, line: number) => ReturnType<Engine['ingestLine']>) => {
       const engine = new Engine({ sha256: nodeSha256 });
-      const report = new ReportBuilder();
+      const report = new CheckOutputBuilder();
       const reader = new TranscriptSplitter<T>(
         (rec, line) => {
           if (typeof rec === 'object' && rec !== null && 'error' in rec) report.addError({ line, message: rec.error });

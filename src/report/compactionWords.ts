@@ -1,4 +1,4 @@
-// What `check`'s human report, `diff` and the compaction report say of a session's compactions (contract §8.3) and
+// What `check`'s human output, `diff` and the compaction report say of a session's compactions (contract §8.3) and
 // of the detectors that do not apply to it (§8.1): one line per compaction, in words a person
 // debugging a lost thread reads first.
 import type { CompactionRecord, KindRetention } from '../core/compactions.ts';

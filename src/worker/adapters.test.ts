@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../core/checkOutput.ts';
 import { TranscriptPipeline, type AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { chunkedBlob } from './chunkedBlob.testing.ts';
@@ -29,16 +29,16 @@ async function viaWorker(bytes: Uint8Array, chunk: number): Promise<Extract<Work
   throw new Error('no done event');
 }
 
-function signalCounts(report: CheckReport): Record<string, number> {
+function signalCounts(report: CheckOutput): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const f of report.sessions[0]!.findings) counts[f.signal] = (counts[f.signal] ?? 0) + 1;
   return counts;
 }
 
 /** What `check` does by default, without Node: the pipeline, the reference scorer where no score is, the engine. */
-function direct(text: string): { report: CheckReport; adapter: AdapterSummary } {
+function direct(text: string): { report: CheckOutput; adapter: AdapterSummary } {
   const engine = new Engine({ sha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   const feed = {
     text: (t: string, line: number) => report.add(engine.ingestLine(t, line)),
     value: (v: unknown, line: number, ns: boolean) => report.add(engine.ingestParsedLine(v, line, ns)),

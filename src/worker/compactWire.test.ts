@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compactTranscript } from '../core/compactTranscript.ts';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder } from '../core/report.ts';
+import { CheckOutputBuilder } from '../core/checkOutput.ts';
 import { chunkedBlob } from './chunkedBlob.testing.ts';
 import { Controller } from './controller.ts';
 import type { WorkerEvent } from './protocol.ts';
@@ -31,7 +31,7 @@ describe('compact wire in the Worker (contract §7)', () => {
   it('a compact transcript in chunks of any size gives what the engine finds in the whole one', async () => {
     const lines = fs.readFileSync(SAMPLE, 'utf8').replace(/\n$/, '').split('\n');
     const engine = new Engine({ sha256 });
-    const builder = new ReportBuilder();
+    const builder = new CheckOutputBuilder();
     lines.forEach((l, i) => builder.add(engine.ingestLine(l, i + 1)));
     const expected = builder.build();
     const compact = compactTranscript(lines, sha256).lines;

@@ -13,7 +13,7 @@ import os from 'node:os';
 // eslint-disable-next-line no-restricted-imports -- paths of the fixture and the executable
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckReport } from '../core/report.ts';
+import type { CheckOutput } from '../core/checkOutput.ts';
 import { Controller } from './controller.ts';
 import type { CompactionsView, JobSummary, WorkerEvent } from './protocol.ts';
 
@@ -51,13 +51,13 @@ async function open(text: string): Promise<{ summary: JobSummary; compactions: (
   };
 }
 
-function checkJson(text: string): CheckReport {
+function checkJson(text: string): CheckOutput {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-worker-compactions-'));
   const file = path.join(dir, 'cc-compactions.jsonl');
   fs.writeFileSync(file, text);
   return JSON.parse(
     execFileSync(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'check', '--json', '--fail-on', 'never', file], { cwd: ROOT, encoding: 'utf8' }),
-  ) as CheckReport;
+  ) as CheckOutput;
 }
 
 describe('compactions through the Worker (contract §8)', () => {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compareSessions, outlineOfReport, type Alignment } from '../core/compare.ts';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../core/checkOutput.ts';
 import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { Controller } from './controller.ts';
 import type { QueryKind, QueryMap, QueryRequest, WorkerEvent } from './protocol.ts';
@@ -18,9 +18,9 @@ function transcript(seed: number, turns: number, faults: boolean): string[] {
   );
 }
 
-function report(lines: string[]): CheckReport {
+function report(lines: string[]): CheckOutput {
   const engine = new Engine({ sha256 });
-  const b = new ReportBuilder();
+  const b = new CheckOutputBuilder();
   lines.forEach((l, i) => b.add(engine.ingestLine(l, i + 1)));
   return b.build();
 }

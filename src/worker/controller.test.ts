@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../core/checkOutput.ts';
 import { SIGNALS } from '../core/signals.ts';
 import { allFaults, simulateSession } from '../sim/scenario.ts';
 import { chunkedBlob } from './chunkedBlob.testing.ts';
@@ -22,9 +22,9 @@ function transcript(turns = 120): string[] {
   return lines;
 }
 
-function oracle(lines: string[]): CheckReport {
+function oracle(lines: string[]): CheckOutput {
   const engine = new Engine({ sha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
   return report.build();
 }

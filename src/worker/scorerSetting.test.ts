@@ -9,7 +9,7 @@ import fs from 'node:fs';
 // eslint-disable-next-line no-restricted-imports -- paths of the fixture and the executable
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckReport } from '../core/report.ts';
+import type { CheckOutput } from '../core/checkOutput.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { Controller } from './controller.ts';
 import type { FindingDetail, JobSummary, SeriesView, WorkerEvent } from './protocol.ts';
@@ -57,14 +57,14 @@ async function openInWorker(file: string, scorer: ScorerMode): Promise<Opened> {
   };
 }
 
-async function check(file: string, scorer: ScorerMode): Promise<CheckReport> {
+async function check(file: string, scorer: ScorerMode): Promise<CheckOutput> {
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile(process.execPath, [path.join(ROOT, 'bin/context-health.mjs'), 'check', '--json', '--scorer', scorer, file], { cwd: ROOT }, (err, out) =>
       // check exits 1 when a finding reaches --fail-on; the report is on stdout either way
       err !== null && typeof err.code !== 'number' ? reject(err) : resolve(out),
     ),
   );
-  return JSON.parse(stdout) as CheckReport;
+  return JSON.parse(stdout) as CheckOutput;
 }
 
 const asCheck = (f: FindingDetail) => ({ turn: f.turn, signal: f.signal, severity: f.severity, span_ids: f.spanIds, message: f.message });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { startWatch } from '../../src/cli/watch.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { ROOT, runCli } from '../cli/runCli.ts';
 import { tempDir, testRelay } from '../relay/helpers.ts';
 
@@ -40,7 +40,7 @@ afterEach(async () => {
 describe('check on a Codex CLI rollout', () => {
   it('check --json: told by content, one turn per model call, each with the call’s exact token count', async () => {
     const run = await runCli(['check', '--json', FIXTURE]);
-    const report = JSON.parse(run.stdout) as CheckReport & { adapter: { format: string; skipped_records: Record<string, number> } };
+    const report = JSON.parse(run.stdout) as CheckOutput & { adapter: { format: string; skipped_records: Record<string, number> } };
     expect(report.input_errors).toEqual([]);
     expect(report.adapter.format).toBe('codex');
     expect(report.adapter.skipped_records['truncated last line']).toBe(1);
@@ -49,11 +49,11 @@ describe('check on a Codex CLI rollout', () => {
     expect(session.metrics.map((m) => m.tokens_total)).toEqual(callInputs(FIXTURE));
     // imported: the reference scorer scores it (contract §7 --scorer auto)
     expect(session.metrics.every((m) => m.n_scored > 0)).toBe(true);
-    const forced = JSON.parse((await runCli(['check', '--json', '--from', 'codex', FIXTURE])).stdout) as CheckReport;
+    const forced = JSON.parse((await runCli(['check', '--json', '--from', 'codex', FIXTURE])).stdout) as CheckOutput;
     expect(forced.sessions).toEqual(report.sessions);
   });
 
-  it('the human report names the format and what it left out', async () => {
+  it('the human output names the format and what it left out', async () => {
     const human = await runCli(['check', FIXTURE]);
     expect(human.stdout).toMatch(/8 turns, 0 input errors/);
     expect(human.stdout).toMatch(/ferris-cache — Fix the failing eviction test/);

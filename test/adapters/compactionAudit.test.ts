@@ -7,7 +7,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkTranscript } from '../../src/cli/check.ts';
 import type { CompactionRecord, RecordItem } from '../../src/core/compactions.ts';
-import type { SessionReport } from '../../src/core/report.ts';
+import type { SessionOutput } from '../../src/core/checkOutput.ts';
 import { TranscriptBuilder } from './claudeCodeTranscript.ts';
 
 const P1 = 'Refactor the Store module so writes are batched, and keep the public API unchanged.';
@@ -65,7 +65,7 @@ function scenario(): TranscriptBuilder {
   return b;
 }
 
-let session: SessionReport;
+let session: SessionOutput;
 let records: CompactionRecord[];
 
 beforeAll(async () => {

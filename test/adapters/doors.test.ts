@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { ROOT, runCli } from '../cli/runCli.ts';
 
 const FIXTURE = path.join(ROOT, 'test/fixtures/adapters/claude-code.jsonl');
@@ -15,11 +15,11 @@ describe('check on a Claude Code transcript', () => {
     expect(human.stdout).toMatch(/Read as a Claude Code transcript/);
     expect(human.stdout).toMatch(/Records not mapped: .*1 truncated last line/);
     const json = await runCli(['check', '--json', '--from', 'claude-code', FIXTURE]);
-    const report = JSON.parse(json.stdout) as CheckReport & { adapter: { format: string; skipped_records: Record<string, number> } };
+    const report = JSON.parse(json.stdout) as CheckOutput & { adapter: { format: string; skipped_records: Record<string, number> } };
     expect(report.adapter.format).toBe('claude-code');
     expect(report.adapter.skipped_records['weird-new-type']).toBe(1);
     // forced as the product's own format, every record is an input error instead
-    const asWire = JSON.parse((await runCli(['check', '--json', '--from', 'wire', FIXTURE])).stdout) as CheckReport & { adapter?: unknown };
+    const asWire = JSON.parse((await runCli(['check', '--json', '--from', 'wire', FIXTURE])).stdout) as CheckOutput & { adapter?: unknown };
     expect(asWire.adapter).toBeUndefined();
     expect(asWire.input_errors.length).toBeGreaterThan(20);
     expect((await runCli(['check', '--from', 'bogus', FIXTURE])).code).toBe(2);
@@ -40,8 +40,8 @@ describe('check --scorer (contract §7 reference scorer)', () => {
   });
 
   it('scores a Claude Code transcript with the reference by default, and not with --scorer harness', async () => {
-    const auto = JSON.parse((await runCli(['check', '--json', FIXTURE])).stdout) as CheckReport;
-    const harness = JSON.parse((await runCli(['check', '--json', '--scorer', 'harness', FIXTURE])).stdout) as CheckReport;
+    const auto = JSON.parse((await runCli(['check', '--json', FIXTURE])).stdout) as CheckOutput;
+    const harness = JSON.parse((await runCli(['check', '--json', '--scorer', 'harness', FIXTURE])).stdout) as CheckOutput;
     expect(auto.sessions[0]!.metrics.every((m) => m.n_scored > 0)).toBe(true);
     expect(harness.sessions[0]!.metrics.every((m) => m.n_scored === 0)).toBe(true);
     expect(auto.sessions[0]!.findings.some((f) => f.signal === 'unscored_span')).toBe(false);

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './runCli.ts';
 
 const run = (args: string[], stdin?: string | Buffer): ReturnType<typeof runCli> => runCli(args, { stdin });
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 
 const sha = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
 
@@ -58,15 +58,15 @@ beforeAll(() => {
 });
 
 describe('context-health check', () => {
-  it('reads .jsonl, .jsonl.gz, .json and stdin to the same --json report', async () => {
-    const reports: CheckReport[] = [];
+  it('reads .jsonl, .jsonl.gz, .json and stdin to the same --json output', async () => {
+    const reports: CheckOutput[] = [];
     for (const f of ['t.jsonl', 't.jsonl.gz', 't.json']) {
       const r = await run(['check', '--json', path.join(dir, f)]);
       expect(r.code, `${f}: ${r.stderr}`).toBe(1);
-      reports.push(JSON.parse(r.stdout) as CheckReport);
+      reports.push(JSON.parse(r.stdout) as CheckOutput);
     }
     const fromStdin = await run(['check', '--json', '-'], fs.readFileSync(path.join(dir, 't.jsonl.gz')));
-    reports.push(JSON.parse(fromStdin.stdout) as CheckReport);
+    reports.push(JSON.parse(fromStdin.stdout) as CheckOutput);
     for (const r of reports.slice(1)) expect(r).toEqual(reports[0]);
     const s = reports[0]!.sessions[0]!;
     expect(s.session_id).toBe('run-1');
@@ -80,7 +80,7 @@ describe('context-health check', () => {
 
   it('reports bad lines by number and analyses every other line', async () => {
     const r = await run(['check', '--json', path.join(dir, 'bad.jsonl')]);
-    const report = JSON.parse(r.stdout) as CheckReport;
+    const report = JSON.parse(r.stdout) as CheckOutput;
     expect(report.input_errors.map((e) => e.line)).toEqual([2, 4]);
     expect(report.input_errors[1]!.message).toMatch(/NaN/);
     expect(report.sessions[0]!.turns).toBe(3);
@@ -104,13 +104,13 @@ describe('context-health check', () => {
     expect(missing.stderr).toMatch(/cannot read/);
     const nothing = await run(['check', '--json', path.join(dir, 'nothing.jsonl')]);
     expect(nothing.code).toBe(2);
-    expect((JSON.parse(nothing.stdout) as CheckReport).input_errors).toHaveLength(1);
+    expect((JSON.parse(nothing.stdout) as CheckOutput).input_errors).toHaveLength(1);
   });
 
   it('--set overrides thresholds and rejects unknown keys', async () => {
     // tokens fall 30 → … no: make canary a sink below median with a huge floor and min_scored 1
     const r = await run(['check', '--json', '--set', 'spread_floor=10', '--set', 'min_scored=1', '--set', 'collapse_turns=1', path.join(dir, 'healthy.jsonl')]);
-    const s = (JSON.parse(r.stdout) as CheckReport).sessions[0]!;
+    const s = (JSON.parse(r.stdout) as CheckOutput).sessions[0]!;
     expect(s.findings.filter((f) => f.signal === 'spread_collapse').map((f) => f.turn)).toEqual([1]);
     const bad = await run(['check', '--set', 'nope=1', path.join(dir, 't.jsonl')]);
     expect(bad.code).toBe(2);
@@ -127,7 +127,7 @@ describe('context-health check', () => {
     fs.closeSync(fd);
     const r = await run(['check', '--json', big]);
     expect(r.stdout.length).toBeGreaterThan(10_000_000);
-    const report = JSON.parse(r.stdout) as CheckReport;
+    const report = JSON.parse(r.stdout) as CheckOutput;
     expect(report.sessions[0]!.turns).toBe(10_000);
     expect(report.sessions[0]!.verdicts).toHaveLength(10_000);
   });

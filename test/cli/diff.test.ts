@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runDiff, type DiffJson } from '../../src/cli/diff.ts';
-import type { CheckReport, SessionReport } from '../../src/core/report.ts';
+import type { CheckOutput, SessionOutput } from '../../src/core/checkOutput.ts';
 import { SEVERITY, SIGNALS } from '../../src/core/signals.ts';
 import { ROOT, runCli as run } from './runCli.ts';
 
@@ -31,8 +31,8 @@ async function diffInProcess(args: string[]): Promise<{ code: number; stdout: st
 }
 
 /** What `diff` must say, worked out from two `check --json` sessions by the contract's own words. */
-function expectedFromChecks(a: SessionReport, b: SessionReport): Pick<DiffJson, 'signals'> & { divergenceTurn: number | null } {
-  const turnsFired = (s: SessionReport, signal: string): number => new Set(s.findings.filter((f) => f.signal === signal).map((f) => f.turn)).size;
+function expectedFromChecks(a: SessionOutput, b: SessionOutput): Pick<DiffJson, 'signals'> & { divergenceTurn: number | null } {
+  const turnsFired = (s: SessionOutput, signal: string): number => new Set(s.findings.filter((f) => f.signal === signal).map((f) => f.turn)).size;
   const signals = SIGNALS.map((signal) => ({
     signal,
     severity: SEVERITY[signal],
@@ -49,20 +49,20 @@ function expectedFromChecks(a: SessionReport, b: SessionReport): Pick<DiffJson, 
   return { signals, divergenceTurn: first?.turn ?? null };
 }
 
-const checks = new Map<string, CheckReport>();
+const checks = new Map<string, CheckOutput>();
 let dir: string;
 
 beforeAll(async () => {
   for (const f of sampleFiles) {
     const r = await run(['check', '--json', path.join(SAMPLES, f)]);
-    checks.set(f, JSON.parse(r.stdout) as CheckReport);
+    checks.set(f, JSON.parse(r.stdout) as CheckOutput);
   }
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-diff-'));
   fs.writeFileSync(path.join(dir, 'nothing.jsonl'), 'not json\n');
 }, 180_000);
 
 describe('context-health diff --json', () => {
-  it('equals the difference of two check --json reports, on every pair of the samples', async () => {
+  it('equals the difference of two check --json outputs, on every pair of the samples', async () => {
     expect(sampleFiles.length).toBeGreaterThanOrEqual(8);
     for (let i = 0; i < sampleFiles.length; i++) {
       for (let j = i; j < sampleFiles.length; j++) {
@@ -91,7 +91,7 @@ describe('context-health diff --json', () => {
 
   it('--session picks a session of each file; given twice, A’s and B’s', async () => {
     const file = path.join(SAMPLES, 'two-sessions-interleaved.jsonl');
-    const [s1, s2] = checks.get('two-sessions-interleaved.jsonl')!.sessions as [SessionReport, SessionReport];
+    const [s1, s2] = checks.get('two-sessions-interleaved.jsonl')!.sessions as [SessionOutput, SessionOutput];
     const r = await diffInProcess(['--json', '--session', s1.session_id, '--session', s2.session_id, file, file]);
     const d = JSON.parse(r.stdout) as DiffJson;
     expect([d.a.session_id, d.b.session_id]).toEqual([s1.session_id, s2.session_id]);
@@ -104,7 +104,7 @@ describe('context-health diff --json', () => {
   it('--set applies to both files, as check --set does', async () => {
     const sets = ['--set', 'spread_floor=0.3', '--set', 'min_scored=1'];
     const [fa, fb] = ['healthy.jsonl', 'stale-scores.jsonl'].map((f) => path.join(SAMPLES, f)) as [string, string];
-    const [ca, cb] = await Promise.all([fa, fb].map(async (f) => JSON.parse((await run(['check', '--json', ...sets, f])).stdout) as CheckReport));
+    const [ca, cb] = await Promise.all([fa, fb].map(async (f) => JSON.parse((await run(['check', '--json', ...sets, f])).stdout) as CheckOutput));
     const d = JSON.parse((await diffInProcess(['--json', ...sets, fa, fb])).stdout) as DiffJson;
     const want = expectedFromChecks(ca!.sessions[0]!, cb!.sessions[0]!);
     expect(d.signals).toEqual(want.signals);

@@ -5,7 +5,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingScorer, cosine } from '../../src/core/embeddingScorer.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { EmbeddingsClient } from '../../src/node/embeddings.ts';
 import { ROOT, runCli } from './runCli.ts';
 
@@ -98,8 +98,8 @@ describe('the embeddings reference scorer', () => {
       CLAUDE,
     ]);
     expect(run.stderr).toBe('');
-    const report = JSON.parse(run.stdout) as CheckReport;
-    const bm25 = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', '--scorer', 'reference', CLAUDE])).stdout) as CheckReport;
+    const report = JSON.parse(run.stdout) as CheckOutput;
+    const bm25 = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', '--scorer', 'reference', CLAUDE])).stdout) as CheckOutput;
     const metrics = report.sessions[0]!.metrics;
     expect(metrics.length).toBe(bm25.sessions[0]!.metrics.length);
     expect(metrics.every((m) => m.n_scored > 0)).toBe(true);

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NESTING } from '../../src/core/nesting.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { DEFAULT_RELAY_LIMITS, inspect } from '../../src/server/sessionGate.ts';
 import { runCli, type CliInput, type CliRun } from './runCli.ts';
 
@@ -39,7 +39,7 @@ describe('nesting', () => {
     fs.writeFileSync(file, [snapshot(1), deepLine(2, 10_000), snapshot(3), deepLine(4, 100_000), snapshot(5)].join('\n') + '\n');
     const r = await run(['check', '--json', file]);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as CheckReport;
+    const report = JSON.parse(r.stdout) as CheckOutput;
     expect(report.sessions[0]!.turns).toBe(3);
     expect(report.input_errors.map((e) => e.line)).toEqual([2, 4]);
     for (const e of report.input_errors) expect(e.message).toContain(`more than ${MAX_NESTING} levels deep`);
@@ -61,7 +61,7 @@ describe('endless and degenerate input', () => {
       await write(stdin, '\n' + snapshot(2) + '\n');
     });
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as CheckReport;
+    const report = JSON.parse(r.stdout) as CheckOutput;
     expect(report.sessions[0]!.turns).toBe(2);
     expect(report.input_errors).toEqual([
       { line: 2, message: `the line is ${3 << 20} bytes long, over the limit of 1 KiB per line (--max-line-bytes): it was skipped, not read` },
@@ -92,11 +92,11 @@ describe('endless and degenerate input', () => {
     await fs.promises.writeFile(fifo, [snapshot(1), snapshot(2)].join('\n') + '\n');
     const r = await child;
     expect(r.code, r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as CheckReport).sessions[0]!.turns).toBe(2);
+    expect((JSON.parse(r.stdout) as CheckOutput).sessions[0]!.turns).toBe(2);
   });
 });
 
-describe('the human report', () => {
+describe('the human output', () => {
   it('shows control characters from titles, ids and bad lines escaped, never raw', async () => {
     const file = path.join(dir, 'escapes.jsonl');
     const evilSession = 'run\u001b]0;pwned\u0007';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { decode } from 'fast-png';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { incidentsOf } from '../../src/core/incidents.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { pngSize, readITxt } from '../../src/report/png.ts';
 import { parseStamp } from '../../src/report/stamp.ts';
 import { ROOT, runCli, type CliRun } from './runCli.ts';
@@ -26,12 +26,12 @@ let incidentAgain: CliRun;
 const CODE_CACHE = path.join(ROOT, 'node_modules/.cache/context-health/draw.cjs.v8cache');
 let cacheAfterFirst: boolean;
 let turnsRun: CliRun;
-let checkJson: CheckReport;
+let checkJson: CheckOutput;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-report-'));
   const check = await runCli(['check', SAMPLE, '--json', '--set', 'spread_floor=0.1']);
-  checkJson = JSON.parse(check.stdout) as CheckReport;
+  checkJson = JSON.parse(check.stdout) as CheckOutput;
   fs.rmSync(CODE_CACHE, { force: true });
   incidentRun = await runCli(['report', SAMPLE, '--incident', '1', '--set', 'spread_floor=0.1', '--out', out('a')]);
   cacheAfterFirst = fs.existsSync(CODE_CACHE);

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterJson } from '../../src/cli/adapterNote.ts';
 import { checkTranscript, type CheckOptions } from '../../src/cli/check.ts';
-import { humanReport } from '../../src/cli/humanReport.ts';
+import { humanOutput } from '../../src/cli/humanOutput.ts';
 import { allFaults, simulateSession } from '../../src/sim/scenario.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import { edgeLines } from './edgeLines.ts';
@@ -18,10 +18,10 @@ import { ROOT, runCli } from './runCli.ts';
 
 const BATCHES = [1, 7, 4096, Number.POSITIVE_INFINITY];
 
-/** What `check --json` and the human report print, from one run. */
+/** What `check --json` and the human output print, from one run. */
 async function printed(file: string, options: Partial<CheckOptions>): Promise<string> {
   const r = await checkTranscript(file, { userThresholds: {}, threadMinBytes: 0, ...options });
-  return JSON.stringify({ ...r.report, ...adapterJson(r.adapter) }) + '\n' + humanReport(r.report, file, r.titles);
+  return JSON.stringify({ ...r.report, ...adapterJson(r.adapter) }) + '\n' + humanOutput(r.report, file, r.titles);
 }
 
 async function expectSameAsOneThread(file: string, extra: Partial<CheckOptions> = {}): Promise<void> {

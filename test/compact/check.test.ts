@@ -7,22 +7,22 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compactTranscript } from '../../src/core/compactTranscript.ts';
 import { Engine } from '../../src/core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../../src/core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../../src/core/checkOutput.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import { ROOT, run, tempDir } from '../relay/helpers.ts';
 
 const SAMPLES = path.join(ROOT, 'public/samples');
 const samples = fs.readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl'));
 
-function analyse(lines: readonly string[]): CheckReport {
+function analyse(lines: readonly string[]): CheckOutput {
   const engine = new Engine({ sha256: nodeSha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
   return report.build();
 }
 
 /** The report without line numbers: the compact form adds header lines. */
-function comparable(r: CheckReport): unknown {
+function comparable(r: CheckOutput): unknown {
   return { sessions: r.sessions, input_errors: r.input_errors.map((e) => e.message) };
 }
 
@@ -49,7 +49,7 @@ describe('compact wire (contract §7): check and the Worker', () => {
     const b = await run(process.execPath, ['bin/context-health.mjs', 'check', compactFile, '--json', '--fail-on', 'never']);
     expect(a.code).toBe(0);
     expect(b.code).toBe(0);
-    expect(comparable(JSON.parse(b.stdout) as CheckReport)).toEqual(comparable(JSON.parse(a.stdout) as CheckReport));
+    expect(comparable(JSON.parse(b.stdout) as CheckOutput)).toEqual(comparable(JSON.parse(a.stdout) as CheckOutput));
   });
 
   it('a left-out text that cannot be carried is an input error naming line, turn and span; the rest is analysed', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessClient } from '../../src/client/harness.ts';
 import { Engine } from '../../src/core/engine.ts';
-import { ReportBuilder, type CheckReport } from '../../src/core/report.ts';
+import { CheckOutputBuilder, type CheckOutput } from '../../src/core/checkOutput.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { postNdjson, ROOT, run, tempDir, testRelay, transcriptLines } from '../relay/helpers.ts';
@@ -30,9 +30,9 @@ function stableSnapshot(sid: string, turn: number, spans = 12): Record<string, u
   return { type: 'snapshot', session_id: sid, turn, spans: list };
 }
 
-function analyse(lines: readonly string[]): CheckReport {
+function analyse(lines: readonly string[]): CheckOutput {
   const engine = new Engine({ sha256: nodeSha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
   return report.build();
 }

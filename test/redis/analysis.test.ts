@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
 import type { AckVerdict, AlertDelivery, AlertFiring, AlertRule, AlertRuleInput, Overview, SessionSummary } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { runCli } from '../cli/runCli.ts';
 import { exited, postNdjson, ROOT, spawnServe, testRelay, type IngestReply } from '../relay/helpers.ts';
@@ -197,7 +197,7 @@ describe('alerts on two relays sharing one Redis', () => {
     const collapse = sampleLines('collapse.jsonl');
     const again = collapse.map((l) => l.replace('"session_id":"collapse"', '"session_id":"collapse-again"'));
     expect(again.every((l) => l.includes('"collapse-again"'))).toBe(true);
-    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', path.join(SAMPLES, 'collapse.jsonl')])).stdout) as CheckReport;
+    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', path.join(SAMPLES, 'collapse.jsonl')])).stdout) as CheckOutput;
     const s = report.sessions[0]!;
     const turns = s.metrics.map((m) => m.turn);
     const fault = (i: number): boolean => s.findings.some((x) => x.turn === turns[i] && x.signal === 'relevance_collapse' && x.severity === 'fault');

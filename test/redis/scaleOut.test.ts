@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessClient, type Ack } from '../../src/client/harness.ts';
 import type { Overview } from '../../src/protocol/relay.ts';
 import { Engine } from '../../src/core/engine.ts';
-import { ReportBuilder } from '../../src/core/report.ts';
+import { CheckOutputBuilder } from '../../src/core/checkOutput.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import type { Relay } from '../../src/server/relay.ts';
 import { exited, postNdjson, Recorder, run, spawnServe, testRelay, transcriptLines } from '../relay/helpers.ts';
@@ -33,9 +33,9 @@ function snapshot(sid: string, turn: number, spans = 10): Record<string, unknown
   return { type: 'snapshot', session_id: sid, turn, spans: list };
 }
 
-function analyse(lines: readonly string[]): ReturnType<ReportBuilder['build']> {
+function analyse(lines: readonly string[]): ReturnType<CheckOutputBuilder['build']> {
   const engine = new Engine({ sha256: nodeSha256 });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
   return report.build();
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertDelivery, AlertFiring, AlertRule, AlertRuleInput } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { runCli } from '../cli/runCli.ts';
 import { firings, until, WebhookReceiver } from './expectations.ts';
 import { postNdjson, relaysPerTest, ROOT, tempDir } from './helpers.ts';
@@ -37,7 +37,7 @@ describe('alerts', () => {
     const files = ['collapse.jsonl', 'healthy.jsonl'];
     const expected: string[] = [];
     for (const f of files) {
-      const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', path.join(SAMPLES, f)])).stdout) as CheckReport;
+      const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', path.join(SAMPLES, f)])).stdout) as CheckOutput;
       for (const s of report.sessions) {
         const turns = s.metrics.map((m) => m.turn);
         const fired = (sig: string, i: number): boolean => s.findings.some((x) => x.turn === turns[i] && x.signal === sig);

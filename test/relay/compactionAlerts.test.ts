@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertFiring, AlertRule, Overview } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { startWatch, type Watcher } from '../../src/cli/watch.ts';
 import { runCli } from '../cli/runCli.ts';
 import { until, WebhookReceiver } from './expectations.ts';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe.each([0, 1])('compactions on the relay (analysis threads: %i)', (analysisThreads) => {
   it('a compaction_loss rule fires its webhook where check raises it; the overview shows the last compaction', async () => {
-    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', FIXTURE])).stdout) as CheckReport;
+    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', FIXTURE])).stdout) as CheckOutput;
     const session = report.sessions[0]!;
     const losses = session.findings.filter((f) => f.signal === 'compaction_loss');
     expect(losses.map((f) => f.severity)).toEqual(['warning']);

@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../src/core/engine.ts';
-import { ReportBuilder } from '../../src/core/report.ts';
+import { CheckOutputBuilder } from '../../src/core/checkOutput.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 const SAMPLES = path.resolve(import.meta.dirname, '../../public/samples');
 
 function analyse(lines: string[], replayMemory?: number) {
   const engine = new Engine({ sha256, ...(replayMemory === undefined ? {} : { replayMemory, prunedMemory: 2 }) });
-  const report = new ReportBuilder();
+  const report = new CheckOutputBuilder();
   lines.forEach((l, i) => report.add(engine.ingestLine(l, i + 1)));
   return report.build().sessions.map((s) => ({
     session: s.session_id,

@@ -2,7 +2,7 @@
 // paths against the engine reading the lines itself): each session's verdicts and findings.
 import path from 'node:path';
 import { Engine, type Outcome } from '../../src/core/engine.ts';
-import { ReportBuilder } from '../../src/core/report.ts';
+import { CheckOutputBuilder } from '../../src/core/checkOutput.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 
 export const sha256 = nodeSha256;
@@ -11,7 +11,7 @@ export const SAMPLES = path.resolve(import.meta.dirname, '../../public/samples')
 /** Every line through `feed` on a fresh relay-style engine (no replay memory): verdicts and findings per session. */
 export function engineReport(lines: readonly string[], feed: (engine: Engine, line: string, n: number) => Outcome) {
   const engine = new Engine({ sha256, replayMemory: 0 });
-  const r = new ReportBuilder();
+  const r = new CheckOutputBuilder();
   lines.forEach((l, i) => r.add(feed(engine, l, i + 1)));
   return r.build().sessions.map((s) => ({
     session: s.session_id,

@@ -4,14 +4,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AckVerdict, AlertFiring } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { SIGNALS } from '../../src/core/signals.ts';
 import { runCli } from '../cli/runCli.ts';
 
 /** `check --json`'s verdict of each (session, turn), with the signals of its findings in contract §4.1 order. */
-export async function checkVerdicts(file: string): Promise<{ byTurn: Map<string, AckVerdict>; report: CheckReport; stderr: string }> {
+export async function checkVerdicts(file: string): Promise<{ byTurn: Map<string, AckVerdict>; report: CheckOutput; stderr: string }> {
   const out = await runCli(['check', '--json', '--fail-on', 'never', file]);
-  const report = JSON.parse(out.stdout) as CheckReport;
+  const report = JSON.parse(out.stdout) as CheckOutput;
   const byTurn = new Map<string, AckVerdict>();
   for (const s of report.sessions) {
     for (const v of s.verdicts) {

@@ -5,16 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { runCli } from '../cli/runCli.ts';
 import { relaysPerTest, run, tempDir } from './helpers.ts';
 
 const relay = relaysPerTest();
 
-async function checkStored(url: string, sessionId: string): Promise<CheckReport> {
+async function checkStored(url: string, sessionId: string): Promise<CheckOutput> {
   const file = path.join(tempDir(), 'stored.jsonl');
   fs.writeFileSync(file, await (await fetch(`${url}api/sessions/${sessionId}/transcript`)).text());
-  return JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', file])).stdout) as CheckReport;
+  return JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', file])).stdout) as CheckOutput;
 }
 
 describe.each([

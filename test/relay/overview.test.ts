@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Overview, OverviewFrame, SessionSummary } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { SERIES, VERDICT_MEMORY } from '../../src/server/analysis/sessionHealth.ts';
 import { runCli } from '../cli/runCli.ts';
 import { generatedSession, postNdjson, relaysPerTest, ROOT } from './helpers.ts';
@@ -60,7 +60,7 @@ describe('the sessions overview', () => {
     // one snapshot per request: 61 messages, far fewer frames (at most one per 250 ms)
     const lines = fs.readFileSync(COLLAPSE, 'utf8').trim().split('\n');
     for (const l of lines) expect((await postNdjson(r.url, l)).status).toBe(200);
-    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', COLLAPSE])).stdout) as CheckReport;
+    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', COLLAPSE])).stdout) as CheckOutput;
     const s = report.sessions[0]!;
     await until(() => client.state().get('collapse')?.turns === s.turns, 'the last summary');
     const summaries = client.frames.filter((f) => f.type === 'summaries');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AlertFiring, AlertRule, Overview } from '../../src/protocol/relay.ts';
-import type { CheckReport } from '../../src/core/report.ts';
+import type { CheckOutput } from '../../src/core/checkOutput.ts';
 import { startWatch, type Watcher } from '../../src/cli/watch.ts';
 import { runCli } from '../cli/runCli.ts';
 import { until, WebhookReceiver } from './expectations.ts';
@@ -22,7 +22,7 @@ afterEach(async () => {
 
 describe.each([0, 1])('context pressure on the relay (analysis threads: %i)', (analysisThreads) => {
   it('a context_pressure rule fires its webhook at the turn check raises it, before the compaction', async () => {
-    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', FIXTURE])).stdout) as CheckReport;
+    const report = JSON.parse((await runCli(['check', '--json', '--fail-on', 'never', FIXTURE])).stdout) as CheckOutput;
     const session = report.sessions[0]!;
     const pressure = session.findings.filter((f) => f.signal === 'context_pressure');
     expect(pressure.map((f) => f.severity)).toEqual(['info']);

@@ -1,11 +1,11 @@
-// check's human report names turns by their headline (src/report/headline.ts, issue 24): the
+// check's human output names turns by their headline (src/report/headline.ts, issue 24): the
 // words the dashboard's banner, the overview and the print page use for the same turns.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CheckReport, SessionReport } from '../core/report.ts';
+import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
 import type { Finding, Verdict } from '../core/signals.ts';
 import { checkTranscript } from './check.ts';
-import { humanReport } from './humanReport.ts';
+import { humanOutput } from './humanOutput.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -17,20 +17,20 @@ function finding(turn: number, signal: Finding['signal'], severity: Finding['sev
   return { turn, signal, severity, span_ids: [], message: 'm' };
 }
 
-function session(verdicts: Verdict[], findings: Finding[]): SessionReport {
+function session(verdicts: Verdict[], findings: Finding[]): SessionOutput {
   return {
     session_id: 's',
     turns: verdicts.length,
     findings,
     verdicts,
     metrics: verdicts.map((v) => ({ turn: v.turn, tokens_total: 1, mean_score: null, median_score: null, stdev_score: null, n_scored: 0, orphan_edges: 0 })),
-  } as SessionReport;
+  } as SessionOutput;
 }
 
-const text = (s: SessionReport, errors = 0): string =>
-  humanReport({ sessions: [s], input_errors: Array.from({ length: errors }, (_, i) => ({ line: i + 1, message: 'bad' })) } as CheckReport, 'f.jsonl');
+const text = (s: SessionOutput, errors = 0): string =>
+  humanOutput({ sessions: [s], input_errors: Array.from({ length: errors }, (_, i) => ({ line: i + 1, message: 'bad' })) } as CheckOutput, 'f.jsonl');
 
-describe("check's human report", () => {
+describe("check's human output", () => {
   it('lists a prune_ok turn that fired a fault as FAULT, and one that dropped a span as DROP', () => {
     const out = text(
       session(
@@ -67,7 +67,7 @@ describe("check's human report", () => {
 
   it('calls the all-faults sample as the dashboard does (turn 112: DROP m194; 90–101: FAULT)', async () => {
     const r = await checkTranscript(path.join(ROOT, 'public/samples/all-faults.jsonl'), { userThresholds: {} });
-    const out = humanReport(r.report, 'all-faults.jsonl', r.titles);
+    const out = humanOutput(r.report, 'all-faults.jsonl', r.titles);
     expect(out).toContain('headline other than PRUNE OK: 86 of 150 turns');
     expect(out).toMatch(/FREEZE {11}turns 132–145\n/);
     expect(out).toMatch(/RECOMPUTE {8}turns 10–21, 30–41, 50–61, 70–81\n {21}first at turn 10: 3 spans \(m18, m19, m20\)/);

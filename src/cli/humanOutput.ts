@@ -1,12 +1,12 @@
 // The terminal report of `check` without --json: what a person reads first.
-import type { CheckReport, SessionReport } from '../core/report.ts';
+import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
 import { runsOf } from '../core/incidents.ts';
 import { compactionLines, notApplicableLines } from '../report/compactionWords.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type HeadlineKind } from '../report/headline.ts';
 import { escapeControls } from '../core/terminalText.ts';
 
-export function humanReport(report: CheckReport, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
+export function humanOutput(report: CheckOutput, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];
   const turns = report.sessions.reduce((n, s) => n + s.turns, 0);
   out.push(
@@ -26,7 +26,7 @@ export function humanReport(report: CheckReport, source: string, titles: Readonl
 // the one escaping function of every command's terminal output (src/core/terminalText.ts)
 export { escapeControls };
 
-function sessionSection(s: SessionReport, title: string | undefined, inputErrors: number): string[] {
+function sessionSection(s: SessionOutput, title: string | undefined, inputErrors: number): string[] {
   const out: string[] = [];
   const first = s.metrics[0]?.turn;
   const last = s.metrics[s.metrics.length - 1]?.turn;
@@ -63,7 +63,7 @@ const listIds = (ids: readonly string[]): string => `${ids.slice(0, 6).join(', '
  * so a turn whose verdict is prune_ok but which dropped a span or fired a fault is listed
  * as DROP or FAULT here too. The JSON (contract §6.1) keeps the verdicts as they are.
  */
-function headlineLines(s: SessionReport, order: readonly number[], inputErrors: number): string[] {
+function headlineLines(s: SessionOutput, order: readonly number[], inputErrors: number): string[] {
   const findingsAt = new Map<number, { signal: Signal }[]>();
   for (const f of s.findings) {
     let list = findingsAt.get(f.turn);

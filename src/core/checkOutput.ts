@@ -7,17 +7,17 @@ import type { InputError, Outcome } from './engine.ts';
 import { SEVERITY_RANK, type Finding, type Severity, type Signal, type Verdict } from './signals.ts';
 
 /** contract §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
-export type ReportMetrics = Pick<
+export type CheckMetrics = Pick<
   TurnMetrics,
   'turn' | 'tokens_total' | 'mean_score' | 'median_score' | 'stdev_score' | 'n_scored' | 'orphan_edges' | 'tokens_by_kind'
 >;
 
-export interface SessionReport {
+export interface SessionOutput {
   session_id: string;
   turns: number;
   findings: Finding[];
   verdicts: Verdict[];
-  metrics: ReportMetrics[];
+  metrics: CheckMetrics[];
   /** contract §8.1: the detectors left out of this session, with the reason; absent when none */
   not_applicable?: Partial<Record<Signal, string>>;
   /** contract §8.3: the session's compactions; absent when none */
@@ -26,15 +26,15 @@ export interface SessionReport {
   context_window?: ContextWindow;
 }
 
-export interface CheckReport {
-  sessions: SessionReport[];
+export interface CheckOutput {
+  sessions: SessionOutput[];
   input_errors: InputError[];
 }
 
-export class ReportBuilder {
-  private readonly bySession = new Map<string, SessionReport>();
+export class CheckOutputBuilder {
+  private readonly bySession = new Map<string, SessionOutput>();
   private readonly inputErrors: InputError[] = [];
-  /** header titles, for the human report (not part of contract §6 JSON shape) */
+  /** header titles, for the human output (not part of contract §6 JSON shape) */
   readonly titles = new Map<string, string>();
 
   add(outcome: Outcome): void {
@@ -61,7 +61,7 @@ export class ReportBuilder {
     this.inputErrors.push(error);
   }
 
-  build(): CheckReport {
+  build(): CheckOutput {
     // contract §6 shape: {line, message} per input error, in line order
     const input_errors = [...this.inputErrors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line, message: e.message }));
     return { sessions: [...this.bySession.values()], input_errors };
@@ -88,7 +88,7 @@ export class ReportBuilder {
     if (r.contextWindow !== null) s.context_window = r.contextWindow;
   }
 
-  private session(id: string): SessionReport {
+  private session(id: string): SessionOutput {
     let s = this.bySession.get(id);
     if (s === undefined) {
       s = { session_id: id, turns: 0, findings: [], verdicts: [], metrics: [] };
@@ -99,7 +99,7 @@ export class ReportBuilder {
 }
 
 /** contract §6 --fail-on: does any finding reach the level? */
-export function reachesFailLevel(report: CheckReport, level: Severity | 'never'): boolean {
+export function reachesFailLevel(report: CheckOutput, level: Severity | 'never'): boolean {
   if (level === 'never') return false;
   const min = SEVERITY_RANK[level];
   return report.sessions.some((s) => s.findings.some((f) => SEVERITY_RANK[f.severity] >= min));
