@@ -15,6 +15,7 @@ import type { LinePool } from './linePool.ts';
 import { RecordDecoder, RecordEncoder, type LineRecord, type SpanMakers, type TakenRecord } from './lineRecords.ts';
 import type { LineBatch, LineBatchResult } from './lineWorker.ts';
 import { readTranscript, type ReadProgress } from './readFile.ts';
+import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
 
 export interface ThreadedSink {
   /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
@@ -43,8 +44,7 @@ export interface ThreadedOptions {
  */
 const DEFAULT_BATCH_BYTES = 1 << 20;
 
-/** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
-type Item = number | { line: number; error: string; structure: boolean };
+const allocBatch = (n: number): Uint8Array => Buffer.allocUnsafeSlow(n);
 
 /**
  * Batch buffers come back from the threads (transferred) and are used again: a fresh 4 MiB
@@ -70,28 +70,6 @@ class BufferPool {
   }
 }
 
-class Batch {
-  used = 0;
-  starts: number[] = [];
-  ends: number[] = [];
-  lines: number[] = [];
-  items: Item[] = [];
-
-  constructor(public bytes: Uint8Array) {}
-
-  /** Room for `n` more bytes, growing the buffer when the batch has no size bound. */
-  fits(n: number, grow: boolean): boolean {
-    if (this.used + n <= this.bytes.length) return true;
-    if (!grow && this.used > 0) return false;
-    let capacity = Math.max(this.bytes.length, 1);
-    while (capacity < this.used + n) capacity *= 2;
-    const bigger = Buffer.allocUnsafeSlow(capacity);
-    bigger.set(this.bytes.subarray(0, this.used));
-    this.bytes = bigger;
-    return true;
-  }
-}
-
 export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool, options: ThreadedOptions = {}): Promise<void> {
   const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
   const grow = !Number.isFinite(batchBytes);
@@ -99,7 +77,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
   const maxInFlight = options.maxInFlight ?? 2 * pool.size;
   const parser = new NodeLineParser();
   let splitter: TranscriptSplitter<number> | null = null;
-  let batch = new Batch(buffers.take(0));
+  let batch = new Batch(buffers.take(0), allocBatch);
   let seq = 0;
   /** per batch posted, resolved once it is taken in: the read pace waits on these */
   const taken: Promise<void>[] = [];
@@ -154,7 +132,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
   const post = (): void => {
     const b = batch;
     if (b.items.length === 0) return;
-    batch = new Batch(buffers.take(0));
+    batch = new Batch(buffers.take(0), allocBatch);
     let answer: Promise<LineBatchResult | null>;
     if (b.starts.length === 0 || !sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn

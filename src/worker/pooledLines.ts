@@ -13,6 +13,7 @@ import { RecordDecoder, type LineRecord, type SpanMakers, type TakenRecord } fro
 import type { Sha256 } from '../ingest/lineRecords.ts';
 import { BatchParser, type ParsedBatch } from './parseBatch.ts';
 import type { ParsePool } from './parsePool.ts';
+import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
 
 export interface PooledSink {
   /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
@@ -27,33 +28,8 @@ export interface PooledSink {
 /** The member number of the batches parsed by the analysis Worker itself. */
 const HERE = -1;
 
-/** An entry of a batch: a line's index among its ranges, or an input error found while splitting. */
-type Item = number | { line: number; error: string; structure: boolean };
-
 /** ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): every batch in flight is held twice (bytes and records). */
 export const DEFAULT_BATCH_BYTES = 1 << 20;
-
-class Batch {
-  used = 0;
-  starts: number[] = [];
-  ends: number[] = [];
-  lines: number[] = [];
-  items: Item[] = [];
-
-  constructor(public bytes: Uint8Array) {}
-
-  /** Room for `n` more bytes, growing the buffer when the batch has no size bound (or holds nothing yet). */
-  fits(n: number, grow: boolean): boolean {
-    if (this.used + n <= this.bytes.length) return true;
-    if (!grow && this.used > 0) return false;
-    let capacity = Math.max(this.bytes.length, 1);
-    while (capacity < this.used + n) capacity *= 2;
-    const bigger = new Uint8Array(capacity);
-    bigger.set(this.bytes.subarray(0, this.used));
-    this.bytes = bigger;
-    return true;
-  }
-}
 
 export interface PooledOptions {
   /** a batch is posted once it holds this many bytes (tests choose 1, 7, 4096, Infinity) */
