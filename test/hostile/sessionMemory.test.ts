@@ -21,7 +21,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 }
 
 it('the engines of idle sessions leave the analysis thread', async () => {
-  const r = await relay({ analysisThreads: 1, analysisIdleMs: 400 });
+  // idle long enough that no session parks before all four are held (the posts take seconds on a busy machine)
+  const r = await relay({ analysisThreads: 1, analysisIdleMs: 3_000 });
   const threads = r.analysis!.threads!;
   await threads.ready();
   const before = await threads.heapUsedForTest(0);
