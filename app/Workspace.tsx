@@ -15,35 +15,41 @@ import { TurnPanel } from './features/turn/TurnPanel.tsx';
 import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
 import { ReportDialog } from './features/report/ReportDialog.tsx';
 import { useUi } from './stores/ui.ts';
+import { ChartHostContext } from '../src/charts/host.tsx';
+// the page as the charts see it: here, in the lazy chunk, since it brings the lineage graph
+// (React Flow) and the PNG exporter, which the welcome screen does not load
+import { PAGE_CHART_HOST } from './chartHost.tsx';
 
 export function Workspace() {
   const selectedSpan = useUi((s) => s.selectedSpan);
   const turn = useUi((s) => s.selectedTurn);
   return (
-    <main className="workspace">
-      <section className="main-col" aria-label="Charts">
-        <VerdictBanner />
-        <ReportDialog />
-        <CompareVerdicts />
-        <ComparePanel />
-        <Charts />
-        <CompactionPanel />
-        <PrintIncidents />
-      </section>
-      <aside className="side-col" aria-label="Findings and details">
-        <SignalSummary />
-        <FindingsList />
-        {selectedSpan !== null ? (
-          <SpanInspector />
-        ) : (
-          <section className="panel turn" aria-label="Selected turn">
-            <header className="panel-head">
-              <h2>Turn {turn ?? '—'}</h2>
-            </header>
-            <TurnPanel />
-          </section>
-        )}
-      </aside>
-    </main>
+    <ChartHostContext.Provider value={PAGE_CHART_HOST}>
+      <main className="workspace">
+        <section className="main-col" aria-label="Charts">
+          <VerdictBanner />
+          <ReportDialog />
+          <CompareVerdicts />
+          <ComparePanel />
+          <Charts />
+          <CompactionPanel />
+          <PrintIncidents />
+        </section>
+        <aside className="side-col" aria-label="Findings and details">
+          <SignalSummary />
+          <FindingsList />
+          {selectedSpan !== null ? (
+            <SpanInspector />
+          ) : (
+            <section className="panel turn" aria-label="Selected turn">
+              <header className="panel-head">
+                <h2>Turn {turn ?? '—'}</h2>
+              </header>
+              <TurnPanel />
+            </section>
+          )}
+        </aside>
+      </main>
+    </ChartHostContext.Provider>
   );
 }

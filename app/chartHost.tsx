@@ -1,7 +1,7 @@
 // The page as the shared charts (src/charts) see it: the session's view from the analysis
 // store, the cursor and the plot width from the UI store, the comparison partner, the
-// stamped export buttons and the lineage graph below the orphans chart. Provided once at the
-// root (providers.tsx); a report draws the same charts without it (src/charts/fixedSize.tsx).
+// stamped export buttons and the lineage graph below the orphans chart. Provided once by the
+// session view (Workspace.tsx, the lazy chunk); a report draws the same charts without it (src/charts/fixedSize.tsx).
 import { useMemo } from 'react';
 import type { ChartHost, PartnerView } from '../src/charts/host.tsx';
 import { selectTurn } from './analysis.ts';
