@@ -188,6 +188,7 @@ export default tseslint.config(
           '../../src/core/*',
           '../../../src/core/*',
           '!**/src/core/bisect.ts',
+          '!**/src/core/shortText.ts',
           '**/src/ingest/*',
           '**/src/server/*',
           '**/src/node/*',

@@ -2,6 +2,7 @@
 // (project folder and first prompt for an imported agent, the harness's own for a native
 // one), cut at a word to what the name column holds, else its id; and under it the start of
 // its id, as long as it takes to tell apart the rows whose shown names are alike.
+import { firstWords } from '../../../src/core/shortText.ts';
 
 /** Characters of a title the name column shows on one line at 1024 px. */
 export const NAME_CHARS = 24;
@@ -16,11 +17,7 @@ export interface SessionName {
 }
 
 export function shortTitle(title: string, max = NAME_CHARS): string {
-  const flat = title.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+  return firstWords(title, max);
 }
 
 export function sessionNames(rows: readonly { session_id: string; title: string | null }[]): Map<string, SessionName> {

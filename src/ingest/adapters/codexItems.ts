@@ -1,6 +1,7 @@
 // One Codex CLI response item (codex-rs/protocol/src/models.rs `ResponseItem`, as the
 // rollout recorder writes it) as what the model saw of it: its text, who wrote it, what
 // kind of item it is and a short label a person can read (docs/adapters.md "Codex CLI").
+import { firstWords as shorten } from '../../core/shortText.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -197,15 +198,11 @@ function webSearchLabel(action: JsonObject): string {
 
 /** The first words of a text, on one line, for a label. */
 export function firstWords(text: string): string {
-  return clip(text.replace(/\s+/g, ' ').trim());
+  return clip(text);
 }
 
 function clip(label: string): string {
-  const one = label.replace(/\s+/g, ' ').trim();
-  if (one.length <= LABEL_MAX) return one;
-  const cut = one.slice(0, LABEL_MAX - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${space > LABEL_MAX / 2 ? cut.slice(0, space) : cut}…`;
+  return shorten(label, LABEL_MAX);
 }
 
 function parseJson(text: string): unknown {

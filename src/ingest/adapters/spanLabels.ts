@@ -3,15 +3,13 @@
 // of a prompt), so no screen or report has to name a span by its record UUID.
 
 /** A label is read in one glance. */
+import { firstWords as shorten } from '../../core/shortText.ts';
+
 export const LABEL_MAX = 60;
 
 /** The first words of a text, white space collapsed, at most `max` characters. */
 export function firstWords(text: string, max = LABEL_MAX): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat.length <= max) return flat;
-  const cut = flat.slice(0, max - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+  return shorten(text, max);
 }
 
 /** A path as a person reads it in a project: relative to its working folder when inside it. */
