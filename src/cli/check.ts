@@ -39,13 +39,18 @@ export interface CheckOptions {
   /**
    * `--threads`: threads in all, the main thread (reading, and the engine, in order) and N − 1
    * that parse, validate and hash lines (docs/perf-log/notebook.md, "Both cores"); default the
-   * machine's cores. 1: the main thread alone, as before. Only the product's own format
-   * (contract §2) is spread, and not under `--scorer reference|both` (their stage rewrites
-   * each message in order), nor a file under 8 MiB.
+   * machine's cores. 1: the main thread alone. Only the product's own format (contract §2) is
+   * spread, and not under `--scorer reference|both` (their stage rewrites each message in
+   * order), nor a file under 8 MiB. Either way a snapshot line is read by the snapshot scanner
+   * (src/ingest/snapshotScan.ts) where it can be, else parsed.
    */
   threads?: number;
+  /** tests: false reads every line the ordinary way (JSON.parse, then validation), the scanner's reference */
+  scan?: boolean;
   /** tests: bytes per batch of lines posted to a thread (src/node/threadedRead.ts) */
   threadBatchBytes?: number;
+  /** tests: the threads get every batch they have room for, late or not (threadedRead.ts, ThreadShare) */
+  threadFixedShare?: boolean;
   /** a file smaller than this is read on the main thread alone (default 8 MiB; tests: 0) */
   threadMinBytes?: number;
 }
@@ -74,7 +79,7 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
 async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
   const threads = await threadsFor(path, options);
   // the parsing threads hash the texts they decode: the engine takes those digests
-  const digests = threads > 1 ? new KnownDigests(nodeSha256) : null;
+  const digests = threads > 0 ? new KnownDigests(nodeSha256) : null;
   const engine = new Engine({
     sha256: digests?.sha256 ?? nodeSha256,
     userThresholds: options.userThresholds,
@@ -117,7 +122,8 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   if (digests === null) {
     await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);
   } else {
-    const pool = new LinePool(threads - 1); // the main thread is one of them
+    // the main thread is one of them; with none, it reads every line itself, with the scanner
+    const pool = threads > 1 ? new LinePool(threads - 1) : null;
     try {
       await readTranscriptThreaded(
         path,
@@ -135,6 +141,14 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
             report.add(outcome);
             return true;
           },
+          snapshot: (read, line) => {
+            if (pipeline.format !== 'wire') return false;
+            digests.clear(); // the engine hashes this line's texts itself
+            const outcome = engine.ingestValidated(read.checked, line);
+            if (read.parsed && outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
+            report.add(outcome);
+            return true;
+          },
           line: (text, line) => sink(text, line),
           structureError: (line, message) => report.addError({ line, message }),
         },
@@ -143,10 +157,11 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
           ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
           split,
           ...(options.threadBatchBytes === undefined ? {} : { batchBytes: options.threadBatchBytes }),
+          ...(options.threadFixedShare === true ? { fixedShare: true } : {}),
         },
       );
     } finally {
-      await pool.close();
+      await pool?.close();
     }
   }
   pipeline.end();
@@ -159,12 +174,18 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
  */
 const THREAD_MIN_BYTES = 8 << 20;
 
-/** Threads for this run, the main thread included: 1 where spreading the lines cannot help or would change the order of work. */
+/**
+ * Threads for this run, the main thread included; 0 where lines must take the ordinary
+ * way, every one through the adapters' pipeline (a reference scorer scores them there;
+ * another agent's transcript is mapped there), or when told (`scan: false`, the tests'
+ * reference). With 1, the main thread reads the lines itself with the snapshot scanner.
+ */
 async function threadsFor(path: string, options: CheckOptions): Promise<number> {
   const threads = Math.max(1, Math.floor(options.threads ?? os.availableParallelism()));
   const scorer = options.scorer ?? 'auto';
-  if (threads === 1 || (scorer !== 'auto' && scorer !== 'harness')) return 1;
-  if (options.from !== undefined && options.from !== 'wire') return 1;
+  if (options.scan === false || (scorer !== 'auto' && scorer !== 'harness')) return 0;
+  if (options.from !== undefined && options.from !== 'wire') return 0;
+  if (threads === 1) return 1;
   // a stream (stdin, a FIFO) may be long: threads; a file that cannot be read is left to say so as before
   const st = path === '-' ? null : await fs.promises.stat(path).catch(() => null);
   return st !== null && st.isFile() && st.size < (options.threadMinBytes ?? THREAD_MIN_BYTES) ? 1 : threads;

@@ -62,9 +62,8 @@ export function mayHoldLoneSurrogate(json: string): boolean {
  * hashes them for the replay fingerprint (`spanObjectHash`, kept in the table).
  */
 function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean): Validated {
-  if (!stringsWellFormed && !message.session_id.isWellFormed()) return { ok: false, error: 'session_id contains a lone surrogate (not valid Unicode)' };
-  const deepField = tooDeepField(message);
-  if (deepField !== undefined) return { ok: false, error: tooDeepMessage(`field ${JSON.stringify(deepField)}`) };
+  const error = messageRuleError(message, stringsWellFormed);
+  if (error !== undefined) return { ok: false, error };
   if (message.type !== 'snapshot' || table === null) return { ok: true, message };
   const { ids, texts, index, objectHashes } = table;
   const spans = message.spans;
@@ -81,6 +80,23 @@ function checkExtraRules(message: Message, table: SpanTable | null, stringsWellF
     if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
   return { ok: true, message, spans: table };
+}
+
+/** checkExtraRules' rules of the message's own fields (its spans aside), broken or not. */
+function messageRuleError(message: Message, stringsWellFormed: boolean): string | undefined {
+  if (!stringsWellFormed && !message.session_id.isWellFormed()) return 'session_id contains a lone surrogate (not valid Unicode)';
+  const deepField = tooDeepField(message);
+  return deepField === undefined ? undefined : tooDeepMessage(`field ${JSON.stringify(deepField)}`);
+}
+
+/**
+ * What validateFast accepts of a snapshot's own fields, `spans` aside (it may hold anything),
+ * for a reader that checks the spans itself (src/ingest/snapshotScan.ts): whether a
+ * snapshot with these fields and valid spans passes validateFast.
+ */
+export function fastSnapshotHead(value: unknown, stringsWellFormed: boolean): boolean {
+  if (!isObj(value) || typeof value.session_id !== 'string' || value.session_id.length === 0 || value.type !== 'snapshot') return false;
+  return snapshotFields(value) && messageRuleError(value as Message, stringsWellFormed) === undefined;
 }
 
 /**
@@ -234,6 +250,16 @@ function fastHeader(h: Record<string, unknown>): boolean {
 }
 
 function fastSnapshot(s: Record<string, unknown>, out: { table: SpanTable | null } | null): boolean {
+  if (!snapshotFields(s)) return false;
+  const spans = s.spans;
+  if (!Array.isArray(spans)) return false;
+  const table = out === null ? null : (out.table = new SpanTable(spans.length));
+  for (let i = 0; i < spans.length; i++) if (!fastSpan(spans[i], table, i)) return false;
+  return true;
+}
+
+/** A snapshot's own fields but `spans`. */
+function snapshotFields(s: Record<string, unknown>): boolean {
   if (typeof s.turn !== 'number' || !Number.isSafeInteger(s.turn)) return false;
   if (!optional(s.ts, (v) => typeof v === 'string')) return false;
   if (!optional(s.pruned, isStringArray)) return false;
@@ -242,10 +268,6 @@ function fastSnapshot(s: Record<string, unknown>, out: { table: SpanTable | null
     if (!isObj(r) || !isNatural(r.spans_modified) || !isNatural(r.scores_invalidated)) return false;
     if (!optional(r.modified_span_ids, isStringArray) || !optional(r.invalidated_span_ids, isStringArray)) return false;
   }
-  const spans = s.spans;
-  if (!Array.isArray(spans)) return false;
-  const table = out === null ? null : (out.table = new SpanTable(spans.length));
-  for (let i = 0; i < spans.length; i++) if (!fastSpan(spans[i], table, i)) return false;
   return true;
 }
 

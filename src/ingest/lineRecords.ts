@@ -22,6 +22,7 @@ import { omissionsOf } from '../core/compact.ts';
 import { SpanTable } from '../core/spanTable.ts';
 import { mayHoldLoneSurrogate, validateFast, type Validated } from '../core/validate.ts';
 import type { Message } from '../core/wire.ts';
+import { SnapshotScanner, type ScanView } from './snapshotScan.ts';
 
 export interface LineRecord {
   /** the message with `spans` set to 0, as JSON: its own fields, keys in their order */
@@ -79,8 +80,20 @@ const FIELD: Readonly<Record<string, string>> = {
 export class Shapes {
   readonly list: string[][] = [];
 
+  private lastKeys: readonly string[] | null = null;
+  private lastShape = 0;
+
   /** The index of this key order, or WHOLE when it has a field the wire format does not name (or too many orders were met). */
   of(keys: readonly string[]): number {
+    // the scanner hands the same array for the same order (and no one changes a key list)
+    if (keys === this.lastKeys) return this.lastShape;
+    const shape = this.find(keys);
+    this.lastKeys = keys;
+    this.lastShape = shape;
+    return shape;
+  }
+
+  private find(keys: readonly string[]): number {
     for (let s = 0; s < this.list.length; s++) if (sameKeys(this.list[s]!, keys)) return s;
     if (this.list.length === WHOLE) return WHOLE;
     for (const key of keys) if (!Object.hasOwn(FIELD, key)) return WHOLE;
@@ -96,24 +109,47 @@ export class Shapes {
  */
 export type RecordLineDecoder = (bytes: Uint8Array, start: number, end: number) => string | { parsed: unknown };
 
+/**
+ * How a side shows a line to the snapshot scanner (snapshotScan.ts), or null where it reads
+ * it the ordinary way only: with `parsed`, what its decoder would say of the line (above).
+ * Null too for a line its decoder would refuse (not UTF-8) or that may hold a lone surrogate.
+ */
+export type ScanViewOf = (bytes: Uint8Array, start: number, end: number) => (ScanView & { parsed: boolean }) | null;
+
 /** A parsing thread's side: one per thread, `reset` at the start of each batch of lines. */
 export class RecordEncoder {
   private prev: SpanTable | null = null;
   readonly shapes = new Shapes();
+  private readonly scanner = new SnapshotScanner();
+  /** lines whose record the scanner made (the rest were parsed): for tests and benches */
+  scanned = 0;
 
   constructor(
     private readonly sha256: Sha256,
     private readonly decode: RecordLineDecoder,
+    private readonly scanView: ScanViewOf | null = null,
   ) {}
 
   reset(): void {
     this.prev = null;
+    this.scanner.reset();
   }
 
   /** A record of the message in bytes[start, end), or null: the line goes the ordinary way. */
   encode(bytes: Uint8Array, start: number, end: number): LineRecord | null {
     const prev = this.prev;
     this.prev = null;
+    const view = this.scanView?.(bytes, start, end) ?? null;
+    if (view !== null) {
+      const scan = this.scanner.scan(view, prev);
+      // the scanner's table is validateFast's; a span it cannot carry (too many shapes) is parsed below
+      const record = scan === null ? null : this.build(scan.top, scan.table, (k) => scan.keys[k]!, null, prev, view.parsed);
+      if (record !== null) {
+        this.prev = scan!.table;
+        this.scanned++;
+        return record;
+      }
+    }
     // exactly as the main thread would read it: its decoder, then Engine.ingestLine for a text
     let value: unknown;
     let noSurrogateEscape: boolean;
@@ -137,13 +173,31 @@ export class RecordEncoder {
     // a value only the schema accepts is left to the main thread's validateMessage
     const checked = validateFast(value, noSurrogateEscape);
     if (checked === null || !checked.ok || checked.message.type !== 'snapshot' || checked.spans === undefined) return null;
-    const t = checked.spans;
     const spans = checked.message.spans as unknown as JsonObject[];
-    // the message's own fields, `spans` held in its place; JSON writes every value back as it
-    // was parsed except -0 and an overflowed number (Infinity), which exactJson refuses
+    // the message's own fields, `spans` held in its place
     const top = { ...(checked.message as unknown as JsonObject), spans: 0 };
+    const record = this.build(top, checked.spans, (k) => Object.keys(spans[k]!), spans, prev, parsed);
+    if (record !== null) this.prev = checked.spans;
+    return record;
+  }
+
+  /**
+   * The record of a validated snapshot: its own fields (`spans` set to 0), its table, each
+   * span's keys in order and, where the span objects were made, the spans (a span of fields
+   * the wire format does not name goes whole). Null: the line goes the ordinary way.
+   */
+  private build(
+    top: JsonObject,
+    t: SpanTable,
+    keysOf: (k: number) => readonly string[],
+    spans: readonly JsonObject[] | null,
+    prev: SpanTable | null,
+    parsed: boolean,
+  ): LineRecord | null {
+    // JSON writes every value back as it was parsed except -0 and an overflowed number
+    // (Infinity), which exactJson refuses
     if (!exactJson(top)) return null;
-    const n = spans.length;
+    const n = t.length;
     const meta = new Int32Array(3 * n);
     const nums = new Float64Array(3 * n);
     const strings: string[] = [];
@@ -152,8 +206,7 @@ export class RecordEncoder {
     const digests: string[] = [];
     let cursor = 0;
     for (let k = 0; k < n; k++) {
-      const span = spans[k]!;
-      const keys = Object.keys(span);
+      const keys = keysOf(k);
       const shape = keys.length === knownFields(t, k) ? this.shapes.of(keys) : WHOLE;
       const id = t.ids[k]!;
       // the same order as last line, shifted by what was pruned (as the analysis looks spans up)
@@ -166,7 +219,8 @@ export class RecordEncoder {
       meta[3 * k + 1] = t.objectHashes[k]!;
       const claim = t.claims[k]!;
       if (shape === WHOLE) {
-        if (!exactJson(span)) return null;
+        const span = spans?.[k];
+        if (span === undefined || !exactJson(span)) return null;
         whole.push(span);
         meta[3 * k + 2] = WHOLE;
         digests.push(claim !== null && claim !== '' ? this.sha256(t.texts[k]!) : '');
@@ -196,7 +250,6 @@ export class RecordEncoder {
       nums[3 * k + 1] = t.tokens[k]!;
       nums[3 * k + 2] = t.rewrites[k]!;
     }
-    this.prev = t;
     return { top: JSON.stringify(top), meta, nums, strings, parents, json: whole.length === 0 ? '' : JSON.stringify(whole), digests, parsed };
   }
 }
@@ -291,6 +344,57 @@ export class RecordDecoder {
   }
 }
 
+/** A line the scanner read on the thread that runs the engine: its message, validated, and the decoder's verdict on it. */
+export interface ReadSnapshot {
+  checked: Validated & { ok: true };
+  /** as LineRecord.parsed: the line the ordinary parser would have handed on parsed */
+  parsed: boolean;
+}
+
+/**
+ * The snapshot scanner (snapshotScan.ts) on the thread that runs the engine, for the lines
+ * no parsing thread takes: the message straight from the scanner's table, without a record
+ * made and taken in. Each span object is made by its shape's object literal (as `take` does).
+ */
+export class SnapshotReader {
+  private prev: SpanTable | null = null;
+  private readonly scanner = new SnapshotScanner();
+  /** the makers of the key orders met, by the scanner's (shared) key lists */
+  private readonly byKeys = new Map<readonly string[], MakeSpan>();
+
+  constructor(
+    private readonly scanView: ScanViewOf,
+    private readonly makers: SpanMakers,
+  ) {}
+
+  /** The line's message, or null: it goes the ordinary way (and the next line has nothing to compare with). */
+  read(bytes: Uint8Array, start: number, end: number): ReadSnapshot | null {
+    const prev = this.prev;
+    this.prev = null;
+    const view = this.scanView(bytes, start, end);
+    const scan = view === null ? null : this.scanner.scan(view, prev);
+    if (scan === null) return null;
+    const t = scan.table;
+    const spans = new Array<JsonObject>(t.length);
+    for (let k = 0; k < t.length; k++) spans[k] = this.makerOf(scan.keys[k]!)(t, k);
+    const message = scan.top;
+    message.spans = spans; // in the place the key had in the line
+    this.prev = t;
+    return { checked: { ok: true, message: message as unknown as Message, spans: t }, parsed: view!.parsed };
+  }
+
+  private makerOf(keys: readonly string[]): MakeSpan {
+    let make = this.byKeys.get(keys);
+    if (make === undefined) {
+      const name = keys.join(',');
+      make = this.makers.get(name);
+      if (make === undefined) this.makers.set(name, (make = spanMaker(keys)));
+      this.byKeys.set(keys, make);
+    }
+    return make;
+  }
+}
+
 /**
  * The engine's sha256 (Sha256Hex) on the main thread, with the digests a parsing thread
  * computed for the record being taken in: the same function of the same text, so the
@@ -311,6 +415,11 @@ export class KnownDigests {
       if (digest !== '') (known ??= new Map()).set(taken.texts[i]!, digest);
     }
     this.known = known;
+  }
+
+  /** No record's digests (a line read without one): the engine computes each. */
+  clear(): void {
+    this.known = null;
   }
 }
 

@@ -43,11 +43,12 @@ export class LinePool {
       const data: LineWorkerData = i === 0 && stopAt !== undefined ? { stopAt: Number(stopAt) } : {};
       const worker = new Worker(url, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
       const thread: Thread = { worker, pending: new Map() };
+      const member = i;
       worker.on('message', (m: LineBatchResult | 'ready') => {
         if (m === 'ready') return;
         const p = thread.pending.get(m.seq);
         thread.pending.delete(m.seq);
-        p?.resolve(m);
+        p?.resolve({ ...m, member });
       });
       worker.on('error', (e) => this.fail(thread, `a parsing thread failed (${e.message})`));
       worker.on('exit', (code) => {
@@ -61,11 +62,13 @@ export class LinePool {
   private posted = 0;
 
   /**
-   * Whether a thread would start on a batch posted now, or soon: fewer than two batches
-   * each (one being read, one waiting). When not, the caller does better to read it itself.
+   * Whether a thread is free to start on a batch posted now: fewer batches posted than
+   * threads. When not, the caller does better to read it itself: the main thread reads a
+   * batch with the snapshot scanner about as fast as it takes a thread's records in, and a
+   * batch queued behind another would only make the engine wait (threadedRead.ts).
    */
   get hasRoom(): boolean {
-    return this.posted < 2 * this.size;
+    return this.posted < this.size;
   }
 
   /** The batch's records; its bytes are unusable here until they come back in the result. */

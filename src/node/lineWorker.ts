@@ -17,6 +17,8 @@ export interface LineBatchResult {
   seq: number;
   bytes: Uint8Array;
   records: (LineRecord | null)[];
+  /** which thread parsed it (LinePool numbers them; −1: the main thread): whose previous line its records refer to */
+  member: number;
   /** the key orders of span objects the thread has met: a record's shapes index this (lineRecords.ts) */
   shapes: string[][];
 }
@@ -34,7 +36,8 @@ let received = 0;
 
 port.on('message', (batch: LineBatch) => {
   if (received++ === options.stopAt) process.exit(70);
-  encoder.reset(); // the main thread decodes each batch on its own: references stay inside one
+  // a record may refer to this thread's previous line, in its previous batch: the main thread
+  // takes this thread's batches in their order with one decoder (threadedRead.ts)
   const { bytes, starts, ends } = batch;
   const records: (LineRecord | null)[] = new Array(starts.length);
   const transfer: ArrayBuffer[] = [bytes.buffer as ArrayBuffer];
@@ -48,7 +51,7 @@ port.on('message', (batch: LineBatch) => {
     }
     records[i] = r;
   }
-  const result: LineBatchResult = { seq: batch.seq, bytes, records, shapes: encoder.shapes.list };
+  const result: LineBatchResult = { seq: batch.seq, bytes, records, member: 0, shapes: encoder.shapes.list };
   port.postMessage(result, transfer);
 });
 port.postMessage('ready');

@@ -4,15 +4,17 @@
 // the batch to a thread; the batches' answers are taken in file order, whichever thread
 // finishes first, so the order-dependent engine sees the lines as a single thread would.
 // At most `maxInFlight` batches are read ahead of the one being taken in: memory stays a
-// few batches above what one thread holds, whatever the file's size.
+// few batches above what one thread holds, whatever the file's size. A batch no thread is
+// free for (or every batch, with no threads) is read here by the snapshot scanner
+// (batchIntake.ts); how many go to the threads is judged as the run goes (ThreadShare).
 import { Buffer } from 'node:buffer';
 import type { DecodeFailure, SplitOptions } from '../ingest/lines.ts';
-import { notUtf8Message } from '../ingest/lines.ts';
 import type { TranscriptSplitter } from '../ingest/transcript.ts';
-import { NodeLineParser, type NodeLine } from './lineParser.ts';
-import { nodeSha256 } from './platform.ts';
+import type { ReadSnapshot } from '../ingest/lineRecords.ts';
+import { BatchIntake, type ReadHere } from './batchIntake.ts';
+import type { NodeLine } from './lineParser.ts';
 import type { LinePool } from './linePool.ts';
-import { RecordDecoder, RecordEncoder, type LineRecord, type SpanMakers, type TakenRecord } from './lineRecords.ts';
+import type { LineRecord, TakenRecord } from './lineRecords.ts';
 import type { LineBatch, LineBatchResult } from './lineWorker.ts';
 import { readTranscript, type ReadProgress } from './readFile.ts';
 import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
@@ -22,6 +24,8 @@ export interface ThreadedSink {
   wantsRecords(): boolean;
   /** a line's record and its message: true if the sink took the line in from it */
   record(record: LineRecord, taken: TakenRecord, line: number): boolean;
+  /** a line the scanner read here, without a record: true if the sink took the line in from it */
+  snapshot(read: ReadSnapshot, line: number): boolean;
   /** a line read the ordinary way, as readTranscript with NodeLineParser hands it on */
   line(text: NodeLine | DecodeFailure, line: number): void;
   structureError(line: number, message: string): void;
@@ -30,10 +34,12 @@ export interface ThreadedSink {
 export interface ThreadedOptions {
   /** a batch is posted once it holds this many bytes (default 1 MiB; tests choose 1, 7, 4096, Infinity) */
   batchBytes?: number;
-  /** batches read and not yet taken in, at most (default twice the threads) */
+  /** batches read and not yet taken in, at most (default two a parsing thread, and two more) */
   maxInFlight?: number;
   onProgress?: (p: ReadProgress) => void;
   split?: SplitOptions;
+  /** tests: every batch a thread has room for goes to it, however late it comes back (no ThreadShare) */
+  fixedShare?: boolean;
 }
 
 /**
@@ -51,7 +57,7 @@ const allocBatch = (n: number): Uint8Array => Buffer.allocUnsafeSlow(n);
  * buffer costs its page faults on first write, which made copying the lines into batches
  * a tenth of the main thread's time.
  */
-class BufferPool {
+export class BufferPool {
   private readonly free: Uint8Array[] = [];
 
   constructor(private readonly size: number) {}
@@ -70,12 +76,49 @@ class BufferPool {
   }
 }
 
-export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool, options: ThreadedOptions = {}): Promise<void> {
+/**
+ * How many batches the threads are given. A thread's batch saves this thread reading it
+ * (the scanner, ~0.1 ms a line) but costs taking its records in (~0.05 ms a line), and it
+ * helps only when it is back before the engine needs it. On a machine whose cores are busy
+ * (2 cores, the engine on one) a thread's batches came back late and made the engine wait:
+ * two threads took longer than one. So each batch the engine waited for halves the threads'
+ * share (one batch in 1 + skip goes to them), each one back in time doubles it again; a
+ * thread is first given a few batches unjudged (its code warms up meanwhile).
+ */
+class ThreadShare {
+  private skip = 0;
+  private pending = 0;
+  private judged = 0;
+
+  /** Whether the next batch may go to a thread. */
+  allow(): boolean {
+    if (this.pending === 0) return true;
+    this.pending--;
+    return false;
+  }
+
+  /** A thread's batch is about to be taken in; `waited`: it was not back yet. */
+  taken(waited: boolean): void {
+    if (++this.judged <= UNJUDGED) return;
+    this.skip = waited ? Math.min(MAX_SKIP, Math.max(1, 2 * this.skip)) : this.skip >> 1;
+    this.pending = this.skip;
+  }
+}
+
+const UNJUDGED = 4;
+const MAX_SKIP = 64;
+
+/**
+ * `pool`: the parsing threads, or null to read every batch on this thread (`--threads 1`),
+ * with the snapshot scanner all the same.
+ */
+export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool | null, options: ThreadedOptions = {}): Promise<void> {
   const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
   const grow = !Number.isFinite(batchBytes);
   const buffers = new BufferPool(Math.max(1, Math.min(batchBytes, DEFAULT_BATCH_BYTES)));
-  const maxInFlight = options.maxInFlight ?? 2 * pool.size;
-  const parser = new NodeLineParser();
+  // two batches a thread (one parsed, one waiting) and two more: this thread reads those
+  // itself while the engine waits for the threads' (see post)
+  const maxInFlight = options.maxInFlight ?? 2 * (pool?.size ?? 0) + 2;
   let splitter: TranscriptSplitter<number> | null = null;
   let batch = new Batch(buffers.take(0), allocBatch);
   let seq = 0;
@@ -84,64 +127,20 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
   let tail: Promise<void> = Promise.resolve();
   let failure: unknown = null;
 
-  /** The ordinary way for a line of a batch (its bytes back on this thread). */
-  const decodeHere = (bytes: Uint8Array, start: number, end: number): NodeLine | DecodeFailure => {
-    try {
-      return parser.decode(bytes, start, end);
-    } catch {
-      return { error: notUtf8Message(splitter?.format === 'json-array' ? 'element' : 'line') };
-    }
-  };
-
-  const makers: SpanMakers = new Map();
-  // the main thread's own records, for the batches it keeps (see post)
-  const encoder = new RecordEncoder(nodeSha256);
-  const encodeHere = (b: Batch): LineBatchResult => {
-    encoder.reset();
-    const records = b.starts.map((start, i) => {
-      try {
-        return encoder.encode(b.bytes, start, b.ends[i]!);
-      } catch {
-        encoder.reset();
-        return null;
-      }
-    });
-    return { seq: -1, bytes: b.bytes, records, shapes: encoder.shapes.list };
-  };
-  const takeIn = (b: Batch, result: LineBatchResult | null): void => {
-    const decoder = new RecordDecoder(result?.shapes ?? [], makers);
-    const bytes = result?.bytes ?? b.bytes;
-    const records = result?.records ?? null;
-    for (const item of b.items) {
-      if (typeof item !== 'number') {
-        if (item.structure) sink.structureError(item.line, item.error);
-        else sink.line({ error: item.error }, item.line);
-        continue;
-      }
-      const line = b.lines[item]!;
-      const record = records?.[item] ?? null;
-      if (record !== null) {
-        // the decoder takes every record, used or not: the next one may repeat its spans
-        if (sink.record(record, decoder.take(record), line)) continue;
-      } else decoder.skip();
-      sink.line(decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
-    }
-    buffers.give(new Uint8Array(bytes.buffer));
-  };
+  const intake = new BatchIntake(sink, buffers, () => splitter?.format === 'json-array');
+  const throttle = new ThreadShare();
 
   const post = (): void => {
     const b = batch;
     if (b.items.length === 0) return;
     batch = new Batch(buffers.take(0), allocBatch);
-    let answer: Promise<LineBatchResult | null>;
+    let answer: Promise<LineBatchResult | ReadHere | null>;
     if (b.starts.length === 0 || !sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
-    else if (!pool.hasRoom) {
-      // Every thread has a batch waiting: this one is parsed here, now, while they work (the
-      // engine, which waits for their answers in order, would leave this thread idle meanwhile).
-      // On 2 cores one thread parses more slowly than this one takes records in, so this
-      // thread does about a fifth of the parsing, and a second thread would only share the cores.
-      answer = Promise.resolve(encodeHere(b));
+    else if (pool === null || !pool.hasRoom || (options.fixedShare !== true && !throttle.allow())) {
+      // Every thread has a batch (or they lag): this one is read here, now, while they work
+      // (the engine, which waits for their answers in order, would leave this thread idle).
+      answer = Promise.resolve(intake.readHere(b));
     } else {
       const request: LineBatch = {
         seq: seq++,
@@ -149,9 +148,16 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
         starts: Int32Array.from(b.starts),
         ends: Int32Array.from(b.ends),
       };
-      answer = pool.run(request);
+      const posted = pool.run(request);
+      let ready = false;
+      posted.then(
+        () => (ready = true),
+        () => {},
+      );
+      answer = posted.then((r) => r);
+      tail = tail.then(() => throttle.taken(!ready));
     }
-    tail = tail.then(async () => takeIn(b, await answer));
+    tail = tail.then(async () => intake.takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)
     tail.catch((e: unknown) => (failure ??= e));
     answer.catch(() => {});

@@ -1,9 +1,11 @@
 // What a parsing Worker does with a batch of lines (parseWorker.ts is its glue; tests call
-// this directly): each line decoded as the analysis Worker's ordinary path decodes it (strict
-// UTF-8), parsed, validated and its new span texts hashed, into a compact record
+// this directly): each line read by the snapshot scanner, or else decoded as the analysis
+// Worker's ordinary path decodes it (strict UTF-8), parsed and validated; its new span
+// texts hashed; into a compact record
 // (src/ingest/lineRecords.ts). A line with no record (null) is read the ordinary way by the
 // analysis Worker, which words its error, if any, exactly as before.
 import { RecordEncoder, type LineRecord, type Sha256 } from '../ingest/lineRecords.ts';
+import { browserScanView } from '../ingest/scanView.ts';
 
 export interface ParseBatch {
   seq: number;
@@ -44,7 +46,8 @@ export class BatchParser {
 
   constructor(sha256: Sha256) {
     // as lineFeed.ts decodes a line: a blank one is '' without a decode
-    this.encoder = new RecordEncoder(sha256, (bytes, start, end) => (start === end ? '' : this.decoder.decode(bytes.subarray(start, end))));
+    // the snapshot scanner reads what it can (scanView.ts); the rest is parsed
+    this.encoder = new RecordEncoder(sha256, (bytes, start, end) => (start === end ? '' : this.decoder.decode(bytes.subarray(start, end))), browserScanView);
   }
 
   parse(batch: ParseBatch): ParsedBatch {

@@ -24,12 +24,19 @@ async function printed(file: string, options: Partial<CheckOptions>): Promise<st
   return JSON.stringify({ ...r.report, ...adapterJson(r.adapter) }) + '\n' + humanOutput(r.report, file, r.titles);
 }
 
+/**
+ * The ordinary way (every line parsed and validated on one thread, no scanner) against one
+ * thread with the snapshot scanner, and three threads at each batch size, every batch they
+ * have room for given to them (and once with the share as a run judges it).
+ */
 async function expectSameAsOneThread(file: string, extra: Partial<CheckOptions> = {}): Promise<void> {
-  const one = await printed(file, { ...extra, threads: 1 });
+  const ordinary = await printed(file, { ...extra, threads: 1, scan: false });
+  expect(await printed(file, { ...extra, threads: 1 }), `${path.basename(file)}, one thread with the scanner`).toBe(ordinary);
   for (const threadBatchBytes of BATCHES) {
-    const many = await printed(file, { ...extra, threads: 3, threadBatchBytes });
-    expect(many, `${path.basename(file)}, batches of ${threadBatchBytes} bytes`).toBe(one);
+    const many = await printed(file, { ...extra, threads: 3, threadBatchBytes, threadFixedShare: true });
+    expect(many, `${path.basename(file)}, batches of ${threadBatchBytes} bytes`).toBe(ordinary);
   }
+  expect(await printed(file, { ...extra, threads: 3, threadBatchBytes: 4096 }), `${path.basename(file)}, the threads' share judged`).toBe(ordinary);
 }
 
 /** The edge lines, each seeded mutation of them too: bytes dropped, flipped or doubled (deterministic). */
