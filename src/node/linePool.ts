@@ -45,7 +45,10 @@ export class LinePool {
       const thread: Thread = { worker, pending: new Map() };
       const member = i;
       worker.on('message', (m: LineBatchResult | 'ready') => {
-        if (m === 'ready') return;
+        if (m === 'ready') {
+          this.ready++;
+          return;
+        }
         const p = thread.pending.get(m.seq);
         thread.pending.delete(m.seq);
         p?.resolve({ ...m, member });
@@ -63,13 +66,19 @@ export class LinePool {
 
   /**
    * Whether a thread is free to start on a batch posted now: fewer batches posted than
-   * threads. When not, the caller does better to read it itself: the main thread reads a
+   * threads ready. When not, the caller does better to read it itself: the main thread reads a
    * batch with the snapshot scanner about as fast as it takes a thread's records in, and a
    * batch queued behind another would only make the engine wait (threadedRead.ts).
    */
   get hasRoom(): boolean {
-    return this.posted < this.size;
+    return this.posted < this.ready;
   }
+
+  /**
+   * threads started and waiting for work: until one is, the caller reads the batch itself
+   * (a thread takes ~0.1 s to start, and the engine would wait for its first batch meanwhile)
+   */
+  private ready = 0;
 
   /** The batch's records; its bytes are unusable here until they come back in the result. */
   async run(batch: LineBatch): Promise<LineBatchResult> {

@@ -11,6 +11,7 @@ import { Buffer } from 'node:buffer';
 import type { DecodeFailure, SplitOptions } from '../ingest/lines.ts';
 import type { TranscriptSplitter } from '../ingest/transcript.ts';
 import type { ReadSnapshot } from '../ingest/lineRecords.ts';
+import { ThreadShare } from '../ingest/threadShare.ts';
 import { BatchIntake, type ReadHere } from './batchIntake.ts';
 import type { NodeLine } from './lineParser.ts';
 import type { LinePool } from './linePool.ts';
@@ -77,38 +78,6 @@ export class BufferPool {
 }
 
 /**
- * How many batches the threads are given. A thread's batch saves this thread reading it
- * (the scanner, ~0.1 ms a line) but costs taking its records in (~0.05 ms a line), and it
- * helps only when it is back before the engine needs it. On a machine whose cores are busy
- * (2 cores, the engine on one) a thread's batches came back late and made the engine wait:
- * two threads took longer than one. So each batch the engine waited for halves the threads'
- * share (one batch in 1 + skip goes to them), each one back in time doubles it again; a
- * thread is first given a few batches unjudged (its code warms up meanwhile).
- */
-class ThreadShare {
-  private skip = 0;
-  private pending = 0;
-  private judged = 0;
-
-  /** Whether the next batch may go to a thread. */
-  allow(): boolean {
-    if (this.pending === 0) return true;
-    this.pending--;
-    return false;
-  }
-
-  /** A thread's batch is about to be taken in; `waited`: it was not back yet. */
-  taken(waited: boolean): void {
-    if (++this.judged <= UNJUDGED) return;
-    this.skip = waited ? Math.min(MAX_SKIP, Math.max(1, 2 * this.skip)) : this.skip >> 1;
-    this.pending = this.skip;
-  }
-}
-
-const UNJUDGED = 4;
-const MAX_SKIP = 64;
-
-/**
  * `pool`: the parsing threads, or null to read every batch on this thread (`--threads 1`),
  * with the snapshot scanner all the same.
  */
@@ -148,14 +117,8 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
         starts: Int32Array.from(b.starts),
         ends: Int32Array.from(b.ends),
       };
-      const posted = pool.run(request);
-      let ready = false;
-      posted.then(
-        () => (ready = true),
-        () => {},
-      );
-      answer = posted.then((r) => r);
-      tail = tail.then(() => throttle.taken(!ready));
+      answer = pool.run(request);
+      tail = tail.then(throttle.judge(answer));
     }
     tail = tail.then(async () => intake.takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)

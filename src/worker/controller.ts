@@ -11,7 +11,7 @@ import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import { notApplicable, scopeOf } from '../core/scope.ts';
 import type { SessionHeader } from '../core/wire.ts';
-import { KnownDigests, type LineRecord, type TakenRecord } from '../ingest/lineRecords.ts';
+import { KnownDigests, type LineRecord, type ReadSnapshot, type TakenRecord } from '../ingest/lineRecords.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { DecompressedSizeLimit } from './fileSource.ts';
@@ -55,6 +55,10 @@ export interface ControllerOptions {
   parseWorker?: () => PoolWorker;
   /** bytes of lines per batch posted to a parsing Worker (tests choose tiny ones; default pooledLines.ts's) */
   parseBatchBytes?: number;
+  /** tests: the parsing Workers get every batch they have room for, late or not (src/ingest/threadShare.ts) */
+  parseFixedShare?: boolean;
+  /** tests: false reads every line the ordinary way (decoded, parsed, validated here), the scanner's reference */
+  scan?: boolean;
 }
 
 class Job {
@@ -115,8 +119,18 @@ class Job {
   /** A line a parsing Worker read, through the engine as `line` would take it, timed. */
   record(record: LineRecord, taken: TakenRecord, line: number): void {
     this.digests.use(record, taken);
+    this.ingest(taken.checked, line);
+  }
+
+  /** A line the snapshot scanner read here, the same way (the engine hashes its texts). */
+  snapshot(read: ReadSnapshot, line: number): void {
+    this.digests.clear();
+    this.ingest(read.checked, line);
+  }
+
+  private ingest(checked: TakenRecord['checked'], line: number): void {
     const t0 = performance.now();
-    const outcome = this.engine.ingestValidated(taken.checked, line);
+    const outcome = this.engine.ingestValidated(checked, line);
     this.engineMs += performance.now() - t0;
     this.take(outcome);
   }
@@ -350,6 +364,14 @@ export class Controller {
           throw new AnalysisFailure(`line ${lineNo}`, e);
         }
       },
+      snapshot: (read, lineNo) => {
+        job.lines = lineNo;
+        try {
+          job.snapshot(read, lineNo);
+        } catch (e) {
+          throw new AnalysisFailure(`line ${lineNo}`, e);
+        }
+      },
     };
     const pool = this.poolFor(req.parse, req.source);
     try {
@@ -360,7 +382,14 @@ export class Controller {
         this.o.readLimits ?? DEFAULT_READ_LIMITS,
         this.o.sha256,
         { mode: job.scorer, onReferenceScored: (sid) => job.markReferenceScored(sid) },
-        pool === null ? undefined : { pool, sha256: this.o.sha256, ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }) },
+        // with no pool too: the analysis Worker then reads every batch itself, with the scanner
+        this.o.scan === false
+          ? undefined
+          : {
+              pool,
+              ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }),
+              ...(this.o.parseFixedShare === true ? { fixedShare: true } : {}),
+            },
       );
       job.gzip = res.gzip;
       job.format = res.format;
@@ -441,7 +470,15 @@ export class Controller {
       this.o.post({ type: 'progress', job: job.id, progress: { ...job.progress } });
     }
     this.scheduleSummary(job);
+    // A read whose every chunk is already queued goes from chunk to chunk without a timer
+    // getting its turn (the yields between chunks are message tasks, which Chromium's
+    // scheduler ran first): the summary due is sent from here, or the first charts would
+    // wait for the end of the file.
+    if (this.summaryTimer !== null && now >= this.summaryDueAt && this.job === job && !job.finished) this.flushSummary(job);
   }
+
+  /** when the pending summary timer is due */
+  private summaryDueAt = 0;
 
   private scheduleSummary(job: Job): void {
     if (this.summaryTimer !== null || this.job !== job) return;
@@ -452,6 +489,7 @@ export class Controller {
     const every = this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000);
     // paced: the interval counts from the last summary sent, not from when the page drew it
     const delay = job.paced ? Math.max(0, job.lastSummaryAt + every - performance.now()) : every;
+    this.summaryDueAt = performance.now() + delay;
     this.summaryTimer = setTimeout(() => {
       this.summaryTimer = null;
       if (this.job === job && !job.finished) this.postSummary(job);

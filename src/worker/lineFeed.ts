@@ -8,7 +8,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import type { Sha256Hex } from '../core/analyse.ts';
 import { TranscriptPipeline, type AdapterSummary, type MessageFeed } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage, type ScorerMode } from '../ingest/adapters/scoringStage.ts';
-import type { LineRecord, TakenRecord } from '../ingest/lineRecords.ts';
+import type { LineRecord, ReadSnapshot, TakenRecord } from '../ingest/lineRecords.ts';
 import { TranscriptReader, TranscriptSplitter } from '../ingest/transcript.ts';
 import { openFile, openUrl, readBytes } from './fileSource.ts';
 import type { ParsePool } from './parsePool.ts';
@@ -41,11 +41,16 @@ export interface FeedSink {
    * mode passes such a line on untouched): the sink takes it in as it would take `line`
    */
   record?(record: LineRecord, taken: TakenRecord, lineNo: number): void;
+  /** a line of the product's format the snapshot scanner read here (as `record`, without one) */
+  snapshot?(read: ReadSnapshot, lineNo: number): void;
 }
 
-/** The parsing Workers a read may use (only the scorer modes that pass native lines on untouched may). */
+/**
+ * The parsing Workers a read may use, or none (null: the analysis Worker reads every line,
+ * with the snapshot scanner); only the scorer modes that pass native lines on untouched may.
+ */
 export interface PoolChoice extends PooledOptions {
-  pool: ParsePool;
+  pool: ParsePool | null;
 }
 
 export interface FeedResult {
@@ -103,8 +108,9 @@ export async function feedHere(
   };
   const mode = scoring.mode ?? 'auto';
   const record = sink.record?.bind(sink);
+  const snapshot = sink.snapshot?.bind(sink);
   const pooled =
-    parsing !== undefined && record !== undefined && (mode === 'auto' || mode === 'harness')
+    parsing !== undefined && record !== undefined && snapshot !== undefined && (mode === 'auto' || mode === 'harness')
       ? new PooledLines(
           parsing.pool,
           {
@@ -114,6 +120,11 @@ export async function feedHere(
             record: (r, taken, lineNo) => {
               if (pipeline.format !== 'wire') return false;
               record(r, taken, lineNo);
+              return true;
+            },
+            snapshot: (read, lineNo) => {
+              if (pipeline.format !== 'wire') return false;
+              snapshot(read, lineNo);
               return true;
             },
             line: toPipeline,

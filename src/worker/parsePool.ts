@@ -65,9 +65,13 @@ export class ParsePool {
     return this.failure;
   }
 
-  /** Whether a Worker would start on a batch posted now, or soon: fewer than two batches each (one being parsed, one waiting). */
+  /**
+   * Whether a Worker is free to start on a batch posted now: fewer batches in hand than
+   * Workers. When not, the analysis Worker reads it itself (pooledLines.ts): a batch queued
+   * behind another would only make the engine wait.
+   */
   get hasRoom(): boolean {
-    return this.posted < 2 * this.size;
+    return this.posted < this.size;
   }
 
   /** numbers the batches of every load the pool serves: a load replaced mid-file may still have some in hand */

@@ -3,15 +3,18 @@
 // numbers, BOMs, CRLF, over-long lines and .json arrays are read alike), copies each line into
 // a batch and posts the batch to a parsing Worker; the answers are taken in file order,
 // whichever Worker finishes first, so the order-dependent engine sees the lines as the single
-// path would. At most `maxInFlight` batches are read ahead of the one being taken in. When
-// every Worker has two batches in hand, the analysis Worker parses the next one itself, as
-// `check`'s main thread does: on a busy machine a Worker may wait long for a core, and the
-// analysis Worker, which takes the batches in in order, would otherwise wait with it.
+// path would. At most `maxInFlight` batches are read ahead of the one being taken in. A batch
+// no Worker is free for (or every batch, with no pool) the analysis Worker reads itself with
+// the snapshot scanner, straight into messages, as `check`'s main thread does: on a busy
+// machine a Worker may wait long for a core, and the analysis Worker, which takes the
+// batches in in order, would otherwise wait with it; how many go to the Workers is judged
+// as the read goes (src/ingest/threadShare.ts).
 import type { DecodeFailure } from '../ingest/lines.ts';
 import { notUtf8Message } from '../ingest/lines.ts';
-import { RecordDecoder, type LineRecord, type SpanMakers, type TakenRecord } from '../ingest/lineRecords.ts';
-import type { Sha256 } from '../ingest/lineRecords.ts';
-import { BatchParser, type ParsedBatch } from './parseBatch.ts';
+import { RecordDecoder, SnapshotReader, type LineRecord, type ReadSnapshot, type SpanMakers, type TakenRecord } from '../ingest/lineRecords.ts';
+import { browserScanView } from '../ingest/scanView.ts';
+import { ThreadShare } from '../ingest/threadShare.ts';
+import type { ParsedBatch } from './parseBatch.ts';
 import type { ParsePool } from './parsePool.ts';
 import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
 
@@ -20,13 +23,12 @@ export interface PooledSink {
   wantsRecords(): boolean;
   /** a line's record and its message: true if the sink took the line in from it */
   record(record: LineRecord, taken: TakenRecord, line: number): boolean;
+  /** a line the scanner read here, without a record: true if the sink took the line in from it */
+  snapshot(read: ReadSnapshot, line: number): boolean;
   /** a line read the ordinary way, as the splitter would have handed it on */
   line(text: string | DecodeFailure, line: number): void;
   structureError(line: number, message: string): void;
 }
-
-/** The member number of the batches parsed by the analysis Worker itself. */
-const HERE = -1;
 
 /** ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): every batch in flight is held twice (bytes and records). */
 export const DEFAULT_BATCH_BYTES = 1 << 20;
@@ -34,10 +36,10 @@ export const DEFAULT_BATCH_BYTES = 1 << 20;
 export interface PooledOptions {
   /** a batch is posted once it holds this many bytes (tests choose 1, 7, 4096, Infinity) */
   batchBytes?: number;
-  /** batches read and not yet taken in, at most (default twice the Workers, and two parsed here) */
+  /** batches read and not yet taken in, at most (default two a Worker, and two read here) */
   maxInFlight?: number;
-  /** the analysis Worker's sha256: with it, a batch no Worker has room for is parsed here */
-  sha256?: Sha256;
+  /** tests: every batch a Worker has room for goes to it, however late it comes back (no ThreadShare) */
+  fixedShare?: boolean;
   /** stops taking lines in (the load was cancelled or replaced) */
   signal?: AbortSignal;
 }
@@ -47,6 +49,11 @@ export interface PooledOptions {
  * read and finish() at the end: finish resolves once every line is taken in, and throws the
  * first failure (a parsing Worker's, or the sink's).
  */
+/** A batch read by the analysis Worker: per line, the scanner's message or null (the ordinary way). */
+interface ReadHere {
+  here: (ReadSnapshot | null)[];
+}
+
 export class PooledLines {
   private readonly batchBytes: number;
   private readonly grow: boolean;
@@ -58,8 +65,9 @@ export class PooledLines {
    * its page faults on first write (threadedRead.ts measured it a tenth of `check`'s main thread)
    */
   private readonly free: Uint8Array[] = [];
-  /** the analysis Worker's own parser, for batches no Worker has room for */
-  private here: BatchParser | null = null;
+  /** the analysis Worker's own reader, for batches no Worker is free for */
+  private readonly reader = new SnapshotReader(browserScanView, this.makers);
+  private readonly share = new ThreadShare();
   /** per parsing Worker: its records refer to its previous line, across batches (ParseBatch.fresh) */
   private readonly decoders = new Map<number, RecordDecoder>();
   private batch: Batch;
@@ -73,13 +81,13 @@ export class PooledLines {
   decodeMs = 0;
 
   constructor(
-    private readonly pool: ParsePool,
+    private readonly pool: ParsePool | null,
     private readonly sink: PooledSink,
     private readonly options: PooledOptions = {},
   ) {
     this.batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
     this.grow = !Number.isFinite(this.batchBytes);
-    this.maxInFlight = options.maxInFlight ?? 2 * pool.size + (options.sha256 === undefined ? 0 : 2);
+    this.maxInFlight = options.maxInFlight ?? 2 * (pool?.size ?? 0) + 2;
     this.batch = this.newBatch();
   }
 
@@ -141,17 +149,14 @@ export class PooledLines {
     const b = this.batch;
     if (b.items.length === 0) return;
     this.batch = this.newBatch();
-    let answer: Promise<ParsedBatch | null>;
+    let answer: Promise<ParsedBatch | ReadHere | null>;
+    const pool = this.pool;
     if (b.starts.length === 0 || !this.sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
+    else if (pool === null || !pool.hasRoom || (this.options.fixedShare !== true && !this.share.allow())) answer = Promise.resolve(this.readHere(b));
     else {
-      const lines = { bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) };
-      const sha256 = this.options.sha256;
-      if (!this.pool.hasRoom && sha256 !== undefined) {
-        // its records refer to the previous batch parsed here (the decoder of member −1)
-        this.here ??= new BatchParser(sha256);
-        answer = Promise.resolve({ ...this.here.parse({ ...lines, seq: -1, fresh: false }), member: HERE });
-      } else answer = this.pool.run(lines, this);
+      answer = pool.run({ bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) }, this);
+      this.tail = this.tail.then(this.share.judge(answer));
     }
     this.tail = this.tail.then(async () => this.takeIn(b, await answer));
     // a failure is kept and reported once reading stops (at the next pace, or the end)
@@ -160,8 +165,25 @@ export class PooledLines {
     this.taken.push(this.tail);
   }
 
-  private takeIn(b: Batch, result: ParsedBatch | null): void {
+  /** A batch read here, now (it is taken in later, in its turn). */
+  private readHere(b: Batch): ReadHere {
+    return {
+      here: b.starts.map((start, i) => {
+        try {
+          return this.reader.read(b.bytes, start, b.ends[i]!);
+        } catch {
+          return null; // the ordinary way words whatever went wrong
+        }
+      }),
+    };
+  }
+
+  private takeIn(b: Batch, result: ParsedBatch | ReadHere | null): void {
     if (this.options.signal?.aborted === true) return;
+    if (result !== null && 'here' in result) {
+      this.takeInHere(b, result);
+      return;
+    }
     const decoder = this.decoderOf(result);
     const bytes = result?.bytes ?? b.bytes;
     const records = result?.records ?? null;
@@ -179,6 +201,25 @@ export class PooledLines {
       } else decoder.skip();
       this.sink.line(this.decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
     }
+    this.reuse(bytes);
+  }
+
+  private takeInHere(b: Batch, result: ReadHere): void {
+    for (const item of b.items) {
+      if (typeof item !== 'number') {
+        if (item.structure) this.sink.structureError(item.line, item.error);
+        else this.sink.line({ error: item.error }, item.line);
+        continue;
+      }
+      const line = b.lines[item]!;
+      const read = result.here[item] ?? null;
+      if (read !== null && this.sink.snapshot(read, line)) continue;
+      this.sink.line(this.decodeHere(b.bytes, b.starts[item]!, b.ends[item]!), line);
+    }
+    this.reuse(b.bytes);
+  }
+
+  private reuse(bytes: Uint8Array): void {
     // not zeroed when used again: only the bytes written are ever read
     if (bytes.buffer.byteLength === this.bufferBytes() && this.free.length < 8) this.free.push(new Uint8Array(bytes.buffer as ArrayBuffer));
   }

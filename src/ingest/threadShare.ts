@@ -1,0 +1,44 @@
+// How many batches of lines the parsing threads are given, judged as a read goes: `check`'s
+// (src/node/threadedRead.ts) and the dashboard's parsing Workers (src/worker/pooledLines.ts).
+
+/**
+ * How many batches the threads are given. A thread's batch saves this thread reading it
+ * (the scanner, ~0.1 ms a line) but costs taking its records in (~0.05 ms a line), and it
+ * helps only when it is back before the engine needs it. On a machine whose cores are busy
+ * (2 cores, the engine on one) a thread's batches came back late and made the engine wait:
+ * two threads took longer than one. So each batch the engine waited for halves the threads'
+ * share (one batch in 1 + skip goes to them), each one back in time doubles it again; a
+ * thread is first given a few batches unjudged (its code warms up meanwhile).
+ */
+export class ThreadShare {
+  private skip = 0;
+  private pending = 0;
+  private judged = 0;
+
+  /** Whether the next batch may go to a thread. */
+  allow(): boolean {
+    if (this.pending === 0) return true;
+    this.pending--;
+    return false;
+  }
+
+  /** A thread's answer to a batch: call the function returned when the batch is about to be taken in. */
+  judge(answer: Promise<unknown>): () => void {
+    let ready = false;
+    answer.then(
+      () => (ready = true),
+      () => {},
+    );
+    return () => this.taken(!ready);
+  }
+
+  /** A thread's batch is about to be taken in; `waited`: it was not back yet. */
+  private taken(waited: boolean): void {
+    if (++this.judged <= UNJUDGED) return;
+    this.skip = waited ? Math.min(MAX_SKIP, Math.max(1, 2 * this.skip)) : this.skip >> 1;
+    this.pending = this.skip;
+  }
+}
+
+const UNJUDGED = 4;
+const MAX_SKIP = 64;
