@@ -470,10 +470,8 @@ export class Controller {
       this.o.post({ type: 'progress', job: job.id, progress: { ...job.progress } });
     }
     this.scheduleSummary(job);
-    // A read whose every chunk is already queued goes from chunk to chunk without a timer
-    // getting its turn (the yields between chunks are message tasks, which Chromium's
-    // scheduler ran first): the summary due is sent from here, or the first charts would
-    // wait for the end of the file.
+    // a read whose chunks are all queued gives a timer no turn (Chromium ran the yields' message
+    // tasks first): the summary due is sent from here, or the first charts would wait for the end
     if (this.summaryTimer !== null && now >= this.summaryDueAt && this.job === job && !job.finished) this.flushSummary(job);
   }
 

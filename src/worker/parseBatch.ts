@@ -34,6 +34,9 @@ export interface ParsedBatch {
   shapes: string[][];
 }
 
+/** What a parsing Worker posts once it is started and can parse. */
+export const WORKER_READY = 'ready';
+
 /** What a parsing Worker answers when it cannot parse at all (its sha256 did not load, say). */
 export interface ParseFailure {
   seq: number;

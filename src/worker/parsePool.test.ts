@@ -14,7 +14,7 @@ import { RecordDecoder, SnapshotReader } from '../ingest/lineRecords.ts';
 import { edgeLines } from '../../test/cli/edgeLines.ts';
 import { chunkedBlob } from './chunkedBlob.testing.ts';
 import { Controller } from './controller.ts';
-import { BatchParser, transferablesOf, type ParseBatch, type ParsedBatch } from './parseBatch.ts';
+import { BatchParser, transferablesOf, WORKER_READY, type ParseBatch, type ParsedBatch } from './parseBatch.ts';
 import type { PoolWorker } from './parsePool.ts';
 import type { ParseChoice, WorkerEvent } from './protocol.ts';
 
@@ -33,7 +33,10 @@ class StandIn implements PoolWorker {
     private readonly delay: () => number,
     /** dies (an error event, no answer) on receiving its batch number `dieAt` (0-based) */
     private readonly dieAt = -1,
-  ) {}
+  ) {
+    // as parseWorker.ts: ready once started (the pool gives it nothing before)
+    queueMicrotask(() => this.emit('message', Object.assign(new Event('message'), { data: WORKER_READY })));
+  }
 
   addEventListener(type: string, listener: (ev: never) => void): void {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener as Listener]);

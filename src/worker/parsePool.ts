@@ -3,12 +3,12 @@
 // transferred there and back (no copy). A Worker that fails (an error event: it threw, or
 // its code did not load) fails every batch it holds and every one after: the load then ends
 // as failed, never with a partial result shown as whole.
-import type { ParseBatch, ParsedBatch, ParseFailure } from './parseBatch.ts';
+import { WORKER_READY, type ParseBatch, type ParsedBatch, type ParseFailure } from './parseBatch.ts';
 
 /** The part of a Worker the pool uses (tests give an in-process stand-in). */
 export interface PoolWorker {
   postMessage(message: ParseBatch, transfer: Transferable[]): void;
-  addEventListener(type: 'message', listener: (ev: MessageEvent<ParsedBatch | ParseFailure>) => void): void;
+  addEventListener(type: 'message', listener: (ev: MessageEvent<ParsedBatch | ParseFailure | typeof WORKER_READY>) => void): void;
   addEventListener(type: 'error' | 'messageerror', listener: (ev: Event) => void): void;
   terminate(): void;
 }
@@ -43,6 +43,10 @@ export class ParsePool {
       const member: Member = { worker: create(), pending: new Map(), load: null };
       member.worker.addEventListener('message', (ev) => {
         const m = ev.data;
+        if (m === WORKER_READY) {
+          this.ready++;
+          return;
+        }
         const p = member.pending.get(m.seq);
         member.pending.delete(m.seq);
         if ('failure' in m) this.fail(`a parsing Worker could not parse (${m.failure})`);
@@ -67,12 +71,15 @@ export class ParsePool {
 
   /**
    * Whether a Worker is free to start on a batch posted now: fewer batches in hand than
-   * Workers. When not, the analysis Worker reads it itself (pooledLines.ts): a batch queued
+   * Workers ready. When not, the analysis Worker reads it itself (pooledLines.ts): a batch queued
    * behind another would only make the engine wait.
    */
   get hasRoom(): boolean {
-    return this.posted < this.size;
+    return this.posted < this.ready;
   }
+
+  /** Workers started and able to parse (until one is, the analysis Worker reads every batch itself) */
+  private ready = 0;
 
   /** numbers the batches of every load the pool serves: a load replaced mid-file may still have some in hand */
   private seq = 0;

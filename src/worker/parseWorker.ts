@@ -1,7 +1,7 @@
 // A parsing Worker of the dashboard (parsePool.ts spawns them from the analysis Worker):
 // each batch of lines posted comes back as records (parseBatch.ts), its buffers transferred.
 import { createSHA256 } from 'hash-wasm';
-import { BatchParser, transferablesOf, type ParseBatch, type ParseFailure } from './parseBatch.ts';
+import { BatchParser, transferablesOf, WORKER_READY, type ParseBatch, type ParseFailure } from './parseBatch.ts';
 
 const scope = self as unknown as {
   onmessage: ((ev: MessageEvent<ParseBatch>) => void) | null;
@@ -9,6 +9,8 @@ const scope = self as unknown as {
 };
 
 const ready = createSHA256().then((hasher) => new BatchParser((text) => hasher.init().update(text).digest('hex')));
+// the pool gives this Worker batches once it says it can take them (parsePool.ts, hasRoom)
+void ready.then(() => scope.postMessage(WORKER_READY));
 
 scope.onmessage = (ev) => {
   const batch = ev.data;
