@@ -6,6 +6,7 @@ describe('parseChoice', () => {
   it('?parse=1 is one thread: no parsing Workers, whatever the size; ?parse=N is N of them', () => {
     expect(parseChoice('?parse=1', 8)).toEqual({ workers: 0, minBytes: 0 });
     expect(parseChoice('?parse=3', 2)).toEqual({ workers: 3, minBytes: 0 });
+    expect(parseChoice('?parse=2&share=all', 2)).toEqual({ workers: 2, minBytes: 0, fixedShare: true });
   });
 
   it('by default: at least two where the machine has two cores, one where it says one, at most four; files of 8 MiB or more', () => {

@@ -88,7 +88,8 @@ test('a parsing Worker that dies mid-file ends the load as failed, saying so, no
     const response = await route.fetch();
     await route.fulfill({ response, body: prelude + (await response.text()) });
   });
-  await page.goto('/?parse=2');
+  // every batch a Worker has room for (two in hand) goes to it: one judged slow would not get its third
+  await page.goto('/?parse=2&share=all');
   await expect(page.locator('.topbar')).toBeVisible();
   await dropFile(page, file);
   const status = await waitLoaded(page);

@@ -75,6 +75,14 @@ export class LinePool {
   }
 
   /**
+   * Room for a batch to wait behind the one a thread parses, ready or not (tests: a fixed
+   * share, threadShare.ts: every thread gets batches from the first, as many as it can hold).
+   */
+  get hasQueueRoom(): boolean {
+    return this.posted < 2 * this.size;
+  }
+
+  /**
    * threads started and waiting for work: until one is, the caller reads the batch itself
    * (a thread takes ~0.1 s to start, and the engine would wait for its first batch meanwhile)
    */

@@ -39,7 +39,7 @@ export interface ThreadedOptions {
   maxInFlight?: number;
   onProgress?: (p: ReadProgress) => void;
   split?: SplitOptions;
-  /** tests: every batch a thread has room for goes to it, however late it comes back (no ThreadShare) */
+  /** tests: every batch a thread has room for (two in hand each) goes to it, however late it comes back (no ThreadShare) */
   fixedShare?: boolean;
 }
 
@@ -106,7 +106,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
     let answer: Promise<LineBatchResult | ReadHere | null>;
     if (b.starts.length === 0 || !sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
-    else if (pool === null || !pool.hasRoom || (options.fixedShare !== true && !throttle.allow())) {
+    else if (pool === null || !(options.fixedShare === true ? pool.hasQueueRoom : pool.hasRoom && throttle.allow())) {
       // Every thread has a batch (or they lag): this one is read here, now, while they work
       // (the engine, which waits for their answers in order, would leave this thread idle).
       answer = Promise.resolve(intake.readHere(b));

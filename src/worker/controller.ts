@@ -388,7 +388,7 @@ export class Controller {
           : {
               pool,
               ...(this.o.parseBatchBytes === undefined ? {} : { batchBytes: this.o.parseBatchBytes }),
-              ...(this.o.parseFixedShare === true ? { fixedShare: true } : {}),
+              ...(this.o.parseFixedShare === true || req.parse?.fixedShare === true ? { fixedShare: true } : {}),
             },
       );
       job.gzip = res.gzip;

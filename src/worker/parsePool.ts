@@ -78,6 +78,14 @@ export class ParsePool {
     return this.posted < this.ready;
   }
 
+  /**
+   * Room for a batch to wait behind the one a Worker parses, ready or not (tests: a fixed
+   * share, threadShare.ts: every Worker gets batches from the first, as many as it can hold).
+   */
+  get hasQueueRoom(): boolean {
+    return this.posted < 2 * this.size;
+  }
+
   /** Workers started and able to parse (until one is, the analysis Worker reads every batch itself) */
   private ready = 0;
 

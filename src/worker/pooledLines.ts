@@ -38,7 +38,7 @@ export interface PooledOptions {
   batchBytes?: number;
   /** batches read and not yet taken in, at most (default two a Worker, and two read here) */
   maxInFlight?: number;
-  /** tests: every batch a Worker has room for goes to it, however late it comes back (no ThreadShare) */
+  /** tests: every batch a Worker has room for (two in hand each) goes to it, however late it comes back (no ThreadShare) */
   fixedShare?: boolean;
   /** stops taking lines in (the load was cancelled or replaced) */
   signal?: AbortSignal;
@@ -153,7 +153,8 @@ export class PooledLines {
     const pool = this.pool;
     if (b.starts.length === 0 || !this.sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
-    else if (pool === null || !pool.hasRoom || (this.options.fixedShare !== true && !this.share.allow())) answer = Promise.resolve(this.readHere(b));
+    else if (pool === null || !(this.options.fixedShare === true ? pool.hasQueueRoom : pool.hasRoom && this.share.allow()))
+      answer = Promise.resolve(this.readHere(b));
     else {
       answer = pool.run({ bytes: b.bytes.subarray(0, b.used), starts: Int32Array.from(b.starts), ends: Int32Array.from(b.ends) }, this);
       this.tail = this.tail.then(this.share.judge(answer));

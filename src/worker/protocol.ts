@@ -69,6 +69,8 @@ export interface ParseChoice {
   workers: number;
   /** 0: whatever the source's size, a URL's too */
   minBytes: number;
+  /** every batch a Worker has room for goes to it, however late it comes back (`?parse=N&share=all`: tests, benches) */
+  fixedShare?: boolean;
 }
 
 /** The page has drawn the last summary: the Worker may send the next (OpenRequest.pacedSummaries). */
