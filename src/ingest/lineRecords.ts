@@ -383,6 +383,17 @@ export class SnapshotReader {
     return { checked: { ok: true, message: message as unknown as Message, spans: t }, parsed: view!.parsed };
   }
 
+  /** Each line of a batch, in order (a line whose read throws goes the ordinary way, which words what went wrong). */
+  readAll(bytes: Uint8Array, starts: readonly number[], ends: readonly number[]): (ReadSnapshot | null)[] {
+    return starts.map((start, i) => {
+      try {
+        return this.read(bytes, start, ends[i]!);
+      } catch {
+        return null;
+      }
+    });
+  }
+
   private makerOf(keys: readonly string[]): MakeSpan {
     let make = this.byKeys.get(keys);
     if (make === undefined) {

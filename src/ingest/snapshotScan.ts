@@ -264,35 +264,28 @@ export class SnapshotScanner {
       if (s.charCodeAt(p) !== 0x3a) throw DECLINE;
       p = this.ws(p + 1);
       switch (field) {
-        case ID: {
-          const q = this.stringEnd(p);
-          id = this.string(p, q);
-          p = q + 1;
+        case ID:
+          p = this.stringAt(p);
+          id = this.read;
           if (prev !== null) j = cursor < prev.length && prev.ids[cursor] === id ? cursor : (prev.index.get(id) ?? -1);
           break;
-        }
-        case TEXT: {
-          const q = this.stringEnd(p);
-          text = this.string(p, q);
-          p = q + 1;
+        case TEXT:
+          p = this.stringAt(p);
+          text = this.read;
           break;
-        }
         case CLAIM:
           if (this.isNull(p)) {
             claim = null;
             p += 4;
           } else {
-            const q = this.stringEnd(p);
-            claim = this.string(p, q);
-            p = q + 1;
+            p = this.stringAt(p);
+            claim = this.read;
           }
           break;
-        case ROLE: {
-          const q = this.stringEnd(p);
-          role = this.string(p, q);
-          p = q + 1;
+        case ROLE:
+          p = this.stringAt(p);
+          role = this.read;
           break;
-        }
         case SCORE:
           scoreAt = p;
           if (this.isNull(p)) {
@@ -422,6 +415,16 @@ export class SnapshotScanner {
     }
   }
 
+  /** The string read last (stringAt). */
+  private read = '';
+
+  /** The string at p into `read`; where it ends. */
+  private stringAt(p: number): number {
+    const q = this.stringEnd(p);
+    this.read = this.string(p, q);
+    return q + 1;
+  }
+
   /** The value of the string from the quote at p to the quote at q. */
   private string(p: number, q: number): string {
     const s = this.s;
@@ -445,9 +448,8 @@ export class SnapshotScanner {
     p = this.ws(p + 1);
     if (s.charCodeAt(p) !== 0x5d) {
       for (;;) {
-        const q = this.stringEnd(p);
-        list.push(this.string(p, q));
-        p = this.ws(q + 1);
+        p = this.ws(this.stringAt(p));
+        list.push(this.read);
         const c = s.charCodeAt(p);
         if (c === 0x2c) p = this.ws(p + 1);
         else if (c === 0x5d) break;

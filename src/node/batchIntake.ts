@@ -4,17 +4,12 @@
 // messages; a line with neither is decoded the ordinary way and handed on as text.
 import type { DecodeFailure } from '../ingest/lines.ts';
 import { notUtf8Message } from '../ingest/lines.ts';
-import { SnapshotReader, type ReadSnapshot } from '../ingest/lineRecords.ts';
-import type { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
+import { SnapshotReader } from '../ingest/lineRecords.ts';
+import { takeInBatch, type LineBatchBuffer as Batch, type ReadHere } from '../ingest/lineBatch.ts';
 import { NodeLineParser } from './lineParser.ts';
 import { nodeScanView, RecordDecoder, type SpanMakers } from './lineRecords.ts';
 import type { LineBatchResult } from './lineWorker.ts';
 import type { BufferPool, ThreadedSink } from './threadedRead.ts';
-
-/** A batch read on this thread: per line, the scanner's message or null (the ordinary way). */
-export interface ReadHere {
-  here: (ReadSnapshot | null)[];
-}
 
 export class BatchIntake {
   private readonly parser = new NodeLineParser();
@@ -37,64 +32,17 @@ export class BatchIntake {
 
   /** A batch read on this thread, now (it is taken in later, in its turn). */
   readHere(b: Batch): ReadHere {
-    return {
-      here: b.starts.map((start, i) => {
-        try {
-          return this.reader.read(b.bytes, start, b.ends[i]!);
-        } catch {
-          return null; // the ordinary way words whatever went wrong
-        }
-      }),
-    };
+    return { here: this.reader.readAll(b.bytes, b.starts, b.ends) };
   }
 
   /** The batch's lines to the sink, in order: `result` is a thread's, this thread's, or null (every line the ordinary way). */
   takeIn(b: Batch, result: LineBatchResult | ReadHere | null): void {
-    if (result !== null && 'here' in result) this.takeInHere(b, result);
-    else this.takeInRecords(b, result);
-  }
-
-  private takeInRecords(b: Batch, result: LineBatchResult | null): void {
-    const decoder = this.decoderOf(result);
-    const bytes = result?.bytes ?? b.bytes;
-    const records = result?.records ?? null;
-    for (const item of b.items) {
-      if (typeof item !== 'number') {
-        this.inputError(item);
-        continue;
-      }
-      const line = b.lines[item]!;
-      const record = records?.[item] ?? null;
-      if (record !== null) {
-        // the decoder takes every record, used or not: the next one may repeat its spans
-        if (this.sink.record(record, decoder.take(record), line)) continue;
-      } else decoder.skip();
-      this.sink.line(this.decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
-    }
+    const decoder = result === null || 'here' in result ? null : this.decoderOf(result);
+    const bytes = takeInBatch(b, result, decoder, this.sink, (bytes, start, end) => this.decodeHere(bytes, start, end));
     this.buffers.give(new Uint8Array(bytes.buffer));
   }
 
-  private takeInHere(b: Batch, result: ReadHere): void {
-    for (const item of b.items) {
-      if (typeof item !== 'number') {
-        this.inputError(item);
-        continue;
-      }
-      const line = b.lines[item]!;
-      const read = result.here[item] ?? null;
-      if (read !== null && this.sink.snapshot(read, line)) continue;
-      this.sink.line(this.decodeHere(b.bytes, b.starts[item]!, b.ends[item]!), line);
-    }
-    this.buffers.give(new Uint8Array(b.bytes.buffer));
-  }
-
-  private inputError(item: { line: number; error: string; structure: boolean }): void {
-    if (item.structure) this.sink.structureError(item.line, item.error);
-    else this.sink.line({ error: item.error }, item.line);
-  }
-
-  private decoderOf(result: LineBatchResult | null): RecordDecoder {
-    if (result === null) return new RecordDecoder([], this.makers); // never given a record
+  private decoderOf(result: LineBatchResult): RecordDecoder {
     let d = this.decoders.get(result.member);
     if (d === undefined) this.decoders.set(result.member, (d = new RecordDecoder(result.shapes, this.makers)));
     else d.learn(result.shapes);

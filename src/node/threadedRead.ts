@@ -8,29 +8,19 @@
 // free for (or every batch, with no threads) is read here by the snapshot scanner
 // (batchIntake.ts); how many go to the threads is judged as the run goes (ThreadShare).
 import { Buffer } from 'node:buffer';
-import type { DecodeFailure, SplitOptions } from '../ingest/lines.ts';
+import type { SplitOptions } from '../ingest/lines.ts';
+import type { BatchSink, ReadHere } from '../ingest/lineBatch.ts';
 import type { TranscriptSplitter } from '../ingest/transcript.ts';
-import type { ReadSnapshot } from '../ingest/lineRecords.ts';
 import { ThreadShare } from '../ingest/threadShare.ts';
-import { BatchIntake, type ReadHere } from './batchIntake.ts';
+import { BatchIntake } from './batchIntake.ts';
 import type { NodeLine } from './lineParser.ts';
 import type { LinePool } from './linePool.ts';
-import type { LineRecord, TakenRecord } from './lineRecords.ts';
 import type { LineBatch, LineBatchResult } from './lineWorker.ts';
 import { readTranscript, type ReadProgress } from './readFile.ts';
 import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
 
-export interface ThreadedSink {
-  /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
-  wantsRecords(): boolean;
-  /** a line's record and its message: true if the sink took the line in from it */
-  record(record: LineRecord, taken: TakenRecord, line: number): boolean;
-  /** a line the scanner read here, without a record: true if the sink took the line in from it */
-  snapshot(read: ReadSnapshot, line: number): boolean;
-  /** a line read the ordinary way, as readTranscript with NodeLineParser hands it on */
-  line(text: NodeLine | DecodeFailure, line: number): void;
-  structureError(line: number, message: string): void;
-}
+/** The sink of the lines: a line read the ordinary way comes as readTranscript with NodeLineParser hands it on. */
+export type ThreadedSink = BatchSink<NodeLine>;
 
 export interface ThreadedOptions {
   /** a batch is posted once it holds this many bytes (default 1 MiB; tests choose 1, 7, 4096, Infinity) */

@@ -11,24 +11,15 @@
 // as the read goes (src/ingest/threadShare.ts).
 import type { DecodeFailure } from '../ingest/lines.ts';
 import { notUtf8Message } from '../ingest/lines.ts';
-import { RecordDecoder, SnapshotReader, type LineRecord, type ReadSnapshot, type SpanMakers, type TakenRecord } from '../ingest/lineRecords.ts';
+import { RecordDecoder, SnapshotReader, type SpanMakers } from '../ingest/lineRecords.ts';
 import { browserScanView } from '../ingest/scanView.ts';
 import { ThreadShare } from '../ingest/threadShare.ts';
 import type { ParsedBatch } from './parseBatch.ts';
 import type { ParsePool } from './parsePool.ts';
-import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
+import { LineBatchBuffer as Batch, takeInBatch, type BatchSink, type ReadHere } from '../ingest/lineBatch.ts';
 
-export interface PooledSink {
-  /** whether records are of use (false once the transcript turns out to be another agent's): else lines are not posted */
-  wantsRecords(): boolean;
-  /** a line's record and its message: true if the sink took the line in from it */
-  record(record: LineRecord, taken: TakenRecord, line: number): boolean;
-  /** a line the scanner read here, without a record: true if the sink took the line in from it */
-  snapshot(read: ReadSnapshot, line: number): boolean;
-  /** a line read the ordinary way, as the splitter would have handed it on */
-  line(text: string | DecodeFailure, line: number): void;
-  structureError(line: number, message: string): void;
-}
+/** The sink of the lines: a line read the ordinary way comes as the splitter would have handed it on. */
+export type PooledSink = BatchSink<string>;
 
 /** ~10 lines of the bench transcript, as `check`'s (threadedRead.ts): every batch in flight is held twice (bytes and records). */
 export const DEFAULT_BATCH_BYTES = 1 << 20;
@@ -49,11 +40,6 @@ export interface PooledOptions {
  * read and finish() at the end: finish resolves once every line is taken in, and throws the
  * first failure (a parsing Worker's, or the sink's).
  */
-/** A batch read by the analysis Worker: per line, the scanner's message or null (the ordinary way). */
-interface ReadHere {
-  here: (ReadSnapshot | null)[];
-}
-
 export class PooledLines {
   private readonly batchBytes: number;
   private readonly grow: boolean;
@@ -168,56 +154,13 @@ export class PooledLines {
 
   /** A batch read here, now (it is taken in later, in its turn). */
   private readHere(b: Batch): ReadHere {
-    return {
-      here: b.starts.map((start, i) => {
-        try {
-          return this.reader.read(b.bytes, start, b.ends[i]!);
-        } catch {
-          return null; // the ordinary way words whatever went wrong
-        }
-      }),
-    };
+    return { here: this.reader.readAll(b.bytes, b.starts, b.ends) };
   }
 
   private takeIn(b: Batch, result: ParsedBatch | ReadHere | null): void {
     if (this.options.signal?.aborted === true) return;
-    if (result !== null && 'here' in result) {
-      this.takeInHere(b, result);
-      return;
-    }
-    const decoder = this.decoderOf(result);
-    const bytes = result?.bytes ?? b.bytes;
-    const records = result?.records ?? null;
-    for (const item of b.items) {
-      if (typeof item !== 'number') {
-        if (item.structure) this.sink.structureError(item.line, item.error);
-        else this.sink.line({ error: item.error }, item.line);
-        continue;
-      }
-      const line = b.lines[item]!;
-      const record = records?.[item] ?? null;
-      if (record !== null) {
-        // the decoder takes every record, used or not: the next one may repeat its spans
-        if (this.sink.record(record, decoder.take(record), line)) continue;
-      } else decoder.skip();
-      this.sink.line(this.decodeHere(bytes, b.starts[item]!, b.ends[item]!), line);
-    }
-    this.reuse(bytes);
-  }
-
-  private takeInHere(b: Batch, result: ReadHere): void {
-    for (const item of b.items) {
-      if (typeof item !== 'number') {
-        if (item.structure) this.sink.structureError(item.line, item.error);
-        else this.sink.line({ error: item.error }, item.line);
-        continue;
-      }
-      const line = b.lines[item]!;
-      const read = result.here[item] ?? null;
-      if (read !== null && this.sink.snapshot(read, line)) continue;
-      this.sink.line(this.decodeHere(b.bytes, b.starts[item]!, b.ends[item]!), line);
-    }
-    this.reuse(b.bytes);
+    const decoder = result === null || 'here' in result ? null : this.decoderOf(result);
+    this.reuse(takeInBatch(b, result, decoder, this.sink, (bytes, start, end) => this.decodeHere(bytes, start, end)));
   }
 
   private reuse(bytes: Uint8Array): void {
@@ -225,8 +168,7 @@ export class PooledLines {
     if (bytes.buffer.byteLength === this.bufferBytes() && this.free.length < 8) this.free.push(new Uint8Array(bytes.buffer as ArrayBuffer));
   }
 
-  private decoderOf(result: ParsedBatch | null): RecordDecoder {
-    if (result === null) return new RecordDecoder([], this.makers); // never given a record
+  private decoderOf(result: ParsedBatch): RecordDecoder {
     const member = result.member ?? 0;
     let d = this.decoders.get(member);
     if (d === undefined) this.decoders.set(member, (d = new RecordDecoder(result.shapes, this.makers)));
