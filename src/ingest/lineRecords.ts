@@ -112,7 +112,7 @@ export type RecordLineDecoder = (bytes: Uint8Array, start: number, end: number) 
 /**
  * How a side shows a line to the snapshot scanner (snapshotScan.ts), or null where it reads
  * it the ordinary way only: with `parsed`, what its decoder would say of the line (above).
- * Null too for a line its decoder would refuse (not UTF-8) or that may hold a lone surrogate.
+ * Null too for a line its decoder would refuse (not UTF-8).
  */
 export type ScanViewOf = (bytes: Uint8Array, start: number, end: number) => (ScanView & { parsed: boolean }) | null;
 

@@ -19,7 +19,7 @@ export const browserScanView: ScanViewOf = (bytes, start, end) => {
   } catch {
     return null; // not UTF-8: the ordinary way says so
   }
-  // a lone surrogate is the ordinary path's to refuse (the scanner takes every string as well-formed)
-  if (chars.includes('\\u') && mayHoldLoneSurrogate(chars)) return null;
-  return { chars, parsed: false, utf8: (a, b) => chars.slice(a, b) };
+  // a string is well-formed unless escaped into a surrogate: strict UTF-8 decodes none
+  const wellFormed = !chars.includes('\\u') || !mayHoldLoneSurrogate(chars);
+  return { chars, parsed: false, wellFormed, utf8: (a, b) => chars.slice(a, b) };
 };

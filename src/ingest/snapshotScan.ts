@@ -12,8 +12,8 @@
 // Exact, not approximate: a table is returned only for a line whose value is provably the
 // one JSON.parse gives and that validateFast accepts, and it is the table validateFast
 // would fill, with each span's keys in their order. Anything else (an unknown or repeated
-// key, an escape in a key, a `\uD800`–`\uDFFF` escape, a compact snapshot's span without
-// text, a value of the wrong type, a malformed line) answers null and the line goes the
+// key, an escape in a key, a lone surrogate where validation refuses one, a compact
+// snapshot's span without text, a value of the wrong type, a malformed line) answers null and the line goes the
 // ordinary way, which words any error. test/cli/snapshotScan.test.ts holds the two ways to
 // the same records over every fixture and a fuzzed corpus.
 import { knownSpanObjectHash } from '../core/equality.ts';
@@ -29,6 +29,12 @@ export interface ScanView {
   chars: string;
   /** the text that chars [a, b) stand for (UTF-8 decoded): called only for what has changed */
   utf8(a: number, b: number): string;
+  /**
+   * false where the line has a `\uD800`–`\uDFFF` escape (mayHoldLoneSurrogate): a string
+   * decoded from it may then be a lone surrogate, which validation refuses in the session id,
+   * a span id or a text, as the ordinary path checks (emoji escaped by Python's json.dumps)
+   */
+  wellFormed: boolean;
 }
 
 /** The wire format's span fields (contract §2), in the order of the bit each holds. */
@@ -146,7 +152,7 @@ export class SnapshotScanner {
     const top = JSON.parse(view.utf8(0, spansAt) + '0' + view.utf8(spansEnd, s.length)) as unknown;
     // every key once (a repeated key, `spans` spelt with an escape among them, goes the ordinary way)
     if (typeof top !== 'object' || top === null || Object.keys(top).length !== keys) return null;
-    if ((top as { spans?: unknown }).spans !== 0 || !fastSnapshotHead(top, true)) return null;
+    if ((top as { spans?: unknown }).spans !== 0 || !fastSnapshotHead(top, view.wellFormed)) return null;
     this.raw = body.raw;
     return { top: top as Record<string, unknown>, table: body.table, keys: body.keys };
   }
@@ -328,6 +334,8 @@ export class SnapshotScanner {
       else throw DECLINE;
     }
     if ((seen & REQUIRED) !== REQUIRED) throw DECLINE;
+    // a lone surrogate in an id or a text is validation's error to word (a repeat's were checked before)
+    if (!this.view!.wellFormed && (!id.isWellFormed() || !text.isWellFormed())) throw DECLINE;
     cols.prevIndex[k] = j;
     cols.ids[k] = id;
     cols.texts[k] = text;

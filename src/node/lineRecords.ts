@@ -27,10 +27,10 @@ export const nodeScanView: ScanViewOf = (bytes, start, end) => {
   const buf = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
   const chars = buf.toString('latin1');
   const escapes = chars.includes('\\u');
-  // a lone surrogate is the ordinary path's to refuse (the scanner takes every string as well-formed)
-  if (escapes && mayHoldLoneSurrogate(chars)) return null;
   return {
     chars,
+    // a string is well-formed unless escaped into a surrogate: valid UTF-8 holds none
+    wellFormed: !escapes || !mayHoldLoneSurrogate(chars),
     parsed: !ascii && (!escapes || onlyAsciiEscapes(chars)),
     utf8: ascii ? (a, b) => chars.slice(a, b) : (a, b) => buf.toString('utf8', a, b),
   };

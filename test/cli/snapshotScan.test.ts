@@ -143,6 +143,33 @@ describe.each(Object.keys(SIDES) as (keyof typeof SIDES)[])('the snapshot scanne
     }
   });
 
+  it("Python's json.dumps layout (every non-ASCII char escaped, emoji as surrogate pairs) is scanned; lone surrogates are validation's", () => {
+    // json.dumps defaults: ensure_ascii (\uXXXX for each UTF-16 unit) and the ', ' / ': ' separators
+    const python = (l: string): string =>
+      l
+        .replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'))
+        .replace(/,"/g, ', "')
+        .replace(/":/g, '": ');
+    const plain = readLines(benchTranscript(60, 20, 100))
+      .map((l) => l.replace('"text":"', '"text":"🌍 '))
+      .map(python);
+    expect(plain.some((l) => /\\ud83c\\udf0d/.test(l))).toBe(true);
+    const { scanned, made } = bothWays(plain);
+    expect(made).toBe(plain.length - 1);
+    expect(scanned).toBe(made);
+    // a lone surrogate in a text, a span id, a role, the session id: as the ordinary path reads each
+    const lone = plain
+      .slice(0, 4)
+      .flatMap((l) => [
+        l,
+        l.replace('"text": "', '"text": "\\udc00'),
+        l.replace('"span_id": "', '"span_id": "\\ud800'),
+        l.replace('"role": "', '"role": "\\udfff'),
+        l.replace('"session_id": "', '"session_id": "\\ud801'),
+      ]);
+    bothWays(lone);
+  });
+
   it('edge lines, one after another and each after a reset', () => {
     const { scanned } = bothWays(edgeLines());
     expect(scanned).toBeGreaterThan(5);
