@@ -7,7 +7,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from './theme.ts';
-import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, useTurnAxis, yLabel } from './common.tsx';
+import { CHART_MARGIN, turnXAxis, useTurnAxis, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { readout } from './rows.ts';
 import { Rule, SeriesLine } from './Series.tsx';
 import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
@@ -35,17 +35,8 @@ export function AgreementChart() {
       <ChartBox height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            domain={TAU_DOMAIN}
-            ticks={TAU_TICKS}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('Kendall τ-b (−1 to 1)', 'left')}
-          />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} domain={TAU_DOMAIN} ticks={TAU_TICKS} width={56} label={yLabel('Kendall τ-b (−1 to 1)', 'left')} />
           <FromView draw={drawLine} />
           {/* Rule, not Recharts' ReferenceLine: it re-registers itself on every render (docs/perf-log/notebook.md) */}
           <Rule y={floor} stroke={C.warning} dash="6 4" width={1.5} label={`reference_agreement_floor ${floor}`} />

@@ -3,7 +3,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C, CANARY_COLORS } from './theme.ts';
-import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
+import { CHART_HEIGHT, CHART_MARGIN, turnXAxis, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, rankDomain, readout } from './rows.ts';
 import { SeriesLine, SeriesMarkers } from './Series.tsx';
@@ -69,19 +69,8 @@ export function CanaryChart() {
       <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            reversed
-            domain={yRank}
-            ticks={rankTicks}
-            allowDataOverflow
-            allowDecimals={false}
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('rank (1 = top)', 'left')}
-          />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} reversed domain={yRank} ticks={rankTicks} allowDecimals={false} width={56} label={yLabel('rank (1 = top)', 'left')} />
           <ViewShade pick={pickNone} minWidth={minW} fill={C.shadeNone} opacity={0.5} />
           <ViewShade pick={pickInversions} minWidth={minW} fill={C.shadeFault} opacity={0.18} />
           <FromView draw={drawSeries} />

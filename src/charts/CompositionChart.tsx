@@ -7,7 +7,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame, type LegendItem } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from './theme.ts';
-import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, yLabel } from './common.tsx';
+import { CHART_HEIGHT, CHART_MARGIN, thousands, turnXAxis, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, readout } from './rows.ts';
 import { SeriesBand, SeriesLine } from './Series.tsx';
@@ -76,18 +76,8 @@ export function CompositionChart() {
       <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            domain={yd}
-            ticks={yTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            tickFormatter={thousands}
-            width={56}
-            label={yLabel('context (tokens)', 'left')}
-          />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} domain={yd} ticks={yTicks} tickFormatter={thousands} width={56} label={yLabel('context (tokens)', 'left')} />
           <ViewShade pick={pickPressure} minWidth={minW} fill={C.shadeFault} opacity={0.2} />
           <FromView draw={drawBands} />
           <FromView draw={drawWindow} />

@@ -3,7 +3,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from './theme.ts';
-import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, thousands, turnAxisLabel, twoDecimals, yLabel } from './common.tsx';
+import { CHART_HEIGHT, CHART_MARGIN, thousands, turnXAxis, twoDecimals, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, meanDomain, readout, tokensDomain } from './rows.ts';
 import { SeriesBand, SeriesLine, SeriesMarkers } from './Series.tsx';
@@ -60,28 +60,22 @@ export function DriftChart() {
       <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <XAxis {...turnXAxis(xTicks, xd)} />
           <YAxis
-            interval={0}
+            {...VALUE_Y_AXIS}
             yAxisId="tokens"
-            type="number"
             domain={yTokens}
             ticks={tokensTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
             width={56}
             tickFormatter={thousands}
             label={yLabel('tokens', 'left')}
           />
           <YAxis
-            interval={0}
+            {...VALUE_Y_AXIS}
             yAxisId="mean"
-            type="number"
             orientation="right"
             domain={yMean}
             ticks={meanTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
             width={52}
             tickFormatter={twoDecimals}
             label={yLabel('mean relevance', 'right')}

@@ -3,7 +3,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox, useFixedChart } from './fixedSize.tsx';
 import { C } from './theme.ts';
-import { AXIS_TICK, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
+import { CHART_MARGIN, turnXAxis, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { useChartHost } from './host.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { countTicks, edgesDomain, readout } from './rows.ts';
@@ -35,18 +35,8 @@ export function OrphansChart() {
       <ChartBox height={150}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            type="number"
-            allowDecimals={false}
-            domain={yEdges}
-            ticks={yTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('edges (count)', 'left')}
-          />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} allowDecimals={false} domain={yEdges} ticks={yTicks} width={56} label={yLabel('edges (count)', 'left')} />
           <ViewShade pick={pickOrphaned} minWidth={minW} fill={C.shadeFault} opacity={0.25} />
           <FromView draw={drawArea} />
           <CompareLine pick={B_SERIES.orphans} />

@@ -3,7 +3,7 @@ import { CartesianGrid, ComposedChart, XAxis, YAxis } from 'recharts';
 import { ChartFrame } from './ChartFrame.tsx';
 import { ChartBox } from './fixedSize.tsx';
 import { C } from './theme.ts';
-import { AXIS_TICK, CHART_HEIGHT, CHART_MARGIN, turnAxisLabel, yLabel } from './common.tsx';
+import { CHART_HEIGHT, CHART_MARGIN, turnXAxis, VALUE_Y_AXIS, yLabel } from './common.tsx';
 import { useStableDomain, useTurnAxis } from './common.tsx';
 import { niceTicks, readout, scoreDomain, stdevDomain } from './rows.ts';
 import { Rule, SeriesBand, SeriesLine } from './Series.tsx';
@@ -47,30 +47,9 @@ export function SpreadChart() {
       <ChartBox height={CHART_HEIGHT}>
         <ComposedChart data={anchor} margin={CHART_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="stdev" />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
-          <YAxis
-            interval={0}
-            yAxisId="stdev"
-            type="number"
-            domain={yStdev}
-            ticks={stdevTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            label={yLabel('stdev (score units)', 'left')}
-          />
-          <YAxis
-            interval={0}
-            yAxisId="score"
-            type="number"
-            orientation="right"
-            domain={yScore}
-            ticks={scoreTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={52}
-            label={yLabel('score', 'right')}
-          />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} yAxisId="stdev" domain={yStdev} ticks={stdevTicks} width={56} label={yLabel('stdev (score units)', 'left')} />
+          <YAxis {...VALUE_Y_AXIS} yAxisId="score" orientation="right" domain={yScore} ticks={scoreTicks} width={52} label={yLabel('score', 'right')} />
           <ViewShade pick={pickCollapse} minWidth={minW} fill={C.shadeWarn} opacity={0.35} />
           <ViewShade pick={pickRelCollapse} minWidth={minW} fill={C.shadeFault} opacity={0.35} />
           <FromView draw={drawSeries} />

@@ -21,6 +21,14 @@ export const CHART_MARGIN = { top: 8, right: 18, bottom: 18, left: 4 };
 export const AXIS_TICK = { fontSize: 11, fill: C.muted };
 export const turnAxisLabel = { value: 'turn', position: 'insideBottom' as const, offset: -10, style: { fontSize: 11, fill: C.muted } };
 
+/** The turn axis every chart of a session shares: its ticks and domain from useTurnAxis. */
+export function turnXAxis(ticks: number[], domain: [number, number]) {
+  return { dataKey: 'x', type: 'number' as const, interval: 0, ticks, domain, allowDataOverflow: true, tick: AXIS_TICK, label: turnAxisLabel };
+}
+
+/** What every value axis shares: ticks where the chart puts them, data past the domain clipped. */
+export const VALUE_Y_AXIS = { interval: 0, type: 'number' as const, allowDataOverflow: true, tick: AXIS_TICK };
+
 const labels = new Map<string, ReturnType<typeof makeLabel>>();
 
 function makeLabel(value: string, side: 'left' | 'right') {

@@ -11,7 +11,7 @@ import { ChartFrame } from '../../../src/charts/ChartFrame.tsx';
 import { C } from '../../../src/charts/theme.ts';
 import { useAnalysis, sessionOnScreen } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
-import { AXIS_TICK, CHART_MARGIN, thousands, turnAxisLabel, useStableDomain, useTurnAxis, yLabel } from '../../../src/charts/common.tsx';
+import { CHART_MARGIN, thousands, turnXAxis, useStableDomain, useTurnAxis, VALUE_Y_AXIS, yLabel } from '../../../src/charts/common.tsx';
 import { ChartBox } from '../../../src/charts/fixedSize.tsx';
 import { niceTicks } from '../../../src/charts/rows.ts';
 import { retentionShares, retentionWords, tokensWords } from './compactionRows.ts';
@@ -50,28 +50,14 @@ function Strip() {
       <ChartBox height={180}>
         <ComposedChart data={anchor} margin={STRIP_MARGIN}>
           <CartesianGrid stroke={C.grid} vertical={false} yAxisId="tokens" />
-          <XAxis dataKey="x" type="number" interval={0} ticks={xTicks} domain={xd} allowDataOverflow tick={AXIS_TICK} label={turnAxisLabel} />
+          <XAxis {...turnXAxis(xTicks, xd)} />
+          <YAxis {...VALUE_Y_AXIS} yAxisId="tokens" domain={yMax} ticks={yTicks} width={56} tickFormatter={thousands} label={yLabel('tokens', 'left')} />
           <YAxis
-            interval={0}
-            yAxisId="tokens"
-            type="number"
-            domain={yMax}
-            ticks={yTicks}
-            allowDataOverflow
-            tick={AXIS_TICK}
-            width={56}
-            tickFormatter={thousands}
-            label={yLabel('tokens', 'left')}
-          />
-          <YAxis
-            interval={0}
+            {...VALUE_Y_AXIS}
             yAxisId="share"
-            type="number"
             orientation="right"
             domain={SHARE_DOMAIN}
             ticks={SHARE_TICKS}
-            allowDataOverflow
-            tick={AXIS_TICK}
             width={52}
             tickFormatter={(v: number) => `${v}%`}
             label={yLabel('items (%)', 'right')}
