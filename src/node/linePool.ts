@@ -32,6 +32,12 @@ export class LinePool {
   /** the threads are started once their code is found (lineWorkerCode.ts); batches wait for it */
   private readonly started: Promise<void>;
 
+  /**
+   * tests: with a thread told to stop at its batch N, every batch the threads can hold goes
+   * to them from the first (a fixed share, threadShare.ts), so that thread does get batch N
+   */
+  readonly fixedShare = process.env[STOP_ENV] !== undefined;
+
   constructor(readonly size: number) {
     this.started = lineWorkerUrl().then((url) => this.start(url));
   }

@@ -96,7 +96,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
     let answer: Promise<LineBatchResult | ReadHere | null>;
     if (b.starts.length === 0 || !sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
-    else if (pool === null || !(options.fixedShare === true ? pool.hasQueueRoom : pool.hasRoom && throttle.allow())) {
+    else if (pool === null || !(options.fixedShare === true || pool.fixedShare ? pool.hasQueueRoom : pool.hasRoom && throttle.allow())) {
       // Every thread has a batch (or they lag): this one is read here, now, while they work
       // (the engine, which waits for their answers in order, would leave this thread idle).
       answer = Promise.resolve(intake.readHere(b));
