@@ -8,6 +8,9 @@
 import { spanObjectHash } from './equality.ts';
 import type { Span } from './wire.ts';
 
+/** A table's columns as arrays of their own (the snapshot scanner fills them as it reads). */
+export type SpanColumns = Pick<SpanTable, 'ids' | 'texts' | 'scores' | 'claims' | 'tokens' | 'rewrites' | 'parents' | 'pinned' | 'roles'>;
+
 export class SpanTable {
   readonly ids: string[];
   readonly texts: string[];
@@ -27,17 +30,24 @@ export class SpanTable {
   /** span id → index; validation fills it (it looks for duplicate ids), `of` too (the last of duplicates) */
   readonly index = new Map<string, number>();
 
-  /** Room for `length` spans, each to be `set` (sized up front: 200 pushes grow each column several times). */
-  constructor(readonly length: number) {
-    this.ids = new Array(length);
-    this.texts = new Array(length);
-    this.scores = new Array(length);
-    this.claims = new Array(length);
-    this.tokens = new Array(length);
-    this.rewrites = new Array(length);
-    this.parents = new Array(length);
-    this.pinned = new Array(length);
-    this.roles = new Array(length);
+  /**
+   * Room for `length` spans, each to be `set` (sized up front: 200 pushes grow each column
+   * several times); or, with `columns`, those very arrays as the table's columns, each
+   * `length` long and already in the table's representation (NaN, −1; not copied).
+   */
+  constructor(
+    readonly length: number,
+    columns?: SpanColumns,
+  ) {
+    this.ids = columns?.ids ?? new Array(length);
+    this.texts = columns?.texts ?? new Array(length);
+    this.scores = columns?.scores ?? new Array(length);
+    this.claims = columns?.claims ?? new Array(length);
+    this.tokens = columns?.tokens ?? new Array(length);
+    this.rewrites = columns?.rewrites ?? new Array(length);
+    this.parents = columns?.parents ?? new Array(length);
+    this.pinned = columns?.pinned ?? new Array(length);
+    this.roles = columns?.roles ?? new Array(length);
     this.objectHashes = new Int32Array(length);
   }
 

@@ -5,8 +5,9 @@
 // for its score (the id, text, text_sha256 and role stay; the score is re-ranked each turn).
 // So the line is scanned as one char per byte (a latin1 string: JSON's structure is ASCII),
 // and each span is first tried as the previous line's span in order: its raw text up to the
-// score's value, a number, and its raw text after it, two comparisons of slices (memcmp).
-// A span that is not a repeat is read field by field, and only then are strings decoded.
+// score's value, a number, and the raw text from there to the next span's score (its "glue":
+// the rest of this span, the comma, the next span's head), one comparison of slices (memcmp)
+// a span. A span that is not a repeat is read field by field, and only then are strings decoded.
 // Numbers are read digit by digit (exact: see `number`).
 //
 // Exact, not approximate: a table is returned only for a line whose value is provably the
@@ -18,6 +19,7 @@
 // the same records over every fixture and a fuzzed corpus.
 import { knownSpanObjectHash } from '../core/equality.ts';
 import { SpanTable } from '../core/spanTable.ts';
+import { Columns, glueOf, headOf, tailOf, type Body, type RawSpans } from './scannedSpans.ts';
 import { fastSnapshotHead } from '../core/validate.ts';
 
 /**
@@ -67,16 +69,8 @@ export interface ScannedSnapshot {
   keys: (readonly string[])[];
 }
 
-/**
- * The previous line's spans as raw text, by span index, beside its table: each span's text
- * up to its score's value (from its '{') and after it (to its '}'), and its keys.
- */
-interface RawSpans {
-  table: SpanTable;
-  before: string[];
-  after: string[];
-  keys: (readonly string[])[];
-}
+/** repeat's answer for a span that is not one: it is read field by field. */
+const NOT_A_REPEAT = 0;
 
 /** Thrown where the line is not one the scanner can read (the ordinary way then reads it). */
 const DECLINE = new Error('not a line for the scanner');
@@ -162,15 +156,38 @@ export class SnapshotScanner {
     const s = this.s;
     if (s.charCodeAt(p) !== 0x5b) throw DECLINE; // '['
     const cols = new Columns();
+    const prevCount = raw === null ? 0 : raw.open.length;
     p = this.ws(p + 1);
     // the previous line's span expected next: the same order, shifted by what was pruned
     // (the record's own lookup, lineRecords.ts, goes alike)
     let cursor = 0;
+    // ≥ 0: span k's head was found equal to span `cursor`'s of the previous line (the glue
+    // before it was), and its score's value starts here
+    let scoreAt = -1;
     if (s.charCodeAt(p) !== 0x5d) {
       for (let k = 0; ; k++) {
-        if (s.charCodeAt(p) !== 0x7b) throw DECLINE;
-        const end = raw !== null && cursor < raw.before.length ? this.repeat(p, k, cols, prev!, raw, cursor) : -1;
-        p = end >= 0 ? end : this.span(p, k, cols, prev, cursor);
+        let open: number;
+        if (scoreAt >= 0) open = scoreAt - (raw!.scoreAt[cursor]! - raw!.open[cursor]!);
+        else {
+          open = p;
+          if (s.charCodeAt(p) !== 0x7b) throw DECLINE;
+          if (raw !== null && cursor < prevCount) {
+            const head = headOf(raw, cursor);
+            if (s.slice(p, p + head.length) === head) scoreAt = p + head.length;
+          }
+        }
+        if (scoreAt >= 0) {
+          const next = this.repeat(open, scoreAt, k, cols, prev!, raw!, cursor);
+          scoreAt = -1;
+          if (next !== NOT_A_REPEAT) {
+            cursor++;
+            if (next < 0) {
+              scoreAt = -next; // the next span's head too: the loop goes on at its score
+              continue;
+            }
+            p = next;
+          } else p = this.span(open, k, cols, prev, cursor);
+        } else p = this.span(open, k, cols, prev, cursor);
         const j = cols.prevIndex[k]!;
         if (j >= 0) cursor = j + 1;
         p = this.ws(p);
@@ -181,64 +198,80 @@ export class SnapshotScanner {
       }
     }
     const n = cols.ids.length;
-    const table = new SpanTable(n);
+    // the columns are the table's own (read into its representation: no copy)
+    const table = new SpanTable(n, cols);
+    const { index, objectHashes } = table;
     for (let k = 0; k < n; k++) {
-      const id = cols.ids[k]!;
       // unique ids (checkExtraRules; a repeat would not grow the index); the index is what
       // the next line looks spans up by
-      table.index.set(id, k);
-      if (table.index.size !== k + 1) throw DECLINE;
-      table.set(k, id, cols.texts[k]!, cols.scores[k]!, cols.claims[k]!, cols.tokens[k], cols.rewrites[k], cols.parents[k], cols.pinned[k], cols.roles[k]);
-      table.objectHashes[k] = knownSpanObjectHash(cols.keys[k]!.length);
+      index.set(cols.ids[k]!, k);
+      if (index.size !== k + 1) throw DECLINE;
+      objectHashes[k] = knownSpanObjectHash(cols.keys[k]!.length);
     }
-    return { end: p + 1, table, keys: cols.keys, raw: { table, before: cols.before, after: cols.after, keys: cols.keys } };
+    const rawSpans: RawSpans = {
+      table,
+      chars: s,
+      open: cols.open,
+      scoreAt: cols.scoreAt,
+      scoreEnd: cols.scoreEnd,
+      close: cols.close,
+      glue: cols.glue,
+      keys: cols.keys,
+    };
+    return { end: p + 1, table, keys: cols.keys, raw: rawSpans };
   }
 
   /**
-   * Span k at p as a repeat of the previous line's span j (its raw text before and after
-   * the score's value, a score between): where it ends, or −1 (read it field by field).
+   * Span k, whose head (from its '{' at `open` to its score's value at `at`) is the previous
+   * line's span j's, as a repeat of span j: a score, then span j's glue (the rest of the
+   * span, the comma and span j + 1's head: the next span's head is then known too) or span
+   * j's tail (to its '}'). Returns where the span ends, or −(where the next span's score
+   * starts) when the glue matched, or NOT_A_REPEAT (read it field by field).
    * Sound: the score's value is one JSON token (a number or null) between the same text as a
    * span that was read and valid, so the span is valid with that span's every other value.
    */
-  private repeat(p: number, k: number, cols: Columns, prev: SpanTable, raw: RawSpans, j: number): number {
+  private repeat(open: number, at: number, k: number, cols: Columns, prev: SpanTable, raw: RawSpans, j: number): number {
     const s = this.s;
-    const before = raw.before[j]!;
-    const at = p + before.length;
-    const head = s.slice(p, at);
-    if (head !== before) return -1;
-    let score: number | null;
+    let score: number;
     let q: number;
     if (this.isNull(at)) {
-      score = null;
+      score = Number.NaN;
       q = at + 4;
     } else {
       const c = s.charCodeAt(at);
-      if (!(c === 0x2d || (c >= 0x30 && c <= 0x39))) return -1;
+      if (!(c === 0x2d || (c >= 0x30 && c <= 0x39))) return NOT_A_REPEAT;
       q = this.number(at);
       score = this.value;
-      if (!Number.isFinite(score)) return -1;
+      if (!Number.isFinite(score)) return NOT_A_REPEAT;
     }
-    const after = raw.after[j]!;
-    const tail = s.slice(q, q + after.length);
-    if (tail !== after) return -1;
+    const tailLength = raw.close[j]! + 1 - raw.scoreEnd[j]!;
+    let next: number;
+    let glue = '';
+    if (j + 1 < raw.open.length && (glue = s.slice(q, q + (raw.scoreAt[j + 1]! - raw.scoreEnd[j]!))) === glueOf(raw, j)) next = -(q + glue.length);
+    else {
+      glue = '';
+      const tail = tailOf(raw, j);
+      if (s.slice(q, q + tailLength) !== tail) return NOT_A_REPEAT;
+      next = q + tailLength;
+    }
     cols.prevIndex[k] = j;
     cols.ids[k] = prev.ids[j]!;
     cols.texts[k] = prev.texts[j]!;
     cols.scores[k] = score;
     cols.claims[k] = prev.claims[j]!;
-    const tokens = prev.tokens[j]!;
-    cols.tokens[k] = Number.isNaN(tokens) ? undefined : tokens;
-    const rewrites = prev.rewrites[j]!;
-    cols.rewrites[k] = Number.isNaN(rewrites) ? undefined : rewrites;
+    cols.tokens[k] = prev.tokens[j]!;
+    cols.rewrites[k] = prev.rewrites[j]!;
     cols.parents[k] = prev.parents[j];
-    const pinned = prev.pinned[j]!;
-    cols.pinned[k] = pinned === -1 ? undefined : pinned === 1;
+    cols.pinned[k] = prev.pinned[j]!;
     cols.roles[k] = prev.roles[j];
     cols.keys[k] = raw.keys[j]!;
-    // this line's slices, kept for the next: a slice of an older line would keep it alive
-    cols.before[k] = head;
-    cols.after[k] = tail;
-    return q + after.length;
+    // this line's positions and slice, kept for the next: a slice of an older line would keep it alive
+    cols.open[k] = open;
+    cols.scoreAt[k] = at;
+    cols.scoreEnd[k] = q;
+    cols.close[k] = q + tailLength - 1;
+    cols.glue[k] = glue;
+    return next;
   }
 
   /** Span k, the object at p, read field by field into the columns; where it ends. */
@@ -339,12 +372,12 @@ export class SnapshotScanner {
     cols.prevIndex[k] = j;
     cols.ids[k] = id;
     cols.texts[k] = text;
-    cols.scores[k] = score;
+    cols.scores[k] = score ?? Number.NaN;
     cols.claims[k] = claim;
-    cols.tokens[k] = tokens;
-    cols.rewrites[k] = rewrites;
+    cols.tokens[k] = tokens ?? Number.NaN;
+    cols.rewrites[k] = rewrites ?? Number.NaN;
     cols.parents[k] = parents;
-    cols.pinned[k] = pinned;
+    cols.pinned[k] = pinned === undefined ? -1 : pinned ? 1 : 0;
     cols.roles[k] = role;
     let keys = this.orders.get(order);
     if (keys === undefined) {
@@ -353,8 +386,11 @@ export class SnapshotScanner {
       this.orders.set(order, (keys = list));
     }
     cols.keys[k] = keys;
-    cols.before[k] = s.slice(open, scoreAt);
-    cols.after[k] = s.slice(scoreEnd, p + 1);
+    cols.open[k] = open;
+    cols.scoreAt[k] = scoreAt;
+    cols.scoreEnd[k] = scoreEnd;
+    cols.close[k] = p;
+    cols.glue[k] = '';
     return p + 1;
   }
 
@@ -560,28 +596,4 @@ export class SnapshotScanner {
       else return p;
     }
   }
-}
-
-interface Body {
-  end: number;
-  table: SpanTable;
-  keys: (readonly string[])[];
-  raw: RawSpans;
-}
-
-/** A line's spans as they are read (their count is known at the end). */
-class Columns {
-  readonly prevIndex: number[] = [];
-  readonly ids: string[] = [];
-  readonly texts: string[] = [];
-  readonly scores: (number | null)[] = [];
-  readonly claims: (string | null)[] = [];
-  readonly tokens: (number | undefined)[] = [];
-  readonly rewrites: (number | undefined)[] = [];
-  readonly parents: (string[] | undefined)[] = [];
-  readonly pinned: (boolean | undefined)[] = [];
-  readonly roles: (string | undefined)[] = [];
-  readonly keys: (readonly string[])[] = [];
-  readonly before: string[] = [];
-  readonly after: string[] = [];
 }

@@ -92,6 +92,13 @@ function mutated(seed: number, source: string[], count: number): [string, string
     (l) => l.replace('{"span_id"', () => pick(['{"text_sha256":null,"span_id"', '{"span_id":"z","span_id"', '{"unknown":1,"span_id"', '{ "span_id"'])),
     (l) => l.replace(/"derived_from":\[[^\]]*\]/, () => `"derived_from":${pick(['[]', '["a","b"]', '[1]', '["a" , "b"]', 'null', '["\\u0061"]'])}`),
     (l) => l.replace(/"text":"([^"\\]*)"/, (_m, t: string) => `"text":"${t}${pick(['\u0001', '\u2028', 'ü', '🌍', '\u007f'])}"`),
+    // one char anywhere (any span, not only the first a pattern finds): a repeat's every
+    // compared char, a score key's, a comma's, is then a case
+    (l) => {
+      const i = Math.floor(next() * l.length);
+      return l.slice(0, i) + pick(['x', '"', ',', '}', ' ', '0', ':', '\\', 'e']) + l.slice(i + 1);
+    },
+    (l) => l.replace(/"score":/g, (m) => (next() < 0.1 ? pick(['"scorf":', '"score" :', '"Score":', '"score":-', '"score":[', '"core":']) : m)),
   ];
   const out: [string, string][] = [];
   for (let i = 0; i < count; i++) {
