@@ -9,15 +9,15 @@ import type { SpanTable } from './spanTable.ts';
  * Returned in snapshot order.
  */
 export function recomputeSet(spans: SpanTable, seeds: ReadonlySet<string>): string[] {
-  const { ids, index } = spans;
+  const { ids } = spans;
   if (seeds.size === 0) return [...ids];
   const n = ids.length;
   const marked = new Uint8Array(n);
   const seedAt = new Uint8Array(n);
-  for (const id of seeds) {
-    const i = index.get(id);
-    if (i !== undefined) seedAt[i] = 1;
-  }
+  // the seeds found by a pass over the ids, and a span's own id among its parents as itself:
+  // a map lookup only for a parent that is another span (a span rewritten in place cites itself)
+  for (let i = 0; i < n; i++) if (seeds.has(ids[i]!)) seedAt[i] = 1;
+  const at = (i: number, p: string): number | undefined => (p === ids[i] ? i : spans.index.get(p));
   for (let i = 0; i < n; i++) {
     const parents = spans.parents[i] ?? [];
     if (seedAt[i] === 1) {
@@ -25,13 +25,13 @@ export function recomputeSet(spans: SpanTable, seeds: ReadonlySet<string>): stri
       if (i > 0) marked[i - 1] = 1;
       if (i + 1 < n) marked[i + 1] = 1;
       for (const p of parents) {
-        const j = index.get(p);
+        const j = at(i, p);
         if (j !== undefined) marked[j] = 1;
       }
     }
     // a child of a seed is one hop from it
     for (const p of parents) {
-      const j = index.get(p);
+      const j = at(i, p);
       if (j !== undefined && seedAt[j] === 1) marked[i] = 1;
     }
   }
