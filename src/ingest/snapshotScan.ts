@@ -3,11 +3,14 @@
 // objects it makes, ~200 spans of ~7 keys a line in the bench transcript; what a record needs
 // is the table's columns, and a span mostly repeats the previous line's span of its id but
 // for its score (the id, text, text_sha256 and role stay; the score is re-ranked each turn).
-// So the line is scanned as one char per byte (a latin1 string: JSON's structure is ASCII),
-// and each span is first tried as the previous line's span in order: its raw text up to the
-// score's value, a number, and the raw text from there to the next span's score (its "glue":
-// the rest of this span, the comma, the next span's head), one comparison of slices (memcmp)
-// a span. A span that is not a repeat is read field by field, and only then are strings decoded.
+// So the line is scanned as bytes (JSON's structure is ASCII, and UTF-8 puts no ASCII byte
+// inside a character), and each span is first tried as the previous line's span in order: its
+// bytes up to the score's value, a number, and the bytes from there to the next span's score
+// (its "glue": the rest of this span, the comma, the next span's head), one comparison of
+// bytes a span. A span that is not a repeat is read field by field, and only its strings are
+// decoded: the line as a whole is never made a string (in a browser, decoding every line's
+// UTF-8 was a third of a dropped file's time, and in Node its latin1 string was most of
+// check's garbage).
 // Numbers are read digit by digit (exact: see `number`).
 //
 // Exact, not approximate: a table is returned only for a line whose value is provably the
@@ -19,24 +22,22 @@
 // the same records over every fixture and a fuzzed corpus.
 import { knownSpanObjectHash } from '../core/equality.ts';
 import { SpanTable } from '../core/spanTable.ts';
-import { Columns, glueOf, headOf, tailOf, type Body, type RawSpans } from './scannedSpans.ts';
+import { Columns, LineCopy, sameBytes, type Body, type RawSpans } from './scannedSpans.ts';
 import { fastSnapshotHead } from '../core/validate.ts';
 
-/**
- * A line as the scanner reads it: a string in which JSON's structure (all ASCII) stands as
- * it is and equal text means equal bytes. Node's is the line's bytes one char each (latin1:
- * ~15 µs for 100 KB, where decoding UTF-8 took ~290 µs); the dashboard's is the line decoded.
- */
+/** A line for the scanner: its bytes, and how its side decodes UTF-8. */
 export interface ScanView {
-  chars: string;
-  /** the text that chars [a, b) stand for (UTF-8 decoded): called only for what has changed */
-  utf8(a: number, b: number): string;
+  /** the line is bytes [start, end) (the scanner copies it: the caller's buffer may be used again) */
+  bytes: Uint8Array;
+  start: number;
+  end: number;
   /**
-   * false where the line has a `\uD800`–`\uDFFF` escape (mayHoldLoneSurrogate): a string
-   * decoded from it may then be a lone surrogate, which validation refuses in the session id,
-   * a span id or a text, as the ordinary path checks (emoji escaped by Python's json.dumps)
+   * The text of bytes [a, b) of `at` (the scanner's copy of the line), UTF-8 decoded as the
+   * side's ordinary path decodes it: called only for the strings that have changed. The
+   * dashboard's decoder is strict (it throws on bad bytes, and the line goes the ordinary
+   * way, which words the error); Node's side has checked the whole line before.
    */
-  wellFormed: boolean;
+  utf8(at: Uint8Array, a: number, b: number): string;
 }
 
 /** The wire format's span fields (contract §2), in the order of the bit each holds. */
@@ -75,14 +76,17 @@ const NOT_A_REPEAT = 0;
 /** Thrown where the line is not one the scanner can read (the ordinary way then reads it). */
 const DECLINE = new Error('not a line for the scanner');
 
-/** One per parsing thread: it remembers the previous line's raw strings. */
+/** One per parsing thread: it remembers the previous line's bytes. */
 export class SnapshotScanner {
   private raw: RawSpans | null = null;
   private readonly orders = new Map<number, readonly string[]>();
-  // the line being read
-  private s = '';
+  /** two copies of lines, in turn: the one the previous line is in (raw's) and the one the line is copied to */
+  private readonly copies: LineCopy[] = [new LineCopy(), new LineCopy()];
+  // the line being read: its copy (with a 0 after its last byte, which ends every token), its length
+  private b: Uint8Array = new Uint8Array(1);
+  private dv: DataView = new DataView(this.b.buffer);
+  private len = 0;
   private view: ScanView | null = null;
-  private nextBackslash = -1;
 
   /** Forget the previous line (the next has nothing to compare with). */
   reset(): void {
@@ -96,65 +100,76 @@ export class SnapshotScanner {
   scan(view: ScanView, prev: SpanTable | null): ScannedSnapshot | null {
     const raw = this.raw !== null && this.raw.table === prev ? this.raw : null;
     this.raw = null;
-    this.s = view.chars;
+    // into the copy the previous line is not in
+    const copy = raw !== null && raw.copy === this.copies[0] ? this.copies[1]! : this.copies[0]!;
+    const len = view.end - view.start;
+    copy.hold(len);
+    copy.bytes.set(view.bytes.subarray(view.start, view.end));
+    copy.bytes[len] = 0;
+    this.b = copy.bytes;
+    this.dv = copy.view;
+    this.len = len;
     this.view = view;
-    this.nextBackslash = -1;
     try {
-      return this.line(prev, raw);
+      return this.line(prev, raw, copy);
     } catch {
       // a decline, JSON.parse refusing, or a side's strict UTF-8 decoder refusing bytes
       // (scanView.ts): the ordinary way reads the line and words any error
       return null;
     } finally {
-      this.s = '';
       this.view = null;
     }
   }
 
-  private line(prev: SpanTable | null, raw: RawSpans | null): ScannedSnapshot | null {
-    const s = this.s;
+  /** The text of bytes [a, b) of the line, as its side decodes it. */
+  private utf8(a: number, b: number): string {
+    return this.view!.utf8(this.b, a, b);
+  }
+
+  private line(prev: SpanTable | null, raw: RawSpans | null, copy: LineCopy): ScannedSnapshot | null {
+    const s = this.b;
     let p = this.ws(0);
-    if (s.charCodeAt(p) !== 0x7b) return null; // '{'
+    if (s[p] !== 0x7b) return null; // '{'
     p = this.ws(p + 1);
     let keys = 0;
     let spansAt = -1;
     let spansEnd = -1;
     let body: Body | null = null;
     for (;;) {
-      if (s.charCodeAt(p) !== QUOTE) return null;
+      if (s[p] !== QUOTE) return null;
       const q = this.stringEnd(p);
       keys++;
-      const isSpans = q - p === 6 && s.startsWith('spans', p + 1);
+      const isSpans = q - p === 6 && this.literal(p + 1, 'spans');
       p = this.ws(q + 1);
-      if (s.charCodeAt(p) !== 0x3a) return null; // ':'
+      if (s[p] !== 0x3a) return null; // ':'
       p = this.ws(p + 1);
       if (isSpans) {
         if (body !== null) return null;
         spansAt = p;
-        body = this.spans(p, prev, raw);
+        body = this.spans(p, prev, raw, copy);
         p = spansEnd = body.end;
       } else p = this.skipValue(p);
       p = this.ws(p);
-      const c = s.charCodeAt(p);
+      const c = s[p];
       if (c === 0x2c) p = this.ws(p + 1);
       else if (c === 0x7d) break;
       else return null;
     }
     if (body === null) return null;
-    const view = this.view!;
     // what follows the closing brace, whitespace or not, JSON.parse of the rest judges
-    const top = JSON.parse(view.utf8(0, spansAt) + '0' + view.utf8(spansEnd, s.length)) as unknown;
+    const top = JSON.parse(this.utf8(0, spansAt) + '0' + this.utf8(spansEnd, this.len)) as unknown;
     // every key once (a repeated key, `spans` spelt with an escape among them, goes the ordinary way)
     if (typeof top !== 'object' || top === null || Object.keys(top).length !== keys) return null;
-    if ((top as { spans?: unknown }).spans !== 0 || !fastSnapshotHead(top, view.wellFormed)) return null;
+    // (its strings checked for lone surrogates as validation checks them: an escape may make one)
+    if ((top as { spans?: unknown }).spans !== 0 || !fastSnapshotHead(top, false)) return null;
     this.raw = body.raw;
     return { top: top as Record<string, unknown>, table: body.table, keys: body.keys };
   }
 
   /** The spans array at p: the table, each span's keys, and where the array ends. */
-  private spans(p: number, prev: SpanTable | null, raw: RawSpans | null): Body {
-    const s = this.s;
-    if (s.charCodeAt(p) !== 0x5b) throw DECLINE; // '['
+  private spans(p: number, prev: SpanTable | null, raw: RawSpans | null, copy: LineCopy): Body {
+    const s = this.b;
+    if (s[p] !== 0x5b) throw DECLINE; // an array
     const cols = new Columns();
     const prevCount = raw === null ? 0 : raw.open.length;
     p = this.ws(p + 1);
@@ -164,16 +179,17 @@ export class SnapshotScanner {
     // ≥ 0: span k's head was found equal to span `cursor`'s of the previous line (the glue
     // before it was), and its score's value starts here
     let scoreAt = -1;
-    if (s.charCodeAt(p) !== 0x5d) {
+    if (s[p] !== 0x5d) {
       for (let k = 0; ; k++) {
         let open: number;
         if (scoreAt >= 0) open = scoreAt - (raw!.scoreAt[cursor]! - raw!.open[cursor]!);
         else {
           open = p;
-          if (s.charCodeAt(p) !== 0x7b) throw DECLINE;
+          if (s[p] !== 0x7b) throw DECLINE;
           if (raw !== null && cursor < prevCount) {
-            const head = headOf(raw, cursor);
-            if (s.slice(p, p + head.length) === head) scoreAt = p + head.length;
+            const at = raw.open[cursor]!;
+            const n = raw.scoreAt[cursor]! - at;
+            if (p + n <= this.len && sameBytes(this.dv, p, raw.copy.view, at, n)) scoreAt = p + n;
           }
         }
         if (scoreAt >= 0) {
@@ -191,7 +207,7 @@ export class SnapshotScanner {
         const j = cols.prevIndex[k]!;
         if (j >= 0) cursor = j + 1;
         p = this.ws(p);
-        const c = s.charCodeAt(p);
+        const c = s[p];
         if (c === 0x2c) p = this.ws(p + 1);
         else if (c === 0x5d) break;
         else throw DECLINE;
@@ -208,16 +224,7 @@ export class SnapshotScanner {
       if (index.size !== k + 1) throw DECLINE;
       objectHashes[k] = knownSpanObjectHash(cols.keys[k]!.length);
     }
-    const rawSpans: RawSpans = {
-      table,
-      chars: s,
-      open: cols.open,
-      scoreAt: cols.scoreAt,
-      scoreEnd: cols.scoreEnd,
-      close: cols.close,
-      glue: cols.glue,
-      keys: cols.keys,
-    };
+    const rawSpans: RawSpans = { table, copy, open: cols.open, scoreAt: cols.scoreAt, scoreEnd: cols.scoreEnd, close: cols.close, keys: cols.keys };
     return { end: p + 1, table, keys: cols.keys, raw: rawSpans };
   }
 
@@ -231,29 +238,28 @@ export class SnapshotScanner {
    * span that was read and valid, so the span is valid with that span's every other value.
    */
   private repeat(open: number, at: number, k: number, cols: Columns, prev: SpanTable, raw: RawSpans, j: number): number {
-    const s = this.s;
+    const s = this.b;
     let score: number;
     let q: number;
     if (this.isNull(at)) {
       score = Number.NaN;
       q = at + 4;
     } else {
-      const c = s.charCodeAt(at);
+      const c = s[at]!;
       if (!(c === 0x2d || (c >= 0x30 && c <= 0x39))) return NOT_A_REPEAT;
       q = this.number(at);
       score = this.value;
       if (!Number.isFinite(score)) return NOT_A_REPEAT;
     }
-    const tailLength = raw.close[j]! + 1 - raw.scoreEnd[j]!;
+    const from = raw.scoreEnd[j]!;
+    const tailLength = raw.close[j]! + 1 - from;
+    const glueLength = j + 1 < raw.open.length ? raw.scoreAt[j + 1]! - from : -1;
+    const len = this.len;
+    const was = raw.copy.view;
     let next: number;
-    let glue = '';
-    if (j + 1 < raw.open.length && (glue = s.slice(q, q + (raw.scoreAt[j + 1]! - raw.scoreEnd[j]!))) === glueOf(raw, j)) next = -(q + glue.length);
-    else {
-      glue = '';
-      const tail = tailOf(raw, j);
-      if (s.slice(q, q + tailLength) !== tail) return NOT_A_REPEAT;
-      next = q + tailLength;
-    }
+    if (glueLength >= 0 && q + glueLength <= len && sameBytes(this.dv, q, was, from, glueLength)) next = -(q + glueLength);
+    else if (q + tailLength <= len && sameBytes(this.dv, q, was, from, tailLength)) next = q + tailLength;
+    else return NOT_A_REPEAT;
     cols.prevIndex[k] = j;
     cols.ids[k] = prev.ids[j]!;
     cols.texts[k] = prev.texts[j]!;
@@ -265,18 +271,17 @@ export class SnapshotScanner {
     cols.pinned[k] = prev.pinned[j]!;
     cols.roles[k] = prev.roles[j];
     cols.keys[k] = raw.keys[j]!;
-    // this line's positions and slice, kept for the next: a slice of an older line would keep it alive
+    // this line's positions, kept for the next
     cols.open[k] = open;
     cols.scoreAt[k] = at;
     cols.scoreEnd[k] = q;
     cols.close[k] = q + tailLength - 1;
-    cols.glue[k] = glue;
     return next;
   }
 
   /** Span k, the object at p, read field by field into the columns; where it ends. */
   private span(p: number, k: number, cols: Columns, prev: SpanTable | null, cursor: number): number {
-    const s = this.s;
+    const s = this.b;
     const open = p;
     p = this.ws(p + 1);
     let seen = 0;
@@ -293,14 +298,14 @@ export class SnapshotScanner {
     let parents: string[] | undefined;
     let pinned: boolean | undefined;
     let role: string | undefined;
-    if (s.charCodeAt(p) === 0x7d) throw DECLINE; // no span_id: not a span
+    if (s[p] === 0x7d) throw DECLINE; // no span_id: not a span
     for (;;) {
       const field = this.field(p);
       if ((seen & (1 << field)) !== 0) throw DECLINE; // a repeated key: JSON.parse keeps the last
       seen |= 1 << field;
       order = order * 16 + field + 1;
       p = this.ws(p + FIELDS[field]!.length + 2);
-      if (s.charCodeAt(p) !== 0x3a) throw DECLINE;
+      if (s[p] !== 0x3a) throw DECLINE;
       p = this.ws(p + 1);
       switch (field) {
         case ID:
@@ -361,14 +366,15 @@ export class SnapshotScanner {
           break;
       }
       p = this.ws(p);
-      const c = s.charCodeAt(p);
+      const c = s[p];
       if (c === 0x2c) p = this.ws(p + 1);
       else if (c === 0x7d) break;
       else throw DECLINE;
     }
     if ((seen & REQUIRED) !== REQUIRED) throw DECLINE;
-    // a lone surrogate in an id or a text is validation's error to word (a repeat's were checked before)
-    if (!this.view!.wellFormed && (!id.isWellFormed() || !text.isWellFormed())) throw DECLINE;
+    // a lone surrogate in an id or a text (from an escape: Python's json.dumps writes emoji as
+    // surrogate pairs) is validation's error to word; a repeat's were checked before
+    if (!id.isWellFormed() || !text.isWellFormed()) throw DECLINE;
     cols.prevIndex[k] = j;
     cols.ids[k] = id;
     cols.texts[k] = text;
@@ -390,17 +396,16 @@ export class SnapshotScanner {
     cols.scoreAt[k] = scoreAt;
     cols.scoreEnd[k] = scoreEnd;
     cols.close[k] = p;
-    cols.glue[k] = '';
     return p + 1;
   }
 
   /** The field named by the key at p (a string with no escape), or a decline. */
   private field(p: number): number {
-    const s = this.s;
-    if (s.charCodeAt(p) !== QUOTE) throw DECLINE;
+    const s = this.b;
+    if (s[p] !== QUOTE) throw DECLINE;
     // each name is tried where it stands, closing quote included: no name holds a backslash
     // or a quote, so a match is the whole key
-    switch (s.charCodeAt(p + 1)) {
+    switch (s[p + 1]!) {
       case 0x73: // s
         if (this.key(p, 'span_id')) return ID;
         if (this.key(p, 'score')) return SCORE;
@@ -424,12 +429,12 @@ export class SnapshotScanner {
     throw DECLINE; // a field the wire format does not name: the span goes whole, the ordinary way
   }
 
-  /** The key at p is `name`, closing quote included (a loop of charCodeAt: startsWith is slower here). */
+  /** The key at p is `name`, closing quote included. */
   private key(p: number, name: string): boolean {
-    const s = this.s;
+    const s = this.b;
     const n = name.length;
-    if (s.charCodeAt(p + 1 + n) !== QUOTE) return false;
-    for (let i = 1; i < n; i++) if (s.charCodeAt(p + 1 + i) !== name.charCodeAt(i)) return false;
+    if (s[p + 1 + n] !== QUOTE) return false;
+    for (let i = 1; i < n; i++) if (s[p + 1 + i] !== name.charCodeAt(i)) return false;
     return true;
   }
 
@@ -437,23 +442,23 @@ export class SnapshotScanner {
     return this.literal(p, 'null');
   }
 
-  /** The literal `word` at p (charCodeAt: startsWith at a position is slow in V8). */
+  /** The literal `word` at p. */
   private literal(p: number, word: string): boolean {
-    const s = this.s;
-    for (let i = 0; i < word.length; i++) if (s.charCodeAt(p + i) !== word.charCodeAt(i)) return false;
+    const s = this.b;
+    for (let i = 0; i < word.length; i++) if (s[p + i] !== word.charCodeAt(i)) return false;
     return true;
   }
 
   /** Where the string whose opening quote is at p closes. */
   private stringEnd(p: number): number {
-    const s = this.s;
-    if (s.charCodeAt(p) !== QUOTE) throw DECLINE;
+    const s = this.b;
+    if (s[p] !== QUOTE) throw DECLINE;
     let q = p + 1;
     for (;;) {
-      q = s.indexOf('"', q);
-      if (q < 0) throw DECLINE;
+      q = s.indexOf(QUOTE, q);
+      if (q < 0 || q >= this.len) throw DECLINE; // (past the line: an older line's bytes)
       let b = q - 1;
-      while (s.charCodeAt(b) === BACKSLASH) b--;
+      while (s[b] === BACKSLASH) b--;
       if ((q - 1 - b) % 2 === 0) return q;
       q++;
     }
@@ -471,14 +476,8 @@ export class SnapshotScanner {
 
   /** The value of the string from the quote at p to the quote at q. */
   private string(p: number, q: number): string {
-    const s = this.s;
-    if (this.nextBackslash < p + 1 && this.nextBackslash !== Infinity) {
-      const b = s.indexOf('\\', p + 1);
-      this.nextBackslash = b < 0 ? Infinity : b;
-    }
-    const view = this.view!;
-    if (this.nextBackslash < q) return JSON.parse(view.utf8(p, q + 1)) as string; // escapes, and whether they are valid
-    const text = view.utf8(p + 1, q);
+    const text = this.utf8(p + 1, q);
+    if (text.includes('\\')) return JSON.parse(this.utf8(p, q + 1)) as string; // escapes, and whether they are valid
     if (CONTROL.test(text)) throw DECLINE; // not JSON: the ordinary way words it
     return text;
   }
@@ -486,15 +485,15 @@ export class SnapshotScanner {
   /** An array of strings at p (derived_from) into `list`; where it ends. */
   private list: string[] = [];
   private stringArray(p: number): number {
-    const s = this.s;
-    if (s.charCodeAt(p) !== 0x5b) throw DECLINE;
+    const s = this.b;
+    if (s[p] !== 0x5b) throw DECLINE;
     const list: string[] = [];
     p = this.ws(p + 1);
-    if (s.charCodeAt(p) !== 0x5d) {
+    if (s[p] !== 0x5d) {
       for (;;) {
         p = this.ws(this.stringAt(p));
         list.push(this.read);
-        const c = s.charCodeAt(p);
+        const c = s[p];
         if (c === 0x2c) p = this.ws(p + 1);
         else if (c === 0x5d) break;
         else throw DECLINE;
@@ -513,14 +512,14 @@ export class SnapshotScanner {
    * division: the double JSON.parse gives (Clinger's fast path). Any other goes to Number().
    */
   private number(p: number): number {
-    const s = this.s;
+    const s = this.b;
     const start = p;
     let negative = false;
-    if (s.charCodeAt(p) === 0x2d) {
+    if (s[p] === 0x2d) {
       negative = true;
       p++;
     }
-    let c = s.charCodeAt(p);
+    let c = s[p]!;
     let m = 0;
     let digits = 0;
     if (c === 0x30) {
@@ -529,69 +528,65 @@ export class SnapshotScanner {
       do {
         m = m * 10 + (c - 0x30);
         digits++;
-        c = s.charCodeAt(++p);
+        c = s[++p]!;
       } while (c >= 0x30 && c <= 0x39);
     } else throw DECLINE;
     let frac = 0;
-    c = s.charCodeAt(p);
+    c = s[p]!;
     if (c === 0x2e) {
-      c = s.charCodeAt(++p);
+      c = s[++p]!;
       if (!(c >= 0x30 && c <= 0x39)) throw DECLINE;
       do {
         m = m * 10 + (c - 0x30);
         if (m !== 0) digits++;
         frac++;
-        c = s.charCodeAt(++p);
+        c = s[++p]!;
       } while (c >= 0x30 && c <= 0x39);
     }
     let exact = digits <= 15 && frac <= 22;
     if (c === 0x65 || c === 0x45) {
       exact = false;
-      c = s.charCodeAt(++p);
-      if (c === 0x2b || c === 0x2d) c = s.charCodeAt(++p);
+      c = s[++p]!;
+      if (c === 0x2b || c === 0x2d) c = s[++p]!;
       if (!(c >= 0x30 && c <= 0x39)) throw DECLINE;
-      do c = s.charCodeAt(++p);
+      do c = s[++p]!;
       while (c >= 0x30 && c <= 0x39);
     }
     if (exact) {
       const v = m / POW10[frac]!;
       this.value = negative ? -v : v;
-    } else this.value = Number(s.slice(start, p));
+    } else this.value = Number(String.fromCharCode(...s.subarray(start, p))); // ASCII, its grammar checked
     return p;
   }
 
   /** Past any value at p (not the spans): JSON.parse of the message's own fields then checks it. */
   private skipValue(p: number): number {
-    const s = this.s;
-    const first = s.charCodeAt(p);
+    const s = this.b;
+    const len = this.len;
+    const first = s[p];
     if (first === QUOTE) return this.stringEnd(p) + 1;
     if (first === 0x7b || first === 0x5b) {
-      for (let depth = 0; ;) {
-        const c = s.charCodeAt(p);
-        if (c === QUOTE) {
-          p = this.stringEnd(p) + 1;
-          continue;
-        }
-        if (c === 0x7b || c === 0x5b) depth++;
-        else if (c === 0x7d || c === 0x5d) {
-          if (--depth === 0) return p + 1;
-        } else if (Number.isNaN(c)) throw DECLINE;
-        p++;
+      for (let depth = 0; ; p++) {
+        if (p >= len) throw DECLINE;
+        const c = s[p]!;
+        if (c === QUOTE) p = this.stringEnd(p);
+        else if (c === 0x7b || c === 0x5b) depth++;
+        else if ((c === 0x7d || c === 0x5d) && --depth === 0) return p + 1;
       }
     }
     // a number or a literal: up to the next delimiter
-    for (;;) {
-      const c = s.charCodeAt(p);
-      if (Number.isNaN(c) || c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return p;
-      p++;
+    for (; p < len; p++) {
+      const c = s[p]!;
+      if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return p;
     }
+    return p;
   }
 
   /** Past JSON whitespace at p. */
   private ws(p: number): number {
-    const s = this.s;
+    const s = this.b;
     for (;;) {
-      const c = s.charCodeAt(p);
+      const c = s[p];
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) p++;
       else return p;
     }

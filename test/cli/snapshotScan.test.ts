@@ -96,7 +96,7 @@ function mutated(seed: number, source: string[], count: number): [string, string
     // compared char, a score key's, a comma's, is then a case
     (l) => {
       const i = Math.floor(next() * l.length);
-      return l.slice(0, i) + pick(['x', '"', ',', '}', ' ', '0', ':', '\\', 'e']) + l.slice(i + 1);
+      return l.slice(0, i) + pick(['x', '"', ',', '}', ' ', '0', ':', '\\', 'e', '\u0000', '\u0080']) + l.slice(i + 1);
     },
     (l) => l.replace(/"score":/g, (m) => (next() < 0.1 ? pick(['"scorf":', '"score" :', '"Score":', '"score":-', '"score":[', '"core":']) : m)),
   ];
@@ -188,6 +188,19 @@ describe.each(Object.keys(SIDES) as (keyof typeof SIDES)[])('the snapshot scanne
     const { scanned, made } = bothWays(lines);
     expect(made).toBe(lines.filter((l) => l.includes('"type":"snapshot"')).length);
     expect(scanned).toBe(made);
+  });
+
+  it('a line cut short where a longer one was (its copy holds that line past its end): the same records', () => {
+    // the scanner copies each line into one of two buffers in turn: [L2, L1, L2 cut] puts the
+    // cut line where L2 was, so that past its end lie exactly the rest of L2's bytes
+    const lines = readLines(benchTranscript(60, 20, 100)).filter((l) => l.includes('"type":"snapshot"'));
+    const [l1, l2] = [lines[10]!, lines[11]!];
+    const cuts: number[] = [];
+    for (let at = 1; at < l2.length; at += Math.max(1, Math.floor(l2.length / 300))) cuts.push(at);
+    // and at each quote, brace and the last bytes: an unterminated string, span or line
+    for (let at = l2.indexOf('"'); at >= 0; at = l2.indexOf('"', at + 41)) cuts.push(at, at + 1);
+    cuts.push(l2.length - 1, l2.length - 2, l2.length - 3, l2.lastIndexOf('}', l2.length - 2) + 1);
+    for (const at of cuts) bothWays([l2, l1, l2.slice(0, at)]);
   });
 
   it('fuzzed lines, seeded: alone, and each after the line it was made from', () => {
