@@ -227,6 +227,45 @@ describe('contract §2 replays are ignored silently', () => {
     expect(feed([line(s), line(snap(2)), line(snap(3)), again]).map((o) => o.kind)).toEqual(['turn', 'turn', 'turn', 'ignored']);
   });
 
+  it('an older turn whose spans repeated the turn before but for their scores, or one other value: recognised, and told from its neighbours', () => {
+    // turn t's fingerprint reuses turn t − 1's hash of a span's values but the score when
+    // they are all the same (snapshotFingerprint); a replay is hashed from nothing, and must
+    // come out the same, whichever value changed from the turn before
+    const spansAt = (t: number): Span[] =>
+      Array.from({ length: 12 }, (_, i) =>
+        span(`m${i}`, { text: `text ${i}`, score: (t * 7 + i) / 100, tokens: 5 + i, role: i % 2 === 0 ? 'user' : 'tool', derived_from: [`m${(i + 1) % 12}`] }),
+      );
+    const edits: ((s: Span) => Span)[] = [
+      (s) => ({ ...s }),
+      (s) => ({ ...s, role: 'system' }),
+      (s) => ({ ...s, tokens: 99 }),
+      (s) => ({ ...s, derived_from: ['m0', 'm1'] }),
+      (s) => ({ ...s, rewrite_count: 1 }),
+      (s) => ({ ...s, pinned: true }),
+      (s) => ({ ...s, text_sha256: null }),
+      (s) => ({ ...s, extra: 1 }) as Span,
+    ];
+    for (const [e, edit] of edits.entries()) {
+      // turn 4 is turn 3 with new scores and span m5 edited; turn 5 is as turn 3 again
+      const edited = line(
+        snap(
+          4,
+          spansAt(4).map((s, i) => (i === 5 ? edit(s) : s)),
+        ),
+      );
+      const turns = [line(snap(1, spansAt(1))), line(snap(2, spansAt(2))), line(snap(3, spansAt(3))), edited, line(snap(5, spansAt(5)))];
+      expect(
+        feed([...turns, edited]).map((o) => o.kind),
+        `edit ${e}, replayed`,
+      ).toEqual(['turn', 'turn', 'turn', 'turn', 'turn', 'ignored']);
+      const plain = line(snap(4, spansAt(4)));
+      expect(
+        feed([...turns, plain]).map((o) => o.kind),
+        `edit ${e}, the unedited turn 4`,
+      ).toEqual(['turn', 'turn', 'turn', 'turn', 'turn', e === 0 ? 'ignored' : 'error']);
+    }
+  });
+
   it('0.50 and 0.5 are the same JSON number', () => {
     const outcomes = feed([valid, line(snap(6)), valid.replace('"score":0.5', '"score":0.50')]);
     expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn', 'ignored']);

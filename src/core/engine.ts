@@ -203,6 +203,8 @@ export class Engine {
       };
     }
     const table = checked.spans ?? SpanTable.of(message.spans);
+    // the table the memo of text hashes is of: the last snapshot fingerprinted (the last accepted)
+    const fingerprinted = slot.lastTable;
     const result = slot.analysis.analyse(message, table);
     slot.last = message;
     slot.lastTable = table;
@@ -212,6 +214,7 @@ export class Engine {
     const fingerprint = snapshotFingerprint(message, table, slot.textHashes, {
       sameTextAt: (i) => sameTextAt[i]!,
       claimMatches: (i) => checks[i]!.binding !== Binding.Stale,
+      previous: fingerprinted,
     });
     slot.digests.set(message.turn, fingerprint.hash);
     // a Map iterates in insertion order, which is turn order: the first key is the oldest turn
@@ -224,6 +227,7 @@ export class Engine {
   private fingerprintUnseen(message: Snapshot, table: SpanTable | undefined): number {
     const t = table ?? SpanTable.of(message.spans);
     return snapshotFingerprint(message, t, NO_TEXT_HASHES, {
+      previous: null,
       sameTextAt: () => -1,
       claimMatches: (i) => this.options.sha256(t.texts[i]!) === t.claims[i],
     }).hash;

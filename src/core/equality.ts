@@ -30,8 +30,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Per span of the previous fingerprinted snapshot, by index: the hash of its id and text
- * (`spanHead`), so that a span with the same id and text costs no string work.
+ * Per span of the previous fingerprinted snapshot, by index, two: the hash of its id and
+ * text (`spanHead`), and of all its values but the score (`restHash`), so that a span with
+ * the same id and text costs no string work, and one with every value but its score the
+ * same (most spans of most turns) no hashing at all but its score's.
  */
 export type TextHashes = Int32Array;
 
@@ -43,6 +45,8 @@ export interface SpanFacts {
   sameTextAt(i: number): number;
   /** its text_sha256, when set, equals sha256 of its text */
   claimMatches(i: number): boolean;
+  /** the previous fingerprinted snapshot's table (the one `memo` is of), or null */
+  previous: SpanTable | null;
 }
 
 /**
@@ -68,15 +72,26 @@ export function snapshotFingerprint(
   facts: SpanFacts,
 ): { hash: number; memo: TextHashes } {
   const n = snap.spans.length;
-  const hashes = new Int32Array(n);
+  const hashes = new Int32Array(2 * n);
+  const previous = facts.previous;
   let spansHash = 0x5bd1e995 ^ n;
   for (let i = 0; i < n; i++) {
     const j = facts.sameTextAt(i);
-    const head = j >= 0 && j < memo.length ? memo[j]! : spanHead(table.ids[i]!, stringValueHash(table.texts[i]!));
-    hashes[i] = head;
-    const claim = table.claims[i]!;
-    const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : claim === null ? NULL_HASH : stringValueHash(claim);
-    spansHash = Math.imul(spansHash ^ spanHash(table, i, head, claimHash), 0x01000193);
+    const known = j >= 0 && 2 * j + 1 < memo.length;
+    const head = known ? memo[2 * j]! : spanHead(table.ids[i]!, stringValueHash(table.texts[i]!));
+    let rest: number;
+    // the same id and text, and every other value but the score: the same hash of them (a
+    // text_sha256 then matches its text as it did)
+    if (known && previous !== null && sameButScore(table, i, previous, j)) rest = memo[2 * j + 1]!;
+    else {
+      const claim = table.claims[i]!;
+      const claimHash = claim !== null && claim !== '' && facts.claimMatches(i) ? CLAIM_MATCHES_TEXT : claim === null ? NULL_HASH : stringValueHash(claim);
+      rest = restHash(table, i, head, claimHash);
+    }
+    hashes[2 * i] = head;
+    hashes[2 * i + 1] = rest;
+    const score = table.scores[i]!;
+    spansHash = Math.imul(spansHash ^ fmix(Math.imul(rest ^ (Number.isNaN(score) ? ABSENT ^ 1 : numberHash(score)), 0x01000193)), 0x01000193);
   }
   let sum = 0;
   let keys = 0;
@@ -193,13 +208,12 @@ function spanHead(id: string, textHash: number): number {
 }
 
 /**
- * Span i, validated: the wire format's fields by name (so their order does not matter),
- * from its `spanHead` and its text_sha256's hash, then any unknown fields of the object.
+ * Span i, validated, all but its score: the wire format's fields by name (so their order
+ * does not matter), from its `spanHead` and its text_sha256's hash, then any unknown fields
+ * of the object. The score is mixed in last (snapshotFingerprint), so this part is kept.
  */
-function spanHash(t: SpanTable, i: number, head: number, claimHash: number): number {
-  const score = t.scores[i]!;
-  let h = Math.imul(head ^ (Number.isNaN(score) ? ABSENT ^ 1 : numberHash(score)), 0x01000193);
-  h = Math.imul(h ^ claimHash, 0x01000193);
+function restHash(t: SpanTable, i: number, head: number, claimHash: number): number {
+  let h = Math.imul(head ^ claimHash, 0x01000193);
   const tokens = t.tokens[i]!;
   h = Math.imul(h ^ (Number.isNaN(tokens) ? ABSENT : numberHash(tokens)), 0x01000193);
   const rewrites = t.rewrites[i]!;
@@ -214,7 +228,32 @@ function spanHash(t: SpanTable, i: number, head: number, claimHash: number): num
   h = Math.imul(h ^ (pinned === -1 ? ABSENT : pinned === 1 ? 0x2545f491 : 0x4f1bbcdd), 0x01000193);
   const role = t.roles[i];
   h = Math.imul(h ^ (role === undefined ? ABSENT : fmix(stringHash(role))), 0x01000193);
-  return fmix(h ^ t.objectHashes[i]!);
+  return h ^ t.objectHashes[i]!;
+}
+
+/** Span i of `t` and span j of `p` hold the same values but for the score (and id and text, which the caller knows). */
+function sameButScore(t: SpanTable, i: number, p: SpanTable, j: number): boolean {
+  return (
+    t.claims[i] === p.claims[j] &&
+    sameNumber(t.tokens[i]!, p.tokens[j]!) &&
+    sameNumber(t.rewrites[i]!, p.rewrites[j]!) &&
+    t.pinned[i] === p.pinned[j] &&
+    t.roles[i] === p.roles[j] &&
+    t.objectHashes[i] === p.objectHashes[j] &&
+    sameParents(t.parents[i], p.parents[j])
+  );
+}
+
+/** As numberHash tells numbers: NaN (absent) equals NaN, and 0 equals −0. */
+function sameNumber(a: number, b: number): boolean {
+  return a === b || (Number.isNaN(a) && Number.isNaN(b));
+}
+
+function sameParents(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 function isSpanKey(key: string): boolean {
