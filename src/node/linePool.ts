@@ -29,8 +29,8 @@ export class LinePool {
   private readonly threads: Thread[] = [];
   private failure: Error | null = null;
   private closing = false;
-  /** the threads are started once their code is found (lineWorkerCode.ts); batches wait for it */
-  private readonly started: Promise<void>;
+  /** the threads, once asked for (`start`), are started when their code is found (lineWorkerCode.ts); batches wait for it */
+  private started: Promise<void> | null = null;
 
   /**
    * tests: with a thread told to stop at its batch N, every batch the threads can hold goes
@@ -38,11 +38,14 @@ export class LinePool {
    */
   readonly fixedShare = process.env[STOP_ENV] !== undefined;
 
-  constructor(readonly size: number) {
-    this.started = lineWorkerUrl().then((url) => this.start(url));
+  constructor(readonly size: number) {}
+
+  /** Starts the threads (once; until then no batch is given them: hasRoom is false). */
+  start(): void {
+    this.started ??= lineWorkerUrl().then((url) => this.spawn(url));
   }
 
-  private start(url: URL): void {
+  private spawn(url: URL): void {
     if (this.closing) return;
     const stopAt = process.env[STOP_ENV];
     for (let i = 0; i < this.size; i++) {
@@ -105,6 +108,7 @@ export class LinePool {
   }
 
   private async post(batch: LineBatch): Promise<LineBatchResult> {
+    this.start();
     await this.started;
     if (this.failure !== null) throw this.failure;
     let thread = this.threads[0]!;

@@ -88,6 +88,9 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
 
   const intake = new BatchIntake(sink, buffers, () => splitter?.format === 'json-array');
   const throttle = new ThreadShare();
+  // a fixed share (tests) starts the threads now; the judged one when they are wanted (ThreadShare.noteHere)
+  const fixed = options.fixedShare === true || pool?.fixedShare === true;
+  if (fixed) pool?.start();
 
   const post = (): void => {
     const b = batch;
@@ -96,10 +99,17 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
     let answer: Promise<LineBatchResult | ReadHere | null>;
     if (b.starts.length === 0 || !sink.wantsRecords())
       answer = Promise.resolve(null); // read here, in its turn
-    else if (pool === null || !(options.fixedShare === true || pool.fixedShare ? pool.hasQueueRoom : pool.hasRoom && throttle.allow())) {
-      // Every thread has a batch (or they lag): this one is read here, now, while they work
-      // (the engine, which waits for their answers in order, would leave this thread idle).
-      answer = Promise.resolve(intake.readHere(b));
+    else if (pool === null || !(fixed ? pool.hasQueueRoom : pool.hasRoom && throttle.allow())) {
+      // Every thread has a batch (or they lag, or are not wanted): this one is read here,
+      // now, while they work (the engine, which waits for their answers in order, would leave
+      // this thread idle).
+      const here = intake.readHere(b);
+      throttle.noteHere(
+        here.here.length,
+        here.here.reduce((n, r) => n + (r === null ? 1 : 0), 0),
+      );
+      if (pool !== null && throttle.threadsWanted) pool.start();
+      answer = Promise.resolve(here);
     } else {
       const request: LineBatch = {
         seq: seq++,

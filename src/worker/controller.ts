@@ -412,6 +412,7 @@ export class Controller {
     job.progress.storeMs = Math.round(job.storeMs);
     job.progress.decodeMs = Math.round(job.decodeMs);
     job.progress.parseWorkers = pool?.size ?? 0;
+    job.progress.parseWorkersStarted = pool?.started ?? false;
     job.finished = true;
     if (this.job !== job) return;
     this.clearSummaryTimer();

@@ -36,9 +36,22 @@ export class ParsePool {
 
   constructor(
     readonly size: number,
-    create: () => PoolWorker,
-  ) {
-    for (let i = 0; i < size; i++) {
+    private readonly create: () => PoolWorker,
+  ) {}
+
+  /** Whether the Workers were started (`start`). */
+  get started(): boolean {
+    return this.members.length > 0;
+  }
+
+  /**
+   * Starts the Workers (once; until then no batch is given them: hasRoom is false). A load
+   * whose lines the snapshot scanner reads does without them (ThreadShare.noteHere).
+   */
+  start(): void {
+    if (this.started || this.failure !== null) return;
+    const create = this.create;
+    for (let i = 0; i < this.size; i++) {
       const index = i;
       const member: Member = { worker: create(), pending: new Map(), load: null };
       member.worker.addEventListener('message', (ev) => {
@@ -98,6 +111,7 @@ export class ParsePool {
    * in in the order they were posted (ParseBatch.fresh).
    */
   async run(lines: Omit<ParseBatch, 'seq' | 'fresh'>, load: object): Promise<ParsedBatch> {
+    this.start();
     if (this.failure !== null) throw this.failure;
     let member = this.members[0]!;
     for (const m of this.members) if (m.pending.size < member.pending.size) member = m;

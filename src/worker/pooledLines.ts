@@ -75,6 +75,8 @@ export class PooledLines {
     this.grow = !Number.isFinite(this.batchBytes);
     this.maxInFlight = options.maxInFlight ?? 2 * (pool?.size ?? 0) + 2;
     this.batch = this.newBatch();
+    // a fixed share (tests, ?share=all) starts the Workers now; the judged one when they are wanted (ThreadShare.noteHere)
+    if (options.fixedShare === true) pool?.start();
   }
 
   readonly decode = (bytes: Uint8Array, start: number, end: number): number => {
@@ -154,7 +156,13 @@ export class PooledLines {
 
   /** A batch read here, now (it is taken in later, in its turn). */
   private readHere(b: Batch): ReadHere {
-    return { here: this.reader.readAll(b.bytes, b.starts, b.ends) };
+    const here = this.reader.readAll(b.bytes, b.starts, b.ends);
+    this.share.noteHere(
+      here.length,
+      here.reduce((n, r) => n + (r === null ? 1 : 0), 0),
+    );
+    if (this.pool !== null && this.share.threadsWanted) this.pool.start();
+    return { here };
   }
 
   private takeIn(b: Batch, result: ParsedBatch | ReadHere | null): void {

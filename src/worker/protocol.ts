@@ -147,6 +147,8 @@ export interface LoadProgress {
   decodeMs?: number;
   /** the Workers that parsed the lines besides the analysis Worker (OpenRequest.parse); 0: it parsed them all */
   parseWorkers?: number;
+  /** whether they were started: a judged share starts them only once the scanner declines lines (ThreadShare.noteHere) */
+  parseWorkersStarted?: boolean;
   bytesRead: number;
   /** null when unknown (a download without Content-Length) */
   bytesTotal: number | null;

@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adapterJson } from '../../src/cli/adapterNote.ts';
 import { checkTranscript, type CheckOptions } from '../../src/cli/check.ts';
 import { humanOutput } from '../../src/cli/humanOutput.ts';
 import { allFaults, simulateSession } from '../../src/sim/scenario.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
+import { LinePool } from '../../src/node/linePool.ts';
 import { edgeLines } from './edgeLines.ts';
 import { ROOT, runCli } from './runCli.ts';
 
@@ -117,6 +118,32 @@ describe('check with parsing threads: the report of one thread, byte for byte', 
       out.push(JSON.stringify(m));
     }
     await expectSameAsOneThread(write('sim.jsonl', out.join('\n') + '\n'));
+  });
+
+  it('with the share judged, threads start only once the scanner declines lines: not for a plain transcript, and for one whose spans carry fields it does not read', async () => {
+    const started = vi.spyOn(LinePool.prototype, 'start');
+    try {
+      const plain = path.join(ROOT, 'public/samples/healthy.jsonl');
+      await printed(plain, { threads: 3, threadBatchBytes: 4096 });
+      expect(started).not.toHaveBeenCalled();
+      // every span with a field the wire format does not name: the scanner declines each line
+      const lines = fs
+        .readFileSync(plain, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
+      const extra = lines.map((l) => {
+        const m = JSON.parse(l) as { spans?: Record<string, unknown>[] };
+        for (const sp of m.spans ?? []) sp.x_note = 1;
+        return JSON.stringify(m);
+      });
+      const file = write('unknown-fields.jsonl', extra.join('\n') + '\n');
+      await printed(file, { threads: 3, threadBatchBytes: 4096 });
+      // (whether a batch reaches them before the file is read depends on the machine's load)
+      expect(started).toHaveBeenCalled();
+      await expectSameAsOneThread(file);
+    } finally {
+      started.mockRestore();
+    }
   });
 
   it("another agent's transcript or --scorer reference: read on one thread, the same report", async () => {

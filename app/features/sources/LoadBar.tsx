@@ -35,7 +35,7 @@ export function LoadBar() {
             data-errors={errors}
             data-timing={
               p
-                ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages; ${p.parseWorkers ?? 0} parsing Workers`
+                ? `read ${Math.round(p.elapsedMs)} ms = decode ${p.decodeMs ?? '?'} ms + parse+engine ${p.engineMs ?? '?'} ms + store ${p.storeMs ?? '?'} ms + reading and messages; ${p.parseWorkers ?? 0} parsing Workers${(p.parseWorkers ?? 0) > 0 && p.parseWorkersStarted === false ? ' (not started: the scanner read the lines)' : ''}`
                 : undefined
             }
           >
