@@ -34,14 +34,21 @@ export function sameBytes(a: DataView, i: number, b: DataView, j: number, n: num
 }
 
 /** A buffer a line is copied into (the caller's may be used again before the next line compares with it). */
+const INITIAL_BYTES = 1 << 16;
+const SHRINK_ABOVE = 4 << 20;
+
 export class LineCopy {
-  bytes = new Uint8Array(1 << 16);
+  bytes = new Uint8Array(INITIAL_BYTES);
   view = new DataView(this.bytes.buffer);
 
-  /** Room for a line of `length` bytes and the 0 after it. */
+  /**
+   * Room for a line of `length` bytes and the 0 after it. A copy grown for one long line (up
+   * to --max-line-bytes) is let go again once lines are back to an eighth of it.
+   */
   hold(length: number): void {
-    if (length < this.bytes.length) return;
-    let size = this.bytes.length;
+    const capacity = this.bytes.length;
+    if (length < capacity && !(capacity > SHRINK_ABOVE && length < capacity / 8)) return;
+    let size = INITIAL_BYTES;
     while (size <= length) size *= 2;
     this.bytes = new Uint8Array(size);
     this.view = new DataView(this.bytes.buffer);

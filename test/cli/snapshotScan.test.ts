@@ -203,6 +203,14 @@ describe.each(Object.keys(SIDES) as (keyof typeof SIDES)[])('the snapshot scanne
     for (const at of cuts) bothWays([l2, l1, l2.slice(0, at)]);
   });
 
+  it('a line of megabytes among short ones (the copy grows for it, and shrinks after)', () => {
+    const lines = readLines(benchTranscript(60, 20, 100)).filter((l) => l.includes('"type":"snapshot"'));
+    const long = lines[5]!.replace(/"text":"([^"\\]*)"/, (_m, t: string) => `"text":"${t}${'long text '.repeat(600_000)}"`);
+    expect(long.length).toBeGreaterThan(5 << 20);
+    const { scanned } = bothWays([lines[3]!, lines[4]!, long, lines[6]!, lines[7]!, long, lines[8]!, lines[9]!, lines[10]!]);
+    expect(scanned).toBe(9);
+  });
+
   it('fuzzed lines, seeded: alone, and each after the line it was made from', () => {
     const source = [...edgeLines(), ...readLines(path.join(ROOT, 'public/samples/all-faults.jsonl')).slice(0, 40)];
     for (const seed of [1, 2, 3, 4, 5]) {
