@@ -1,17 +1,10 @@
-// One analysis job at a time: a file, a fetched sample or a live relay session, run
+// One analysis job at a time (job.ts): a file, a fetched sample or a live relay session, run
 // through one Engine into per-session stores. A new `open` ends the previous job; queries
 // are answered from the current job's stores. Events are throttled so the main thread
 // hears about progress a few times a second, never per snapshot.
 import { relayInputErrors } from './relayInputErrors.ts';
 import type { Sha256Hex } from '../core/analyse.ts';
-import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
-import { Engine, type InputError, type Outcome } from '../core/engine.ts';
-import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
-import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
-import { SIGNALS, type Signal } from '../core/signals.ts';
-import { notApplicable, scopeOf } from '../core/scope.ts';
-import type { SessionHeader } from '../core/wire.ts';
-import { KnownDigests, type LineRecord, type ReadSnapshot, type TakenRecord } from '../ingest/lineRecords.ts';
+import { Job } from './job.ts';
 import { compareWith, outlineTransferables, outlineWire } from './compareQuery.ts';
 import { findingDetail, spanDetail, turnDetail } from './details.ts';
 import { DecompressedSizeLimit } from './fileSource.ts';
@@ -19,26 +12,11 @@ import { digestBlob } from './fileDigest.ts';
 import { DEFAULT_READ_LIMITS, feedHere, type FeedSink, type FeedSource, type ReadLimits } from './lineFeed.ts';
 import { LiveSubscription, type SocketLike } from './liveSource.ts';
 import { ParsePool, ParseWorkerFailure, type PoolWorker } from './parsePool.ts';
-import type {
-  ConnectionState,
-  JobSummary,
-  LoadProgress,
-  LoadState,
-  OpenRequest,
-  ParseChoice,
-  QueryRequest,
-  Request,
-  SessionSummary,
-  Source,
-  WorkerEvent,
-} from './protocol.ts';
-import { ACTIONS, DEFAULT_STORE_LIMITS, TurnColumnStore, type StoreLimits } from '../results/store.ts';
+import type { ConnectionState, LoadState, OpenRequest, ParseChoice, QueryRequest, Request, Source, WorkerEvent } from './protocol.ts';
+import { DEFAULT_STORE_LIMITS, type StoreLimits, type TurnColumnStore } from '../results/store.ts';
 import { findingsIndex, shapeView, transferables } from '../results/shape.ts';
 import { reportData } from '../report/reportData.ts';
 import type { CompactionsView } from './protocol.ts';
-
-/** Input errors kept to list on screen; the rest are only counted. */
-export const MAX_LISTED_ERRORS = 500;
 
 export type Post = (event: WorkerEvent, transfer?: Transferable[]) => void;
 
@@ -59,198 +37,6 @@ export interface ControllerOptions {
   parseFixedShare?: boolean;
   /** tests: false reads every line the ordinary way (decoded, parsed, validated here), the scanner's reference */
   scan?: boolean;
-}
-
-class Job {
-  readonly engine: Engine;
-  /** contract §7 reference_disagreement, after the engine, exactly as src/cli/check.ts wires it */
-  readonly disagreement = new ReferenceDisagreement();
-  readonly stores = new Map<string, TurnColumnStore>();
-  readonly errors: InputError[] = [];
-  /** the engine's sha256, told the digests a parsing Worker computed for the record taken in */
-  readonly digests: KnownDigests;
-  errorCount = 0;
-  /** the turn of the last snapshot read, in file order: where an input error fell on the turn axis */
-  private lastTurn: number | null = null;
-  private readonly errorAfterTurn = new WeakMap<InputError, number | null>();
-  lines = 0;
-  format: JobSummary['format'] = 'unknown';
-  gzip = false;
-  /** contract §7 adapters: set when the file was another agent's transcript */
-  adapter: JobSummary['adapter'];
-  readonly abort = new AbortController();
-  live: LiveSubscription | null = null;
-  started = performance.now();
-  progress: LoadProgress = { bytesRead: 0, bytesTotal: null, elapsedMs: 0 };
-  finished = false;
-  /** why the job was stopped by an error nothing else caught (see Controller.fail) */
-  failure: string | null = null;
-  /** OpenRequest.pacedSummaries: a summary was sent and the page has not said it drew it */
-  paced = false;
-  awaitingDrawn = false;
-  /** data arrived while awaiting: a summary is due when the page has drawn */
-  summaryDue = false;
-  lastSummaryAt = 0;
-
-  constructor(
-    readonly id: number,
-    readonly source: Source,
-    readonly userThresholds: Partial<Thresholds>,
-    readonly scorer: ScorerMode,
-    sha256: Sha256Hex,
-    private readonly limits: StoreLimits,
-  ) {
-    this.digests = new KnownDigests(sha256);
-    this.engine = new Engine({ sha256: this.digests.sha256, userThresholds });
-  }
-
-  engineMs = 0;
-  storeMs = 0;
-  decodeMs = 0;
-
-  /** One JSONL line through the engine, timed. */
-  line(text: string, line: number): void {
-    const t0 = performance.now();
-    const outcome = this.engine.ingestLine(text, line);
-    this.engineMs += performance.now() - t0;
-    this.take(outcome);
-  }
-
-  /** A line a parsing Worker read, through the engine as `line` would take it, timed. */
-  record(record: LineRecord, taken: TakenRecord, line: number): void {
-    this.digests.use(record, taken);
-    this.ingest(taken.checked, line);
-  }
-
-  /** A line the snapshot scanner read here, the same way (the engine hashes its texts). */
-  snapshot(read: ReadSnapshot, line: number): void {
-    this.digests.clear();
-    this.ingest(read.checked, line);
-  }
-
-  private ingest(checked: TakenRecord['checked'], line: number): void {
-    const t0 = performance.now();
-    const outcome = this.engine.ingestValidated(checked, line);
-    this.engineMs += performance.now() - t0;
-    this.take(outcome);
-  }
-
-  take(outcome: Outcome): void {
-    switch (outcome.kind) {
-      case 'turn': {
-        const r = outcome.result;
-        this.lastTurn = r.turn;
-        const t0 = performance.now();
-        this.store(r.sessionId).record(r, outcome.snapshot);
-        this.storeMs += performance.now() - t0;
-        return;
-      }
-      case 'header': {
-        const store = this.store(outcome.sessionId);
-        applyHeader(store, outcome.header);
-        return;
-      }
-      case 'error':
-        this.addError(outcome.error);
-        return;
-      case 'ignored':
-        return;
-    }
-  }
-
-  /** The session's scores come from the reference scorer (contract §7): said on screen. */
-  markReferenceScored(sid: string): void {
-    const store = this.stores.get(sid); // a message the engine refused makes no session
-    if (store !== undefined) store.referenceScored = true;
-  }
-
-  addError(error: InputError): void {
-    this.errorCount++;
-    if (this.errors.length < MAX_LISTED_ERRORS) {
-      this.errors.push(error);
-      this.errorAfterTurn.set(error, this.lastTurn);
-    }
-  }
-
-  store(sid: string): TurnColumnStore {
-    let s = this.stores.get(sid);
-    if (s === undefined) {
-      const th = this.engine.thresholds(sid) ?? resolveThresholds(undefined, this.userThresholds);
-      s = new TurnColumnStore(sid, th, this.limits);
-      this.stores.set(sid, s);
-    }
-    return s;
-  }
-
-  /** The listed input errors by line, and beside each the turn read last before it (the turn axis marks where lines were lost). */
-  private listedErrors(): Pick<JobSummary, 'inputErrors' | 'inputErrorAfterTurn'> {
-    const inputErrors = [...this.errors].sort((a, b) => a.line - b.line);
-    return { inputErrors, inputErrorAfterTurn: inputErrors.map((e) => this.errorAfterTurn.get(e) ?? null) };
-  }
-
-  summary(): JobSummary {
-    return {
-      sessions: [...this.stores.values()].map(sessionSummary),
-      inputErrorCount: this.errorCount,
-      ...this.listedErrors(),
-      linesRead: this.lines,
-      format: this.format,
-      gzip: this.gzip,
-      scorer: this.scorer,
-      ...(this.adapter === undefined ? {} : { adapter: this.adapter }),
-    };
-  }
-}
-
-function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
-  store.title = header.title ?? null;
-  const config: Partial<Thresholds> = {};
-  for (const key of THRESHOLD_KEYS) {
-    const v = header.config?.[key];
-    if (typeof v === 'number') config[key] = v;
-  }
-  store.headerConfig = config;
-  // contract §7: the stream was scored by the reference before it got here (`watch`, an adapter)
-  if (header.scores === 'reference') store.referenceScored = true;
-  // contract §8.1: the engine decides the scope from the same header (Engine.newSlot)
-  store.notApplicable = { ...notApplicable(scopeOf(header)) };
-}
-
-export function sessionSummary(s: TurnColumnStore): SessionSummary {
-  const n = s.turnCount;
-  const counts: Partial<Record<Signal, number>> = {};
-  SIGNALS.forEach((sig, i) => {
-    const c = s.signalCounts[i]!;
-    if (c > 0) counts[sig] = c;
-  });
-  const lists = n > 0 ? s.verdictLists(n - 1) : null;
-  const heldFrom = s.spansHeldFromIndex;
-  return {
-    sessionId: s.sessionId,
-    title: s.title,
-    turns: n,
-    firstTurn: n > 0 ? s.col.turn.get(0) : null,
-    lastTurn: n > 0 ? s.col.turn.get(n - 1) : null,
-    signalCounts: counts,
-    findings: s.findingTurn.length,
-    incidents: s.incidentSignal.length,
-    thresholds: s.thresholds,
-    headerConfig: s.headerConfig,
-    firstFault: s.firstFault === null ? null : { turn: s.col.turn.get(s.firstFault.turnIndex), signal: s.firstFault.signal },
-    latest:
-      n > 0 && lists !== null
-        ? { turn: s.col.turn.get(n - 1), action: ACTIONS[s.col.action.get(n - 1)]!, recompute: lists.recompute.length, drop: lists.drop.length }
-        : null,
-    hasCanary: s.hasCanary,
-    hasRewrites: s.hasRewrites,
-    spansHeldFrom: heldFrom > 0 && heldFrom < n ? s.col.turn.get(heldFrom) : null,
-    scores: s.referenceScored ? 'reference' : 'harness',
-    hasAgreement: s.hasAgreement,
-    compactions: s.compactions.length,
-    compactionRevision: s.compactionRevision,
-    contextWindow: s.contextWindow,
-    notApplicable: s.notApplicable,
-  };
 }
 
 export class Controller {
@@ -486,8 +272,11 @@ export class Controller {
       return;
     }
     const every = this.o.summaryEveryMs ?? (job.source.kind === 'live' ? 500 : 1000);
-    // paced: the interval counts from the last summary sent, not from when the page drew it
-    const delay = job.paced ? Math.max(0, job.lastSummaryAt + every - performance.now()) : every;
+    // paced: the interval counts from the last summary sent, not from when the page drew it;
+    // the first with a turn goes at once (a summary sent before any turn was read made the
+    // first charts of a 1.3 s load wait an interval, to its end)
+    const first = !job.turnsSent && job.lastTurn !== null;
+    const delay = first ? 0 : job.paced ? Math.max(0, job.lastSummaryAt + every - performance.now()) : every;
     this.summaryDueAt = performance.now() + delay;
     this.summaryTimer = setTimeout(() => {
       this.summaryTimer = null;
@@ -504,6 +293,7 @@ export class Controller {
     job.summaryDue = false;
     if (job.paced) job.awaitingDrawn = true;
     job.lastSummaryAt = performance.now();
+    job.turnsSent ||= job.lastTurn !== null;
     this.o.post({ type: 'summary', job: job.id, summary: job.summary() });
   }
 
