@@ -53,7 +53,9 @@ options:
                           still one record and one finding, with no items
   --threads N             threads in all: one reads and analyses, N - 1 parse, validate and
                           hash the lines (default: the machine's cores; a file under 8 MiB
-                          is read on one). 1: one thread. The report is the same whatever N.
+                          is read on one, and the N - 1 start only once lines come that the
+                          snapshot scanner cannot read). 1: one thread. The report is the
+                          same whatever N.
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
