@@ -6,8 +6,14 @@
 // against still pays it). The ordinary path here hands the engine the text, so `parsed` is false.
 import type { ScanViewOf } from './lineRecords.ts';
 
-const strict = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value that starts with U+FEFF keeps it, as it does in the line the ordinary
+// path decodes whole (whose decoder drops a BOM only at the line's start: such a line is
+// left to it)
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const utf8 = (at: Uint8Array, a: number, b: number): string => (a === b ? '' : strict.decode(at.subarray(a, b)));
 
-export const browserScanView: ScanViewOf = (bytes, start, end) => (start === end ? null : { bytes, start, end, parsed: false, utf8 });
+export const browserScanView: ScanViewOf = (bytes, start, end) =>
+  start === end || (end - start >= 3 && bytes[start] === 0xef && bytes[start + 1] === 0xbb && bytes[start + 2] === 0xbf)
+    ? null
+    : { bytes, start, end, parsed: false, utf8 };

@@ -76,6 +76,9 @@ function mutated(seed: number, source: string[], count: number): [string, string
     (l) => l.replace(/":/g, () => pick(['":', '" :', '":\t', '" : '])),
     (l) => l.replace(/,"/g, () => pick([',"', ', "', ' ,"', ',\r\n"'])),
     (l) => l.replace(/"text":"([^"\\]*)"/, (_m, t: string) => `"text":"${pick(['\\n', '\\"', '\\\\', '\\u00e9', '\\ud83d\\ude00', '\\t', '\\/', '\\x'])}${t}"`),
+    // a string (or the line) that starts with U+FEFF: a decoder that strips a BOM must not strip it from a value
+    (l) => l.replace(/"(span_id|text|role)":"/, (m) => m + '\ufeff'),
+    (l) => '\ufeff' + l,
     (l) =>
       l.replace(
         /"score":([-0-9.eE+]+)/,
