@@ -240,7 +240,7 @@ function sameButScore(t: SpanTable, i: number, p: SpanTable, j: number): boolean
     t.pinned[i] === p.pinned[j] &&
     t.roles[i] === p.roles[j] &&
     t.objectHashes[i] === p.objectHashes[j] &&
-    sameParents(t.parents[i], p.parents[j])
+    sameStrings(t.parents[i], p.parents[j])
   );
 }
 
@@ -249,7 +249,8 @@ function sameNumber(a: number, b: number): boolean {
   return a === b || (Number.isNaN(a) && Number.isNaN(b));
 }
 
-function sameParents(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+/** The same strings in the same order (both absent counts as the same). */
+export function sameStrings(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
   if (a === b) return true;
   if (a === undefined || b === undefined || a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;

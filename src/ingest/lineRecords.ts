@@ -19,6 +19,7 @@
 // any other line (an error, a header, a compact snapshot, a number JSON cannot write back,
 // such as -0) gets none and goes the ordinary way on the main thread.
 import { omissionsOf } from '../core/compact.ts';
+import { sameStrings } from '../core/equality.ts';
 import { SpanTable } from '../core/spanTable.ts';
 import { mayHoldLoneSurrogate, validateFast, type Validated } from '../core/validate.ts';
 import type { Message } from '../core/wire.ts';
@@ -94,7 +95,7 @@ export class Shapes {
   }
 
   private find(keys: readonly string[]): number {
-    for (let s = 0; s < this.list.length; s++) if (sameKeys(this.list[s]!, keys)) return s;
+    for (let s = 0; s < this.list.length; s++) if (sameStrings(this.list[s]!, keys)) return s;
     if (this.list.length === WHOLE) return WHOLE;
     for (const key of keys) if (!Object.hasOwn(FIELD, key)) return WHOLE;
     this.list.push([...keys]);
@@ -243,7 +244,7 @@ export class RecordEncoder {
       else strings.push(role);
       const from = t.parents[k];
       if (from === undefined) bits |= NO_PARENTS;
-      else if (j >= 0 && sameList(prev!.parents[j], from)) bits |= SAME_PARENTS;
+      else if (j >= 0 && sameStrings(prev!.parents[j], from)) bits |= SAME_PARENTS;
       else parents.push(from);
       meta[3 * k + 2] = bits;
       nums[3 * k] = t.scores[k]!;
@@ -471,16 +472,6 @@ function knownFields(t: SpanTable, k: number): number {
     (t.pinned[k] === -1 ? 0 : 1) +
     (t.roles[k] === undefined ? 0 : 1)
   );
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return a !== undefined && sameKeys(a, b);
 }
 
 /** JSON.parse(JSON.stringify(v)) is v: no -0 and no non-finite number anywhere in it. */

@@ -19,7 +19,7 @@ export class ThreadShare {
   private wanted = false;
 
   /**
-   * Lines of a batch read on this thread, and of them those the snapshot scanner declined
+   * A batch's lines read on this thread by the snapshot scanner: null where it declined one
    * (read the ordinary way: parsed and validated here, ~3× the scanner's cost, work a
    * thread would have done). The threads are wanted once one line in WANTED_AT of those read
    * so far was declined: where the scanner reads every line, a thread's records cost this
@@ -27,9 +27,9 @@ export class ThreadShare {
    * bench transcript), so a thread would only add its start (~0.1 s) and its compiling to a
    * second core's load (on 2 cores, two threads took 1.4× the time of one).
    */
-  noteHere(lines: number, declined: number): void {
-    this.hereLines += lines;
-    this.hereDeclined += declined;
+  noteHere(reads: readonly unknown[]): void {
+    this.hereLines += reads.length;
+    for (const r of reads) if (r === null) this.hereDeclined++;
     if (this.hereLines >= WANTED_AFTER && this.hereDeclined * WANTED_AT >= this.hereLines) this.wanted = true;
   }
 

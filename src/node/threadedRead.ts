@@ -104,10 +104,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
       // now, while they work (the engine, which waits for their answers in order, would leave
       // this thread idle).
       const here = intake.readHere(b);
-      throttle.noteHere(
-        here.here.length,
-        here.here.reduce((n, r) => n + (r === null ? 1 : 0), 0),
-      );
+      throttle.noteHere(here.here);
       if (pool !== null && throttle.threadsWanted) pool.start();
       answer = Promise.resolve(here);
     } else {

@@ -157,10 +157,7 @@ export class PooledLines {
   /** A batch read here, now (it is taken in later, in its turn). */
   private readHere(b: Batch): ReadHere {
     const here = this.reader.readAll(b.bytes, b.starts, b.ends);
-    this.share.noteHere(
-      here.length,
-      here.reduce((n, r) => n + (r === null ? 1 : 0), 0),
-    );
+    this.share.noteHere(here);
     if (this.pool !== null && this.share.threadsWanted) this.pool.start();
     return { here };
   }
