@@ -277,7 +277,9 @@ export class SessionLogStore implements SessionStore {
     const last = Math.min(to, session.lastSeq);
     let next = Math.max(1, from);
     if (next > last) return;
-    if (next === last && session.lastLine !== null) {
+    // the message just stored, kept for a follower: only when that one is asked for (a retry's
+    // bisection reads one earlier seq at a time, which must come from the file)
+    if (next === last && last === session.lastSeq && session.lastLine !== null) {
       yield [{ seq: next, bytes: session.lastLine, turn: session.recentTurnOf(next) }];
       return;
     }

@@ -106,6 +106,22 @@ describe.each([
       expect(await transcriptLines(r.url, sid)).toHaveLength(6);
     });
 
+    it('recognises a resent transcript while a dashboard follows the session (the store keeps the last line for it)', async () => {
+      const r = await relay();
+      const sid = fresh('followed');
+      const lines = generatedSession(sid, 6, 3);
+      await postNdjson(r.url, lines.slice(0, -1).join('\n'));
+      const viewer = record(r.url, sid);
+      await viewer.until(() => viewer.frames.some((f) => f.type === 'caught_up'));
+      // stored while the viewer waits for it: the line a follower reads next
+      await postNdjson(r.url, lines.at(-1)!);
+      await viewer.untilSeq(lines.length);
+      const again = await postNdjson(r.url, lines.join('\n'));
+      expect(again.json.errors).toEqual([]);
+      expect(again.json.accepted.map((a) => [a.seq, a.duplicate])).toEqual(lines.map((_, i) => [i + 1, true]));
+      expect(await transcriptLines(r.url, sid)).toEqual(lines);
+    });
+
     it('recognises a retry among the last 1024 messages and refuses one of a turn older than that, naming the window', async () => {
       const r = await relay();
       const sid = fresh('window');
