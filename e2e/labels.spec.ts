@@ -97,6 +97,10 @@ test('a dropped Claude Code session names its spans by label, draws what fills t
   const texts = await nodes.allInnerTexts();
   expect(texts.join('\n')).not.toMatch(UUID);
   expect(texts.join('\n')).toContain('compaction summary');
+  // what the compaction replaced is archived (contract §8.2), drawn as such: not a missing parent
+  await expect(page.locator('.span-node.archived').first()).toContainText('archived · not live');
+  await expect(page.locator('.span-node.ghost')).toHaveCount(0);
+  await expect(page.locator('.lineage-head')).toContainText(/0 missing parent\(s\) · \d+ archived parent\(s\)/);
 
   // back at the pressure turn, whose turn panel shows the breakdown, for the clipping check
   // (the span inspector takes the turn panel's place while a span is selected)

@@ -8,7 +8,7 @@ import { Binding, estimateTokens, type TurnResult } from '../core/analyse.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import type { Snapshot } from '../core/wire.ts';
-import type { CompactionRecord } from '../core/compactions.ts';
+import { readArchived, type CompactionRecord } from '../core/compactions.ts';
 import { lowerBound } from '../core/bisect.ts';
 import { compositionKind, type ContextWindow } from '../core/composition.ts';
 import { IncidentRuns } from '../core/incidents.ts';
@@ -54,6 +54,8 @@ export interface SpanInfo {
   prunedAt: number;
   /** turn indices at which this id was listed in `pruned`, in order */
   prunedTurns: number[];
+  /** contract §8.2: turn index of the first snapshot whose `archived` named this id (the agent's transcript holds it), or -1 */
+  archivedAt: number;
 }
 
 /**
@@ -195,6 +197,7 @@ export class TurnColumnStore {
         lastSeen: -1,
         prunedAt: -1,
         prunedTurns: [],
+        archivedAt: -1,
       });
     }
     return idx;
@@ -231,6 +234,16 @@ export class TurnColumnStore {
       info.prunedAt = t;
       info.prunedTurns.push(t);
     }
+    for (const id of readArchived(snap)) {
+      const info = this.spans[this.intern(id)]!;
+      if (info.archivedAt === -1) info.archivedAt = t;
+    }
+  }
+
+  /** contract §8.2: whether `id` was declared archived at or before turn index t (a parent gone from the live context, not missing). */
+  archivedBy(id: string, t: number): boolean {
+    const at = this.spans[this.spanIndex.get(id) ?? -1]?.archivedAt ?? -1;
+    return at >= 0 && at <= t;
   }
 
   /** contract §4 findings of turn index t, and the incidents they open or extend (core's rule). */

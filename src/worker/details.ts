@@ -232,7 +232,10 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
   const keep = lttb(hx, hs, 0, hx.length, HISTORY_POINTS);
   const shown = shownRow(store, idx, live ? h.rowAtT : h.nearestRow, live ? h.prevLiveRow : -1, h.prevLiveT, sha256);
   const { liveAt, children } = lineageAt(store, spanId, shownT);
-  const missingParents = shown.derivedFrom.filter((p) => p !== spanId && !liveAt.has(p));
+  const gone = shown.derivedFrom.filter((p) => p !== spanId && !liveAt.has(p));
+  // contract §8.2: a parent the session declared archived is gone from the live context, not missing
+  const archivedParents = gone.filter((p) => store.archivedBy(p, shownT >= 0 ? shownT : t));
+  const missingParents = gone.filter((p) => !archivedParents.includes(p));
   const prunedAt = info.prunedTurns.filter((k) => k <= (shownT >= 0 ? shownT : t)).pop();
 
   return {
@@ -245,6 +248,7 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
     ...shown,
     role: info.role,
     missingParents,
+    archivedParents,
     children,
     firstSeen: store.col.turn.get(info.firstSeen),
     lastSeen: store.col.turn.get(info.lastSeen),

@@ -1,6 +1,7 @@
 // The derived_from graph of one turn's live spans, laid out with dagre in the Worker so
 // the main thread only draws. Missing parents (contract §4 orphaned_parent) become ghost
-// nodes. Spans with no derivation edge are counted, not drawn; a very large graph keeps
+// nodes; a parent gone from the live context but declared archived (§8.2, what a compaction
+// replaced in an imported session) is an archived node, not a fault. Spans with no derivation edge are counted, not drawn; a very large graph keeps
 // the components that hold orphans first.
 import dagre from '@dagrejs/dagre';
 import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
@@ -44,12 +45,15 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
       const key = `${p}\u0000${s.id}`;
       if (seenEdge.has(key)) continue;
       seenEdge.add(key);
-      const missing = !liveIds.has(p);
+      // contract §8.2: a parent gone from the live context but declared archived is not missing
+      const gone = !liveIds.has(p);
+      const archived = gone && store.archivedBy(p, t);
+      const missing = gone && !archived;
       if (missing) {
         ghosts.add(p);
         citers.add(s.id);
       }
-      edges.push({ source: p, target: s.id, missing });
+      edges.push({ source: p, target: s.id, missing, archived });
     }
   }
   const connected = new Set<string>();
@@ -78,12 +82,13 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
   for (const id of keep) {
     const pos = g.node(id);
     const span = liveIds.get(id);
-    const ghost = span === undefined;
+    const gone = span === undefined;
+    const ghost = gone && ghosts.has(id);
     const prunedAt = ghost ? (store.spans[store.spanIndex.get(id) ?? -1]?.prunedTurns ?? []) : [];
     nodes.push({
       id,
       label: store.spans[store.spanIndex.get(id) ?? -1]?.label ?? null,
-      kind: ghost ? 'ghost' : citers.has(id) ? 'citer' : 'live',
+      kind: ghost ? 'ghost' : gone ? 'archived' : citers.has(id) ? 'citer' : 'live',
       x: (pos?.x ?? 0) - NODE_W / 2,
       y: (pos?.y ?? 0) - NODE_H / 2,
       width: NODE_W,

@@ -272,7 +272,8 @@ export interface GraphNode {
   id: string;
   /** contract §8.8 drawn instead of the id when the span has one */
   label: string | null;
-  kind: 'live' | 'citer' | 'ghost';
+  /** ghost: a missing parent (orphaned_parent); archived: a parent gone from the live context that the session declared archived (contract §8.2) */
+  kind: 'live' | 'citer' | 'ghost' | 'archived';
   x: number;
   y: number;
   width: number;
@@ -287,6 +288,8 @@ export interface GraphEdge {
   source: string;
   target: string;
   missing: boolean;
+  /** the parent is not live but declared archived (contract §8.2): not missing */
+  archived: boolean;
 }
 
 export interface LineageGraphData {
@@ -351,6 +354,8 @@ export interface SpanDetail {
   role: string | null;
   derivedFrom: string[];
   missingParents: string[];
+  /** parents gone from the live context that the session declared archived (contract §8.2): not missing */
+  archivedParents: string[];
   children: string[];
   firstSeen: number;
   lastSeen: number;

@@ -1,5 +1,6 @@
 // The derived_from graph of the selected turn (React Flow; positions come from dagre in
-// the Worker). Missing parents are ghost nodes with dashed edges. A node names its span by
+// the Worker). Missing parents are ghost nodes with dashed red edges; archived parents
+// (contract §8.2) are muted nodes with dotted grey edges. A node names its span by
 // its label (contract §8.8), else its id, rendered as text; the id is on hover.
 // React Flow's CSS is imported by Workspace.tsx (the lazy session view, not main.tsx), not
 // here: `context-health report` draws the charts under Node, where a .css import cannot load
@@ -36,13 +37,15 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
       ? data.prunedEarlier
         ? 'missing · pruned'
         : 'missing · never pruned'
-      : data.kind === 'citer'
-        ? 'cites missing'
-        : data.pinned
-          ? 'pinned'
-          : data.binding !== 'bound'
-            ? data.binding
-            : '';
+      : data.kind === 'archived'
+        ? 'archived · not live'
+        : data.kind === 'citer'
+          ? 'cites missing'
+          : data.pinned
+            ? 'pinned'
+            : data.binding !== 'bound'
+              ? data.binding
+              : '';
   return (
     <div
       className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`}
@@ -66,7 +69,13 @@ const nodeTypes = { span: SpanNodeView };
 function nodeName(node: GraphNode): string {
   if (node.label !== null) return node.label;
   if (node.kind === 'ghost' && node.id.length > 16) return `never seen · ${node.id.slice(0, 8)}…`;
+  if (node.kind === 'archived' && node.id.length > 16) return `${node.id.slice(0, 12)}…`;
   return node.id;
+}
+
+/** contract §8.2: the parents drawn that are gone from the live context but archived (not faults). */
+function archivedCount(graph: { nodes: readonly GraphNode[] }): number {
+  return graph.nodes.filter((n) => n.kind === 'archived').length;
 }
 
 /** True once the element has come near the viewport: the graph is not drawn while nobody can see it. */
@@ -141,13 +150,14 @@ export function LineageGraph() {
       height: n.height,
       draggable: false,
       connectable: false,
-      ariaLabel: `${n.kind === 'ghost' ? 'missing parent' : 'span'} ${n.label ?? n.id}`,
+      ariaLabel: `${n.kind === 'ghost' ? 'missing parent' : n.kind === 'archived' ? 'archived parent' : 'span'} ${n.label ?? n.id}`,
     }));
     const edges: Edge[] = graph.edges.map((e) => ({
       id: `${e.source}\u2192${e.target}`,
       source: e.source,
       target: e.target,
-      style: { stroke: e.missing ? C.fault : C.axis, strokeWidth: e.missing ? 1.6 : 1.2, strokeDasharray: e.missing ? '5 4' : undefined },
+      // a missing parent's edge is the fault (red, dashed); an archived parent's is dashed grey: gone, not lost
+      style: { stroke: e.missing ? C.fault : C.axis, strokeWidth: e.missing ? 1.6 : 1.2, strokeDasharray: e.missing ? '5 4' : e.archived ? '2 3' : undefined },
       markerEnd: { type: MarkerType.ArrowClosed, color: e.missing ? C.fault : C.axis, width: 14, height: 14 },
       focusable: false,
     }));
@@ -197,7 +207,8 @@ export function LineageGraph() {
         )}
         {graph !== null && graph.nodes.length > 0 && (
           <span className="muted">
-            {graph.nodes.filter((n) => n.kind === 'ghost').length} missing parent(s) · {graph.edges.length} edges
+            {graph.nodes.filter((n) => n.kind === 'ghost').length} missing parent(s)
+            {archivedCount(graph) > 0 ? ` · ${archivedCount(graph)} archived parent(s)` : ''} · {graph.edges.length} edges
             {graph.isolated > 0 ? ` · ${graph.isolated} spans without derivation not drawn` : ''}
             {graph.omitted > 0 ? ` · ${graph.omitted} more nodes not drawn (components with orphans first)` : ''}
           </span>

@@ -258,7 +258,25 @@ function Lineage({ d }: { d: SpanDetail }) {
       <h3>Lineage</h3>
       <dl className="lineage-list">
         <dt>derived from</dt>
-        <dd>{d.derivedFrom.length === 0 ? '—' : <SpanChips ids={d.derivedFrom.filter((p) => !d.missingParents.includes(p))} limit={12} />}</dd>
+        <dd>
+          {d.derivedFrom.length === 0 ? (
+            '—'
+          ) : (
+            <SpanChips ids={d.derivedFrom.filter((p) => !d.missingParents.includes(p) && !d.archivedParents.includes(p))} limit={12} />
+          )}
+        </dd>
+        {d.archivedParents.length > 0 && (
+          <>
+            <dt title="gone from the live context; the agent's transcript still holds them (contract §8.2)">archived parents</dt>
+            <dd>
+              {d.archivedParents.map((p) => (
+                <code key={p} className="chip archived" title={`span ${p}: archived, not live`}>
+                  {d.labels[p] ?? p}
+                </code>
+              ))}
+            </dd>
+          </>
+        )}
         {d.missingParents.length > 0 && (
           <>
             <dt className="fault-text">missing parents</dt>
