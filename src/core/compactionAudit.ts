@@ -175,6 +175,11 @@ export class CompactionAuditor {
     if (!this.stretch.has(key)) this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
   }
 
+  /** The items these spans gave the stretch: gone with them (an abandoned branch, adapters.md rewinds). */
+  forget(spanIds: ReadonlySet<string>): void {
+    for (const [key, item] of this.stretch) if (item.span_id !== null && spanIds.has(item.span_id)) this.stretch.delete(key);
+  }
+
   /** a tool read a path at `turn` (the call that issued it): the first after a compaction refetches its item */
   fileRead(path: string, turn: number): void {
     this.wentBack(`file\0${path}`, turn);

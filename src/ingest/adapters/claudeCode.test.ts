@@ -200,3 +200,125 @@ describe('Claude Code adapter (docs/adapters.md)', () => {
     expect(ids(s[0]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0']);
   });
 });
+
+// adapters.md rewinds: a prompt written after going back names an earlier record as its parent
+function rec(type: 'user' | 'assistant', uuid: string, parentUuid: string | null, content: unknown, more: Record<string, unknown> = {}): string {
+  const message =
+    type === 'user'
+      ? { role: 'user', content }
+      : {
+          id: `msg_${uuid}`,
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content,
+          usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
+        };
+  const t = new Date(Date.UTC(2026, 10, 30, 10, 0, Number(uuid.replace(/\D/g, '')))).toISOString();
+  return JSON.stringify({ type, uuid, parentUuid, sessionId: 'rw', timestamp: t, isSidechain: false, cwd: '/repo', message, ...more });
+}
+const say = (text: string): unknown[] => [{ type: 'text', text }];
+const read = (id: string, path: string): unknown[] => [{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }];
+const result = (id: string, text: string): unknown[] => [{ type: 'tool_result', tool_use_id: id, content: text }];
+
+/** u1 → a1 → u2 → a2 (Read x.ts) → u3 (its result) → a3; then u4 is written with a1 as its parent: u2 … a3 are abandoned */
+const rewound = [
+  rec('user', 'u1', null, 'Fix the login retry without touching the schema.'),
+  rec('assistant', 'a1', 'u1', say('Looking at the login flow.'), { requestId: 'req_1' }),
+  rec('user', 'u2', 'a1', 'Rewrite the whole cache layer in Rust.'),
+  rec('assistant', 'a2', 'u2', read('toolu_x', '/repo/src/xcache.ts'), { requestId: 'req_2' }),
+  rec('user', 'u3', 'a2', result('toolu_x', 'export const cache = new Map();')),
+  rec('assistant', 'a3', 'u3', say('Starting the Rust rewrite.'), { requestId: 'req_3' }),
+  JSON.stringify({ type: 'progress', uuid: 'p3', parentUuid: 'a3', sessionId: 'rw', data: { type: 'hook_progress' } }),
+  rec('user', 'u4', 'a1', 'Make the retry count configurable instead.'),
+  rec('assistant', 'a4', 'u4', say('Adding a retry option.'), { requestId: 'req_4' }),
+];
+
+describe('Claude Code rewinds (docs/adapters.md)', () => {
+  const snaps = (lines: string[]): Snapshot[] =>
+    convert(lines.join('\n'))
+      .messages.map((m) => m.value)
+      .filter((v): v is Snapshot => v.type === 'snapshot');
+
+  it('a prompt written after going back continues from its parent: the abandoned branch leaves the context, pruned and archived', () => {
+    const s = snaps(rewound);
+    expect(s.map((x) => x.turn)).toEqual([1, 2, 3, 4]);
+    expect(ids(s[2]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
+    expect(ids(s[3]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u4#0']);
+    expect(s[3]!.pruned).toEqual(['u2#0', 'a2#0', 'u3#0', 'a3#0']);
+    expect(s[3]!.archived).toEqual(['u2#0', 'a2#0', 'u3#0', 'a3#0']);
+    // the engine sees no orphan and no fault in it
+    const engine = new Engine({ sha256 });
+    const msgs = convert(rewound.join('\n')).messages;
+    const orphans = msgs.flatMap((m) => {
+      const o = engine.ingestValue(m.value, m.line);
+      return o.kind === 'turn' ? [o.result.metrics.orphan_edges] : [];
+    });
+    expect(orphans).toEqual([0, 0, 0, 0]);
+  });
+
+  it('the abandoned branch gives the next compaction no items: its prompt and its file were never in the chain the summary replaced', () => {
+    const compacted = [
+      ...rewound,
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'c5',
+        parentUuid: null,
+        logicalParentUuid: 'a4',
+        sessionId: 'rw',
+        compactMetadata: { trigger: 'manual', preTokens: 900 },
+      }),
+      rec('user', 'u5', 'c5', 'Summary: the user wants the login retry count configurable; not done yet.', { isCompactSummary: true }),
+      rec('assistant', 'a5', 'u5', say('Continuing.'), { requestId: 'req_5' }),
+    ];
+    const s = snaps(compacted);
+    const items = s.at(-1)!.compaction!.items.map((i) => [i.kind, i.text]);
+    expect(items).toEqual([
+      ['user_prompt', 'Fix the login retry without touching the schema.'],
+      ['user_prompt', 'Make the retry count configurable instead.'],
+    ]);
+  });
+
+  it('a tool result or a prompt on the chain it continues changes nothing, nor a parent from before a compact boundary', () => {
+    // u3's result names a2, the record before the progress record: no rewind
+    expect(ids(snaps(rewound.slice(0, 6))[2]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
+    // a prompt whose parent is the last record but one that added no spans (the progress record's parent)
+    const onChain = [...rewound.slice(0, 7), rec('user', 'u4', 'a3', 'Go on.'), rec('assistant', 'a4', 'u4', say('On it.'), { requestId: 'req_4' })];
+    const s = snaps(onChain);
+    expect(ids(s[3]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0', 'a3#0', 'u4#0']);
+    expect(s[3]!.pruned).toBeUndefined();
+    // after a compact boundary, a parent from before it: what the summary replaced is gone already, the file order stands
+    const across = [
+      ...rewound.slice(0, 2),
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'c2',
+        parentUuid: null,
+        logicalParentUuid: 'a1',
+        sessionId: 'rw',
+        compactMetadata: { trigger: 'auto', preTokens: 500 },
+      }),
+      rec('user', 'u3', 'c2', 'Summary: looking at the login flow.', { isCompactSummary: true }),
+      rec('assistant', 'a3', 'u3', say('Continuing.'), { requestId: 'req_3' }),
+      rec('user', 'u4', 'a1', 'Make the retry count configurable.'),
+      rec('assistant', 'a4', 'u4', say('On it.'), { requestId: 'req_4' }),
+    ];
+    const t = snaps(across);
+    expect(ids(t.at(-1)!)).toEqual([SYSTEM_SPAN_ID, 'u3#0', 'a3#0', 'u4#0']);
+    expect(t.at(-1)!.pruned).toBeUndefined();
+  });
+
+  it('an edited first prompt is pinned in its place', () => {
+    const lines = [
+      JSON.stringify({ type: 'system', subtype: 'local_command', uuid: 's0', parentUuid: null, sessionId: 'rw', content: 'init' }),
+      rec('user', 'u1', 's0', 'Fix the login test.'),
+      rec('assistant', 'a1', 'u1', say('Looking.'), { requestId: 'req_1' }),
+      rec('user', 'u2', 's0', 'Fix the logout test.'),
+      rec('assistant', 'a2', 'u2', say('Looking.'), { requestId: 'req_2' }),
+    ];
+    const s = snaps(lines);
+    expect(ids(s[1]!)).toEqual([SYSTEM_SPAN_ID, 'u2#0']);
+    expect(spanOf(s[1]!, 'u2#0')!.pinned).toBe(true);
+  });
+});

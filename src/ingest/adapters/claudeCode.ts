@@ -96,8 +96,10 @@ export class ClaudeCodeAdapter {
   private compaction: { kind: 'compact' | 'microcompact'; trigger: string | null; preTokens: number | null; replaced: string[] } | null = null;
   /** contract §8.4: the session's compaction audit */
   private readonly audit = new CompactionAuditor();
-  /** contract §8.4 `todo`: the pending items of the stretch's last todo list, and where it came from */
-  private todos: { items: string[]; turn: number; spanId: string } | null = null;
+  /** contract §8.4 `todo`: the stretch's todo lists, in order (the last one's pending items are its items), and where each came from */
+  private todos: { items: string[]; turn: number; spanId: string }[] = [];
+  /** adapters.md rewinds: the context's length after each main-chain record (by uuid) since the last compact boundary */
+  private readonly endOf = new Map<string, number>();
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
   private readonly requestIds = new Set<string>();
@@ -141,6 +143,7 @@ export class ClaudeCodeAdapter {
       this.skipped.add(`${type} (sidechain)`);
       return out;
     }
+    if (type === 'user') this.rewind(value);
     switch (type) {
       case 'user':
         this.user(value, line);
@@ -155,7 +158,36 @@ export class ClaudeCodeAdapter {
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
         this.skipped.add(type);
     }
+    if (typeof value.uuid === 'string' && !this.endOf.has(value.uuid)) this.endOf.set(value.uuid, this.context.length);
     return out;
+  }
+
+  /**
+   * adapters.md rewinds: Claude Code's records form a tree by `parentUuid`, and the model sees
+   * the chain from a record back to the root. A prompt the user wrote after going back (an
+   * edited earlier prompt, `/rewind`) names an earlier record as its parent; what came after
+   * that record is an abandoned branch, which no later call sees: it leaves the context (pruned
+   * and archived at the next call: the file still holds it) and the audit. A tool result or a
+   * compaction summary never starts a branch (it answers the chain it is on), and a parent
+   * not seen since the last compact boundary changes nothing (the file order stands).
+   */
+  private rewind(record: JsonObject): void {
+    const parent = record.parentUuid;
+    if (typeof parent !== 'string' || record.isCompactSummary === true) return;
+    const cut = this.endOf.get(parent);
+    if (cut === undefined || cut >= this.context.length) return;
+    if (typeof record.uuid === 'string' && this.seenUuids.has(record.uuid)) return; // a repeat, skipped
+    const content = isObject(record.message) ? record.message.content : undefined;
+    if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result')) return;
+    const abandoned = this.context.splice(cut);
+    const ids = new Set(abandoned.map((b) => b.id));
+    this.removed.push(...ids);
+    for (const id of ids) this.modified.delete(id);
+    this.audit.forget(ids);
+    this.todos = this.todos.filter((t) => !ids.has(t.spanId));
+    // the first prompt, edited: the one written in its place is the operator's task
+    if (abandoned.some((b) => b.pinned === true)) this.firstPromptSeen = false;
+    for (const [uuid, end] of this.endOf) if (end > cut) this.endOf.delete(uuid);
   }
 
   /** The last line could not be parsed: a file still being written (adapters.md), not an input error. */
@@ -289,7 +321,7 @@ export class ClaudeCodeAdapter {
       const items = input.todos
         .filter((t): t is JsonObject => isObject(t) && t.status !== 'completed' && typeof t.content === 'string')
         .map((t) => t.content as string);
-      this.todos = { items, turn: this.turn, spanId };
+      this.todos.push({ items, turn: this.turn, spanId });
     }
   }
 
@@ -312,8 +344,11 @@ export class ClaudeCodeAdapter {
         replaced: [...(this.compaction?.kind === 'compact' ? this.compaction.replaced : []), ...ids],
       };
       // contract §8.4: the stretch ends; its last todo list's pending items are items of it
-      if (this.todos !== null) for (const t of this.todos.items) this.audit.add('todo', t, this.todos.turn, this.todos.spanId);
-      this.todos = null;
+      const last = this.todos.at(-1);
+      if (last !== undefined) for (const t of last.items) this.audit.add('todo', t, last.turn, last.spanId);
+      this.todos = [];
+      // a rewind goes back within a context, never across a boundary
+      this.endOf.clear();
       this.audit.compact();
       return;
     }
