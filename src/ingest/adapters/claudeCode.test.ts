@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../core/engine.ts';
 import type { Snapshot } from '../../core/wire.ts';
-import { CLEARED_TOOL_RESULT, estimateTokens, fitTokens, SYSTEM_SPAN_ID } from './claudeCode.ts';
+import { CLEARED_TOOL_RESULT, SYSTEM_SPAN_ID } from './claudeCode.ts';
+import { estimateTokens, fitTokens } from './tokens.ts';
 import { detectFormat } from './detect.ts';
 import { TranscriptPipeline, type AdapterSummary } from './pipeline.ts';
 
@@ -272,7 +273,7 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
       rec('assistant', 'a5', 'u5', say('Continuing.'), { requestId: 'req_5' }),
     ];
     const s = snaps(compacted);
-    const items = s.at(-1)!.compaction!.items.map((i) => [i.kind, i.text]);
+    const items = (s.at(-1)!.compaction as { items: { kind: string; text: string }[] }).items.map((i) => [i.kind, i.text]);
     expect(items).toEqual([
       ['user_prompt', 'Fix the login retry without touching the schema.'],
       ['user_prompt', 'Make the retry count configurable instead.'],
@@ -320,5 +321,42 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
     const s = snaps(lines);
     expect(ids(s[1]!)).toEqual([SYSTEM_SPAN_ID, 'u2#0']);
     expect(spanOf(s[1]!, 'u2#0')!.pinned).toBe(true);
+  });
+});
+
+describe('Claude Code sub-agent files (docs/adapters.md)', () => {
+  // <session>/subagents/agent-<id>.jsonl: every record is a sidechain's and names the agent
+  const agent = (line: string): string =>
+    JSON.stringify({ ...(JSON.parse(line) as object), isSidechain: true, agentId: 'a7f3c21', sessionId: 'parent-0123456789' });
+  const file = [
+    rec('user', 'u1', null, 'Find every caller of login() in src/.'),
+    rec('assistant', 'a1', 'u1', read('toolu_1', '/repo/src/auth.ts'), { requestId: 'req_1' }),
+  ]
+    .concat([
+      rec('user', 'u2', 'a1', result('toolu_1', 'export function login() {}')),
+      rec('assistant', 'a2', 'u2', say('One caller.'), { requestId: 'req_2' }),
+    ])
+    .map(agent);
+
+  it("reads a sub-agent's own file as its session, apart from its parent's, its first prompt not pinned (the parent agent wrote it)", () => {
+    const r = convert(file.join('\n'));
+    const header = r.messages[0]!.value;
+    expect(header).toMatchObject({ type: 'session', session_id: 'parent-0123456789:agent-a7f3c21', source: 'claude-code' });
+    expect(header.title).toMatch(/^sub-agent a7f3c21 of parent-0: repo — Find every caller/);
+    const s = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+    expect(s.map((x) => [x.session_id, x.turn])).toEqual([
+      ['parent-0123456789:agent-a7f3c21', 1],
+      ['parent-0123456789:agent-a7f3c21', 2],
+    ]);
+    expect(ids(s[1]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0']);
+    expect(spanOf(s[1]!, 'u1#0')!.pinned).toBeUndefined();
+    expect(r.summary.skipped['user (sidechain)']).toBeUndefined();
+  });
+
+  it('a session file still leaves its inline sidechains out', () => {
+    const r = convert([rewound[0]!, rewound[1]!, ...file.slice(0, 2), rewound[2]!, rewound[3]!].join('\n'));
+    expect(r.messages[0]!.value.session_id).toBe('rw');
+    expect(r.summary.skipped['user (sidechain)']).toBe(1);
+    expect(r.messages.filter((m) => m.value.type === 'snapshot')).toHaveLength(2);
   });
 });

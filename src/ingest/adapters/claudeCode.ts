@@ -7,6 +7,7 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
+import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
 
 export interface AdaptedMessage {
   value: SessionHeader | Snapshot;
@@ -111,6 +112,13 @@ export class ClaudeCodeAdapter {
   private startedAt: string | null = null;
   /** contract §8.8: the project folder, for paths in labels */
   private cwd: string | null = null;
+  /**
+   * adapters.md sub-agents: null until the first user or assistant record; true when that one is
+   * a sidechain's (a sub-agent's own file: every record is), whose chain is then the one read
+   */
+  private subAgent: boolean | null = null;
+  /** the sub-agent's `agentId`, when its records carry one */
+  private agentId: string | null = null;
   /** tool_use id → its call's label and tool, for the results that answer it */
   private readonly calls = new Map<string, { label: string; tool: string }>();
 
@@ -138,8 +146,12 @@ export class ClaudeCodeAdapter {
       // adapters.md session: the header waits for the first call, so its title can name the first prompt
       if (typeof value.timestamp === 'string') this.startedAt = value.timestamp;
     }
-    // adapters.md: sub-agent traffic is not the main context
-    if (value.isSidechain === true && (type === 'user' || type === 'assistant' || type === 'system')) {
+    if (this.subAgent === null && (type === 'user' || type === 'assistant')) {
+      this.subAgent = value.isSidechain === true;
+      if (this.subAgent && typeof value.agentId === 'string' && value.agentId !== '') this.agentId = value.agentId;
+    }
+    // adapters.md: sub-agent traffic is not the main context (unless the file is the sub-agent's own)
+    if (value.isSidechain === true && this.subAgent !== true && (type === 'user' || type === 'assistant' || type === 'system')) {
       this.skipped.add(`${type} (sidechain)`);
       return out;
     }
@@ -198,7 +210,7 @@ export class ClaudeCodeAdapter {
   private header(record: JsonObject, line: number, out: AdaptedMessage[]): void {
     if (this.headerSent) return;
     this.headerSent = true;
-    const sid = this.sessionId ?? this.fallbackSessionId;
+    const sid = this.sid();
     const header: SessionHeader = { type: 'session', session_id: sid, title: this.title(sid), source: 'claude-code' };
     const started = this.startedAt ?? (typeof record.timestamp === 'string' ? record.timestamp : null);
     if (started !== null) header.started_at = started;
@@ -206,8 +218,25 @@ export class ClaudeCodeAdapter {
     out.push({ value: header, line });
   }
 
+  /**
+   * adapters.md session: the first sessionId, else the file's name. A sub-agent's records carry
+   * its parent's sessionId: its own session is that id and its agentId (or its file's name), so
+   * it never merges with the parent's when both are loaded.
+   */
+  private sid(): string {
+    if (this.subAgent !== true || this.sessionId === null) return this.sessionId ?? this.fallbackSessionId;
+    return `${this.sessionId}:agent-${this.agentId ?? this.fallbackSessionId}`;
+  }
+
   /** adapters.md session: the project folder and the first prompt tell sessions apart; the id when neither is known */
   private title(sid: string): string {
+    const own = this.ownTitle(sid);
+    return this.subAgent === true
+      ? `sub-agent ${this.agentId ?? ''}${this.agentId === null ? '' : ' '}of ${this.sessionId?.slice(0, 8) ?? 'a session'}: ${own}`
+      : own;
+  }
+
+  private ownTitle(sid: string): string {
     const folder =
       this.cwd === null
         ? null
@@ -261,8 +290,9 @@ export class ClaudeCodeAdapter {
       // adapters.md compaction: the model-written summary cites every span it replaced
       for (const b of blocks) b.derivedFrom = this.replaced ?? [];
       this.replaced = null;
-    } else if (authored && !this.firstPromptSeen) {
-      // adapters.md: the first user prompt is pinned (the operator's task: a canary)
+    } else if (authored && !this.firstPromptSeen && this.subAgent !== true) {
+      // adapters.md: the first user prompt is pinned (the operator's task: a canary; a
+      // sub-agent's first prompt is its parent agent's words, contract §8.1)
       this.firstPromptSeen = true;
       for (const b of blocks) b.pinned = true;
     }
@@ -424,7 +454,7 @@ export class ClaudeCodeAdapter {
     }
     const snap: Snapshot = {
       type: 'snapshot',
-      session_id: this.sessionId ?? this.fallbackSessionId,
+      session_id: this.sid(),
       turn: this.turn,
       spans: [system, ...visible],
       request_id: requestId,
@@ -462,47 +492,6 @@ export class ClaudeCodeAdapter {
     this.modified = new Set();
     return snap;
   }
-}
-
-/** adapters.md tokens: input + cache creation + cache read of the call; null when the record has no usage. */
-export function promptTokens(message: JsonObject | null): number | null {
-  const usage = isObject(message?.usage) ? message.usage : null;
-  if (usage === null) return null;
-  let total = 0;
-  let any = false;
-  for (const key of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']) {
-    const v = usage[key];
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) {
-      total += v;
-      any = true;
-    }
-  }
-  return any ? total : null;
-}
-
-/** contract §2.3's estimate: ⌈code points / 4⌉. */
-export function estimateTokens(text: string): number {
-  // code points: UTF-16 units less the low halves of surrogate pairs
-  let points = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
-      const p = text.charCodeAt(i - 1);
-      if (p >= 0xd800 && p <= 0xdbff) points--;
-    }
-  }
-  return Math.ceil(points / 4);
-}
-
-/**
- * adapters.md tokens: the visible spans keep their estimates when they fit in the call's
- * total; when they do not, each is scaled down by total / sum (rounded down), so the
- * system span (the rest) is never negative and the turn's total is exact.
- */
-export function fitTokens(estimates: number[], total: number): number[] {
-  const sum = estimates.reduce((a, b) => a + b, 0);
-  if (sum <= total) return estimates;
-  return estimates.map((e) => Math.floor((e * total) / sum));
 }
 
 function toSpan(b: ContextBlock): Span {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../core/engine.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
-import { estimateTokens } from './claudeCode.ts';
+import { estimateTokens } from './tokens.ts';
 import { CodexAdapter, INSTRUCTIONS_SPAN_ID } from './codex.ts';
 import { detectFormat } from './detect.ts';
 import { TranscriptPipeline, type AdapterSummary, type PipelineOptions } from './pipeline.ts';

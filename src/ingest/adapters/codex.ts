@@ -5,7 +5,8 @@
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
-import { estimateTokens, fitTokens, type AdaptedMessage } from './claudeCode.ts';
+import type { AdaptedMessage } from './claudeCode.ts';
+import { estimateTokens, fitTokens } from './tokens.ts';
 import { isObject, patchFiles, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { SkippedRecords } from './skipped.ts';
 

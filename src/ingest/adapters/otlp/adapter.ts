@@ -13,7 +13,7 @@ import { firstWords } from '../spanLabels.ts';
 import { judgeText, SurvivingText, type AuditItem } from '../../../core/compactionAudit.ts';
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
-import { estimateTokens, fitTokens } from '../claudeCode.ts';
+import { estimateTokens, fitTokens } from '../tokens.ts';
 import { SkippedRecords } from '../skipped.ts';
 import { extract, type Extracted, type ModelCall, type Retrieval } from './conventions.ts';
 import { readTraceRequest, type Rejected } from './model.ts';

@@ -1,0 +1,45 @@
+// Token counts of the adapters (docs/adapters.md "tokens"): a call's prompt size from the
+// API's usage, contract §2.3's estimate of a text, and the estimates fitted to a known total.
+type JsonObject = Record<string, unknown>;
+
+/** adapters.md tokens: input + cache creation + cache read of the call; null when the record has no usage. */
+export function promptTokens(message: JsonObject | null): number | null {
+  const raw = message?.usage;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const usage = raw as JsonObject;
+  let total = 0;
+  let any = false;
+  for (const key of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']) {
+    const v = usage[key];
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) {
+      total += v;
+      any = true;
+    }
+  }
+  return any ? total : null;
+}
+
+/** contract §2.3's estimate: ⌈code points / 4⌉. */
+export function estimateTokens(text: string): number {
+  // code points: UTF-16 units less the low halves of surrogate pairs
+  let points = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const p = text.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) points--;
+    }
+  }
+  return Math.ceil(points / 4);
+}
+
+/**
+ * adapters.md tokens: the visible spans keep their estimates when they fit in the call's
+ * total; when they do not, each is scaled down by total / sum (rounded down), so the
+ * system span (the rest) is never negative and the turn's total is exact.
+ */
+export function fitTokens(estimates: number[], total: number): number[] {
+  const sum = estimates.reduce((a, b) => a + b, 0);
+  if (sum <= total) return estimates;
+  return estimates.map((e) => Math.floor((e * total) / sum));
+}
