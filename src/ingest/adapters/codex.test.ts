@@ -352,3 +352,60 @@ describe('Codex CLI adapter, an older rollout', () => {
     expect(legacy.header.title).toBe('billing — Why does the invoice total round down?');
   });
 });
+
+describe('Codex rollbacks (docs/adapters.md)', () => {
+  let n = 0;
+  const at = (): string => new Date(Date.UTC(2026, 0, 5, 9, 0, n++)).toISOString();
+  const line = (type: string, payload: object): string => JSON.stringify({ timestamp: at(), type, payload });
+  const user = (text: string): string => line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+  const answer = (text: string): string => line('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+  let total = 0;
+  const call = (): string => {
+    total += 100;
+    const usage = { input_tokens: total, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0, total_tokens: total + 5 };
+    return line('event_msg', {
+      type: 'token_count',
+      info: { total_token_usage: { ...usage, input_tokens: total * 2 }, last_token_usage: usage, model_context_window: 272000 },
+    });
+  };
+  const rollout = (): string[] => [
+    line('session_meta', { id: 'rb-1', timestamp: at(), cwd: '/repo' }),
+    user('<environment_context>\n  <cwd>/repo</cwd>\n</environment_context>'),
+    user('Make the cache eviction LRU.'),
+    call(),
+    answer('Done: LRU eviction.'),
+    user('Now rewrite it all in Go.'),
+    call(),
+    answer('Rewriting in Go.'),
+    line('event_msg', { type: 'thread_rolled_back', num_turns: 1 }),
+    user('Add a test for the eviction instead.'),
+    call(),
+  ];
+
+  it('thread_rolled_back drops the last n user turns: the next call sees the history without them, which it prunes and archives', () => {
+    const r = convert(rollout().join('\n'));
+    const last = r.snapshots.at(-1)!;
+    const texts = last.spans.map((s) => s.text);
+    expect(texts).toContain('Make the cache eviction LRU.');
+    expect(texts).toContain('Done: LRU eviction.');
+    expect(texts).not.toContain('Now rewrite it all in Go.');
+    expect(texts).not.toContain('Rewriting in Go.');
+    const before = r.snapshots.at(-2)!;
+    const gone = before.spans.filter((s) => s.text === 'Now rewrite it all in Go.').map((s) => s.span_id);
+    expect(gone).toHaveLength(1);
+    expect(last.pruned).toEqual(expect.arrayContaining(gone));
+    expect(last.archived).toEqual(last.pruned);
+    expect(r.errors).toEqual([]);
+  });
+
+  it('more turns than were typed drops them all but what came before the first', () => {
+    const lines = rollout();
+    lines[8] = line('event_msg', { type: 'thread_rolled_back', num_turns: 5 });
+    const texts = convert(lines.join('\n'))
+      .snapshots.at(-1)!
+      .spans.map((s) => s.text);
+    expect(texts.some((t) => t.includes('<environment_context>'))).toBe(true);
+    expect(texts).not.toContain('Make the cache eviction LRU.');
+    expect(texts).toContain('Add a test for the eviction instead.');
+  });
+});

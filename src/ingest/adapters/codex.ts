@@ -208,6 +208,10 @@ export class CodexAdapter {
 
   private event(payload: JsonObject, line: number, ts: string | null): AdaptedMessage[] {
     const type = typeof payload.type === 'string' ? payload.type : '(no type)';
+    if (type === 'thread_rolled_back') {
+      this.rollBack(payload.num_turns);
+      return [];
+    }
     if (type !== 'token_count') {
       // user_message, agent_message, agent_reasoning, …: the UI's copy of response items
       this.skipped.add(`event_msg:${type}`);
@@ -232,6 +236,32 @@ export class CodexAdapter {
       this.contextWindow = info.model_context_window;
     }
     return this.call(input, line, ts);
+  }
+
+  /**
+   * adapters.md rollbacks: `thread_rolled_back {num_turns: n}` drops the last n user turns from
+   * the history, as Codex rebuilds it (from the n-th last prompt the user typed on; all of them
+   * but what came before the first when n is as many or more). The file still holds them: they
+   * are pruned and archived at the next call, and their audit items leave the stretch.
+   */
+  private rollBack(turns: unknown): void {
+    if (typeof turns !== 'number' || !Number.isInteger(turns) || turns < 0) {
+      this.skipped.add('event_msg:thread_rolled_back (no num_turns)');
+      return;
+    }
+    const prompts: number[] = [];
+    this.context.forEach((c, i) => {
+      if (c.prompt) prompts.push(i);
+    });
+    if (turns === 0 || prompts.length === 0) return;
+    const cut = turns >= prompts.length ? prompts[0]! : prompts[prompts.length - turns]!;
+    const dropped = this.context.splice(cut);
+    const ids = new Set(dropped.map((c) => c.id));
+    this.removed.push(...ids);
+    // the first prompt, rolled back: the next one the user types is the operator's task
+    if (dropped.some((c) => c.prompt && c.pinned)) this.firstPrompt = null;
+    this.audit.forget(ids);
+    this.callStart = null;
   }
 
   /** adapters.md turns: one model call; its snapshot is what the call saw, its total the call's input tokens. */
