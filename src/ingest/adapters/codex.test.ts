@@ -409,3 +409,63 @@ describe('Codex rollbacks (docs/adapters.md)', () => {
     expect(texts).toContain('Add a test for the eviction instead.');
   });
 });
+
+describe('Codex IDE prompts (docs/adapters.md)', () => {
+  const ide =
+    '# Context from my IDE setup:\n\n## Active file: src/lru.rs\n\n## Open tabs:\n- lru.rs: src/lru.rs\n\n## My request for Codex:\nMake the eviction test pass';
+  const lines = [
+    JSON.stringify({
+      timestamp: '2026-01-05T09:00:00.000Z',
+      type: 'session_meta',
+      payload: { id: 'ide-1', timestamp: '2026-01-05T09:00:00.000Z', cwd: '/repo' },
+    }),
+    JSON.stringify({
+      timestamp: '2026-01-05T09:00:01.000Z',
+      type: 'response_item',
+      payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: ide }] },
+    }),
+    JSON.stringify({
+      timestamp: '2026-01-05T09:00:02.000Z',
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: {
+          total_token_usage: { input_tokens: 300, output_tokens: 5 },
+          last_token_usage: { input_tokens: 300, output_tokens: 5 },
+          model_context_window: 272000,
+        },
+      },
+    }),
+  ];
+
+  it("names an IDE's prompt by the request the user typed, keeping the whole message as its text", () => {
+    const r = convert(lines.join('\n'));
+    const span = r.snapshots[0]!.spans.find((s) => s.role === 'user')!;
+    expect(span.text).toBe(ide);
+    expect(span.label).toBe('Make the eviction test pass');
+    expect(span.pinned).toBe(true);
+    expect(r.header.title).toMatch(/Make the eviction test pass/);
+    expect(r.header.title).not.toMatch(/Context from my IDE/);
+  });
+
+  it('audits the request as the user wrote it (contract §8.4), not the editor context before it', () => {
+    const compacted = [
+      ...lines,
+      JSON.stringify({ timestamp: '2026-01-05T09:00:03.000Z', type: 'compacted', payload: { message: 'The user wants the eviction test to pass.' } }),
+      JSON.stringify({
+        timestamp: '2026-01-05T09:00:04.000Z',
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: {
+            total_token_usage: { input_tokens: 400, output_tokens: 9 },
+            last_token_usage: { input_tokens: 100, output_tokens: 4 },
+            model_context_window: 272000,
+          },
+        },
+      }),
+    ];
+    const items = (convert(compacted.join('\n')).snapshots.at(-1)!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
+    expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([['Make the eviction test pass', 'paraphrased']]);
+  });
+});

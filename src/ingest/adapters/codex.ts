@@ -130,8 +130,9 @@ export class CodexAdapter {
     // contract §8.4 items: the prompts the user typed, and the files a patch touched (Codex reads
     // files through shell commands, whose paths no rule can tell apart reliably)
     if (item.prompt) {
-      this.audit.promptWritten(item.text, this.turn + 1);
-      this.audit.add('user_prompt', item.text, this.turn + 1, item.id);
+      // the prompt as the user wrote it (contract §8.4), not the editor context an IDE sent before it
+      this.audit.promptWritten(item.request, this.turn + 1);
+      this.audit.add('user_prompt', item.request, this.turn + 1, item.id);
     }
     if (item.kind === 'tool_use' && item.tool === 'apply_patch') for (const f of patchFiles(item.text)) this.audit.add('file', f, this.turn, item.id);
   }
@@ -152,7 +153,7 @@ export class CodexAdapter {
     // adapters.md pinned: what the operator wrote, the instructions and the first prompt
     let pinned = view.instructions;
     if (view.prompt && this.firstPrompt === null) {
-      this.firstPrompt = view.text;
+      this.firstPrompt = view.request;
       pinned = true;
     }
     return { ...view, id, pinned, derivedFrom: null, estimate: estimateTokens(view.text) };
@@ -352,6 +353,7 @@ function bareItem(id: string, text: string, role: string, kind: string, label: s
     output: false,
     instructions: false,
     prompt: false,
+    request: text,
     callId: null,
     pinned: false,
     derivedFrom: null,

@@ -19,6 +19,8 @@ export interface ItemView {
   instructions: boolean;
   /** a user message the operator typed (not context Codex injected) */
   prompt: boolean;
+  /** a prompt's own words: an IDE's message holds its editor context first, the request after REQUEST_MARK */
+  request: string;
   /** function and custom tool calls: what their outputs answer */
   callId: string | null;
 }
@@ -28,6 +30,8 @@ const LABEL_MAX = 60;
 
 /** adapters.md: Codex puts AGENTS.md in a user message of its own, marked one of these ways. */
 const AGENTS_MD = /^(# AGENTS\.md instructions|<user_instructions>)/;
+/** adapters.md: the Codex IDE extension sends the editor's context (open files, the active one) first, then this, then what the user typed. */
+const REQUEST_MARK = '## My request for Codex:';
 /** adapters.md: context Codex injects opens with a tag (`<environment_context>`, `<turn_aborted>`, …). */
 const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
 
@@ -97,7 +101,9 @@ function message(raw: JsonObject): ItemView | { skip: string } {
     if (AGENTS_MD.test(trimmed)) return view(text, 'system', 'instructions', 'AGENTS.md instructions', { instructions: true });
     const tag = INJECTED_TAG.exec(trimmed);
     if (tag !== null) return view(text, 'meta', 'text', tag[1]!.replace(/_/g, ' '), {});
-    return view(text, 'user', 'text', firstWords(text) || 'user message', { prompt: true });
+    const mark = text.lastIndexOf(REQUEST_MARK);
+    const request = mark === -1 ? text : text.slice(mark + REQUEST_MARK.length).trim();
+    return view(text, 'user', 'text', firstWords(request) || 'user message', { prompt: true, request });
   }
   if (role === 'developer' || role === 'system') {
     const tag = INJECTED_TAG.exec(trimmed);
@@ -109,7 +115,7 @@ function message(raw: JsonObject): ItemView | { skip: string } {
 }
 
 function view(text: string, role: string, kind: string, label: string, extra: Partial<ItemView>): ItemView {
-  return { text, role, kind, label: clip(label), tool: null, output: false, instructions: false, prompt: false, callId: null, ...extra };
+  return { text, role, kind, label: clip(label), tool: null, output: false, instructions: false, prompt: false, request: text, callId: null, ...extra };
 }
 
 /** Message content: the text parts joined by newlines, an image as `[image]`. */
