@@ -360,3 +360,59 @@ describe('Claude Code sub-agent files (docs/adapters.md)', () => {
     expect(r.messages.filter((m) => m.value.type === 'snapshot')).toHaveLength(2);
   });
 });
+
+describe('Claude Code IDE notes (docs/adapters.md)', () => {
+  const opened =
+    '<ide_opened_file>The user opened the file /repo/src/auth.ts in the IDE. This may or may not be related to the current task.</ide_opened_file>';
+  const selected =
+    '<ide_selection>The user selected the lines 3 to 9 from /repo/src/lru.rs:\nfn evict() {}\n\nThis may or may not be related to the current task.</ide_selection>';
+  const lines = [
+    rec('user', 'u1', null, opened), // a record of its own, as the extension writes it
+    rec('user', 'u2', 'u1', [
+      { type: 'text', text: selected },
+      { type: 'text', text: 'Why does the login header wrap?' },
+    ]),
+    rec('assistant', 'a2', 'u2', say('Looking.'), { requestId: 'req_1' }),
+    rec('user', 'u3', 'a2', `${opened}\nAnd make the retry count configurable.`),
+    rec('assistant', 'a3', 'u3', say('Done.'), { requestId: 'req_2' }),
+  ];
+
+  it("names, pins and titles by what the user typed: an IDE's note of the open file or the selected lines is not the prompt", () => {
+    const r = convert(lines.join('\n'));
+    const s = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+    const span = (id: string) => spanOf(s.at(-1)!, id)!;
+    expect(span('u1#0').label).toBe('IDE: opened auth.ts');
+    expect(span('u1#0').pinned).toBeUndefined();
+    expect(span('u2#0').label).toBe('IDE: selected lines 3–9 of lru.rs');
+    expect(span('u2#1').label).toBe('Why does the login header wrap?');
+    expect(span('u2#1').pinned).toBe(true);
+    expect(span('u3#0').label).toBe('And make the retry count configurable.');
+    expect(span('u3#0').text).toBe(`${opened}\nAnd make the retry count configurable.`); // what the model saw
+    expect(r.messages[0]!.value.title).toBe('repo — Why does the login header wrap?');
+  });
+
+  it('audits the prompts as typed (contract §8.4): a summary that keeps them keeps them, whatever became of the notes', () => {
+    const compacted = [
+      ...lines,
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        uuid: 'c4',
+        parentUuid: null,
+        logicalParentUuid: 'a3',
+        sessionId: 'rw',
+        compactMetadata: { trigger: 'auto', preTokens: 900 },
+      }),
+      rec('user', 'u5', 'c4', 'Summary. Asked: "Why does the login header wrap?" and "And make the retry count configurable."', { isCompactSummary: true }),
+      rec('assistant', 'a5', 'u5', say('Continuing.'), { requestId: 'req_3' }),
+    ];
+    const s = convert(compacted.join('\n'))
+      .messages.map((m) => m.value)
+      .filter((v): v is Snapshot => v.type === 'snapshot');
+    const items = (s.at(-1)!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
+    expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([
+      ['Why does the login header wrap?', 'kept'],
+      ['And make the retry count configurable.', 'kept'],
+    ]);
+  });
+});

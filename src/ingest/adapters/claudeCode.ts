@@ -7,6 +7,7 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
+import { ideNoteLabel, typedText } from './ideNotes.ts';
 import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
 
 export interface AdaptedMessage {
@@ -64,16 +65,18 @@ const WRAPPER_PREFIXES = [
 ];
 
 function isWrapper(blocks: readonly ContextBlock[]): boolean {
-  const first = blocks.find((b) => b.kind === 'text');
+  const first = blocks.find((b) => b.kind === 'text' && typedText(b.text) !== '');
   if (first === undefined) return true;
-  const text = first.text.trimStart();
+  const text = typedText(first.text).trimStart();
   return WRAPPER_PREFIXES.some((p) => text.startsWith(p));
 }
 
+/** The prompt's text blocks as the user typed them (ideNotes.ts), joined. */
 function promptText(blocks: readonly ContextBlock[]): string {
   return blocks
     .filter((b) => b.kind === 'text')
-    .map((b) => b.text)
+    .map((b) => typedText(b.text))
+    .filter((t) => t !== '')
     .join('\n');
 }
 
@@ -269,7 +272,9 @@ export class ClaudeCodeAdapter {
       this.skipped.add('user without content');
       return;
     }
-    const authored = !summary && record.isMeta !== true && blocks.some((b) => b.kind === 'text') && blocks.every((b) => b.kind !== 'tool_result');
+    const typed = promptText(blocks);
+    // a record of IDE notes alone (ideNotes.ts) is no prompt: nothing in it was typed
+    const authored = !summary && record.isMeta !== true && typed !== '' && blocks.every((b) => b.kind !== 'tool_result');
     for (const b of blocks) {
       if (b.kind === 'tool_result') b.role = 'tool';
       else if (summary) b.role = 'summary';
@@ -278,7 +283,7 @@ export class ClaudeCodeAdapter {
       this.labelUserBlock(b);
     }
     // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
-    const prompt = authored && !isWrapper(blocks) ? promptText(blocks) : null;
+    const prompt = authored && !isWrapper(blocks) ? typed : null;
     if (prompt !== null) this.firstPromptText ??= prompt;
     if (this.auditing && prompt !== null) {
       const text = prompt;
@@ -418,7 +423,7 @@ export class ClaudeCodeAdapter {
       b.tool = call?.tool ?? null;
       b.label = call === undefined ? 'tool result' : `${b.isError ? 'error from' : 'result of'} ${call.label}`;
     } else if (b.role === 'summary') b.label = 'compaction summary';
-    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : firstWords(b.text);
+    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : (ideNoteLabel(b.text) ?? firstWords(typedText(b.text)));
   }
 
   /** A record already seen (Claude Code repeats some on resume) would duplicate span ids: skipped. */
