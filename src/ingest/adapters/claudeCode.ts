@@ -7,7 +7,7 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
-import { ideNoteLabel, typedText } from './ideNotes.ts';
+import { injectedLabel, typedText } from './injectedText.ts';
 import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
 
 export interface AdaptedMessage {
@@ -71,7 +71,7 @@ function isWrapper(blocks: readonly ContextBlock[]): boolean {
   return WRAPPER_PREFIXES.some((p) => text.startsWith(p));
 }
 
-/** The prompt's text blocks as the user typed them (ideNotes.ts), joined. */
+/** The prompt's text blocks as the user typed them (injectedText.ts), joined. */
 function promptText(blocks: readonly ContextBlock[]): string {
   return blocks
     .filter((b) => b.kind === 'text')
@@ -273,7 +273,7 @@ export class ClaudeCodeAdapter {
       return;
     }
     const typed = promptText(blocks);
-    // a record of IDE notes alone (ideNotes.ts) is no prompt: nothing in it was typed
+    // a record of injected blocks alone (injectedText.ts) is no prompt: nothing in it was typed
     const authored = !summary && record.isMeta !== true && typed !== '' && blocks.every((b) => b.kind !== 'tool_result');
     for (const b of blocks) {
       if (b.kind === 'tool_result') b.role = 'tool';
@@ -423,7 +423,7 @@ export class ClaudeCodeAdapter {
       b.tool = call?.tool ?? null;
       b.label = call === undefined ? 'tool result' : `${b.isError ? 'error from' : 'result of'} ${call.label}`;
     } else if (b.role === 'summary') b.label = 'compaction summary';
-    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : (ideNoteLabel(b.text) ?? firstWords(typedText(b.text)));
+    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : (injectedLabel(b.text) ?? firstWords(typedText(b.text)));
   }
 
   /** A record already seen (Claude Code repeats some on resume) would duplicate span ids: skipped. */
