@@ -101,6 +101,7 @@ test('a dropped Claude Code session names its spans by label, draws what fills t
   await expect(page.locator('.span-node.archived').first()).toContainText('archived · not live');
   await expect(page.locator('.span-node.ghost')).toHaveCount(0);
   await expect(page.locator('.lineage-head')).toContainText(/0 missing parent\(s\) · \d+ archived parent\(s\)/);
+  await page.locator('section.lineage').screenshot({ path: path.join(SHOTS, 'labels-lineage-archived.png') });
 
   // back at the pressure turn, whose turn panel shows the breakdown, for the clipping check
   // (the span inspector takes the turn panel's place while a span is selected)
