@@ -43,6 +43,9 @@ interface ContextBlock {
   tool: string | null;
 }
 
+/** adapters.md rewinds: the stretch's todo lists kept, the last and those a rewind may return to */
+const TODO_LISTS_KEPT = 32;
+
 /** contract §8.4 `file`: the tools whose `file_path` / `notebook_path` input names a file. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
 
@@ -357,6 +360,8 @@ export class ClaudeCodeAdapter {
         .filter((t): t is JsonObject => isObject(t) && t.status !== 'completed' && typeof t.content === 'string')
         .map((t) => t.content as string);
       this.todos.push({ items, turn: this.turn, spanId });
+      // the earlier lists serve a rewind past the later ones (adapters.md rewinds): a few suffice
+      if (this.todos.length > TODO_LISTS_KEPT) this.todos.shift();
     }
   }
 
