@@ -97,8 +97,11 @@ test('a dropped Claude Code session names its spans by label, draws what fills t
   const texts = await nodes.allInnerTexts();
   expect(texts.join('\n')).not.toMatch(UUID);
   expect(texts.join('\n')).toContain('compaction summary');
-  // what the compaction replaced is archived (contract §8.2), drawn as such: not a missing parent
-  await expect(page.locator('.span-node.archived').first()).toContainText('archived · not live');
+  // what the compaction replaced is archived (contract §8.2), drawn as such: not a missing parent,
+  // and, being many, as one node
+  const archived = page.locator('.span-node.archived[data-members]');
+  await expect(archived).toHaveCount(1);
+  await expect(archived).toContainText(/^\d+ archived parentsarchived · not live$/);
   await expect(page.locator('.span-node.ghost')).toHaveCount(0);
   await expect(page.locator('.lineage-head')).toContainText(/0 missing parent\(s\) · \d+ archived parent\(s\)/);
   await page.locator('section.lineage').screenshot({ path: path.join(SHOTS, 'labels-lineage-archived.png') });

@@ -8,7 +8,7 @@ import { resolveThresholds } from '../core/config.ts';
 import { Engine } from '../core/engine.ts';
 import { TurnColumnStore } from '../results/store.ts';
 import { spanDetail } from './details.ts';
-import { lineageGraph } from './lineage.ts';
+import { archivedGroupId, lineageGraph, MAX_ARCHIVED_SHOWN } from './lineage.ts';
 
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
 
@@ -73,5 +73,39 @@ describe('archived parents (contract §8.2)', () => {
     expect(g.nodes.find((n) => n.id === 'sum')!.kind).toBe('citer');
     expect(g.edges.every((e) => e.missing && !e.archived)).toBe(true);
     expect(spanDetail(store, 3, 'sum', sha256)!.missingParents).toEqual(['a', 'b']);
+  });
+});
+
+describe('a compaction summary of many archived parents', () => {
+  it('draws them as one node past MAX_ARCHIVED_SHOWN, keeping one a live span also cites; the count in the head is every parent', () => {
+    const engine = new Engine({ sha256 });
+    const store = new TurnColumnStore('s', resolveThresholds(undefined, {}));
+    const many = Array.from({ length: MAX_ARCHIVED_SHOWN + 4 }, (_, i) => `old${i}`);
+    const messages = [
+      { type: 'session', session_id: 's' },
+      { type: 'snapshot', session_id: 's', turn: 1, spans: many.map((id) => span(id, 0.5)) },
+      // the summary derives from all of them; a note cites old0 alone
+      { type: 'snapshot', session_id: 's', turn: 2, spans: [span('sum', 0.9, many), span('note', 0.4, ['old0'])], archived: many },
+    ];
+    messages.forEach((m, i) => {
+      const o = engine.ingestValue(m, i + 1);
+      if (o.kind === 'turn') store.record(o.result, o.snapshot);
+    });
+    const g = lineageGraph(store, 1)!;
+    const group = g.nodes.find((n) => n.id === archivedGroupId('sum'))!;
+    expect(group).toMatchObject({ kind: 'archived', members: many.length, label: `${many.length} archived parents` });
+    expect(g.nodes.map((n) => n.id).sort()).toEqual([archivedGroupId('sum'), 'note', 'old0', 'sum'].sort());
+    expect(g.edges.map((e) => [e.source, e.target, e.archived])).toEqual(
+      expect.arrayContaining([
+        [archivedGroupId('sum'), 'sum', true],
+        ['old0', 'note', true],
+      ]),
+    );
+    expect(g.edges).toHaveLength(2);
+  });
+
+  it('draws up to MAX_ARCHIVED_SHOWN of them one by one', () => {
+    const { store } = session(['a', 'b']);
+    expect(lineageGraph(store, 1)!.nodes.some((n) => n.members !== undefined)).toBe(false);
   });
 });

@@ -8,6 +8,14 @@ import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
 import { bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
 
 export const MAX_GRAPH_NODES = 160;
+/**
+ * A span citing more archived parents than this gets them as one node ("143 archived
+ * parents"): a compaction's summary derives from everything it replaced, often hundreds of
+ * spans, which drawn one by one fill a row no one can read, and none of them is a fault.
+ */
+export const MAX_ARCHIVED_SHOWN = 6;
+/** the id of the node standing for a span's archived parents (no control characters: React Flow puts ids in the DOM; a clash with a span id would only merge two nodes) */
+export const archivedGroupId = (citer: string): string => `⟪archived parents of⟫${citer}`;
 // wide enough for a label's first words (`Read src/cache.ts`, a prompt's opening)
 const NODE_W = 168;
 const NODE_H = 30;
@@ -56,6 +64,7 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
       edges.push({ source: p, target: s.id, missing, archived });
     }
   }
+  const groups = groupArchived(edges);
   const connected = new Set<string>();
   for (const e of edges) {
     connected.add(e.source);
@@ -82,6 +91,23 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
   for (const id of keep) {
     const pos = g.node(id);
     const span = liveIds.get(id);
+    const members = groups.get(id);
+    if (members !== undefined) {
+      nodes.push({
+        id,
+        label: `${members} archived parents`,
+        kind: 'archived',
+        x: (pos?.x ?? 0) - NODE_W / 2,
+        y: (pos?.y ?? 0) - NODE_H / 2,
+        width: NODE_W,
+        height: NODE_H,
+        pinned: false,
+        binding: null,
+        prunedEarlier: false,
+        members,
+      });
+      continue;
+    }
     const gone = span === undefined;
     const ghost = gone && ghosts.has(id);
     const prunedAt = ghost ? (store.spans[store.spanIndex.get(id) ?? -1]?.prunedTurns ?? []) : [];
@@ -99,6 +125,31 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
     });
   }
   return { nodes, edges: keptEdges, isolated, omitted };
+}
+
+/**
+ * A span's archived parents past MAX_ARCHIVED_SHOWN become one edge from one node
+ * (archivedGroupId), in place in `edges`; returns each such node's count of parents. A
+ * parent another span cites too keeps its own node as well.
+ */
+function groupArchived(edges: GraphEdge[]): Map<string, number> {
+  const perCiter = new Map<string, number>();
+  for (const e of edges) if (e.archived) perCiter.set(e.target, (perCiter.get(e.target) ?? 0) + 1);
+  const groups = new Map<string, number>();
+  for (const [citer, n] of perCiter) if (n > MAX_ARCHIVED_SHOWN) groups.set(archivedGroupId(citer), n);
+  if (groups.size === 0) return groups;
+  const kept = edges.filter((e) => !(e.archived && groups.has(archivedGroupId(e.target))));
+  const grouped = new Set<string>();
+  for (const e of edges) {
+    if (!e.archived) continue;
+    const g = archivedGroupId(e.target);
+    if (groups.has(g) && !grouped.has(g)) {
+      grouped.add(g);
+      kept.push({ source: g, target: e.target, missing: false, archived: true });
+    }
+  }
+  edges.splice(0, edges.length, ...kept);
+  return groups;
 }
 
 /** Up to `limit` nodes, taking whole connected components in the order of `seeds`. */

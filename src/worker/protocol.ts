@@ -282,6 +282,8 @@ export interface GraphNode {
   binding: BindingName | null;
   /** for ghosts: whether the missing parent was seen pruned at or before this turn */
   prunedEarlier: boolean;
+  /** a node standing for this many archived parents of one span (lineage.ts MAX_ARCHIVED_SHOWN), not a span: not selectable */
+  members?: number;
 }
 
 export interface GraphEdge {

@@ -49,8 +49,15 @@ const SpanNodeView = memo(function SpanNodeView({ data: { node: data, selected }
   return (
     <div
       className={`span-node ${data.kind}${selected ? ' selected' : ''}${data.binding && data.binding !== 'bound' ? ' bad' : ''}`}
-      title={data.label === null ? data.id : `${data.label}\nspan ${data.id}`}
-      data-span-id={data.id}
+      title={
+        data.members !== undefined
+          ? `${data.members} parents gone from the live context, declared archived`
+          : data.label === null
+            ? data.id
+            : `${data.label}\nspan ${data.id}`
+      }
+      data-span-id={data.members === undefined ? data.id : undefined}
+      data-members={data.members}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <span className={data.label === null ? 'span-node-id' : 'span-node-label'}>{nodeName(data)}</span>
@@ -75,7 +82,7 @@ function nodeName(node: GraphNode): string {
 
 /** contract §8.2: the parents drawn that are gone from the live context but archived (not faults). */
 function archivedCount(graph: { nodes: readonly GraphNode[] }): number {
-  return graph.nodes.filter((n) => n.kind === 'archived').length;
+  return graph.nodes.reduce((n, node) => n + (node.kind === 'archived' ? (node.members ?? 1) : 0), 0);
 }
 
 /** True once the element has come near the viewport: the graph is not drawn while nobody can see it. */
@@ -229,7 +236,9 @@ export function LineageGraph() {
             nodesDraggable={false}
             nodesConnectable={false}
             edgesFocusable={false}
-            onNodeClick={(_, n) => selectSpan(n.id)}
+            onNodeClick={(_, n) => {
+              if (n.data.node.members === undefined) selectSpan(n.id); // a group of archived parents is no span
+            }}
             proOptions={{ hideAttribution: true }}
           >
             <Background gap={18} color="#eef1f5" />
