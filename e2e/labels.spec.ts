@@ -105,6 +105,12 @@ test('a dropped Claude Code session names its spans by label, draws what fills t
   await expect(page.locator('.span-node.ghost')).toHaveCount(0);
   await expect(page.locator('.lineage-head')).toContainText(/0 missing parent\(s\) · \d+ archived parent\(s\)/);
   await page.locator('section.lineage').screenshot({ path: path.join(SHOTS, 'labels-lineage-archived.png') });
+  // the summary's inspector lists them as archived parents, not missing ones, the first few by label
+  await page.locator('.span-node', { hasText: 'compaction summary' }).click();
+  const lineageList = page.getByTestId('span-inspector').locator('.lineage-list');
+  await expect(lineageList.locator('dt', { hasText: 'archived parents' })).toBeVisible();
+  await expect(lineageList).toContainText(/\d+ spans, the first 12/);
+  await expect(lineageList.locator('dt', { hasText: 'missing parents' })).toHaveCount(0);
 
   // back at the pressure turn, whose turn panel shows the breakdown, for the clipping check
   // (the span inspector takes the turn panel's place while a span is selected)

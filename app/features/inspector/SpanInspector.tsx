@@ -269,11 +269,8 @@ function Lineage({ d }: { d: SpanDetail }) {
           <>
             <dt title="gone from the live context; the agent's transcript still holds them (contract §8.2)">archived parents</dt>
             <dd>
-              {d.archivedParents.map((p) => (
-                <code key={p} className="chip archived" title={`span ${p}: archived, not live`}>
-                  {d.labels[p] ?? p}
-                </code>
-              ))}
+              {/* a compaction's summary cites everything it replaced: hundreds, shown by the first few */}
+              <SpanChips ids={d.archivedParents} limit={12} tone="plain" />
             </dd>
           </>
         )}
