@@ -220,6 +220,30 @@ function rec(type: 'user' | 'assistant', uuid: string, parentUuid: string | null
 const say = (text: string): unknown[] => [{ type: 'text', text }];
 const read = (id: string, path: string): unknown[] => [{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }];
 const result = (id: string, text: string): unknown[] => [{ type: 'tool_result', tool_use_id: id, content: text }];
+type Item = { kind: string; text: string; status: string };
+const snapshotsOf = (lines: string[]): Snapshot[] =>
+  convert(lines.join('\n'))
+    .messages.map((m) => m.value)
+    .filter((v): v is Snapshot => v.type === 'snapshot');
+/** `lines`, then a compact boundary after record `last`, a summary and a call: that compaction's audit items */
+function auditAfter(lines: string[], last: string, summary: string): Item[] {
+  const more = [
+    boundary('c9', last, 'manual', 900),
+    rec('user', 'u9', 'c9', summary, { isCompactSummary: true }),
+    rec('assistant', 'a9', 'u9', say('Continuing.'), { requestId: 'req_9' }),
+  ];
+  return (snapshotsOf([...lines, ...more]).at(-1)!.compaction as { items: Item[] }).items;
+}
+const boundary = (uuid: string, logicalParentUuid: string, trigger: string, preTokens: number): string =>
+  JSON.stringify({
+    type: 'system',
+    subtype: 'compact_boundary',
+    uuid,
+    parentUuid: null,
+    logicalParentUuid,
+    sessionId: 'rw',
+    compactMetadata: { trigger, preTokens },
+  });
 
 /** u1 → a1 → u2 → a2 (Read x.ts) → u3 (its result) → a3; then u4 is written with a1 as its parent: u2 … a3 are abandoned */
 const rewound = [
@@ -235,13 +259,8 @@ const rewound = [
 ];
 
 describe('Claude Code rewinds (docs/adapters.md)', () => {
-  const snaps = (lines: string[]): Snapshot[] =>
-    convert(lines.join('\n'))
-      .messages.map((m) => m.value)
-      .filter((v): v is Snapshot => v.type === 'snapshot');
-
   it('a prompt written after going back continues from its parent: the abandoned branch leaves the context, pruned and archived', () => {
-    const s = snaps(rewound);
+    const s = snapshotsOf(rewound);
     expect(s.map((x) => x.turn)).toEqual([1, 2, 3, 4]);
     expect(ids(s[2]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
     expect(ids(s[3]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u4#0']);
@@ -258,22 +277,7 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
   });
 
   it('the abandoned branch gives the next compaction no items: its prompt and its file were never in the chain the summary replaced', () => {
-    const compacted = [
-      ...rewound,
-      JSON.stringify({
-        type: 'system',
-        subtype: 'compact_boundary',
-        uuid: 'c5',
-        parentUuid: null,
-        logicalParentUuid: 'a4',
-        sessionId: 'rw',
-        compactMetadata: { trigger: 'manual', preTokens: 900 },
-      }),
-      rec('user', 'u5', 'c5', 'Summary: the user wants the login retry count configurable; not done yet.', { isCompactSummary: true }),
-      rec('assistant', 'a5', 'u5', say('Continuing.'), { requestId: 'req_5' }),
-    ];
-    const s = snaps(compacted);
-    const items = (s.at(-1)!.compaction as { items: { kind: string; text: string }[] }).items.map((i) => [i.kind, i.text]);
+    const items = auditAfter(rewound, 'a4', 'Summary: the user wants the login retry count configurable; not done yet.').map((i) => [i.kind, i.text]);
     expect(items).toEqual([
       ['user_prompt', 'Fix the login retry without touching the schema.'],
       ['user_prompt', 'Make the retry count configurable instead.'],
@@ -282,30 +286,22 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
 
   it('a tool result or a prompt on the chain it continues changes nothing, nor a parent from before a compact boundary', () => {
     // u3's result names a2, the record before the progress record: no rewind
-    expect(ids(snaps(rewound.slice(0, 6))[2]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
+    expect(ids(snapshotsOf(rewound.slice(0, 6))[2]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
     // a prompt whose parent is the last record but one that added no spans (the progress record's parent)
     const onChain = [...rewound.slice(0, 7), rec('user', 'u4', 'a3', 'Go on.'), rec('assistant', 'a4', 'u4', say('On it.'), { requestId: 'req_4' })];
-    const s = snaps(onChain);
+    const s = snapshotsOf(onChain);
     expect(ids(s[3]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0', 'a3#0', 'u4#0']);
     expect(s[3]!.pruned).toBeUndefined();
     // after a compact boundary, a parent from before it: what the summary replaced is gone already, the file order stands
     const across = [
       ...rewound.slice(0, 2),
-      JSON.stringify({
-        type: 'system',
-        subtype: 'compact_boundary',
-        uuid: 'c2',
-        parentUuid: null,
-        logicalParentUuid: 'a1',
-        sessionId: 'rw',
-        compactMetadata: { trigger: 'auto', preTokens: 500 },
-      }),
+      boundary('c2', 'a1', 'auto', 500),
       rec('user', 'u3', 'c2', 'Summary: looking at the login flow.', { isCompactSummary: true }),
       rec('assistant', 'a3', 'u3', say('Continuing.'), { requestId: 'req_3' }),
       rec('user', 'u4', 'a1', 'Make the retry count configurable.'),
       rec('assistant', 'a4', 'u4', say('On it.'), { requestId: 'req_4' }),
     ];
-    const t = snaps(across);
+    const t = snapshotsOf(across);
     expect(ids(t.at(-1)!)).toEqual([SYSTEM_SPAN_ID, 'u3#0', 'a3#0', 'u4#0']);
     expect(t.at(-1)!.pruned).toBeUndefined();
   });
@@ -318,7 +314,7 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
       rec('user', 'u2', 's0', 'Fix the logout test.'),
       rec('assistant', 'a2', 'u2', say('Looking.'), { requestId: 'req_2' }),
     ];
-    const s = snaps(lines);
+    const s = snapshotsOf(lines);
     expect(ids(s[1]!)).toEqual([SYSTEM_SPAN_ID, 'u2#0']);
     expect(spanOf(s[1]!, 'u2#0')!.pinned).toBe(true);
   });
@@ -392,24 +388,7 @@ describe('Claude Code IDE notes (docs/adapters.md)', () => {
   });
 
   it('audits the prompts as typed (contract §8.4): a summary that keeps them keeps them, whatever became of the notes', () => {
-    const compacted = [
-      ...lines,
-      JSON.stringify({
-        type: 'system',
-        subtype: 'compact_boundary',
-        uuid: 'c4',
-        parentUuid: null,
-        logicalParentUuid: 'a3',
-        sessionId: 'rw',
-        compactMetadata: { trigger: 'auto', preTokens: 900 },
-      }),
-      rec('user', 'u5', 'c4', 'Summary. Asked: "Why does the login header wrap?" and "And make the retry count configurable."', { isCompactSummary: true }),
-      rec('assistant', 'a5', 'u5', say('Continuing.'), { requestId: 'req_3' }),
-    ];
-    const s = convert(compacted.join('\n'))
-      .messages.map((m) => m.value)
-      .filter((v): v is Snapshot => v.type === 'snapshot');
-    const items = (s.at(-1)!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
+    const items = auditAfter(lines, 'a3', 'Summary. Asked: "Why does the login header wrap?" and "And make the retry count configurable."');
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([
       ['Why does the login header wrap?', 'kept'],
       ['And make the retry count configurable.', 'kept'],

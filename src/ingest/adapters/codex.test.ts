@@ -411,6 +411,19 @@ describe('Codex rollbacks (docs/adapters.md)', () => {
 });
 
 describe('Codex IDE prompts (docs/adapters.md)', () => {
+  const tokenCount = (ts: string, total: number, last: number): string =>
+    JSON.stringify({
+      timestamp: ts,
+      type: 'event_msg',
+      payload: {
+        type: 'token_count',
+        info: {
+          total_token_usage: { input_tokens: total, output_tokens: 5 },
+          last_token_usage: { input_tokens: last, output_tokens: 5 },
+          model_context_window: 272000,
+        },
+      },
+    });
   const ide =
     '# Context from my IDE setup:\n\n## Active file: src/lru.rs\n\n## Open tabs:\n- lru.rs: src/lru.rs\n\n## My request for Codex:\nMake the eviction test pass';
   const lines = [
@@ -424,18 +437,7 @@ describe('Codex IDE prompts (docs/adapters.md)', () => {
       type: 'response_item',
       payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: ide }] },
     }),
-    JSON.stringify({
-      timestamp: '2026-01-05T09:00:02.000Z',
-      type: 'event_msg',
-      payload: {
-        type: 'token_count',
-        info: {
-          total_token_usage: { input_tokens: 300, output_tokens: 5 },
-          last_token_usage: { input_tokens: 300, output_tokens: 5 },
-          model_context_window: 272000,
-        },
-      },
-    }),
+    tokenCount('2026-01-05T09:00:02.000Z', 300, 300),
   ];
 
   it("names an IDE's prompt by the request the user typed, keeping the whole message as its text", () => {
@@ -452,18 +454,7 @@ describe('Codex IDE prompts (docs/adapters.md)', () => {
     const compacted = [
       ...lines,
       JSON.stringify({ timestamp: '2026-01-05T09:00:03.000Z', type: 'compacted', payload: { message: 'The user wants the eviction test to pass.' } }),
-      JSON.stringify({
-        timestamp: '2026-01-05T09:00:04.000Z',
-        type: 'event_msg',
-        payload: {
-          type: 'token_count',
-          info: {
-            total_token_usage: { input_tokens: 400, output_tokens: 9 },
-            last_token_usage: { input_tokens: 100, output_tokens: 4 },
-            model_context_window: 272000,
-          },
-        },
-      }),
+      tokenCount('2026-01-05T09:00:04.000Z', 400, 100),
     ];
     const items = (convert(compacted.join('\n')).snapshots.at(-1)!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([['Make the eviction test pass', 'paraphrased']]);
