@@ -395,3 +395,41 @@ describe('Claude Code IDE notes (docs/adapters.md)', () => {
     ]);
   });
 });
+
+describe('Claude Code attachments (docs/adapters.md)', () => {
+  const att = (uuid: string, parentUuid: string, attachment: object, more: object = {}): string =>
+    JSON.stringify({ type: 'attachment', uuid, parentUuid, sessionId: 'rw', timestamp: '2026-11-30T10:00:30.000Z', isSidechain: false, attachment, ...more });
+  const lines = [
+    rec('user', 'u1', null, 'Fix the login retry.'),
+    att('h1', 'u1', { type: 'hook_additional_context', hookName: 'UserPromptSubmit', content: ['Branch policy: never push to main.'] }),
+    att('m1', 'h1', { type: 'nested_memory', path: '/repo/src/CLAUDE.md', content: { path: '/repo/src/CLAUDE.md', content: 'Use pnpm, not npm.' } }),
+    att('f1', 'm1', { type: 'file', filename: '/repo/a.ts' }),
+    att('s1', 'f1', { type: 'hook_additional_context', content: ['a sub-agent’s'] }, { isSidechain: true }),
+    rec('assistant', 'a1', 'f1', say('On it.'), { requestId: 'req_1' }),
+    // typed while Claude worked, delivered at the next call; and a background task's report
+    att('q1', 'a1', { type: 'queued_command', prompt: 'Also make the retry count configurable.' }),
+    att('q2', 'q1', { type: 'queued_command', prompt: '<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>' }),
+    rec('assistant', 'a2', 'q2', say('Both done.'), { requestId: 'req_2' }),
+  ];
+
+  it('reads a queued prompt as the user’s and the context a hook or a CLAUDE.md added as meta; other kinds are counted, a sidechain’s skipped', () => {
+    const r = convert(lines.join('\n'));
+    const last = snapshotsOf(lines).at(-1)!;
+    expect(ids(last)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'h1#0', 'm1#0', 'a1#0', 'q1#0', 'q2#0']);
+    expect([spanOf(last, 'h1#0')!.role, spanOf(last, 'h1#0')!.label]).toEqual(['meta', 'UserPromptSubmit context: Branch policy: never push to main.']);
+    expect([spanOf(last, 'm1#0')!.role, spanOf(last, 'm1#0')!.label, spanOf(last, 'm1#0')!.text]).toEqual([
+      'meta',
+      'memory: src/CLAUDE.md',
+      'Use pnpm, not npm.',
+    ]);
+    expect([spanOf(last, 'q1#0')!.role, spanOf(last, 'q1#0')!.label]).toEqual(['user', 'Also make the retry count configurable.']);
+    expect(spanOf(last, 'q2#0')!.role).toBe('meta');
+    expect(r.summary.skipped['attachment:file']).toBe(1);
+    expect(r.summary.skipped['attachment (sidechain)']).toBe(1);
+  });
+
+  it('audits a queued prompt as a prompt (contract §8.4), and not a task’s report', () => {
+    const items = auditAfter(lines, 'a2', 'Summary: fix the login retry; the retry count is configurable.');
+    expect(items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['Fix the login retry.', 'Also make the retry count configurable.']);
+  });
+});

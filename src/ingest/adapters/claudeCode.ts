@@ -7,6 +7,7 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
+import { attachmentView } from './claudeCodeAttachments.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
 import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
 
@@ -157,7 +158,7 @@ export class ClaudeCodeAdapter {
       if (this.subAgent && typeof value.agentId === 'string' && value.agentId !== '') this.agentId = value.agentId;
     }
     // adapters.md: sub-agent traffic is not the main context (unless the file is the sub-agent's own)
-    if (value.isSidechain === true && this.subAgent !== true && (type === 'user' || type === 'assistant' || type === 'system')) {
+    if (value.isSidechain === true && this.subAgent !== true && (type === 'user' || type === 'assistant' || type === 'system' || type === 'attachment')) {
       this.skipped.add(`${type} (sidechain)`);
       return out;
     }
@@ -171,6 +172,9 @@ export class ClaudeCodeAdapter {
         break;
       case 'system':
         this.system(value);
+        break;
+      case 'attachment':
+        this.attachment(value, line);
         break;
       default:
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
@@ -206,6 +210,25 @@ export class ClaudeCodeAdapter {
     // the first prompt, edited: the one written in its place is the operator's task
     if (abandoned.some((b) => b.pinned === true)) this.firstPromptSeen = false;
     for (const [uuid, end] of this.endOf) if (end > cut) this.endOf.delete(uuid);
+  }
+
+  /** adapters.md attachments (claudeCodeAttachments.ts): a queued prompt is a user record, context the model is sent a meta span. */
+  private attachment(record: JsonObject, line: number): void {
+    const view = attachmentView(record);
+    if ('skip' in view) {
+      this.skipped.add(view.skip);
+      return;
+    }
+    if ('prompt' in view) {
+      // a background task's report in a prompt's place is not the user's words: meta
+      this.user({ ...record, type: 'user', isMeta: view.typed ? record.isMeta : true, message: { role: 'user', content: view.prompt } }, line);
+      return;
+    }
+    if (!this.fresh(record)) return;
+    const b = block(`${recordId(record, line)}#0`, view.text, 'attachment', null);
+    b.role = 'meta';
+    b.label = view.label;
+    this.context.push(b);
   }
 
   /** The last line could not be parsed: a file still being written (adapters.md), not an input error. */
