@@ -279,7 +279,7 @@ export class SessionLogStore implements SessionStore {
     if (next > last) return;
     // the message just stored, kept for a follower: only when that one is asked for (a retry's
     // bisection reads one earlier seq at a time, which must come from the file)
-    if (next === last && last === session.lastSeq && session.lastLine !== null) {
+    if (next === session.lastSeq && session.lastLine !== null) {
       yield [{ seq: next, bytes: session.lastLine, turn: session.recentTurnOf(next) }];
       return;
     }

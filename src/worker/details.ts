@@ -232,10 +232,13 @@ export function spanDetail(store: TurnColumnStore, turn: number, spanId: string,
   const keep = lttb(hx, hs, 0, hx.length, HISTORY_POINTS);
   const shown = shownRow(store, idx, live ? h.rowAtT : h.nearestRow, live ? h.prevLiveRow : -1, h.prevLiveT, sha256);
   const { liveAt, children } = lineageAt(store, spanId, shownT);
-  const gone = shown.derivedFrom.filter((p) => p !== spanId && !liveAt.has(p));
-  // contract §8.2: a parent the session declared archived is gone from the live context, not missing
-  const archivedParents = gone.filter((p) => store.archivedBy(p, shownT >= 0 ? shownT : t));
-  const missingParents = gone.filter((p) => !archivedParents.includes(p));
+  const missingParents: string[] = [];
+  const archivedParents: string[] = [];
+  for (const p of shown.derivedFrom) {
+    if (p === spanId || liveAt.has(p)) continue;
+    // contract §8.2: a parent the session declared archived is gone from the live context, not missing
+    (store.archivedBy(p, shownT >= 0 ? shownT : t) ? archivedParents : missingParents).push(p);
+  }
   const prunedAt = info.prunedTurns.filter((k) => k <= (shownT >= 0 ? shownT : t)).pop();
 
   return {

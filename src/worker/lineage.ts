@@ -91,29 +91,14 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
   for (const id of keep) {
     const pos = g.node(id);
     const span = liveIds.get(id);
+    // a group of archived parents (groupArchived) is no span: it has no info, and is "gone"
     const members = groups.get(id);
-    if (members !== undefined) {
-      nodes.push({
-        id,
-        label: `${members} archived parents`,
-        kind: 'archived',
-        x: (pos?.x ?? 0) - NODE_W / 2,
-        y: (pos?.y ?? 0) - NODE_H / 2,
-        width: NODE_W,
-        height: NODE_H,
-        pinned: false,
-        binding: null,
-        prunedEarlier: false,
-        members,
-      });
-      continue;
-    }
     const gone = span === undefined;
     const ghost = gone && ghosts.has(id);
     const prunedAt = ghost ? (store.spans[store.spanIndex.get(id) ?? -1]?.prunedTurns ?? []) : [];
     nodes.push({
       id,
-      label: store.spans[store.spanIndex.get(id) ?? -1]?.label ?? null,
+      label: members !== undefined ? `${members} archived parents` : (store.spans[store.spanIndex.get(id) ?? -1]?.label ?? null),
       kind: ghost ? 'ghost' : gone ? 'archived' : citers.has(id) ? 'citer' : 'live',
       x: (pos?.x ?? 0) - NODE_W / 2,
       y: (pos?.y ?? 0) - NODE_H / 2,
@@ -122,6 +107,7 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
       pinned: span?.pinned ?? false,
       binding: span === undefined ? null : bindingName(span.binding),
       prunedEarlier: ghost && prunedAt.length > 0 && prunedAt[0]! <= t,
+      ...(members !== undefined ? { members } : {}),
     });
   }
   return { nodes, edges: keptEdges, isolated, omitted };
@@ -135,18 +121,13 @@ export function lineageGraph(store: TurnColumnStore, t: number): LineageGraphDat
 function groupArchived(edges: GraphEdge[]): Map<string, number> {
   const perCiter = new Map<string, number>();
   for (const e of edges) if (e.archived) perCiter.set(e.target, (perCiter.get(e.target) ?? 0) + 1);
+  for (const [citer, n] of perCiter) if (n <= MAX_ARCHIVED_SHOWN) perCiter.delete(citer);
   const groups = new Map<string, number>();
-  for (const [citer, n] of perCiter) if (n > MAX_ARCHIVED_SHOWN) groups.set(archivedGroupId(citer), n);
-  if (groups.size === 0) return groups;
-  const kept = edges.filter((e) => !(e.archived && groups.has(archivedGroupId(e.target))));
-  const grouped = new Set<string>();
-  for (const e of edges) {
-    if (!e.archived) continue;
-    const g = archivedGroupId(e.target);
-    if (groups.has(g) && !grouped.has(g)) {
-      grouped.add(g);
-      kept.push({ source: g, target: e.target, missing: false, archived: true });
-    }
+  if (perCiter.size === 0) return groups;
+  const kept = edges.filter((e) => !(e.archived && perCiter.has(e.target)));
+  for (const [citer, n] of perCiter) {
+    groups.set(archivedGroupId(citer), n);
+    kept.push({ source: archivedGroupId(citer), target: citer, missing: false, archived: true });
   }
   edges.splice(0, edges.length, ...kept);
   return groups;

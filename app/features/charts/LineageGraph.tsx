@@ -182,6 +182,7 @@ export function LineageGraph() {
   // the graph the view was last fitted to: `data-fitted` tells tests (and anyone) the drawing is in view
   const [fitted, setFitted] = useState<object | null>(null);
 
+  const archived = graph === null ? 0 : archivedCount(graph);
   let note: ReactNode = null;
   if (live && follow)
     note = (
@@ -215,7 +216,7 @@ export function LineageGraph() {
         {graph !== null && graph.nodes.length > 0 && (
           <span className="muted">
             {graph.nodes.filter((n) => n.kind === 'ghost').length} missing parent(s)
-            {archivedCount(graph) > 0 ? ` · ${archivedCount(graph)} archived parent(s)` : ''} · {graph.edges.length} edges
+            {archived > 0 ? ` · ${archived} archived parent(s)` : ''} · {graph.edges.length} edges
             {graph.isolated > 0 ? ` · ${graph.isolated} spans without derivation not drawn` : ''}
             {graph.omitted > 0 ? ` · ${graph.omitted} more nodes not drawn (components with orphans first)` : ''}
           </span>

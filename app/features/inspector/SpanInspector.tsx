@@ -253,18 +253,14 @@ function TextVersions({ d }: { d: SpanDetail }) {
 }
 
 function Lineage({ d }: { d: SpanDetail }) {
+  // a compaction's summary cites hundreds: one set, not a search of both lists per parent
+  const gone = new Set([...d.missingParents, ...d.archivedParents]);
   return (
     <>
       <h3>Lineage</h3>
       <dl className="lineage-list">
         <dt>derived from</dt>
-        <dd>
-          {d.derivedFrom.length === 0 ? (
-            '—'
-          ) : (
-            <SpanChips ids={d.derivedFrom.filter((p) => !d.missingParents.includes(p) && !d.archivedParents.includes(p))} limit={12} />
-          )}
-        </dd>
+        <dd>{d.derivedFrom.length === 0 ? '—' : <SpanChips ids={d.derivedFrom.filter((p) => !gone.has(p))} limit={12} />}</dd>
         {d.archivedParents.length > 0 && (
           <>
             <dt title="gone from the live context; the agent's transcript still holds them (contract §8.2)">archived parents</dt>

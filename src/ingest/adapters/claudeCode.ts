@@ -8,6 +8,7 @@ import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
 import { attachmentView } from './claudeCodeAttachments.ts';
+import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
 import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
 
@@ -22,8 +23,6 @@ export const SYSTEM_SPAN_ID = 'system';
 export const SYSTEM_SPAN_TEXT = '(system prompt and tool definitions: not in the transcript)';
 /** adapters.md microcompaction: what a cleared tool result reads as from then on. */
 export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
-
-type JsonObject = Record<string, unknown>;
 
 interface ContextBlock {
   id: string;
@@ -260,9 +259,9 @@ export class ClaudeCodeAdapter {
   /** adapters.md session: the project folder and the first prompt tell sessions apart; the id when neither is known */
   private title(sid: string): string {
     const own = this.ownTitle(sid);
-    return this.subAgent === true
-      ? `sub-agent ${this.agentId ?? ''}${this.agentId === null ? '' : ' '}of ${this.sessionId?.slice(0, 8) ?? 'a session'}: ${own}`
-      : own;
+    if (this.subAgent !== true) return own;
+    const agent = this.agentId === null ? '' : `${this.agentId} `;
+    return `sub-agent ${agent}of ${this.sessionId?.slice(0, 8) ?? 'a session'}: ${own}`;
   }
 
   private ownTitle(sid: string): string {
@@ -584,10 +583,6 @@ function recordId(record: JsonObject, line: number): string {
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
-}
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** contract §8.8: a block's label before its record says more (thinking, images, …). */

@@ -10,9 +10,8 @@
 //   CLAUDE.md read on the way, `path` and `content.content`).
 // Every other kind (`file`, `diagnostics`, `hook_success`, `task_reminder`, …) is skipped
 // and counted by kind: its shape and what of it reaches the model vary by version.
+import { isObject, type JsonObject } from './json.ts';
 import { firstWords } from './spanLabels.ts';
-
-type JsonObject = Record<string, unknown>;
 
 export type AttachmentView =
   /** a user message in all but name: its content, and whether the user wrote it */
@@ -20,8 +19,6 @@ export type AttachmentView =
   /** context the model is sent: its text and a label */
   | { text: string; label: string }
   | { skip: string };
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function attachmentView(record: JsonObject): AttachmentView {
   const a = record.attachment;

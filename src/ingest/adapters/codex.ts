@@ -7,7 +7,8 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
-import { isObject, patchFiles, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { patchFiles, requestOf, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { isObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -131,8 +132,9 @@ export class CodexAdapter {
     // files through shell commands, whose paths no rule can tell apart reliably)
     if (item.prompt) {
       // the prompt as the user wrote it (contract §8.4), not the editor context an IDE sent before it
-      this.audit.promptWritten(item.request, this.turn + 1);
-      this.audit.add('user_prompt', item.request, this.turn + 1, item.id);
+      const request = requestOf(item.text);
+      this.audit.promptWritten(request, this.turn + 1);
+      this.audit.add('user_prompt', request, this.turn + 1, item.id);
     }
     if (item.kind === 'tool_use' && item.tool === 'apply_patch') for (const f of patchFiles(item.text)) this.audit.add('file', f, this.turn, item.id);
   }
@@ -153,7 +155,7 @@ export class CodexAdapter {
     // adapters.md pinned: what the operator wrote, the instructions and the first prompt
     let pinned = view.instructions;
     if (view.prompt && this.firstPrompt === null) {
-      this.firstPrompt = view.request;
+      this.firstPrompt = requestOf(view.text);
       pinned = true;
     }
     return { ...view, id, pinned, derivedFrom: null, estimate: estimateTokens(view.text) };
@@ -353,7 +355,6 @@ function bareItem(id: string, text: string, role: string, kind: string, label: s
     output: false,
     instructions: false,
     prompt: false,
-    request: text,
     callId: null,
     pinned: false,
     derivedFrom: null,

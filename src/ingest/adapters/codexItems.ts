@@ -2,8 +2,7 @@
 // rollout recorder writes it) as what the model saw of it: its text, who wrote it, what
 // kind of item it is and a short label a person can read (docs/adapters.md "Codex CLI").
 import { firstWords as shorten } from '../../core/shortText.ts';
-
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from './json.ts';
 
 /** What a response item contributes to the context; null when the model never sees it. */
 export interface ItemView {
@@ -19,8 +18,6 @@ export interface ItemView {
   instructions: boolean;
   /** a user message the operator typed (not context Codex injected) */
   prompt: boolean;
-  /** a prompt's own words: an IDE's message holds its editor context first, the request after REQUEST_MARK */
-  request: string;
   /** function and custom tool calls: what their outputs answer */
   callId: string | null;
 }
@@ -101,9 +98,7 @@ function message(raw: JsonObject): ItemView | { skip: string } {
     if (AGENTS_MD.test(trimmed)) return view(text, 'system', 'instructions', 'AGENTS.md instructions', { instructions: true });
     const tag = INJECTED_TAG.exec(trimmed);
     if (tag !== null) return view(text, 'meta', 'text', tag[1]!.replace(/_/g, ' '), {});
-    const mark = text.lastIndexOf(REQUEST_MARK);
-    const request = mark === -1 ? text : text.slice(mark + REQUEST_MARK.length).trim();
-    return view(text, 'user', 'text', firstWords(request) || 'user message', { prompt: true, request });
+    return view(text, 'user', 'text', firstWords(requestOf(text)) || 'user message', { prompt: true });
   }
   if (role === 'developer' || role === 'system') {
     const tag = INJECTED_TAG.exec(trimmed);
@@ -114,8 +109,14 @@ function message(raw: JsonObject): ItemView | { skip: string } {
   return { skip: `message:${role || '(no role)'}` };
 }
 
+/** A prompt's own words: an IDE's message holds the editor's context first, the request after REQUEST_MARK. */
+export function requestOf(text: string): string {
+  const mark = text.lastIndexOf(REQUEST_MARK);
+  return mark === -1 ? text : text.slice(mark + REQUEST_MARK.length).trim();
+}
+
 function view(text: string, role: string, kind: string, label: string, extra: Partial<ItemView>): ItemView {
-  return { text, role, kind, label: clip(label), tool: null, output: false, instructions: false, prompt: false, request: text, callId: null, ...extra };
+  return { text, role, kind, label: clip(label), tool: null, output: false, instructions: false, prompt: false, callId: null, ...extra };
 }
 
 /** Message content: the text parts joined by newlines, an image as `[image]`. */
@@ -221,8 +222,4 @@ function parseJson(text: string): unknown {
 
 function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
-}
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -21,6 +21,7 @@ import { Bm25Scorer, type ScorableSpan, type SpanScorer } from '../../core/refer
 import { TextMemo } from '../../core/textMemo.ts';
 import { mayHoldLoneSurrogate } from '../../core/validate.ts';
 import type { MessageFeed } from './pipeline.ts';
+import { isObject, type JsonObject } from './json.ts';
 
 export type ScorerMode = 'harness' | 'auto' | 'reference' | 'both';
 
@@ -32,8 +33,6 @@ export interface ScoringOptions {
   /** one scorer per session (it remembers the session's task); default BM25 */
   makeScorer?: () => SpanScorer;
 }
-
-type JsonObject = Record<string, unknown>;
 
 interface Held {
   value: unknown;
@@ -183,8 +182,4 @@ function carriesScore(value: JsonObject): boolean {
 
 function sessionIdOf(value: unknown): string | null {
   return isObject(value) && typeof value.session_id === 'string' && value.session_id !== '' ? value.session_id : null;
-}
-
-function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -7,7 +7,8 @@ import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { SkippedRecords } from './skipped.ts';
 import { historyTurns, isHistoryDocument } from './sweAgentHistory.ts';
-import { isObject, messagesToSpans } from './sweAgentSpans.ts';
+import { isObject } from './json.ts';
+import { messagesToSpans } from './sweAgentSpans.ts';
 
 export class SweAgentAdapter {
   readonly skipped = new SkippedRecords();

@@ -6,7 +6,8 @@
 // not saved, so the texts are as appended, before any elision.
 import type { Snapshot } from '../../core/wire.ts';
 import type { SkippedRecords } from './skipped.ts';
-import { isObject, messagesToSpans } from './sweAgentSpans.ts';
+import { isObject } from './json.ts';
+import { messagesToSpans } from './sweAgentSpans.ts';
 
 /** A document whose `history` holds SWE-agent messages (role and agent), with or without a `trajectory`. */
 export function isHistoryDocument(value: Record<string, unknown>): boolean {

@@ -3,8 +3,7 @@
 // `query` (sweAgent.ts) and the history (sweAgentHistory.ts).
 import type { Span } from '../../core/wire.ts';
 import { firstWords } from './spanLabels.ts';
-
-type JsonObject = Record<string, unknown>;
+import { isObject } from './json.ts';
 
 /** adapters.md: the texts SWE-agent's history processors put in place of what they elide. */
 const ELIDED = /^(Old environment output: \(\d+ lines omitted\)|Outdated window with \d+ lines omitted)/;
@@ -51,8 +50,4 @@ function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (isObject(part) ? (typeof part.text === 'string' ? part.text : `[${String(part.type)}]`) : '')).join('\n');
-}
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,12 +1,11 @@
 // Token counts of the adapters (docs/adapters.md "tokens"): a call's prompt size from the
 // API's usage, contract §2.3's estimate of a text, and the estimates fitted to a known total.
-type JsonObject = Record<string, unknown>;
+import { isObject, type JsonObject } from './json.ts';
 
 /** adapters.md tokens: input + cache creation + cache read of the call; null when the record has no usage. */
 export function promptTokens(message: JsonObject | null): number | null {
-  const raw = message?.usage;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
-  const usage = raw as JsonObject;
+  const usage = message?.usage;
+  if (!isObject(usage)) return null;
   let total = 0;
   let any = false;
   for (const key of ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']) {
