@@ -202,6 +202,28 @@ test.describe('states and exports', () => {
     await shot(page, 'relay-unreachable');
     await expect(other.getByTestId('verdict-disconnected')).toContainText('As of turn 60, disconnected');
     expect(await other.locator('body').innerText()).not.toMatch(/pruning may proceed/i);
+    // Retrying cycles reconnecting → connecting → reconnecting; a retry in flight lasts
+    // milliseconds, too short to poll for, so watch every mutation through a few retries.
+    const watched = await other.evaluate(
+      () =>
+        new Promise<{ states: string[]; prunedOk: boolean }>((resolve) => {
+          const states = new Set<string>();
+          let prunedOk = false;
+          const look = () => {
+            const st = document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-state');
+            if (st) states.add(st);
+            if (/pruning may proceed/i.test(document.body.innerText)) prunedOk = true;
+          };
+          const mo = new MutationObserver(look);
+          mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+          setTimeout(() => {
+            mo.disconnect();
+            resolve({ states: [...states], prunedOk });
+          }, 4000);
+        }),
+    );
+    expect(watched.states).toContain('connecting');
+    expect(watched.prunedOk).toBe(false);
     await other.screenshot({ path: `${dir}/followed-disconnected.png` });
     await other.close();
     await page.close();

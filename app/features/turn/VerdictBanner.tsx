@@ -4,6 +4,7 @@
 // it the session's own headline: where scores stopped being trustworthy, and the next
 // fault after the cursor.
 import { SEVERITY, SIGNALS, type FindingsIndex } from '../../../src/worker/client.ts';
+import { isDisconnected } from './disconnected.ts';
 import { droppedLinesWords, headline } from '../../../src/report/headline.ts';
 import { useRef } from 'react';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
@@ -54,11 +55,10 @@ function SessionHeadline() {
   );
 }
 
-/** A live session whose relay is gone: its last verdict is history, not the current turn's. */
 function useDisconnected(): boolean {
   const live = useAnalysis((s) => s.source?.kind === 'live');
   const c = useAnalysis((s) => s.connection);
-  return live && c !== null && (c.state === 'reconnecting' || c.state === 'closed' || c.state === 'failed');
+  return live && isDisconnected(c);
 }
 
 export function VerdictBanner() {
