@@ -209,6 +209,10 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
       for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
         if (!name.endsWith('.jsonl')) continue;
         const file = path.resolve(p, name);
+        if (AUTO_COMPACT.test(path.basename(name))) {
+          warnOnce(log, `${file}: Claude Code's auto-compaction call (the conversation re-sent to be summarised), not a session; not read`);
+          continue;
+        }
         if (insideFolder(file, root)) out.push(file);
         else warnOnce(log, `${file}: a link out of the watched folder ${p}; not read`);
       }
@@ -216,6 +220,15 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
   }
   return out.sort();
 }
+
+/**
+ * `<session>/subagents/agent-acompact-<id>.jsonl`: the call Claude Code makes to summarise a
+ * conversation it compacts. It re-sends the whole conversation (read as a session it would
+ * be a copy of its parent's, a second set of warnings in the overview); what the compaction
+ * kept and dropped is read from the parent's own file (docs/adapters.md). Named on the
+ * command line, it is read like any file.
+ */
+const AUTO_COMPACT = /^agent-acompact-.*\.jsonl$/;
 
 function insideFolder(file: string, root: string): boolean {
   try {

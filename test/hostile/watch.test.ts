@@ -101,4 +101,17 @@ describe('watch and its files', () => {
     expect(stored('outside')).toBe(0);
     expect(logs.some((l) => l.includes('a link out of the watched folder'))).toBe(true);
   });
+
+  it("skips Claude Code's auto-compaction calls in a folder, and says so once", async () => {
+    const { dir, watcher, logs, stored } = await setUp();
+    const sub = path.join(dir, 'project', 'parent', 'subagents');
+    fs.mkdirSync(sub, { recursive: true });
+    fs.writeFileSync(path.join(sub, 'agent-acompact-1f2e.jsonl'), transcript('compactor'));
+    fs.writeFileSync(path.join(dir, 'project', 'parent.jsonl'), transcript('parent'));
+    await watcher.poll();
+    await watcher.poll();
+    expect(stored('parent')).toBe(7);
+    expect(stored('compactor')).toBe(0);
+    expect(logs.filter((l) => l.includes('agent-acompact-1f2e.jsonl') && l.includes('not a session'))).toHaveLength(1);
+  });
 });
