@@ -6,9 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { RecordEncoder as EncoderOf, type LineRecord } from '../../src/ingest/lineRecords.ts';
+import { RecordEncoder as EncoderOf, SnapshotReader, type LineRecord } from '../../src/ingest/lineRecords.ts';
 import { NodeLineParser } from '../../src/node/lineParser.ts';
-import { RecordEncoder } from '../../src/node/lineRecords.ts';
+import { nodeScanView, RecordEncoder } from '../../src/node/lineRecords.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 import { browserScanView } from '../../src/ingest/scanView.ts';
 import { benchTranscript } from '../../bench/transcripts.ts';
@@ -222,5 +222,42 @@ describe.each(Object.keys(SIDES) as (keyof typeof SIDES)[])('the snapshot scanne
       // the original then its mutation: the scanner compares the mutation with a line it read
       bothWays(pairs.flat());
     }
+  });
+});
+
+describe("the engine's thread: SnapshotReader's messages are JSON.parse's", () => {
+  /** Each line read by the reader as `check` reads a batch, against JSON.parse of it; how many it read. */
+  function readBoth(lines: string[]): number {
+    const bytes = Buffer.from(lines.join('\n'));
+    const reader = new SnapshotReader(nodeScanView, new Map());
+    let read = 0;
+    for (let start = 0, i = 0; i < lines.length; i++) {
+      const end = start + Buffer.byteLength(lines[i]!);
+      let got: ReturnType<SnapshotReader['read']> = null;
+      try {
+        got = reader.read(bytes, start, end);
+      } catch {
+        got = null; // as readAll: the ordinary way words it
+      }
+      start = end + 1;
+      if (got === null) continue;
+      read++;
+      const parsed = JSON.parse(lines[i]!) as Record<string, unknown>;
+      const message = got.checked.message as unknown as Record<string, unknown>;
+      // every value, keys in their order (spans in the place the line had them), as JSON.parse gave them
+      expect(Object.keys(message), `line ${i + 1}`).toEqual(Object.keys(parsed));
+      expect(JSON.stringify(message), `line ${i + 1}`).toBe(JSON.stringify(parsed));
+      expect(exactly(message), `line ${i + 1}`).toEqual(exactly(parsed));
+    }
+    return read;
+  }
+
+  it('over every sample and the fuzzed lines', () => {
+    for (const f of fs.readdirSync(path.join(ROOT, 'public/samples')).filter((n) => n.endsWith('.jsonl'))) {
+      const lines = readLines(path.join(ROOT, 'public/samples', f));
+      expect(readBoth(lines), f).toBeGreaterThan(0);
+    }
+    const source = [...edgeLines(), ...readLines(path.join(ROOT, 'public/samples/all-faults.jsonl')).slice(0, 40)];
+    expect(readBoth(mutated(7, source, 400).flat())).toBeGreaterThan(100);
   });
 });
