@@ -339,6 +339,9 @@ describe('Claude Code sub-agent files (docs/adapters.md)', () => {
     const header = r.messages[0]!.value;
     expect(header).toMatchObject({ type: 'session', session_id: 'parent-0123456789:agent-a7f3c21', source: 'claude-code' });
     expect(header.title).toMatch(/^sub-agent a7f3c21 of parent-0: repo — Find every caller/);
+    // Claude Code's auto-compaction call (agent-acompact-<id>.jsonl) is named for what it is
+    const compactor = convert(file.map((l) => l.replace('"agentId":"a7f3c21"', '"agentId":"acompact-9e1f"')).join('\n'));
+    expect(compactor.messages[0]!.value.title).toMatch(/^auto-compaction call of parent-0: repo — /);
     const s = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
     expect(s.map((x) => [x.session_id, x.turn])).toEqual([
       ['parent-0123456789:agent-a7f3c21', 1],

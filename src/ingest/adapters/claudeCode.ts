@@ -260,8 +260,11 @@ export class ClaudeCodeAdapter {
   private title(sid: string): string {
     const own = this.ownTitle(sid);
     if (this.subAgent !== true) return own;
+    const of = this.sessionId?.slice(0, 8) ?? 'a session';
+    // adapters.md sub-agents: `agent-acompact-<id>.jsonl` is the call that summarised a compaction
+    if (/^(agent-)?acompact/.test(this.agentId ?? this.fallbackSessionId)) return `auto-compaction call of ${of}: ${own}`;
     const agent = this.agentId === null ? '' : `${this.agentId} `;
-    return `sub-agent ${agent}of ${this.sessionId?.slice(0, 8) ?? 'a session'}: ${own}`;
+    return `sub-agent ${agent}of ${of}: ${own}`;
   }
 
   private ownTitle(sid: string): string {
