@@ -203,23 +203,28 @@ test.describe('states and exports', () => {
     await expect(other.getByTestId('verdict-disconnected')).toContainText('As of turn 60, disconnected');
     expect(await other.locator('body').innerText()).not.toMatch(/pruning may proceed/i);
     // Retrying cycles reconnecting → connecting → reconnecting; a retry in flight lasts
-    // milliseconds, too short to poll for, so watch every mutation through a few retries.
+    // milliseconds, too short to poll for, so watch every mutation until one whole retry has
+    // gone by (the backoff grows to 8 s; 30 s bounds the watch)
     const watched = await other.evaluate(
       () =>
         new Promise<{ states: string[]; prunedOk: boolean }>((resolve) => {
-          const states = new Set<string>();
+          const states: string[] = [];
           let prunedOk = false;
-          const look = () => {
+          const done = (): void => {
+            mo.disconnect();
+            clearTimeout(bound);
+            resolve({ states, prunedOk });
+          };
+          const look = (): void => {
             const st = document.querySelector('[data-testid="connection-status"]')?.getAttribute('data-state');
-            if (st) states.add(st);
+            if (st && st !== states[states.length - 1]) states.push(st);
             if (/pruning may proceed/i.test(document.body.innerText)) prunedOk = true;
+            // a retry seen from its start to its end
+            if (states.indexOf('connecting') >= 0 && states.lastIndexOf('reconnecting') > states.indexOf('connecting')) done();
           };
           const mo = new MutationObserver(look);
+          const bound = setTimeout(done, 30_000);
           mo.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-          setTimeout(() => {
-            mo.disconnect();
-            resolve({ states: [...states], prunedOk });
-          }, 4000);
         }),
     );
     expect(watched.states).toContain('connecting');
