@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HarnessClient } from '../client/harness.ts';
+import { isAutoCompaction } from '../ingest/adapters/claudeCodeFiles.ts';
 import { detectFormat, type TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
 import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
@@ -209,7 +210,10 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
       for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
         if (!name.endsWith('.jsonl')) continue;
         const file = path.resolve(p, name);
-        if (AUTO_COMPACT.test(path.basename(name))) {
+        // Claude Code's auto-compaction calls re-send the whole conversation to be summarised:
+        // read as sessions they would copy their parent's turns and warnings into the overview
+        // (what a compaction dropped is read from the parent's file). Named, one is read.
+        if (isAutoCompaction(path.basename(name))) {
           warnOnce(log, `${file}: Claude Code's auto-compaction call (the conversation re-sent to be summarised), not a session; not read`);
           continue;
         }
@@ -220,15 +224,6 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
   }
   return out.sort();
 }
-
-/**
- * `<session>/subagents/agent-acompact-<id>.jsonl`: the call Claude Code makes to summarise a
- * conversation it compacts. It re-sends the whole conversation (read as a session it would
- * be a copy of its parent's, a second set of warnings in the overview); what the compaction
- * kept and dropped is read from the parent's own file (docs/adapters.md). Named on the
- * command line, it is read like any file.
- */
-const AUTO_COMPACT = /^agent-acompact-.*\.jsonl$/;
 
 function insideFolder(file: string, root: string): boolean {
   try {

@@ -8,6 +8,7 @@ import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
 import { attachmentView } from './claudeCodeAttachments.ts';
+import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
 import { estimateTokens, fitTokens, promptTokens } from './tokens.ts';
@@ -261,8 +262,7 @@ export class ClaudeCodeAdapter {
     const own = this.ownTitle(sid);
     if (this.subAgent !== true) return own;
     const of = this.sessionId?.slice(0, 8) ?? 'a session';
-    // adapters.md sub-agents: `agent-acompact-<id>.jsonl` is the call that summarised a compaction
-    if (/^(agent-)?acompact/.test(this.agentId ?? this.fallbackSessionId)) return `auto-compaction call of ${of}: ${own}`;
+    if (isAutoCompaction(this.agentId ?? this.fallbackSessionId)) return `auto-compaction call of ${of}: ${own}`;
     const agent = this.agentId === null ? '' : `${this.agentId} `;
     return `sub-agent ${agent}of ${of}: ${own}`;
   }
@@ -300,9 +300,10 @@ export class ClaudeCodeAdapter {
       this.skipped.add('user without content');
       return;
     }
-    const typed = promptText(blocks);
+    // the typed text only of a record that may be a prompt (most user records are tool results);
     // a record of injected blocks alone (injectedText.ts) is no prompt: nothing in it was typed
-    const authored = !summary && record.isMeta !== true && typed !== '' && blocks.every((b) => b.kind !== 'tool_result');
+    const typed = !summary && record.isMeta !== true && blocks.every((b) => b.kind !== 'tool_result') ? promptText(blocks) : '';
+    const authored = typed !== '';
     for (const b of blocks) {
       if (b.kind === 'tool_result') b.role = 'tool';
       else if (summary) b.role = 'summary';

@@ -8,10 +8,8 @@ import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
 import { patchFiles, requestOf, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
-import { isObject } from './json.ts';
+import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
-
-type JsonObject = Record<string, unknown>;
 
 /** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
 export const INSTRUCTIONS_SPAN_ID = 'instructions';
