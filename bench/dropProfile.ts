@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { SourceMapConsumer } from 'source-map-js';
 import { dropFile } from '../e2e/helpers/app.ts';
 import { ROOT, startRelay } from '../e2e/helpers/relay.ts';
-import { waitAllChartsScript } from './browser.ts';
+import { settle, waitAllChartsScript } from './browser.ts';
 import type { ProfileNode } from './mainThread.ts';
 
 interface Profile {
@@ -47,6 +47,8 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 try {
   const page = await browser.newPage({ viewport: { width, height } });
   await page.goto(`${relay.url}/`);
+  // dropped on a page that has finished opening, as the browser bench's timed loads are
+  await settle(page);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 });

@@ -22,10 +22,11 @@ export interface RelayHandle {
 
 /** `store`: a redis:// URL, to keep the sessions in Redis Streams (`serve --store`, docs/scale-out.md). */
 export async function startRelay(
-  opts: { port?: number; dataDir?: string; token?: string; store?: string; allowWebhookHost?: string } = {},
+  opts: { port?: number; dataDir?: string; token?: string; store?: string; allowWebhookHost?: string; dist?: string } = {},
 ): Promise<RelayHandle> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
-  const dist = path.join(ROOT, 'dist');
+  // the benches may serve another build beside it (bench/dropAb.ts)
+  const dist = opts.dist ?? path.join(ROOT, 'dist');
   if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is not built: run `npx vite build` (npm run test:e2e does)');
   const args = [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist];
   if (opts.token !== undefined) args.push('--token', opts.token);
