@@ -38,3 +38,30 @@ test('the welcome screen loads no Recharts, React Flow or PNG exporter chunk; th
     })
     .toEqual([]);
 });
+
+test("a file dragged over the page fetches the session view's chunks before it lands", async ({ page }) => {
+  const heavy = chunksHolding(['recharts', '@xyflow/react', 'html-to-image']);
+  // the page never idle for the prefetch: only the drag can fetch them
+  await page.addInitScript(() => {
+    (window as unknown as { requestIdleCallback: () => number }).requestIdleCallback = () => 0;
+  });
+  await gotoApp(page);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  expect(heavy.length, 'dist/ holds chunks with the session view code').toBeGreaterThan(0);
+  const fetched = (): Promise<string[]> =>
+    page.evaluate(() => (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => new URL(r.name).pathname.split('/').pop()!));
+  expect((await fetched()).filter((f) => heavy.includes(f))).toEqual([]);
+  // a drag that carries a file, not yet dropped
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['{}\n'], 'run.jsonl'));
+    document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await expect
+    .poll(async () => {
+      const now = await fetched();
+      return heavy.filter((f) => !now.includes(f));
+    })
+    .toEqual([]);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+});

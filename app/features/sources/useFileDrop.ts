@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { openFile } from '../../analysis.ts';
+import { loadWorkspace } from '../../prefetch.ts';
 
 /** Files dropped anywhere on the page open as the source. Returns whether a drag is over the page. */
 export function useFileDrop(): boolean {
@@ -12,6 +13,9 @@ export function useFileDrop(): boolean {
       e.preventDefault();
       depth++;
       setOver(true);
+      // a file on its way in: the session view's code is fetched now, not when it lands (a drop
+      // soon after the page opened came before the idle prefetch and waited for that chunk)
+      void loadWorkspace();
     };
     const overFn = (e: DragEvent): void => {
       if (!hasFiles(e)) return;
