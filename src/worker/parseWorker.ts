@@ -1,6 +1,7 @@
 // A parsing Worker of the dashboard (parsePool.ts spawns them from the analysis Worker):
 // each batch of lines posted comes back as records (parseBatch.ts), its buffers transferred.
 import { createSHA256 } from 'hash-wasm';
+import { textSha256 } from './textSha256.ts';
 import { BatchParser, transferablesOf, WORKER_READY, type ParseBatch, type ParseFailure } from './parseBatch.ts';
 
 const scope = self as unknown as {
@@ -8,7 +9,7 @@ const scope = self as unknown as {
   postMessage: (message: unknown, options?: { transfer?: Transferable[] }) => void;
 };
 
-const ready = createSHA256().then((hasher) => new BatchParser((text) => hasher.init().update(text).digest('hex')));
+const ready = createSHA256().then((hasher) => new BatchParser(textSha256(hasher)));
 // the pool gives this Worker batches once it says it can take them (parsePool.ts, hasRoom)
 void ready.then(() => scope.postMessage(WORKER_READY));
 

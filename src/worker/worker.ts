@@ -1,6 +1,7 @@
 // The Worker entry: hash-wasm's sha256 set up once, then every message to the Controller.
 import { createSHA256 } from 'hash-wasm';
 import { Controller } from './controller.ts';
+import { textSha256 } from './textSha256.ts';
 import type { PoolWorker } from './parsePool.ts';
 import type { Request, WorkerEvent } from './protocol.ts';
 
@@ -13,9 +14,8 @@ const scope = self as unknown as {
 
 // Listening starts before the hasher is ready (messages are not lost); handling waits for it.
 const ready = createSHA256().then((hasher) => {
-  const sha256 = (text: string): string => hasher.init().update(text).digest('hex');
   return new Controller({
-    sha256,
+    sha256: textSha256(hasher),
     post: (event, transfer) => scope.postMessage(event, { transfer: transfer ?? [] }),
     // a dropped file's lines are parsed in a few nested Workers (docs/dashboard.md "Parsing Workers")
     parseWorker: () => new Worker(new URL('./parseWorker.ts', import.meta.url), { type: 'module', name: 'parse' }) as unknown as PoolWorker,
