@@ -22,12 +22,12 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 const runs: Record<'A' | 'B', LoadRun[]> = { A: [], B: [] };
 const floors: number[] = [];
 const fresh = (): Promise<Page> => browser.newPage({ viewport: { width: 1440, height: 900 } });
-console.log(
-  `drop A/B: ${rounds} rounds, ${os.availableParallelism()} cores, load average ${os
+const loadAverage = (): string =>
+  os
     .loadavg()
     .map((x) => x.toFixed(2))
-    .join(' ')} before`,
-);
+    .join(' ');
+console.log(`drop A/B: ${rounds} rounds, ${os.availableParallelism()} cores, load average ${loadAverage()} before`);
 try {
   for (let i = 0; i < rounds; i++) {
     const floorPage = await fresh();
@@ -59,10 +59,5 @@ for (const which of ['A', 'B'] as const) {
 }
 const pairs = runs.A.map((a, i) => runs.B[i]!.seconds / a.seconds);
 console.log(`B / A pair by pair: ${pairs.map((x) => x.toFixed(2)).join(' ')}; median ${median(pairs).toFixed(2)}`);
-console.log(
-  `load average after: ${os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`load average after: ${loadAverage()}`);
 process.exit(0);

@@ -11,11 +11,11 @@ export function useFileDrop(): boolean {
     const enter = (e: DragEvent): void => {
       if (!hasFiles(e)) return;
       e.preventDefault();
-      depth++;
-      setOver(true);
       // a file on its way in: the session view's code is fetched now, not when it lands (a drop
-      // soon after the page opened came before the idle prefetch and waited for that chunk)
-      void loadWorkspace();
+      // soon after the page opened came before the idle prefetch and waited for that chunk);
+      // once a drag, not at each element it enters
+      if (depth++ === 0) void loadWorkspace();
+      setOver(true);
     };
     const overFn = (e: DragEvent): void => {
       if (!hasFiles(e)) return;
