@@ -5,28 +5,37 @@ import { StaleReply } from '../src/worker/client.ts';
 
 /**
  * `run` at most once at a time; a call while it runs queues one more run (not one per call).
+ * Calls made in the same task before a run starts are that one run: it starts in a microtask,
+ * so it reads the state they left (a finished load selects its default turn, whose
+ * subscription pulls the turn, and then refreshes every panel, the turn's among them: one
+ * query, not two, and the lineage graph laid out once).
  * A reply for an old job (StaleReply) is expected and dropped; other failures go to `onError`.
  */
 export function coalesced(run: () => Promise<void>, onError: (e: unknown) => void): () => void {
-  let inFlight = false;
+  let state: 'idle' | 'starting' | 'running' = 'idle';
   let again = false;
-  const trigger = (): void => {
-    if (inFlight) {
-      again = true;
-      return;
-    }
-    inFlight = true;
+  const start = (): void => {
+    state = 'running';
     run()
       .catch((e: unknown) => {
         if (!(e instanceof StaleReply)) onError(e);
       })
       .finally(() => {
-        inFlight = false;
+        state = 'idle';
         if (again) {
           again = false;
           trigger();
         }
       });
+  };
+  const trigger = (): void => {
+    if (state === 'starting') return; // the run about to start sees what this call saw
+    if (state === 'running') {
+      again = true;
+      return;
+    }
+    state = 'starting';
+    queueMicrotask(start);
   };
   return trigger;
 }
