@@ -15,6 +15,10 @@ import { fixture, gotoApp, waitLoaded } from './helpers/app.ts';
 import { replay, ROOT, startRelay, type RelayHandle } from './helpers/relay.ts';
 import { expect, test } from './helpers/test.ts';
 
+// Each test stands alone (a relay of its own, or session ids tagged with the time), so this
+// file, the suite's longest, spreads over both workers instead of running last on one.
+test.describe.configure({ mode: 'parallel' });
+
 const WIDTHS = [390, 1024, 1440, 2560] as const;
 const HEIGHT: Record<(typeof WIDTHS)[number], number> = { 390: 844, 1024: 768, 1440: 900, 2560: 1440 };
 const dir = 'test-results/screens/widths';
