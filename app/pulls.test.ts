@@ -57,6 +57,25 @@ describe('coalesced pulls', () => {
     expect(g.seen).toEqual([1, 3, 3]);
   });
 
+  it('a run that throws at once is reported like a rejection, and the next call runs', async () => {
+    const errors: unknown[] = [];
+    let runs = 0;
+    const boom = new Error('no client');
+    const pull = coalesced(
+      (): Promise<void> => {
+        runs++;
+        throw boom;
+      },
+      (e) => errors.push(e),
+    );
+    pull();
+    await settle();
+    pull();
+    await settle();
+    expect(runs).toBe(2);
+    expect(errors).toEqual([boom, boom]);
+  });
+
   it('a failed run is reported and the next call runs; a stale reply is dropped silently', async () => {
     const errors: unknown[] = [];
     let fail: Error = new Error('the Worker stopped');

@@ -16,7 +16,14 @@ export function coalesced(run: () => Promise<void>, onError: (e: unknown) => voi
   let again = false;
   const start = (): void => {
     state = 'running';
-    run()
+    // a run that throws before it returns its promise fails like one that rejects: the pull stays usable
+    let running: Promise<void>;
+    try {
+      running = run();
+    } catch (e) {
+      running = Promise.reject(e);
+    }
+    running
       .catch((e: unknown) => {
         if (!(e instanceof StaleReply)) onError(e);
       })
