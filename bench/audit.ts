@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { loadAverage } from './cpu.ts';
 import path from 'node:path';
 import { claudeCodeTranscript } from './claudeCodeTranscript.ts';
 
@@ -24,10 +25,7 @@ function runCheck(file: string, extra: string[]): Run {
 const medianOf = (runs: Run[]): Run => [...runs].sort((a, b) => a.ms - b.ms)[runs.length >> 1]!;
 
 export function benchAudit(): void {
-  const load = os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' / ');
+  const load = loadAverage(' / ');
   console.log(`\n== check with the compaction audit vs check --no-audit == (${os.availableParallelism()} cores, load average ${load} before)`);
   const file = claudeCodeTranscript(2000, 1500, true);
   const without: Run[] = [];

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { nodeSha256 } from '../src/node/platform.ts';
-import { mainThreadCpuMs } from './cpu.ts';
+import { loadAverage, mainThreadCpuMs } from './cpu.ts';
 import { benchTranscript } from './transcripts.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -69,8 +69,6 @@ interface CheckRuns {
   median: CheckRun;
   bestMs: number;
   bestCpuMs: number | null;
-  /** the process's CPU time (every thread) of the median run */
-  processCpuMs: number;
   maxRssMiB: number;
 }
 
@@ -95,7 +93,6 @@ function runChecks(file: string, variants: readonly string[][], rounds = 3): Che
       median: rs[Math.floor(rs.length / 2)]!,
       bestMs: rs[0]!.ms,
       bestCpuMs: cpus.length === rs.length ? Math.min(...cpus) : null,
-      processCpuMs: rs[Math.floor(rs.length / 2)]!.processCpuMs,
       maxRssMiB: Math.max(...rs.map((r) => r.maxRssMiB)),
     };
   });
@@ -109,8 +106,9 @@ function warmCheck(file: string, threads: number): { ms: number; processCpuMs: n
     encoding: 'utf8',
   });
   const { ms, cpuMs } = JSON.parse(r.stderr.trim().split('\n').pop() ?? '') as { ms: number[]; cpuMs: number[] };
-  const last = ms.length - 3 + ms.slice(-3).indexOf(Math.min(...ms.slice(-3)));
-  return { ms: ms[last]!, processCpuMs: cpuMs[last]! };
+  let best = ms.length - 3;
+  for (let i = best + 1; i < ms.length; i++) if (ms[i]! < ms[best]!) best = i;
+  return { ms: ms[best]!, processCpuMs: cpuMs[best]! };
 }
 
 const SEED = path.resolve(process.env.CONTEXT_HEALTH_ORACLE ?? path.join(ROOT, '..', 'shared', 'seeds', '000_reference.py'));
@@ -131,15 +129,9 @@ function seedPython(file: string): { rate: number; wholeRate: number } | null {
   return runs[1]!;
 }
 
-const load = (): string =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(', ');
-
 export async function benchCheck(): Promise<void> {
   console.log('\n== check: engine throughput (2,000 turns × 200 spans, ~400-char texts) ==');
-  console.log(`load average before (1, 5, 15 min): ${load()} on ${os.availableParallelism()} cores`);
+  console.log(`load average before (1, 5, 15 min): ${loadAverage(', ')} on ${os.availableParallelism()} cores`);
   const small = benchTranscript(500, 200, 400);
   const big = benchTranscript(2000, 200, 400);
   const f = floors(big);
@@ -176,7 +168,7 @@ export async function benchCheck(): Promise<void> {
   console.log(
     `check warm, --threads 1 (best of the last 3 of 5 runs in one process): ${warm.ms.toFixed(0)} ms, ratio to floor 1 ${(f.snapshots / (warm.ms / 1000) / f.parse).toFixed(2)} (the cold run's extra is its warm-up)`,
   );
-  // The CPU budget (docs/performance.md, "Why check is not at the floor cold"): a cold
+  // The CPU budget (docs/perf-log/2026-12-02-cpu-budget.md): a cold
   // process's CPU time, every thread's, cannot be done on the machine's cores in less than
   // its share per core, however the work is split; the floor's wall time is what it must beat.
   const floorMs = (f.snapshots / f.parse) * 1000;
@@ -197,7 +189,7 @@ export async function benchCheck(): Promise<void> {
     );
   });
   console.log(`peak RSS --threads 2 / --threads 1 on 2,000 turns: ${(two.maxRssMiB / one.maxRssMiB).toFixed(2)} (goal ≤ 1.20)`);
-  console.log(`load average after: ${load()}`);
+  console.log(`load average after: ${loadAverage(', ')}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCheck();

@@ -8,6 +8,7 @@
 //   node --import tsx bench/dropAb.ts /tmp/a /tmp/b [--rounds 5]
 import { chromium, type Page } from '@playwright/test';
 import os from 'node:os';
+import { loadAverage } from './cpu.ts';
 import { parseArgs } from 'node:util';
 import { startRelay } from '../e2e/helpers/relay.ts';
 import { appRun, floorRun, median, writeTranscript, type LoadRun } from './browser.ts';
@@ -22,11 +23,6 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PAT
 const runs: Record<'A' | 'B', LoadRun[]> = { A: [], B: [] };
 const floors: number[] = [];
 const fresh = (): Promise<Page> => browser.newPage({ viewport: { width: 1440, height: 900 } });
-const loadAverage = (): string =>
-  os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
 console.log(`drop A/B: ${rounds} rounds, ${os.availableParallelism()} cores, load average ${loadAverage()} before`);
 try {
   for (let i = 0; i < rounds; i++) {

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { loadAverage } from './cpu.ts';
 import path from 'node:path';
 import { claudeCodeTranscript } from './claudeCodeTranscript.ts';
 import { benchTranscript } from './transcripts.ts';
@@ -46,10 +47,7 @@ function compare(label: string, file: string): void {
 }
 
 export async function benchReference(): Promise<void> {
-  const load = os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' / ');
+  const load = loadAverage(' / ');
   console.log(`\n== check --scorer reference vs plain check == (${os.availableParallelism()} cores, load average ${load} before)`);
   compare('Claude Code transcript: 2,000 API calls', claudeCodeTranscript(2000, 1500));
   compare('native transcript: 2,000 turns × 200 spans', benchTranscript(2000, 200, 400));
