@@ -21,7 +21,10 @@ const USAGE = `usage:
   context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
   context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
-  context-health alerts add|list|rm|history [options] [--url URL] [--token T]`;
+  context-health alerts add|list|rm|history [options] [--url URL] [--token T]
+  context-health hook [--budget N] [--url URL]      (Claude Code SessionStart hook; event on stdin; hook --help)
+  context-health hook install|uninstall [--project | --user | --settings FILE]
+  context-health statusline                          (Claude Code status line; its JSON on stdin)`;
 
 const CHECK_HELP = `usage: context-health check <file|-> [options]
 
@@ -97,6 +100,16 @@ export async function main(argv: string[]): Promise<number> {
       case 'replay': {
         const { runReplay } = await import('./replay.ts');
         return await runReplay(rest);
+      }
+      case 'hook': {
+        const { runHook, HookUsage } = await import('./hook/command.ts');
+        return await runHook(rest).catch((e: unknown) => {
+          throw e instanceof HookUsage ? new UsageError(e.message) : e;
+        });
+      }
+      case 'statusline': {
+        const { runStatusline } = await import('./hook/statusline.ts');
+        return await runStatusline();
       }
       case '--help':
       case '-h':
