@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { escapeLines } from '../../core/terminalText.ts';
-import { installInto, uninstallFrom } from './settingsEdit.ts';
+import { installInto, isCreatedFile, uninstallFrom } from './settingsEdit.ts';
 
 export interface InstallOptions {
   settings: string;
@@ -89,17 +89,18 @@ export function runInstall(action: 'install' | 'uninstall', options: InstallOpti
   const fail = (why: string): number => (err(escapeLines(`context-health hook ${action}: ${file}: ${why}`)), 1);
   if (before !== null && typeof before === 'object') return fail(before.error);
   if (action === 'uninstall' && before === null) return (out(`${file}: no such file: nothing changed`), 0);
-  const edit = action === 'install' ? installInto(before, options.command) : uninstallFrom(before!);
-  if ('error' in edit) return fail(edit.error);
-  if (edit.text === before) return (out(`${file}: ${edit.change}`), 0);
-  if (edit.text === null) {
+  if (action === 'uninstall' && isCreatedFile(before!)) {
+    // docs/hooks.md: the file holds only what install wrote where there was none
     try {
       fs.unlinkSync(file);
     } catch (e) {
       return fail(`cannot remove it: ${(e as Error).message}`);
     }
-    return (out(`${file}: ${edit.change}`), 0);
+    return (out(`${file}: removed the file, which held only the hook`), 0);
   }
+  const edit = action === 'install' ? installInto(before, options.command) : uninstallFrom(before!);
+  if ('error' in edit) return fail(edit.error);
+  if (edit.text === before) return (out(`${file}: ${edit.change}`), 0);
   const failed = writeSettings(file, edit.text, before !== null);
   if (failed !== null) return fail(failed);
   out(`${file}: ${edit.change}`);

@@ -119,10 +119,19 @@ function ours(start: JsonNode): [number, number | null][] {
 
 const memberSpans = (node: JsonNode & { type: 'object' }): Cut[] => node.members.map((m: JsonMember) => ({ start: m.keyStart, end: m.value.end }));
 
+/** The hook entries of ours in `root`, if any. */
+function oursIn(root: JsonNode): [number, number | null][] {
+  const hooks = member(root, 'hooks')?.value;
+  const start = hooks === undefined ? undefined : member(hooks, 'SessionStart')?.value;
+  return start === undefined ? [] : ours(start);
+}
+
 /** One cut of the hook's text, or null when nothing of it is left. */
 function nextCut(root: JsonNode): Cut | null {
   const hooks = member(root, 'hooks');
   if (hooks === undefined || hooks.value.type !== 'object' || root.type !== 'object') return null;
+  // what install created, once emptied: the hooks object, after the array
+  if (hooks.value.members.length === 0) return cutOf(root, memberSpans(root), root.members.indexOf(hooks));
   const start = member(hooks.value, 'SessionStart');
   if (start === undefined || start.value.type !== 'array') return null;
   const found = ours(start.value);
@@ -132,36 +141,44 @@ function nextCut(root: JsonNode): Cut | null {
     const list = member(start.value.elements[gi]!, 'hooks')!.value as JsonNode & { type: 'array' };
     return cutOf(list, list.elements, hi);
   }
-  // what install created, once emptied: the array, then the hooks object
   if (start.value.elements.length === 0) return cutOf(hooks.value, memberSpans(hooks.value), hooks.value.members.indexOf(start));
-  if (hooks.value.members.length === 0) return cutOf(root, memberSpans(root), root.members.indexOf(hooks));
   return null;
 }
 
-/** The hook's entries taken out (the file's other bytes as they were); null text: the file is only what install created. */
-export function uninstallFrom(text: string): Edit | { text: null; change: string } {
+/** The hook's entries taken out, the file's other bytes as they were. */
+export function uninstallFrom(text: string): Edit {
   let root: JsonNode;
   try {
     root = parseJsonText(text);
   } catch (e) {
     return { error: `it is not valid JSON (${(e as Error).message}); left untouched` };
   }
-  const only = onlyCommand(root);
-  const created = only === null ? null : installInto(null, only);
-  if (created !== null && 'text' in created && created.text === text) return { text: null, change: 'removed the file install had created' };
+  // an emptied container is cut only when install could have made it: some hook of ours was there
+  if (oursIn(root).length === 0) return { text, change: 'the hook is not there: nothing changed' };
   let out = text;
   let cuts = 0;
   for (let cut = nextCut(root); cut !== null; cut = nextCut(root)) {
-    // an emptied container is cut only when install could have made it: some hook of ours was there
-    if (cuts === 0 && ours(member(member(root, 'hooks')!.value, 'SessionStart')!.value).length === 0) break;
     out = out.slice(0, cut.start) + out.slice(cut.end);
     root = parseJsonText(out);
     cuts++;
   }
-  return cuts === 0 ? { text, change: 'the hook is not there: nothing changed' } : { text: out, change: `removed the hook (${cuts} cut${cuts === 1 ? '' : 's'})` };
+  return { text: out, change: `removed the hook (${cuts} cut${cuts === 1 ? '' : 's'})` };
 }
 
-/** The command of the one hook of a file that holds nothing else (what install writes where there was no file), else null. */
+/** True when `text` is exactly what install writes where there was no file (uninstall then removes the file). */
+export function isCreatedFile(text: string): boolean {
+  let root: JsonNode;
+  try {
+    root = parseJsonText(text);
+  } catch {
+    return false;
+  }
+  const only = onlyCommand(root);
+  const created = only === null ? null : installInto(null, only);
+  return created !== null && 'text' in created && created.text === text;
+}
+
+/** The command of the one hook of a file that holds nothing else, else null. */
 function onlyCommand(root: JsonNode): string | null {
   const group = root.type === 'object' && root.members.length === 1 ? member(root, 'hooks')?.value : undefined;
   const start = group?.type === 'object' && group.members.length === 1 ? member(group, 'SessionStart')?.value : undefined;
