@@ -63,7 +63,14 @@ describe('hook, end to end on a transcript cut right after the summary', () => {
   });
 
   it('prints nothing for another event (PreCompact, UserPromptSubmit)', async () => {
-    const pre = JSON.stringify({ session_id: 's', transcript_path: cut, cwd: '/repo', hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: '' });
+    const pre = JSON.stringify({
+      session_id: 's',
+      transcript_path: cut,
+      cwd: '/repo',
+      hook_event_name: 'PreCompact',
+      trigger: 'auto',
+      custom_instructions: '',
+    });
     const r = await runCli(['hook'], { stdin: pre });
     expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
   });
@@ -89,7 +96,13 @@ describe('hook, end to end on a transcript cut right after the summary', () => {
   it('says so on stderr when the transcript holds no compaction', async () => {
     const plain = path.join(dir, 'plain.jsonl');
     const b = buildSession([{ ...STRETCH }], false);
-    fs.writeFileSync(plain, b.records.filter((r) => r.subtype !== 'compact_boundary' && r.isCompactSummary !== true).map((r) => JSON.stringify(r)).join('\n') + '\n');
+    fs.writeFileSync(
+      plain,
+      b.records
+        .filter((r) => r.subtype !== 'compact_boundary' && r.isCompactSummary !== true)
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     const r = await runCli(['hook'], { stdin: sessionStartEvent('compact', plain) });
     expect([r.code, r.stdout]).toEqual([0, '']);
     expect(r.stderr).toMatch(/holds no compaction/);

@@ -99,7 +99,12 @@ describe('hook install and uninstall on files', () => {
   const run = (action: 'install' | 'uninstall', settings: string) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = runInstall(action, { settings, command: CMD }, (l) => out.push(l), (l) => err.push(l));
+    const code = runInstall(
+      action,
+      { settings, command: CMD },
+      (l) => out.push(l),
+      (l) => err.push(l),
+    );
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
@@ -109,7 +114,9 @@ describe('hook install and uninstall on files', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('created it');
     expect(r.out).toContain('"matcher": "compact"');
-    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ hooks: { SessionStart: [{ matcher: 'compact', hooks: [{ type: 'command', command: CMD, timeout: 15 }] }] } });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({
+      hooks: { SessionStart: [{ matcher: 'compact', hooks: [{ type: 'command', command: CMD, timeout: 15 }] }] },
+    });
     expect(run('install', file).out).toContain('nothing changed');
     expect(run('uninstall', file).code).toBe(0);
     expect(fs.existsSync(file)).toBe(false);
@@ -151,7 +158,8 @@ describe('hook install and uninstall on files', () => {
     fs.writeFileSync(file, OTHER_HOOKS);
     const r = await runCli(['hook', 'install', '--settings', file, '--budget', '1200']);
     expect(r.code).toBe(0);
-    const cmd = (JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: { SessionStart: { hooks: { command: string }[] }[] } }).hooks.SessionStart[1]!.hooks[0]!.command;
+    const cmd = (JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: { SessionStart: { hooks: { command: string }[] }[] } }).hooks.SessionStart[1]!.hooks[0]!
+      .command;
     expect(cmd).toMatch(/bin\/context-health\.mjs hook --budget 1200$/);
     const home = path.join(dir, 'home');
     const u = await runCli(['hook', 'install', '--user'], { env: { HOME: home } });

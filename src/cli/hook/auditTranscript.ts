@@ -33,7 +33,7 @@ export function auditTranscript(path: string, sessionId: string, options: AuditO
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
   const text = read.text;
   let line = 0;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const nl = text.indexOf('\n', at);
     const end = nl < 0 ? text.length : nl;
     const raw = text.slice(at, end);

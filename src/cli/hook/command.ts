@@ -59,11 +59,10 @@ async function runInstallCommand(action: 'install' | 'uninstall', args: string[]
     },
   });
   if (values.codex) {
-    throw new HookUsage(
-      'Codex is not supported: the codex-rs source read has no SessionStart hook with source "compact" (docs/hooks.md, "Codex")',
-    );
+    throw new HookUsage('Codex is not supported: the codex-rs source read has no SessionStart hook with source "compact" (docs/hooks.md, "Codex")');
   }
-  if ([values.project, values.user, values.settings !== undefined].filter(Boolean).length > 1) throw new HookUsage('give one of --project, --user or --settings');
+  if ([values.project, values.user, values.settings !== undefined].filter(Boolean).length > 1)
+    throw new HookUsage('give one of --project, --user or --settings');
   const options = hookOptions(values);
   if ('error' in options) throw new HookUsage(options.error);
   if (action === 'uninstall' && (values.command !== undefined || values.budget !== undefined || values.url !== undefined)) {
@@ -73,7 +72,12 @@ async function runInstallCommand(action: 'install' | 'uninstall', args: string[]
   const settings = values.settings ?? settingsPath(values.user ? 'user' : 'project');
   const lines: string[] = [];
   const errors: string[] = [];
-  const code = runInstall(action, { settings, command: values.command ?? defaultCommand(extra) }, (l) => lines.push(l), (l) => errors.push(l));
+  const code = runInstall(
+    action,
+    { settings, command: values.command ?? defaultCommand(extra) },
+    (l) => lines.push(l),
+    (l) => errors.push(l),
+  );
   if (lines.length > 0) await writeAll(process.stdout, lines.join('\n') + '\n');
   if (errors.length > 0) process.stderr.write(errors.join('\n') + '\n');
   return code;

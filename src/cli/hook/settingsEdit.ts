@@ -36,7 +36,9 @@ function styleOf(text: string, root: JsonNode): Style {
 
 function render(value: unknown, indent: string, s: Style): string {
   if (s.flat) return JSON.stringify(value);
-  return JSON.stringify(value, null, s.unit).split('\n').join(s.eol + indent);
+  return JSON.stringify(value, null, s.unit)
+    .split('\n')
+    .join(s.eol + indent);
 }
 
 /** Inserts `piece` (a member `"k": v` or an element) as the last child of `node`. */
@@ -106,10 +108,12 @@ function ours(start: JsonNode): [number, number | null][] {
   start.elements.forEach((g, gi) => {
     const list = member(g, 'hooks')?.value;
     if (list?.type !== 'array') return;
-    const mine = list.elements.map((h, hi) => ({ h, hi })).filter(({ h }) => {
-      const c = member(h, 'command')?.value;
-      return c?.type === 'string' && isOurCommand(c.value);
-    });
+    const mine = list.elements
+      .map((h, hi) => ({ h, hi }))
+      .filter(({ h }) => {
+        const c = member(h, 'command')?.value;
+        return c?.type === 'string' && isOurCommand(c.value);
+      });
     if (mine.length === 0) return;
     if (mine.length === list.elements.length) out.push([gi, null]);
     else for (const { hi } of mine) out.push([gi, hi]);
