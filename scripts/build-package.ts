@@ -6,6 +6,7 @@
 //   dist/                the dashboard (vite build), served by `serve` (src/server/static.ts)
 //   build/cli/main.mjs   the CLI and the relay, and the chunks it loads per command
 //   build/cli/validatorWorker.mjs, analysisWorker.mjs   the relay's worker threads
+//   build/cli/hook.mjs   `hook` and `statusline` alone (docs/hooks.md: they start on every compaction and refresh)
 //   build/cli/lineWorker.mjs                             check's parsing threads (src/node/lineWorkerCode.ts)
 //   build/cli/analyse.mjs, draw.cjs                      the report renderer (src/cli/rendererBundle.ts)
 //   build/THIRD-PARTY-LICENSES.txt                       the licences of the code bundled in
@@ -66,6 +67,7 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
       ...common,
       entryPoints: {
         main: 'src/cli/main.ts',
+        hook: 'src/cli/hook/entry.ts',
         validatorWorker: 'src/server/validatorWorker.ts',
         analysisWorker: 'src/server/analysis/analysisWorker.ts',
       },

@@ -11,7 +11,6 @@ import { writeAll } from '../output.ts';
 import { auditTranscript, HOOK_TIME_BUDGET_MS } from './auditTranscript.ts';
 import { readStdin } from './boundedRead.ts';
 import { handbackOf } from './handbackOf.ts';
-import { sendToRelay } from './relaySend.ts';
 
 /** docs/hooks.md: an event is a few hundred bytes; more than this is not one. */
 const MAX_EVENT_BYTES = 1024 * 1024;
@@ -65,6 +64,8 @@ export async function runHookEvent(options: HookOptions): Promise<number> {
     if (handback.text === '') warn(`--budget ${options.budget} is too small to hand anything back`);
     else await writeAll(process.stdout, JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: handback.text } }) + '\n');
     if (options.url !== null) {
+      // loaded only here: the relay client (ws, zod) is most of the hook's start-up otherwise
+      const { sendToRelay } = await import('./relaySend.ts');
       const failed = await sendToRelay(options.url, options.token, audit.finder.messages);
       if (failed !== null) warn(failed);
     }

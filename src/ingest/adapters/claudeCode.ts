@@ -133,6 +133,8 @@ export class ClaudeCodeAdapter {
     private readonly fallbackSessionId = 'claude-code',
     /** contract §8.4: false leaves the audit's items out (the bench's baseline) */
     private readonly auditing = true,
+    /** docs/hooks.md: 'compactions' gives the spans only to snapshots that mark a compaction (the hook reads no other) */
+    private readonly spansIn: 'all' | 'compactions' = 'all',
   ) {}
 
   get turns(): number {
@@ -469,7 +471,8 @@ export class ClaudeCodeAdapter {
   }
 
   private snapshot(record: JsonObject, requestId: string, message: JsonObject | null): Snapshot {
-    const visible = this.context.map(toSpan);
+    const lean = this.spansIn === 'compactions' && this.compaction === null;
+    const visible = lean ? [] : this.context.map(toSpan);
     const system: Span = {
       span_id: SYSTEM_SPAN_ID,
       text: SYSTEM_SPAN_TEXT,
@@ -480,7 +483,7 @@ export class ClaudeCodeAdapter {
       label: 'system prompt and tools (not in the transcript)',
     };
     const total = promptTokens(message);
-    if (total !== null) {
+    if (total !== null && !lean) {
       const shares = fitTokens(
         this.context.map((b) => b.estimate),
         total,

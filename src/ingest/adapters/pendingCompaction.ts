@@ -50,7 +50,8 @@ export class CompactionFinder {
     fallbackSessionId: string,
     private readonly keep = false,
   ) {
-    this.adapter = new ClaudeCodeAdapter(fallbackSessionId);
+    // the spans of the snapshots that mark no compaction are read by nobody here, unless they are sent (hook --url)
+    this.adapter = new ClaudeCodeAdapter(fallbackSessionId, true, keep ? 'all' : 'compactions');
   }
 
   record(value: unknown, line: number): void {
