@@ -183,3 +183,34 @@ describe('the pending compaction is audited as check audits it once the next cal
     expect(audit.compaction.carried.filter((c) => c.kind === 'user_prompt' && c.status === 'lost').map((c) => c.text)).toEqual([P_OLD, P_NEW]);
   });
 });
+
+describe('hook --url', () => {
+  it('sends the session through the pending compaction to a relay, and still prints the hand-back', async () => {
+    const { testRelay, transcriptLines } = await import('../relay/helpers.ts');
+    const relay = await testRelay();
+    try {
+      const r = await runCli(['hook', '--url', relay.url], { stdin: sessionStartEvent('compact', cut) });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(context(r.stdout)).toContain('> Also add a retry with backoff');
+      const lines = (await transcriptLines(relay.url, 'cc-audit')).map(
+        (l) => JSON.parse(l) as { type: string; turn?: number; compaction?: { items: { text: string; status: string }[] } },
+      );
+      const marked = lines.filter((l) => l.type === 'snapshot' && l.compaction !== undefined);
+      expect(marked).toHaveLength(1);
+      expect(marked[0]!.compaction!.items.find((i) => i.text === P_NEW)?.status).toBe('lost');
+      // the call to come stands last: the stretch's calls, then it
+      expect(marked[0]!.turn).toBe(Math.max(...lines.map((l) => l.turn ?? 0)));
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('exits 0 with one line on stderr when no relay answers', async () => {
+    const r = await runCli(['hook', '--url', 'http://127.0.0.1:9/'], { stdin: sessionStartEvent('compact', cut) });
+    expect(r.code).toBe(0);
+    expect(context(r.stdout)).toContain('Pending todos');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^context-health hook: .*relay/);
+  });
+});
