@@ -172,19 +172,21 @@ async function timing(dir: string): Promise<void> {
   );
   const bundled = await bundledEntry();
   const bare: number[] = [];
+  const bareCpu: number[] = [];
   const bProc: number[] = [];
   const bCpu: number[] = [];
   const bIdle: number[] = [];
   const idleCpu: number[] = [];
   for (let i = 0; i < 5; i++) {
-    bare.push(spawnMs(['0'], '', '-e'));
+    bare.push(spawnMs(['const u = process.resourceUsage(); process.stderr.write(`cpu ${(u.userCPUTime + u.systemCPUTime) / 1000}\\n`)'], '', '-e'));
+    bareCpu.push(lastCpu);
     bIdle.push(spawnMs(['hook'], event('startup'), bundled));
     idleCpu.push(lastCpu);
     bProc.push(spawnMs(['hook'], event('compact'), bundled));
     bCpu.push(lastCpu);
   }
   console.log(
-    `  bundled as the package ships it (build/cli/hook.mjs), median of 5: ${median(bProc).toFixed(0)} ms wall, ${median(bCpu).toFixed(0)} ms CPU; on a startup event ${median(bIdle).toFixed(0)} ms wall, ${median(idleCpu).toFixed(0)} ms CPU; node -e 0 alone ${median(bare).toFixed(0)} ms wall`,
+    `  bundled as the package ships it (build/cli/hook.mjs), median of 5: ${median(bProc).toFixed(0)} ms wall, ${median(bCpu).toFixed(0)} ms CPU; on a startup event ${median(bIdle).toFixed(0)} ms wall, ${median(idleCpu).toFixed(0)} ms CPU; node alone (-e, nothing) ${median(bare).toFixed(0)} ms wall, ${median(bareCpu).toFixed(0)} ms CPU`,
   );
   const status = JSON.stringify({ session_id: BIG.name, transcript_path: file, context_window: { used_percentage: 74 } });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-status-'));
