@@ -214,3 +214,25 @@ describe('hook --url', () => {
     expect(r.stderr).toMatch(/^context-health hook: .*relay/);
   });
 });
+
+describe('the installed command, run through a shell as Claude Code runs a command hook', () => {
+  it('answers a compact event with output that holds to the documented schema', async () => {
+    const { spawn } = await import('node:child_process');
+    const settings = path.join(dir, 'settings.json');
+    const install = await runCli(['hook', 'install', '--settings', settings]);
+    expect(install.code).toBe(0);
+    const group = (JSON.parse(fs.readFileSync(settings, 'utf8')) as { hooks: { SessionStart: { matcher: string; hooks: { command: string }[] }[] } }).hooks
+      .SessionStart[0]!;
+    expect(group.matcher).toBe('compact');
+    const out = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn('/bin/sh', ['-c', group.hooks[0]!.command], { cwd: dir });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout }));
+      child.stdin.end(sessionStartEvent('compact', cut));
+    });
+    expect(out.code).toBe(0);
+    expect(context(out.stdout)).toContain('- /repo/src/session.ts (edited)');
+  });
+});
