@@ -129,6 +129,16 @@ describe('hook on hostile transcript paths', () => {
     }
   });
 
+  it('reads only the tail of a 1 GB transcript (sparse: no disk), in bounded memory, exit 0', async () => {
+    const huge = path.join(dir, 'huge.jsonl');
+    fs.writeFileSync(huge, fs.readFileSync(cut));
+    fs.truncateSync(huge, 1024 ** 3);
+    const r = await runCli(['hook'], { stdin: sessionStartEvent('compact', huge), nodeArgs: ['--max-old-space-size=256'] });
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(r.stderr).toMatch(/holds no compaction/);
+    fs.rmSync(huge);
+  });
+
   it('reads only the tail of a transcript longer than the bound, and cannot number its compaction', () => {
     const big = path.join(dir, 'big.jsonl');
     const junk = JSON.stringify({ type: 'progress', uuid: 'p', sessionId: 'cc-audit', data: 'y'.repeat(1000) }) + '\n';
