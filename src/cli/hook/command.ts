@@ -56,8 +56,10 @@ async function runInstallCommand(action: 'install' | 'uninstall', args: string[]
       budget: { type: 'string' },
       url: { type: 'string' },
       codex: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) return (await writeAll(process.stdout, HOOK_HELP), 0);
   if (values.codex) {
     throw new HookUsage('Codex is not supported: the codex-rs source read has no SessionStart hook with source "compact" (docs/hooks.md, "Codex")');
   }
