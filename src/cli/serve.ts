@@ -58,7 +58,9 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
   --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)
   --proxy-port N           also run \`context-health proxy\` on port N (same --host and --token; its turns go to this relay;
-                           the other proxy settings at their defaults: docs/proxy.md)`;
+                           the other proxy settings at their defaults: docs/proxy.md)
+  --anthropic-upstream URL, --openai-upstream URL
+                           with --proxy-port: where the proxy sends Anthropic and OpenAI calls (default the public APIs)`;
 
 const SERVE_OPTIONS = {
   port: { type: 'string', default: '8787' },
@@ -94,6 +96,8 @@ const SERVE_OPTIONS = {
   retain: { type: 'string' },
   'retain-bytes': { type: 'string' },
   'proxy-port': { type: 'string' },
+  'anthropic-upstream': { type: 'string' },
+  'openai-upstream': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -225,7 +229,7 @@ export async function runServe(args: string[]): Promise<number> {
   let proxy: Proxy | null = null;
   if (tuning.proxyPort !== null) {
     try {
-      proxy = await serveProxy(relay, tuning.proxyPort, values.host, token);
+      proxy = await serveProxy(relay, tuning.proxyPort, values, token);
     } catch (e) {
       process.stderr.write(`context-health serve: the proxy could not start: ${(e as Error).message}\n`);
       await relay.close();
@@ -246,16 +250,24 @@ export async function runServe(args: string[]): Promise<number> {
 }
 
 /** `serve --proxy-port N`: the proxy in this process, its turns sent to this relay over loopback. */
-async function serveProxy(relay: Relay, port: number, host: string, token: string | null): Promise<Proxy> {
+async function serveProxy(relay: Relay, port: number, values: ServeValues, token: string | null): Promise<Proxy> {
   const { startProxy, DEFAULT_MAX_CAPTURE_BYTES, DEFAULT_MAX_QUEUED } = await import('../proxy/server.ts');
-  const { DEFAULT_UPSTREAMS } = await import('../proxy/routes.ts');
+  const { DEFAULT_UPSTREAMS, upstreamUrl } = await import('../proxy/routes.ts');
+  const upstream = (text: string, flag: string): URL => {
+    const u = upstreamUrl(text, flag);
+    if (!(u instanceof URL)) throw new Error(u.error);
+    return u;
+  };
+  const anthropic = upstream(values['anthropic-upstream'] ?? DEFAULT_UPSTREAMS.anthropic, '--anthropic-upstream');
+  const openai = upstream(values['openai-upstream'] ?? DEFAULT_UPSTREAMS.openai, '--openai-upstream');
+  const host = values.host;
   const relayPort = new URL(relay.url).port;
   return startProxy({
     port,
     host,
     relay: `http://127.0.0.1:${relayPort}/`,
     relayToken: token,
-    upstreams: { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) },
+    upstreams: { anthropic, openai },
     token: isLoopbackHost(host) ? null : token,
     redact: [],
     maxCaptureBytes: DEFAULT_MAX_CAPTURE_BYTES,

@@ -51,14 +51,14 @@ export function send(base: string, path: string, body: string | Buffer, headers:
 }
 
 /** The session's stored messages, whole. */
-export async function storedMessages(relayUrl: string, sessionId: string): Promise<Record<string, unknown>[]> {
+export async function storedMessages(relayUrl: string, sessionId: string): Promise<unknown[]> {
   const res = await fetch(`${relayUrl}api/sessions/${encodeURIComponent(sessionId)}/transcript?expand=1`);
   if (res.status !== 200) return [];
   const text = await res.text();
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+    .map((l): unknown => JSON.parse(l));
 }
 
 /** Waits until `check` holds, polling every 20 ms, at most `ms`. */

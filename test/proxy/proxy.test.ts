@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { testRelay } from '../relay/helpers.ts';
+import { checkTranscript } from '../../src/cli/check.ts';
+import { tempDir, testRelay } from '../relay/helpers.ts';
 import { endToEndHeaders, proxyFor, send, storedMessages, until } from './helpers.ts';
 import { anthropicJson, anthropicStream, chatStream, responsesStream, startStub, type Answer, type Received } from './stubUpstream.ts';
 
@@ -201,6 +202,18 @@ describe('context-health proxy: Anthropic', () => {
     ]);
     // the agent went back for the lost file: the refetch is reported
     expect(snaps[4]!.refetched).toEqual([{ compaction_turn: 4, kind: 'file', text: '/repo/src/store.ts', turn: 4 }]);
+    // the stored session analyses as the other adapters' do: §8.1's reference scope, §8.3's record, §8.7's window
+    const file = path.join(tempDir('ch-proxy-'), 'stored.jsonl');
+    fs.writeFileSync(file, (await storedMessages(relay.url, SESSION)).map((m) => JSON.stringify(m)).join('\n') + '\n');
+    const { report } = await checkTranscript(file, { userThresholds: {} });
+    const session = report.sessions[0]!;
+    expect(session.not_applicable).toBeDefined();
+    expect(session.compactions?.map((x) => [x.turn, x.tokens_before, x.tokens_after, x.agent_tokens_before, x.items.length])).toEqual([
+      [4, 5000, 1000, 6000, 3],
+    ]);
+    expect(session.compactions![0]!.items.find((i) => i.kind === 'file' && i.status === 'lost')?.confirmed).toBe(true);
+    expect(session.context_window).toMatchObject({ tokens: 200000, source: 'model' });
+    expect(report.input_errors).toEqual([]);
   });
 
   it('forwards a gzip request body as received and captures a decoded copy', async () => {
@@ -444,6 +457,16 @@ describe('context-health proxy: failures and hostile input', () => {
     for (const s of secrets) {
       for (const text of [...stored, ...logs, ...relay.logs]) expect(text).not.toContain(s);
     }
+  });
+
+  it('--token: a client must send it in x-context-health-token, which is not forwarded', async () => {
+    const { stub, proxy } = await setUp(() => anthropicJson({ text: 'x', usage: null }), { token: 'proxy-token-1' });
+    const body = claudeRequest([{ role: 'user', content: 'hi' }]);
+    expect((await send(proxy.url, '/v1/messages', body, anthropicHeaders)).status).toBe(401);
+    expect((await send(proxy.url, '/v1/messages', body, { ...anthropicHeaders, 'x-context-health-token': 'wrong' })).status).toBe(401);
+    expect(stub.received).toHaveLength(0);
+    expect((await send(proxy.url, '/v1/messages', body, { ...anthropicHeaders, 'x-context-health-token': 'proxy-token-1' })).status).toBe(200);
+    expect(stub.received[0]!.rawHeaders.map((h) => h.toLowerCase())).not.toContain('x-context-health-token');
   });
 
   it('--redact masks matches in span texts before they leave the proxy (the upstream gets them as sent)', async () => {
