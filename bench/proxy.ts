@@ -8,8 +8,9 @@
 //   2. 50 concurrent streams of 20 events 50 ms apart: each event's arrival at the client
 //      against the moment the stub wrote it, through the proxy and directly; the largest delay
 //      of each (goal: the proxy's at most 20 ms more);
-//   3. the proxy's resident memory over 10,000 calls (500 conversations of 20 calls, each call
-//      one turn sent to the relay), sampled along the way (goal: flat once warm).
+//   3. the proxy's resident memory over 10,000 calls (50 agent sessions, each running its
+//      20-call conversation again and again, each call one turn sent to the relay), sampled
+//      along the way (goal: flat once warm).
 // Bounded loops, loopback only. Quote the differences measured in one run; absolute times
 // drift on a shared machine.
 //
@@ -139,8 +140,8 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
-function request(conversation: number, turn: number): string {
-  const messages: unknown[] = [{ role: 'user', content: `Task ${conversation}: make the billing test pass without changing the public API.` }];
+function request(conversation: number, turn: number, task = conversation): string {
+  const messages: unknown[] = [{ role: 'user', content: `Task ${task}: make the billing test pass without changing the public API.` }];
   for (let k = 1; k < turn; k++) {
     messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${k}`, name: 'Read', input: { file_path: `/repo/src/file${k}.ts` } }] });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${k}`, content: `export const v${k} = ${'1 + '.repeat(40)}1;` }] });
@@ -234,13 +235,14 @@ export async function benchProxy(argv: string[] = []): Promise<void> {
     );
     console.log(`  added: max ${(p.max - d.max).toFixed(2)} ms (goal ≤ 20)`);
 
-    // 3. resident memory over many calls, 8 at a time, each call a turn
+    // 3. resident memory over many calls, 8 at a time, each call a turn: 50 agent sessions,
+    // each starting its conversation again every 20 calls (the same task, so the same thread)
     const calls = Number(values.calls);
     const samples: [number, number][] = [];
     let done = 0;
     const worker = async (w: number): Promise<void> => {
       for (let i = w; i < calls; i += 8) {
-        const conversation = Math.floor(i / 20);
+        const conversation = Math.floor(i / 20) % 50;
         await call(proxy, request(conversation, (i % 20) + 1), { 'x-claude-code-session-id': `mem-${conversation}` });
         done++;
         if (done % Math.max(1, Math.floor(calls / 10)) === 0) samples.push([done, rssOf(child.pid!)]);

@@ -137,6 +137,8 @@ export class CallRecorder {
       if (m.value.type === 'snapshot') this.counts.turns++;
       this.sink.send(m.value);
     }
+    // docs/proxy.md sessions: the state kept per session is bounded by the threads kept
+    for (const id of this.adapter.takeForgotten()) this.sink.forget(id);
   }
 
   private unread(call: Call, message: string): void {

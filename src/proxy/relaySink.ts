@@ -60,6 +60,12 @@ export class RelaySink {
     this.scoring.value(value, 0, false, true);
   }
 
+  /** A session that will have no more turns: its scoring and compact-wire state is let go. */
+  forget(sessionId: string): void {
+    this.scoring.forget(sessionId);
+    this.client.forgetSession(sessionId);
+  }
+
   get queued(): number {
     return this.client.unacknowledged;
   }

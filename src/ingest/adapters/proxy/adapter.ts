@@ -65,6 +65,11 @@ export class ProxyAdapter {
     return out;
   }
 
+  /** Sessions this adapter will make no more turns of (their threads were forgotten). */
+  takeForgotten(): string[] {
+    return this.threads.takeForgotten();
+  }
+
   /** A call that could not be read (over a limit, not decodable): an input error of its session's next snapshot. */
   inputError(agentKey: string | null, message: string): boolean {
     const thread = agentKey === null ? null : this.threads.latest(agentKey);

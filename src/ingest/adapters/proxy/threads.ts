@@ -50,6 +50,8 @@ export class ThreadTable {
   private readonly threads = new Map<string, Thread>();
   /** the first thread of an agent session gets its id; later ones are numbered under it */
   private readonly sessionIds = new Set<string>();
+  /** sessions of threads forgotten since the last takeForgotten() */
+  private forgotten: string[] = [];
 
   constructor(private readonly sha256: Sha256Hex) {}
 
@@ -82,6 +84,13 @@ export class ThreadTable {
     found.firstUserKey = firstUserKey;
     this.touch(found);
     return { thread: found, how, keys };
+  }
+
+  /** The sessions whose threads were forgotten (least recently used) since the last call: their state elsewhere can go too. */
+  takeForgotten(): string[] {
+    const out = this.forgotten;
+    this.forgotten = [];
+    return out;
   }
 
   /** The agent session's most recent thread (for an input error of a call that could not be read). */
@@ -127,7 +136,11 @@ export class ThreadTable {
       inputErrors: [],
     };
     this.threads.set(sessionId, thread);
-    if (this.threads.size > KEPT_THREADS) this.threads.delete(this.threads.keys().next().value!);
+    if (this.threads.size > KEPT_THREADS) {
+      const oldest = this.threads.keys().next().value!;
+      this.threads.delete(oldest);
+      this.forgotten.push(oldest);
+    }
     return thread;
   }
 
