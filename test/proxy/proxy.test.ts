@@ -336,6 +336,26 @@ describe('context-health proxy: failures and hostile input', () => {
     expect(proxy.counts().turns).toBe(0);
   });
 
+  it('an upstream that breaks off mid-stream cuts the answer the client gets the same way, after the bytes it sent', async () => {
+    const { stub, proxy } = await setUp(() => ({ ...anthropicStream({ text: 'a long answer '.repeat(20) }), cutAfter: 4 }));
+    const http = await import('node:http');
+    const u = new URL(proxy.url);
+    const got = await new Promise<{ bytes: Buffer; cut: boolean }>((resolve) => {
+      const req = http.request({ hostname: u.hostname, port: u.port, path: '/v1/messages', method: 'POST', headers: anthropicHeaders }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ bytes: Buffer.concat(chunks), cut: false }));
+        res.on('error', () => resolve({ bytes: Buffer.concat(chunks), cut: true }));
+        res.on('aborted', () => resolve({ bytes: Buffer.concat(chunks), cut: true }));
+      });
+      req.end(claudeRequest([{ role: 'user', content: 'go' }]));
+    });
+    expect(got.cut).toBe(true);
+    expect(got.bytes.equals(stub.sent[0]!)).toBe(true);
+    await until(() => proxy.counts().abandoned === 1);
+    expect(proxy.counts().turns).toBe(0);
+  });
+
   it('an upstream that is down is a 502 with one sentence', async () => {
     const relay = await testRelay();
     cleanup.push(() => relay.close());

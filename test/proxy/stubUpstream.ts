@@ -32,6 +32,8 @@ export interface Answer {
   delayMs?: number;
   /** stop after this many chunks and keep the connection open (a stream the client cuts) */
   hangAfter?: number;
+  /** break the connection off after this many chunks (an upstream that fails mid-answer) */
+  cutAfter?: number;
 }
 
 export interface Stub {
@@ -63,6 +65,7 @@ export async function startStub(answer: (req: Received) => Answer): Promise<Stub
       const next = (): void => {
         if (res.destroyed) return;
         if (a.hangAfter !== undefined && i >= a.hangAfter) return;
+        if (a.cutAfter !== undefined && i >= a.cutAfter) return void res.socket?.destroy();
         if (i >= a.chunks.length) return void res.end();
         const c = Buffer.from(a.chunks[i++]!);
         sent.push(c);

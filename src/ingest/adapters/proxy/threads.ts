@@ -48,6 +48,8 @@ export type Continuation = 'extends' | 'same' | 'compaction' | 'new';
 
 export class ThreadTable {
   private readonly threads = new Map<string, Thread>();
+  /** each agent session's threads (key '' for those without one), least recently used first */
+  private readonly byAgent = new Map<string, Set<Thread>>();
   /** the first thread of an agent session gets its id; later ones are numbered under it */
   private readonly sessionIds = new Set<string>();
   /** sessions of threads forgotten since the last takeForgotten() */
@@ -65,7 +67,7 @@ export class ThreadTable {
     const systemKey = this.sha256([...request.system, ...request.tools].map((p) => `${p.kind}\u0000${p.text}`).join('\u0001')).slice(0, 16);
     const firstUser = request.messages.find((m) => m.role === 'user');
     const firstUserKey = firstUser === undefined ? '' : this.messageKey(firstUser);
-    const candidates = [...this.threads.values()].filter((t) => t.agentKey === agentKey).reverse(); // most recent first
+    const candidates = this.candidates(agentKey);
     let found = candidates.find((t) => t.messageKeys.length > 0 && extendsList(keys, t.messageKeys));
     let how: Continuation = 'extends';
     if (found === undefined) {
@@ -95,16 +97,18 @@ export class ThreadTable {
 
   /** The agent session's most recent thread (for an input error of a call that could not be read). */
   latest(agentKey: string): Thread | null {
-    let last: Thread | null = null;
-    for (const t of this.threads.values()) if (t.agentKey === agentKey) last = t;
-    return last;
+    return this.candidates(agentKey)[0] ?? null;
   }
 
   /** A thread the request extends, without placing it (the agent's own summarising call). */
   extended(request: CapturedRequest, agentKey: string | null): Thread | null {
     const keys = request.messages.map((m) => this.messageKey(m));
-    for (const t of [...this.threads.values()].reverse()) if (t.agentKey === agentKey && t.messageKeys.length > 0 && extendsList(keys, t.messageKeys)) return t;
-    return null;
+    return this.candidates(agentKey).find((t) => t.messageKeys.length > 0 && extendsList(keys, t.messageKeys)) ?? null;
+  }
+
+  /** the agent session's threads, most recently used first */
+  private candidates(agentKey: string | null): Thread[] {
+    return [...(this.byAgent.get(agentKey ?? '') ?? [])].reverse();
   }
 
   private messageKey(m: CallMessage): string {
@@ -136,18 +140,27 @@ export class ThreadTable {
       inputErrors: [],
     };
     this.threads.set(sessionId, thread);
+    this.touch(thread);
     if (this.threads.size > KEPT_THREADS) {
-      const oldest = this.threads.keys().next().value!;
-      this.threads.delete(oldest);
-      this.forgotten.push(oldest);
+      const oldest = this.threads.values().next().value!;
+      this.threads.delete(oldest.sessionId);
+      const own = this.byAgent.get(oldest.agentKey ?? '')!;
+      own.delete(oldest);
+      if (own.size === 0) this.byAgent.delete(oldest.agentKey ?? '');
+      this.forgotten.push(oldest.sessionId);
     }
     return thread;
   }
 
   private touch(t: Thread): void {
-    // least recently used first: a Map keeps insertion order
+    // least recently used first: a Map and a Set keep insertion order
     this.threads.delete(t.sessionId);
     this.threads.set(t.sessionId, t);
+    const key = t.agentKey ?? '';
+    let own = this.byAgent.get(key);
+    if (own === undefined) this.byAgent.set(key, (own = new Set()));
+    own.delete(t);
+    own.add(t);
   }
 }
 
