@@ -49,6 +49,23 @@ describe('ProxyAdapter', () => {
     expect(s!.compaction).toBeUndefined();
   });
 
+  it("Claude Code's microcompaction (tool results cleared in place) is a microcompact record with no items", () => {
+    const a = new ProxyAdapter(nodeSha256);
+    const call = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/r/a.ts' } }] };
+    const result = (text: string) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: text }] });
+    const task = { role: 'user', content: 'read a.ts' };
+    a.call(anthropic('sys', [task, call, result('const a = 1;')]), null, outcome);
+    const [s] = snapshots(
+      a.call(
+        anthropic('sys', [task, call, result('[Old tool result content cleared]'), { role: 'assistant', content: 'done' }, { role: 'user', content: 'next' }]),
+        null,
+        outcome,
+      ),
+    );
+    expect(s!.compaction).toMatchObject({ kind: 'microcompact', replaced: s!.pruned, summary: [], items: [] });
+    expect(s!.pruned).toHaveLength(1);
+  });
+
   it(`keeps ${KEPT_THREADS} conversations; the least recently used is let go, and says which`, () => {
     const a = new ProxyAdapter(nodeSha256);
     const ids: string[] = [];

@@ -7,7 +7,7 @@
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import type { AdaptedMessage } from '../claudeCode.ts';
-import { WRAPPER_PREFIXES } from '../claudeCode.ts';
+import { CLEARED_TOOL_RESULT, WRAPPER_PREFIXES } from '../claudeCode.ts';
 import { injectedLabel, typedText } from '../injectedText.ts';
 import { SkippedRecords } from '../skipped.ts';
 import { firstWords, toolCallLabel } from '../spanLabels.ts';
@@ -109,8 +109,12 @@ export class ProxyAdapter {
     const spans = built.spans;
     const live = new Set(spans.map((s) => s.span_id));
     const pruned = t.previousSpans.filter((id) => !live.has(id));
-    // docs/proxy.md: part of the conversation is gone (a rewind, a cleared result): its items go with it
-    if (how === 'same' && pruned.length > 0) t.auditor.forget(new Set(pruned));
+    // docs/proxy.md compactions: Claude Code's microcompaction, tool results cleared in place
+    const before = new Set(t.previousSpans);
+    const microcompacted =
+      how === 'same' && pruned.length > 0 && spans.some((x) => x.kind === 'tool_result' && x.text === CLEARED_TOOL_RESULT && !before.has(x.span_id));
+    // docs/proxy.md: part of the conversation is gone (a rewind, an edit): its items go with it
+    if (how === 'same' && pruned.length > 0 && !microcompacted) t.auditor.forget(new Set(pruned));
     if (compacted) for (const id of built.summary) t.lineage.set(id, pruned);
     for (const s of spans) {
       const parents = t.lineage.get(s.span_id);
@@ -147,6 +151,11 @@ export class ProxyAdapter {
         carried: audit.carried,
       };
       t.preTokens = null;
+    }
+    if (microcompacted) {
+      // contract §8.4: a record with no items (the calls still name every path); the stretch goes on
+      snap.archived = pruned;
+      snap.compaction = { kind: 'microcompact', trigger: null, pre_tokens: null, replaced: pruned, summary: [], items: [], carried: [] };
     }
     const refetched = t.auditor.takeRefetches();
     if (refetched.length > 0) snap.refetched = refetched;
