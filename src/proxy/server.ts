@@ -155,7 +155,14 @@ function forward(
   upstreamReq.on('response', (up) => {
     answered = true;
     const capture = call?.response(up) ?? null;
-    res.writeHead(up.statusCode ?? 502, up.statusMessage, forwardedResponseHeaders(up.rawHeaders));
+    try {
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, forwardedResponseHeaders(up.rawHeaders));
+    } catch (e) {
+      // a header Node cannot write again (a character it refuses): the answer cannot be passed on as it is
+      up.destroy();
+      call?.abandon();
+      return answer(res, 502, `context-health proxy could not pass on the upstream's answer: ${(e as Error).message}.`);
+    }
     res.flushHeaders();
     up.on('data', (chunk: Buffer) => {
       capture?.push(chunk);
@@ -171,12 +178,13 @@ function forward(
     });
     up.on('error', () => {
       // the upstream broke off mid-answer: so does the proxy (the client sees a cut answer, as it would have)
-      res.destroy();
+      if (!res.writableEnded) res.destroy();
       call?.abandon();
     });
   });
   upstreamReq.on('error', (e: NodeJS.ErrnoException) => {
     call?.abandon();
+    if (res.writableEnded) return;
     if (answered || res.headersSent || res.destroyed) return void res.destroy();
     recorder.counts.upstreamUnreachable++;
     log(`context-health proxy: ${req.method} ${pathOnly(req.url!)}: could not reach ${base.origin} (${e.code ?? e.message})`);
