@@ -20,3 +20,4 @@ if (want('report')) await (await import('./report.ts')).benchReport();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
 if (want('handback')) await (await import('./handback.ts')).benchHandback();
+if (want('proxy')) await (await import('./proxy.ts')).benchProxy();

@@ -18,9 +18,10 @@ const USAGE = `usage:
                  [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
-  context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo]
+  context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo] [--proxy-port N]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
   context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
+  context-health proxy [--port 8788] [--relay URL] [--anthropic-upstream URL] [--openai-upstream URL] [--token T] [--redact REGEX]... (proxy --help)
   context-health alerts add|list|rm|history [options] [--url URL] [--token T]
   context-health hook [--budget N] [--url URL]      (Claude Code SessionStart hook; event on stdin; hook --help)
   context-health hook install|uninstall [--project | --user | --settings FILE]
@@ -92,6 +93,10 @@ export async function main(argv: string[]): Promise<number> {
       case 'watch': {
         const { runWatch } = await import('./watch.ts');
         return await runWatch(rest);
+      }
+      case 'proxy': {
+        const { runProxy } = await import('./proxy.ts');
+        return await runProxy(rest);
       }
       case 'alerts': {
         const { runAlerts } = await import('./alerts.ts');

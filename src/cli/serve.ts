@@ -10,6 +10,8 @@ import { DEFAULT_RELAY_LIMITS } from '../server/sessionGate.ts';
 import { DEFAULT_DIST } from '../server/static.ts';
 import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
 import { DEFAULT_PARK_IDLE_MS } from '../server/analysis/analysisThreads.ts';
+import { isLoopbackHost } from '../server/accessPolicy.ts';
+import type { Proxy } from '../proxy/server.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
   --port N                 port (default 8787; 0 = any free port)
@@ -54,7 +56,11 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            last snapshot) is dropped from the analysis thread, rebuilt from its log on its next
                            message (default ${DEFAULT_PARK_IDLE_MS / 1000}; needs --analysis-threads 1 or more)
   --retain AGE             delete sessions with no message for longer than AGE (e.g. 7d, 12h, 30m)
-  --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)`;
+  --retain-bytes N         delete the least recently updated sessions while the logs exceed N bytes (K/M/G suffixes; live sessions are kept)
+  --proxy-port N           also run \`context-health proxy\` on port N (same --host and --token; its turns go to this relay;
+                           the other proxy settings at their defaults: docs/proxy.md)
+  --anthropic-upstream URL, --openai-upstream URL
+                           with --proxy-port: where the proxy sends Anthropic and OpenAI calls (default the public APIs)`;
 
 const SERVE_OPTIONS = {
   port: { type: 'string', default: '8787' },
@@ -89,6 +95,9 @@ const SERVE_OPTIONS = {
   'analysis-idle': { type: 'string' },
   retain: { type: 'string' },
   'retain-bytes': { type: 'string' },
+  'proxy-port': { type: 'string' },
+  'anthropic-upstream': { type: 'string' },
+  'openai-upstream': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -99,7 +108,7 @@ function parseServeArgs(args: string[]) {
 }
 
 /** The numbers the flags give; throws with the flag's name when one is not a valid value. */
-function tuningOf(values: ServeValues, positionals: string[]): { port: number; demoInterval: number; relay: Partial<RelayOptions> } {
+function tuningOf(values: ServeValues, positionals: string[]): { port: number; demoInterval: number; proxyPort: number | null; relay: Partial<RelayOptions> } {
   const limits: Record<string, number> = {};
   const connection: Partial<ConnectionLimits> = {};
   let subscriberBuffer: number | undefined;
@@ -113,6 +122,8 @@ function tuningOf(values: ServeValues, positionals: string[]): { port: number; d
   const port = count(values.port, '--port', 0);
   if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
   const demoInterval = count(values['demo-interval'], '--demo-interval', 1);
+  const proxyPort = values['proxy-port'] === undefined ? null : count(values['proxy-port'], '--proxy-port', 0);
+  if (proxyPort !== null && proxyPort > 65535) throw new Error(`--proxy-port must be at most 65535, got ${proxyPort}`);
   if (values['max-message-bytes'] !== undefined) limits.maxMessageBytes = bytes(values['max-message-bytes'], '--max-message-bytes');
   if (values['max-spans'] !== undefined) limits.maxSpansPerSnapshot = count(values['max-spans'], '--max-spans', 1);
   if (values['max-sessions'] !== undefined) limits.maxSessions = count(values['max-sessions'], '--max-sessions', 1);
@@ -135,6 +146,7 @@ function tuningOf(values: ServeValues, positionals: string[]): { port: number; d
   return {
     port,
     demoInterval,
+    proxyPort,
     relay: {
       limits,
       connection,
@@ -214,6 +226,16 @@ export async function runServe(args: string[]): Promise<number> {
     const { startDemo } = await import('../server/demo.ts');
     stopDemo = startDemo(relay.ingest, relay.store, { intervalMs: tuning.demoInterval }).stop;
   }
+  let proxy: Proxy | null = null;
+  if (tuning.proxyPort !== null) {
+    try {
+      proxy = await serveProxy(relay, tuning.proxyPort, values, token);
+    } catch (e) {
+      process.stderr.write(`context-health serve: the proxy could not start: ${(e as Error).message}\n`);
+      await relay.close();
+      return 2;
+    }
+  }
   const where = values.store === undefined ? dataDir : redactedUrl(values.store);
   const wsUrl = relay.url.replace(/^http/, 'ws');
   process.stdout.write(
@@ -221,13 +243,41 @@ export async function runServe(args: string[]): Promise<number> {
       `  data: ${where} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
       `${values.demo ? ' · demo session "demo"' : ''}\n` +
       `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
+      `${proxy === null ? '' : `  proxy: ${proxy.url} (ANTHROPIC_BASE_URL, OPENAI_BASE_URL=…/v1; docs/proxy.md)\n`}` +
       `  stop with Ctrl-C\n`,
   );
-  return untilSignal(relay, stopDemo, values.store === undefined ? dataDir : 'Redis');
+  return untilSignal(relay, stopDemo, values.store === undefined ? dataDir : 'Redis', proxy);
+}
+
+/** `serve --proxy-port N`: the proxy in this process, its turns sent to this relay over loopback. */
+async function serveProxy(relay: Relay, port: number, values: ServeValues, token: string | null): Promise<Proxy> {
+  const { startProxy, DEFAULT_MAX_CAPTURE_BYTES, DEFAULT_MAX_QUEUED } = await import('../proxy/server.ts');
+  const { DEFAULT_UPSTREAMS, upstreamUrl } = await import('../proxy/routes.ts');
+  const upstream = (text: string, flag: string): URL => {
+    const u = upstreamUrl(text, flag);
+    if (!(u instanceof URL)) throw new Error(u.error);
+    return u;
+  };
+  const anthropic = upstream(values['anthropic-upstream'] ?? DEFAULT_UPSTREAMS.anthropic, '--anthropic-upstream');
+  const openai = upstream(values['openai-upstream'] ?? DEFAULT_UPSTREAMS.openai, '--openai-upstream');
+  const host = values.host;
+  const relayPort = new URL(relay.url).port;
+  return startProxy({
+    port,
+    host,
+    relay: `http://127.0.0.1:${relayPort}/`,
+    relayToken: token,
+    upstreams: { anthropic, openai },
+    token: isLoopbackHost(host) ? null : token,
+    redact: [],
+    maxCaptureBytes: DEFAULT_MAX_CAPTURE_BYTES,
+    maxQueued: DEFAULT_MAX_QUEUED,
+    log: (line) => void process.stderr.write(line + '\n'),
+  });
 }
 
 /** Runs until SIGINT or SIGTERM, then closes the relay (a second signal exits at once). */
-function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string): Promise<number> {
+function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string, proxy: Proxy | null): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
@@ -238,7 +288,7 @@ function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string)
       stopping = true;
       process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${where})\n`);
       stopDemo?.();
-      void relay.close().then(() => resolve(0));
+      void (proxy?.close() ?? Promise.resolve()).then(() => relay.close()).then(() => resolve(0));
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));

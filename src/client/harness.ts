@@ -172,6 +172,16 @@ export class HarnessClient {
     return this.pending.length;
   }
 
+  /**
+   * A session this client will send no more of: what it keeps for the compact wire (the texts
+   * last sent) is let go, so a long-lived client of many sessions stays bounded. A later
+   * snapshot of it is sent whole.
+   */
+  forgetSession(sessionId: string): void {
+    this.compactSessions.delete(sessionId);
+    this.omitter.forget(sessionId);
+  }
+
   /** The session header (optional; before the session's first snapshot). */
   session(sessionId: string, header: { title?: string; started_at?: string; config?: ThresholdOverrides } = {}): Promise<Ack> {
     const message: SessionHeader = { type: 'session', session_id: sessionId, ...(this.compact ? { wire: COMPACT_WIRE } : {}), ...header };

@@ -54,7 +54,7 @@ const FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'MultiEdit', 'W
  * adapters.md: user records Claude Code writes for a slash command, a local shell command
  * or an interruption. The user typed something, but not a prompt to the model (contract §8.4).
  */
-const WRAPPER_PREFIXES = [
+export const WRAPPER_PREFIXES: readonly string[] = [
   '<command-name>',
   '<command-message>',
   '<command-args>',

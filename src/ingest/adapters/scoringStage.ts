@@ -98,6 +98,11 @@ export class ScoringStage implements MessageFeed {
     return this.sessions.get(sessionId)?.harness === false;
   }
 
+  /** A session that will send nothing more (a live source letting old ones go): its scorer and hashes are dropped. */
+  forget(sessionId: string): void {
+    this.sessions.delete(sessionId);
+  }
+
   /** The input ended: sessions that never carried a score are scored by the reference. */
   end(): void {
     for (const s of this.sessions.values()) {
