@@ -34,6 +34,10 @@ export interface WatchOptions {
   log?: (line: string) => void;
   /** the longest line read (one record); longer ones are skipped. Also the most read from one file per poll (default 16 MiB) */
   maxLineBytes?: number;
+  /** the files to follow at each poll instead of searching `paths` (serve's live local sessions: localFollow.ts) */
+  files?: () => string[];
+  /** a file's session as the relay names it, once its header is sent */
+  onSession?: (file: string, sessionId: string) => void;
 }
 
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -69,6 +73,8 @@ export function startWatch(options: WatchOptions): Watcher {
     const state: FileState = { offset: 0, lines: 0 };
     const tailRef: { current: Tail | null } = { current: null };
     const send = (value: unknown): void => {
+      const header = value as { type?: unknown; session_id?: unknown };
+      if (header.type === 'session' && typeof header.session_id === 'string') options.onSession?.(file, header.session_id);
       if (tailRef.current?.replaying === true) return;
       sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`)));
     };
@@ -124,7 +130,7 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 
   const poll = async (): Promise<void> => {
-    for (const file of transcripts(options.paths, log)) {
+    for (const file of options.files?.() ?? transcripts(options.paths, log)) {
       const tail = tailOf(file);
       readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
     }
