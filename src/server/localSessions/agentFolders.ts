@@ -38,11 +38,13 @@ export function defaultAgentFolders(home: string): AgentFolder[] {
       accept: (parts) => /^rollout-.*\.jsonl(\.gz)?$/.test(parts[parts.length - 1]!),
     },
     {
-      // ~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json (gemini-cli chatRecordingService)
+      // ~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json, one JSON document; since
+      // the JSONL recording, .jsonl (a metadata line, then one line a message), a sub-agent's
+      // under chats/<parent session id>/ (gemini-cli chatRecordingService.ts)
       agent: 'gemini-cli',
       root: path.join(home, '.gemini', 'tmp'),
-      descend: (parts) => parts.length === 1 || (parts.length === 2 && parts[1] === 'chats'),
-      accept: (parts) => parts.length === 3 && parts[1] === 'chats' && parts[2]!.endsWith('.json'),
+      descend: (parts) => parts.length === 1 || (parts[1] === 'chats' && parts.length <= 3),
+      accept: (parts) => parts[1] === 'chats' && (parts.length === 3 || parts.length === 4) && /\.jsonl?$/.test(parts[parts.length - 1]!),
     },
   ];
 }

@@ -33,11 +33,13 @@ export interface LocalIndexOptions {
   analyse?: (file: string, agent: LocalAgent) => Promise<AnalysisOutcome>;
   /** most files analysed in the background per look, newest first (default 200) */
   analyseQueue?: number;
-  /** larger files are not analysed in the background (default 64 MiB): opening one analyses it */
+  /** larger files are not analysed in the background (default 16 MiB): opening one analyses it */
   maxAnalyseBytes?: number;
   /** other paths whose sha256 may be a Gemini CLI project hash (the relay's working directory, the home) */
   projectCandidates?: string[];
   now?: () => number;
+  /** how a folder is searched (default folderWalk.ts; tests: generated files) */
+  walk?: typeof walkFolder;
 }
 
 interface Entry {
@@ -155,7 +157,7 @@ export class LocalSessionIndex {
         found.push(f);
         if (found.length >= 2 * this.maxFiles) dropped += prune(found, this.maxFiles);
       };
-      const report = await walkFolder(folder, keep, () => this.closed);
+      const report = await (this.options.walk ?? walkFolder)(folder, keep, () => this.closed);
       dropped += prune(found, this.maxFiles);
       this.folderStates[i] = { report, files: found.length, dropped };
       for (const f of found) {
@@ -213,7 +215,7 @@ export class LocalSessionIndex {
   private startAnalysis(): void {
     const analyse = this.options.analyse;
     if (analyse === undefined || this.analysing) return;
-    const maxBytes = this.options.maxAnalyseBytes ?? 64 * 1024 * 1024;
+    const maxBytes = this.options.maxAnalyseBytes ?? 16 * 1024 * 1024;
     const queue = [...this.entries.values()]
       .filter((e) => e.head?.problem === null && e.analysedAt !== `${e.size}:${e.mtimeMs}`)
       .sort((a, b) => b.mtimeMs - a.mtimeMs)

@@ -8,6 +8,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { LocalAgent } from '../../protocol/localSessions.ts';
 import { detectFormat } from '../../ingest/adapters/detect.ts';
+import { contentText, requestOf } from '../../ingest/adapters/codexItems.ts';
 import { typedText } from '../../ingest/adapters/injectedText.ts';
 
 export interface SessionHead {
@@ -102,7 +103,7 @@ function gunzipHead(bytes: Buffer, max: number): Buffer {
 function headOf(file: string, agent: LocalAgent, head: string, tail: string, whole: boolean): SessionHead {
   if (head.trim() === '') return problem(agent, 'is empty');
   const told = agent === 'unknown' ? tellAgent(head) : agent;
-  if (told === 'gemini-cli') return geminiHead(file, head, whole);
+  if (told === 'gemini-cli') return isGeminiLines(head) ? geminiLinesHead(file, completeLines(head, whole)) : geminiHead(file, head, whole);
   if (told === 'unknown') return problem(agent, 'is not a Claude Code, Codex or Gemini CLI session (its first record names no agent)');
   const lines = completeLines(head, whole);
   const tailLines = tail === '' ? [] : completeLines(tail.slice(tail.indexOf('\n') + 1), true);
@@ -113,6 +114,7 @@ function headOf(file: string, agent: LocalAgent, head: string, tail: string, who
 
 /** A --sessions file's agent, by its first record (detect.ts) or, for one JSON document, Gemini CLI's fields. */
 function tellAgent(head: string): LocalAgent {
+  if (isGeminiLines(head)) return 'gemini-cli';
   const first = head.trimStart();
   if (first.startsWith('{') && /"sessionId"\s*:/.test(head) && /"messages"\s*:\s*\[/.test(head) && /"projectHash"\s*:/.test(head)) return 'gemini-cli';
   const line = first.slice(0, first.indexOf('\n') === -1 ? undefined : first.indexOf('\n'));
@@ -174,16 +176,27 @@ function codexHead(records: Json[]): SessionHead {
   let cwd: string | null = null;
   let sessionId: string | null = null;
   let prompt: string | null = null;
+  let userItem: string | null = null;
   for (const r of records) {
     const p = (typeof r.payload === 'object' && r.payload !== null ? r.payload : {}) as Json;
     if (r.type === 'session_meta') {
       if (cwd === null && typeof p.cwd === 'string') cwd = p.cwd;
       if (sessionId === null && typeof p.id === 'string') sessionId = p.id;
     }
-    if (prompt === null && r.type === 'event_msg' && p.type === 'user_message' && typeof p.message === 'string' && p.message.trim() !== '')
+    if (prompt === null && r.type === 'event_msg' && p.type === 'user_message' && typeof p.message === 'string' && p.message.trim() !== '') {
       prompt = p.message.trim();
+    }
+    // older rollouts have no user_message event: the first user message Codex did not inject
+    if (userItem === null && r.type === 'response_item' && p.type === 'message' && p.role === 'user') userItem = codexPrompt(contentText(p.content));
   }
-  return { agent: 'codex', project: cwd, projectHash: null, title: clip(prompt), sessionId, problem: null };
+  return { agent: 'codex', project: cwd, projectHash: null, title: clip(prompt ?? userItem), sessionId, problem: null };
+}
+
+/** A user message's text unless Codex injected it (AGENTS.md, `<environment_context>`…: codexItems.ts); the request after an IDE's context. */
+function codexPrompt(text: string): string | null {
+  const t = text.trim();
+  if (t === '' || /^# AGENTS\.md instructions/.test(t) || t.startsWith('<')) return null;
+  return requestOf(t) || null;
 }
 
 /**
@@ -220,7 +233,37 @@ function geminiHead(file: string, head: string, whole: boolean): SessionHead {
   }
   if (doc !== null && sessionId === null && !Array.isArray(doc.messages))
     return problem('gemini-cli', 'is not a Gemini CLI session (no sessionId, no messages)');
-  return { agent: 'gemini-cli', project: null, projectHash, title: clip(prompt), sessionId, problem: null };
+  return { agent: 'gemini-cli', project: null, projectHash, title: clip(field('summary') ?? prompt), sessionId, problem: null };
+}
+
+/** Gemini CLI's JSONL recording: its first line is the session's metadata (sessionId and projectHash, no message). */
+function isGeminiLines(head: string): boolean {
+  const nl = head.indexOf('\n');
+  if (nl === -1) return false;
+  try {
+    const first = JSON.parse(head.slice(0, nl)) as Json | null;
+    return typeof first?.sessionId === 'string' && typeof first.projectHash === 'string' && !('messages' in first);
+  } catch {
+    return false;
+  }
+}
+
+/** The JSONL recording: the metadata line, `$set` updates (a summary), message lines `{id, type, content}`. */
+function geminiLinesHead(file: string, lines: string[]): SessionHead {
+  let sessionId: string | null = null;
+  let projectHash: string | null = null;
+  let prompt: string | null = null;
+  let summary: string | null = null;
+  for (const r of parsed(lines)) {
+    if (sessionId === null && typeof r.sessionId === 'string') sessionId = r.sessionId;
+    if (projectHash === null && typeof r.projectHash === 'string') projectHash = r.projectHash;
+    if (typeof r.summary === 'string' && r.summary.trim() !== '') summary = r.summary;
+    const set = r.$set as Json | undefined;
+    if (typeof set?.summary === 'string' && set.summary.trim() !== '') summary = set.summary;
+    if (prompt === null && typeof r.id === 'string' && r.type === 'user') prompt = geminiText(r.content);
+  }
+  projectHash ??= path.basename(path.dirname(path.dirname(file)));
+  return { agent: 'gemini-cli', project: null, projectHash, title: clip(summary ?? prompt), sessionId, problem: null };
 }
 
 function geminiText(content: unknown): string | null {
