@@ -62,6 +62,9 @@ export interface Watcher {
 export function startWatch(options: WatchOptions): Watcher {
   const client = new HarnessClient({ url: options.url, token: options.token ?? null });
   const saved = readState(options.statePath);
+  // the state file is rewritten only when it changes: a poll that read nothing new writes nothing
+  // (serve's follower polls folders that are mostly idle, and its data folder may be moved away)
+  let written = JSON.stringify(saved);
   const tails = new Map<string, Tail>();
   const log = options.log ?? (() => undefined);
   let sending: Promise<unknown>[] = [];
@@ -140,7 +143,11 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
-    writeState(options.statePath, state);
+    const text = JSON.stringify(state);
+    if (text !== written) {
+      writeState(options.statePath, state);
+      written = text;
+    }
   };
 
   let stopped = false;
