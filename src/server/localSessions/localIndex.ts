@@ -86,7 +86,7 @@ export class LocalSessionIndex {
   /** The listing now (newest first, at most `limit` rows); starts a look when the last is old. */
   list(limit = 500): LocalSessionList {
     this.refresh();
-    const rows = [...this.entries.values()].sort((a, b) => b.mtimeMs - a.mtimeMs);
+    const rows = this.sorted();
     return {
       enabled: true,
       reason: null,
@@ -96,6 +96,20 @@ export class LocalSessionIndex {
       total: rows.length,
     };
   }
+
+  /** The rows newest first, sorted again only when the entries changed since. */
+  private sorted(): Entry[] {
+    if (this.sortedRows === null || this.sortedOf !== this.entries || this.sortedSize !== this.entries.size) {
+      this.sortedRows = [...this.entries.values()].sort((a, b) => b.mtimeMs - a.mtimeMs);
+      this.sortedOf = this.entries;
+      this.sortedSize = this.entries.size;
+    }
+    return this.sortedRows;
+  }
+
+  private sortedRows: Entry[] | null = null;
+  private sortedOf: Map<string, Entry> | null = null;
+  private sortedSize = 0;
 
   /** Starts a look in the background unless one runs or one ended less than minLookMs ago. */
   refresh(): void {
