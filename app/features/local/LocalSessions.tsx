@@ -16,7 +16,7 @@ const FIRST_ROWS = 8;
 const PLACES: [string, string][] = [
   ['Claude Code', '~/.claude/projects/<project>/<session>.jsonl'],
   ['Codex', '~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'],
-  ['Gemini CLI', '~/.gemini/tmp/<project hash>/chats/session-*.json'],
+  ['Gemini CLI', '~/.gemini/tmp/<project hash>/chats/session-*.json(l)'],
   ['SWE-agent', 'trajectories/<user>/<run>/<instance>.traj: drop one here'],
 ];
 

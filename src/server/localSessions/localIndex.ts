@@ -69,6 +69,7 @@ export class LocalSessionIndex {
   private readonly folderStates: FolderState[];
   private looking: Promise<void> | null = null;
   private lastLookAt = -Infinity;
+  private lastLookMs = 0;
   private firstLookDone = false;
   private analysing = false;
   private closed = false;
@@ -113,9 +114,13 @@ export class LocalSessionIndex {
 
   /** Starts a look in the background unless one runs or one ended less than minLookMs ago. */
   refresh(): void {
-    if (this.closed || this.looking !== null || this.now() - this.lastLookAt < (this.options.minLookMs ?? 2000)) return;
+    // a look costs a stat per file: it runs at most every minLookMs, and at most a tenth of the time
+    const gap = Math.max(this.options.minLookMs ?? 2000, 10 * this.lastLookMs);
+    if (this.closed || this.looking !== null || this.now() - this.lastLookAt < gap) return;
+    const started = this.now();
     this.looking = this.look().finally(() => {
       this.lastLookAt = this.now();
+      this.lastLookMs = this.lastLookAt - started;
       this.looking = null;
     });
   }
