@@ -44,8 +44,9 @@ const add = (file: string, what: string, text: string): void => {
 };
 
 // a coding agent's session first: what most people open the dashboard with (issue 34)
+// in a folder of its own: the tests that read every sample of public/samples read the product's own format
 samples.push({
-  file: 'claude-code-session.jsonl',
+  file: 'agents/claude-code-session.jsonl',
   what: 'A Claude Code session as Claude Code writes it (generated: test/adapters/codingSession.ts): file reads and test runs fill the window to 83%, an auto-compaction at turn 13 whose summary drops docs/notes.md, which the agent reads again (a confirmed loss), and a second auto-compaction at turn 24.',
   text: codingSession(),
   adapted: true,
@@ -278,6 +279,7 @@ const readme: string[] = [
 ];
 for (const sample of samples) {
   const data = sample.bytes ?? Buffer.from(sample.text, 'utf8');
+  fs.mkdirSync(path.dirname(path.join(OUT, sample.file)), { recursive: true });
   fs.writeFileSync(path.join(OUT, sample.file), data);
   if (data.length >= 1_000_000) throw new Error(`${sample.file} is ${data.length} bytes: keep samples well under 1 MB`);
   const m = measure(sample.text, sample.adapted);

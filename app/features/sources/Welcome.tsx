@@ -6,7 +6,7 @@ import { useOverview } from '../overview/overviewStore.ts';
 import { FileButton } from './TopBar.tsx';
 
 const SAMPLES: [string, string][] = [
-  ['claude-code-session.jsonl', 'a coding agent: two compactions, a confirmed loss'],
+  ['agents/claude-code-session.jsonl', 'a coding agent: two compactions, a confirmed loss'],
   ['all-faults.jsonl', 'every fault in its own window'],
   ['stale-scores.jsonl', 'seed 000: rewrites keep old scores'],
   ['collapse.jsonl', 'seed 002: relevance collapse, freeze'],
@@ -81,7 +81,7 @@ export function Welcome() {
               {SAMPLES.map(([file, what]) => (
                 <li key={file}>
                   <button type="button" className="link" onClick={() => openSample(`${import.meta.env.BASE_URL}samples/${file}`, file)}>
-                    {file}
+                    {file.replace(/^agents\//, '')}
                   </button>{' '}
                   <span className="muted">{what}</span>
                 </li>
