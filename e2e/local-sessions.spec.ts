@@ -113,3 +113,15 @@ test('opening the Gemini CLI row analyses it (needs the Gemini CLI adapter)', as
   expect(status.turns).toBe(oracle!.turns);
   await expect(page.getByTestId('chart-composition')).toBeVisible();
 });
+
+test('the coding-agent sample is listed first among the samples and opens with its two compactions', async ({ page }) => {
+  await page.goto(`${relay.url}/`);
+  const first = page.locator('.ways section').filter({ hasText: 'Try a sample' }).getByRole('button').first();
+  await expect(first).toHaveText('claude-code-session.jsonl');
+  await first.click();
+  const status = await waitLoaded(page);
+  expect(status.state).toBe('done');
+  expect(status.turns).toBe(26);
+  await expect(page.getByTestId('compactions-strip').getByTestId('compaction')).toHaveCount(2);
+  await expect(page.getByTestId('compaction-confirmed')).toHaveCount(1);
+});
