@@ -59,7 +59,8 @@ export const emptyLink: ViewLink = {
 const SET = 'set.';
 /** Longest id or name a link carries (a session id, span id, file name). */
 const MAX_ID = 512;
-const SAMPLE_NAME = /^[\w.-]+$/;
+/** a file of public/samples, or of its agents/ folder (other agents' sessions: scripts/write-samples.ts) */
+const SAMPLE_NAME = /^(agents\/)?[\w.-]+$/;
 const SHA256 = /^[0-9a-f]{64}$/i;
 const TURN = /^-?\d{1,15}$/;
 

@@ -113,6 +113,8 @@ export async function startRelay(dataDir: string, extraArgs: readonly string[] =
       '--data',
       dataDir,
       '--no-static',
+      // the machine's own agent sessions would be followed into the measured relay
+      '--no-local-sessions',
       '--max-sessions',
       '10000',
       ...(process.env.BENCH_RELAY_SERVE_ARGS ?? '').split(' ').filter((a) => a !== ''),

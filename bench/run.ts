@@ -21,3 +21,4 @@ if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
 if (want('handback')) await (await import('./handback.ts')).benchHandback();
 if (want('proxy')) await (await import('./proxy.ts')).benchProxy();
+if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessions();

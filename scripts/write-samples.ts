@@ -11,6 +11,9 @@ import { Engine } from '../src/core/engine.ts';
 import { SEVERITY, SIGNALS, type Action, type Signal } from '../src/core/signals.ts';
 import type { Message, Snapshot } from '../src/core/wire.ts';
 import { allFaults, simulateSession, type ScenarioOptions } from '../src/sim/scenario.ts';
+import { TranscriptPipeline } from '../src/ingest/adapters/pipeline.ts';
+import { ScoringStage } from '../src/ingest/adapters/scoringStage.ts';
+import { codingSession } from '../test/adapters/codingSession.ts';
 
 const OUT = 'public/samples';
 /** contract §2: sha256 of the UTF-8 bytes, 64 lowercase hex digits. */
@@ -31,12 +34,23 @@ interface Sample {
   text: string;
   /** written as-is instead of `text` (the gzip) */
   bytes?: Buffer;
+  /** another agent's transcript: measured through its adapter, as check reads it */
+  adapted?: boolean;
 }
 
 const samples: Sample[] = [];
 const add = (file: string, what: string, text: string): void => {
   samples.push({ file, what, text });
 };
+
+// a coding agent's session first: what most people open the dashboard with (issue 34)
+// in a folder of its own: the tests that read every sample of public/samples read the product's own format
+samples.push({
+  file: 'agents/claude-code-session.jsonl',
+  what: 'A Claude Code session as Claude Code writes it (generated: test/adapters/codingSession.ts): file reads and test runs fill the window to 83%, an auto-compaction at turn 13 whose summary drops docs/notes.md, which the agent reads again (a confirmed loss), and a second auto-compaction at turn 24.',
+  text: codingSession(),
+  adapted: true,
+});
 
 add(
   'healthy.jsonl',
@@ -192,12 +206,27 @@ interface Measured {
   errors: { line: number; message: string }[];
 }
 
-function measure(text: string): Measured {
+function measure(text: string, adapted = false): Measured {
   const engine = new Engine({ sha256 });
   const bySession = new Map<string, Measured['sessions'][number]>();
   const errors: Measured['errors'] = [];
   const lines = text.split('\n');
-  if (lines[0] === '[') {
+  if (adapted) {
+    // contract §7 adapters: the agent's records become snapshots first, scored by the reference (check's default)
+    const scoring = new ScoringStage(
+      {
+        text: (t, n) => take(engine.ingestLine(t, n)),
+        value: (v, n, noEscape) => take(engine.ingestParsedLine(v, n, noEscape)),
+        error: (line, message) => errors.push({ line, message }),
+      },
+      { mode: 'auto', sha256 },
+    );
+    const pipeline = new TranscriptPipeline(scoring);
+    lines.forEach((line, k) => {
+      if (line !== '' || k < lines.length - 1) pipeline.line(line, k + 1);
+    });
+    pipeline.end();
+  } else if (lines[0] === '[') {
     // the .json array: parse whole, one message per line number
     const arr = JSON.parse(text) as unknown[];
     arr.forEach((v, k) => take(engine.ingestValue(v, k + 1)));
@@ -250,9 +279,10 @@ const readme: string[] = [
 ];
 for (const sample of samples) {
   const data = sample.bytes ?? Buffer.from(sample.text, 'utf8');
+  fs.mkdirSync(path.dirname(path.join(OUT, sample.file)), { recursive: true });
   fs.writeFileSync(path.join(OUT, sample.file), data);
   if (data.length >= 1_000_000) throw new Error(`${sample.file} is ${data.length} bytes: keep samples well under 1 MB`);
-  const m = measure(sample.text);
+  const m = measure(sample.text, sample.adapted);
   readme.push(`## ${sample.file} (${(data.length / 1024).toFixed(0)} KB)`, '', sample.what, '');
   for (const s of m.sessions) {
     readme.push(`- session \`${s.id}\`, ${s.turns} turns:`);
@@ -268,7 +298,9 @@ for (const sample of samples) {
       const hits = s.actions.get(action);
       return hits === undefined ? [] : [`${action} on ${hits.length} turn${hits.length === 1 ? '' : 's'} (${ranges(hits)})`];
     });
-    readme.push(`  - verdict (contract §5): ${verdicts.length === 0 ? 'prune_ok on every turn' : `${verdicts.join('; ')}; prune_ok otherwise`}`);
+    // contract §8.1: an agent's own session is not pruned by score; its verdict would speak of what no detector checked
+    if (sample.adapted === true) readme.push('  - the score detectors do not apply (contract §8.1): the compactions and the window are what was measured');
+    else readme.push(`  - verdict (contract §5): ${verdicts.length === 0 ? 'prune_ok on every turn' : `${verdicts.join('; ')}; prune_ok otherwise`}`);
   }
   if (m.errors.length > 0) {
     readme.push(`- ${m.errors.length} input errors:`);

@@ -22,7 +22,7 @@ export interface RelayHandle {
 
 /** `store`: a redis:// URL, to keep the sessions in Redis Streams (`serve --store`, docs/scale-out.md). */
 export async function startRelay(
-  opts: { port?: number; dataDir?: string; token?: string; store?: string; allowWebhookHost?: string; dist?: string } = {},
+  opts: { port?: number; dataDir?: string; token?: string; store?: string; allowWebhookHost?: string; dist?: string; home?: string } = {},
 ): Promise<RelayHandle> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
   // the benches may serve another build beside it (bench/dropAb.ts)
@@ -35,6 +35,8 @@ export async function startRelay(
   if (opts.allowWebhookHost !== undefined) args.push('--allow-webhook-host', opts.allowWebhookHost);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
+    // serve lists the agent sessions under HOME: an empty one (or the test's), never the developer's or CI's own
+    env: { ...process.env, HOME: opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-home-')) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

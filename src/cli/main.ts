@@ -18,7 +18,7 @@ const USAGE = `usage:
                  [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
-  context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo] [--proxy-port N]
+  context-health serve [--port N] [--host H] [--data DIR] [--token T] [--demo] [--sessions DIR]... [--no-local-sessions] [--proxy-port N]
   context-health replay <file> [--url URL] [--speed X] [--session ID] [--token T]
   context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
   context-health proxy [--port 8788] [--relay URL] [--anthropic-upstream URL] [--openai-upstream URL] [--token T] [--redact REGEX]... (proxy --help)

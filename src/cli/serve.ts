@@ -1,4 +1,5 @@
 // `context-health serve` (contract §6): the dashboard and the relay in one process.
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from '../server/connectionLimits.ts';
@@ -12,6 +13,11 @@ import { DEFAULT_REORDER_MS } from '../ingest/adapters/otlp/adapter.ts';
 import { DEFAULT_PARK_IDLE_MS } from '../server/analysis/analysisThreads.ts';
 import { isLoopbackHost } from '../server/accessPolicy.ts';
 import type { Proxy } from '../proxy/server.ts';
+import { defaultAgentFolders } from '../server/localSessions/agentFolders.ts';
+import { localRoutes } from '../server/localSessions/localRoutes.ts';
+import { escapeLines } from '../core/terminalText.ts';
+import { followLocalSessions } from './localFollow.ts';
+import { localSessionsRefusal, openLocalIndex } from './localSessions.ts';
 
 export const SERVE_USAGE = `usage: context-health serve [options]
   --port N                 port (default 8787; 0 = any free port)
@@ -25,6 +31,10 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            count as the relay's own (repeatable)
   --allow-webhook-host H   let alert webhooks reach host H although it is not a public address (loopback, private
                            networks, link-local), e.g. a local Slack bridge (repeatable; default: public addresses only)
+  --sessions DIR           list the agent sessions in DIR too (Claude Code, Codex or Gemini CLI files, told by
+                           content), besides ~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp (repeatable)
+  --no-local-sessions      do not list this machine's agent sessions (listed by default when bound to loopback,
+                           or with --token-for-reads; docs/relay.md "Local sessions")
   --demo                   run the built-in demo session "demo" (a simulated agent, one turn a second)
   --demo-interval MS       milliseconds between demo turns (default 1000)
   --static DIR             serve this built dashboard instead of the package's dist/
@@ -71,6 +81,8 @@ const SERVE_OPTIONS = {
   'allow-origin': { type: 'string', multiple: true, default: [] },
   'public-url': { type: 'string', multiple: true, default: [] },
   'allow-webhook-host': { type: 'string', multiple: true, default: [] },
+  sessions: { type: 'string', multiple: true, default: [] },
+  'no-local-sessions': { type: 'boolean', default: false },
   demo: { type: 'boolean', default: false },
   'demo-interval': { type: 'string', default: '1000' },
   static: { type: 'string' },
@@ -191,6 +203,14 @@ export async function runServe(args: string[]): Promise<number> {
     return 2;
   }
   const distDir = values['no-static'] ? null : path.resolve(values.static ?? DEFAULT_DIST);
+  const localChoice = {
+    off: values['no-local-sessions'],
+    extra: values.sessions,
+    host: values.host,
+    tokenForReads: values['token-for-reads'],
+  };
+  const localOff = localSessionsRefusal(localChoice);
+  const localIndex = localOff === null ? openLocalIndex(localChoice) : null;
 
   let relay: Relay;
   try {
@@ -207,9 +227,11 @@ export async function runServe(args: string[]): Promise<number> {
       fsync: values.fsync,
       ...(values.store === undefined ? {} : { store: values.store }),
       analysis: !values['no-analysis'],
+      extraRoutes: localRoutes(localIndex, localOff),
       ...tuning.relay,
     });
   } catch (e) {
+    localIndex?.close();
     if (e instanceof StartupError || (e as NodeJS.ErrnoException).code !== undefined) {
       process.stderr.write(`context-health serve: ${(e as Error).message}\n`);
       return 2;
@@ -232,9 +254,25 @@ export async function runServe(args: string[]): Promise<number> {
       proxy = await serveProxy(relay, tuning.proxyPort, values, token);
     } catch (e) {
       process.stderr.write(`context-health serve: the proxy could not start: ${(e as Error).message}\n`);
+      localIndex?.close();
       await relay.close();
       return 2;
     }
+  }
+  let stopFollow: (() => Promise<void>) | null = null;
+  if (localIndex !== null) {
+    localIndex.refresh(); // the first look starts now, in the background
+    const follower = followLocalSessions({
+      index: localIndex,
+      relayUrl: relay.url,
+      token,
+      dataDir,
+      log: (l) => process.stderr.write(escapeLines(`context-health serve: ${l}`) + '\n'),
+    });
+    stopFollow = () => {
+      localIndex.close();
+      return follower.stop();
+    };
   }
   const where = values.store === undefined ? dataDir : redactedUrl(values.store);
   const wsUrl = relay.url.replace(/^http/, 'ws');
@@ -242,11 +280,17 @@ export async function runServe(args: string[]): Promise<number> {
     `context-health: listening on ${relay.url} — open it in a browser\n` +
       `  data: ${where} (${sessionsAtStart} session${sessionsAtStart === 1 ? '' : 's'} stored)` +
       `${values.demo ? ' · demo session "demo"' : ''}\n` +
+      `  local sessions: ${localOff === null ? localFolders(values.sessions) : `off, ${localOff}`}\n` +
       `  harnesses: POST ${relay.url}api/ingest (NDJSON) or ${wsUrl}api/ingest · token ${token === null ? 'not required' : 'required'}\n` +
       `${proxy === null ? '' : `  proxy: ${proxy.url} (ANTHROPIC_BASE_URL, OPENAI_BASE_URL=…/v1; docs/proxy.md)\n`}` +
       `  stop with Ctrl-C\n`,
   );
-  return untilSignal(relay, stopDemo, values.store === undefined ? dataDir : 'Redis', proxy);
+  return untilSignal(relay, stopDemo, stopFollow, values.store === undefined ? dataDir : 'Redis', proxy);
+}
+
+/** The start-up line's folders: the agents' own, and the --sessions ones. */
+function localFolders(extra: string[]): string {
+  return [...defaultAgentFolders(os.homedir()).map((f) => f.root), ...extra.map((d) => path.resolve(d))].join(', ') + ' (read-only)';
 }
 
 /** `serve --proxy-port N`: the proxy in this process, its turns sent to this relay over loopback. */
@@ -277,7 +321,13 @@ async function serveProxy(relay: Relay, port: number, values: ServeValues, token
 }
 
 /** Runs until SIGINT or SIGTERM, then closes the relay (a second signal exits at once). */
-function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string, proxy: Proxy | null): Promise<number> {
+function untilSignal(
+  relay: Relay,
+  stopDemo: (() => void) | null,
+  stopFollow: (() => Promise<void>) | null,
+  where: string,
+  proxy: Proxy | null,
+): Promise<number> {
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
@@ -288,7 +338,11 @@ function untilSignal(relay: Relay, stopDemo: (() => void) | null, where: string,
       stopping = true;
       process.stderr.write(`context-health serve: ${signal}, closing (everything acknowledged is in ${where})\n`);
       stopDemo?.();
-      void (proxy?.close() ?? Promise.resolve()).then(() => relay.close()).then(() => resolve(0));
+      void (stopFollow?.() ?? Promise.resolve())
+        .catch(() => undefined)
+        .then(() => proxy?.close())
+        .then(() => relay.close())
+        .then(() => resolve(0));
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));

@@ -34,6 +34,10 @@ export interface WatchOptions {
   log?: (line: string) => void;
   /** the longest line read (one record); longer ones are skipped. Also the most read from one file per poll (default 16 MiB) */
   maxLineBytes?: number;
+  /** the files to follow at each poll instead of searching `paths` (serve's live local sessions: localFollow.ts) */
+  files?: () => string[];
+  /** a file's session as the relay names it, once its header is sent */
+  onSession?: (file: string, sessionId: string) => void;
 }
 
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -58,6 +62,9 @@ export interface Watcher {
 export function startWatch(options: WatchOptions): Watcher {
   const client = new HarnessClient({ url: options.url, token: options.token ?? null });
   const saved = readState(options.statePath);
+  // the state file is rewritten only when it changes: a poll that read nothing new writes nothing
+  // (serve's follower polls folders that are mostly idle, and its data folder may be moved away)
+  let written = JSON.stringify(saved);
   const tails = new Map<string, Tail>();
   const log = options.log ?? (() => undefined);
   let sending: Promise<unknown>[] = [];
@@ -69,6 +76,8 @@ export function startWatch(options: WatchOptions): Watcher {
     const state: FileState = { offset: 0, lines: 0 };
     const tailRef: { current: Tail | null } = { current: null };
     const send = (value: unknown): void => {
+      const header = value as { type?: unknown; session_id?: unknown };
+      if (header.type === 'session' && typeof header.session_id === 'string') options.onSession?.(file, header.session_id);
       if (tailRef.current?.replaying === true) return;
       sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`)));
     };
@@ -124,7 +133,7 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 
   const poll = async (): Promise<void> => {
-    for (const file of transcripts(options.paths, log)) {
+    for (const file of options.files?.() ?? transcripts(options.paths, log)) {
       const tail = tailOf(file);
       readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
     }
@@ -134,7 +143,11 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
-    writeState(options.statePath, state);
+    const text = JSON.stringify(state);
+    if (text !== written) {
+      writeState(options.statePath, state);
+      written = text;
+    }
   };
 
   let stopped = false;

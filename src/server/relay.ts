@@ -22,7 +22,7 @@ import { OTLP_TRACES_PATH, OtlpReceiver } from './otlp/receiver.ts';
 import { startHeartbeat, type Heartbeat } from './heartbeat.ts';
 import { serveIngestSocket } from './ingestConnection.ts';
 import { postIngest } from './postIngest.ts';
-import { findRoute, INGEST_PATH, routeTable, SUBSCRIBE } from './routes.ts';
+import { findRoute, INGEST_PATH, routeTable, SUBSCRIBE, type Route } from './routes.ts';
 import { DEFAULT_RELAY_LIMITS, type RelayLimits } from './sessionGate.ts';
 import type { SessionStore } from './sessionStore.ts';
 import { serveStatic } from './static.ts';
@@ -94,6 +94,8 @@ export interface RelayOptions {
   alertRetry?: Partial<RetryPolicy>;
   /** diagnostics (recovered logs, refused requests); default: stderr */
   log?: (line: string) => void;
+  /** more /api routes, under the same access policy (serve's local sessions: localSessions/localRoutes.ts) */
+  extraRoutes?: Route[];
 }
 
 export interface Relay {
@@ -419,7 +421,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     log,
     postIngest: (req, res) => postIngest(req, res, { ingest, limits, connection, unfinished }),
     onDeleted: (id) => analysis?.forget(id),
-    extra: overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null),
+    extra: [...overviewRoutes(analysis, alerts, (req, url) => access.check(req, url, 'write') === null), ...(options.extraRoutes ?? [])],
   });
   const handleHttp = requestHandler(options, access, otlp, routes);
   const server = http.createServer(

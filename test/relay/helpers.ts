@@ -157,7 +157,8 @@ export async function spawnServe(
   const command = [...(from.wrapper ?? []), ...base, 'serve', ...args];
   const child = spawn(command[0]!, command.slice(1), {
     cwd: from.cwd ?? ROOT,
-    env: { ...process.env, ...env },
+    // an empty home: serve lists the agent sessions under HOME, and the machine's own are not the test's
+    env: { ...process.env, HOME: tempDir('ch-home-'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

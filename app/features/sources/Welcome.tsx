@@ -1,10 +1,12 @@
 import { openLive, openSample } from '../../analysis.ts';
+import { LocalSessions } from '../local/LocalSessions.tsx';
 import { useRelaySessions } from '../../queries/sessions.ts';
 import { SessionsOverview } from '../overview/SessionsOverview.tsx';
 import { useOverview } from '../overview/overviewStore.ts';
 import { FileButton } from './TopBar.tsx';
 
 const SAMPLES: [string, string][] = [
+  ['agents/claude-code-session.jsonl', 'a coding agent: two compactions, a confirmed loss'],
   ['all-faults.jsonl', 'every fault in its own window'],
   ['stale-scores.jsonl', 'seed 000: rewrites keep old scores'],
   ['collapse.jsonl', 'seed 002: relevance collapse, freeze'],
@@ -24,17 +26,20 @@ export function Welcome() {
   return (
     <main className="welcome">
       <div className="welcome-card">
-        <h1>Can this loop&apos;s relevance scores be trusted?</h1>
+        <h1>What did your agent&apos;s context window go through?</h1>
         <p>
-          Context Health reads an agent&apos;s context-buffer snapshots and says, turn by turn, whether scores are stale or collapsed, where they stopped being
-          trustworthy, and what the harness should do: prune, recompute, freeze or drop.
+          Context Health reads the sessions of <strong>Claude Code</strong>, <strong>Codex</strong>, <strong>Gemini CLI</strong> and <strong>SWE-agent</strong>:
+          how full the window got, each compaction and what it lost, and whether the agent went back for it. For an agent loop that scores its own context, it
+          also says, turn by turn, whether the relevance scores can be trusted, and what the harness should do: prune, recompute, freeze or drop.
         </p>
+        <LocalSessions />
+        <h2 className="ways-heading">Or open a session another way</h2>
         <div className="ways">
           <section>
             <h2>Drop a transcript</h2>
             <p>
-              Drag a <code>.jsonl</code>, <code>.jsonl.gz</code> or <code>.json</code> file anywhere on this page. It is read in chunks in a background worker;
-              nothing is uploaded.
+              Drag a Claude Code, Codex or Gemini CLI session, a SWE-agent <code>.traj</code> or your harness&apos;s <code>.jsonl</code> (or{' '}
+              <code>.jsonl.gz</code>, <code>.json</code>) anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.
             </p>
             <FileButton className="btn primary" label="Choose a file…" testId="welcome-file-input" />
           </section>
@@ -76,7 +81,7 @@ export function Welcome() {
               {SAMPLES.map(([file, what]) => (
                 <li key={file}>
                   <button type="button" className="link" onClick={() => openSample(`${import.meta.env.BASE_URL}samples/${file}`, file)}>
-                    {file}
+                    {file.replace(/^agents\//, '')}
                   </button>{' '}
                   <span className="muted">{what}</span>
                 </li>

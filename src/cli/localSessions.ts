@@ -1,0 +1,63 @@
+// serve's local sessions (docs/relay.md "Local sessions"): the agents' folders under the home
+// (and --sessions folders) indexed, each file analysed in the background by the engine
+// `check` runs, and the files written to in the last 10 minutes followed live into the relay
+// by `watch`'s own code (localFollow.ts). On only where it is safe: the relay bound to
+// loopback, or reads behind the token (docs/security.md "Local sessions").
+import os from 'node:os';
+import type { LocalAgent } from '../protocol/localSessions.ts';
+import { isLoopbackHost } from '../server/accessPolicy.ts';
+import { defaultAgentFolders, extraFolder } from '../server/localSessions/agentFolders.ts';
+import { LocalSessionIndex, type AnalysisOutcome } from '../server/localSessions/localIndex.ts';
+import { checkTranscript } from './check.ts';
+
+export interface LocalSessionsChoice {
+  /** --no-local-sessions */
+  off: boolean;
+  /** --sessions DIR… */
+  extra: string[];
+  host: string;
+  tokenForReads: boolean;
+}
+
+/** Why local sessions stay off on this relay, or null when they are on. */
+export function localSessionsRefusal(c: LocalSessionsChoice): string | null {
+  if (c.off) return 'turned off (--no-local-sessions)';
+  if (!isLoopbackHost(c.host) && !c.tokenForReads) {
+    return `the relay binds ${c.host}, reachable from other machines: local sessions are listed only on loopback, or with --token-for-reads`;
+  }
+  return null;
+}
+
+export function openLocalIndex(c: LocalSessionsChoice, home = os.homedir()): LocalSessionIndex {
+  return new LocalSessionIndex({
+    folders: [...defaultAgentFolders(home), ...c.extra.map(extraFolder)],
+    analyse: analyseLocal,
+    projectCandidates: [home, process.cwd()],
+  });
+}
+
+/**
+ * A row's figures from the engine `check` runs (contract §6 report): the calls, the
+ * compactions, the confirmed losses (§8.5) and the fullest call over the window (§8.7).
+ */
+export async function analyseLocal(file: string, _agent: LocalAgent): Promise<AnalysisOutcome> {
+  // one thread: the relay's own work goes on between the file's pieces
+  const { report } = await checkTranscript(file, { userThresholds: {}, threads: 1 });
+  const s = report.sessions[0];
+  if (s === undefined) {
+    const first = report.input_errors[0];
+    return { analysis: null, note: first === undefined ? 'no model call in it yet' : `not analysed: line ${first.line}: ${first.message}` };
+  }
+  const compactions = s.compactions ?? [];
+  const window = s.context_window?.tokens ?? null;
+  const peak = s.metrics.reduce((m, t) => Math.max(m, t.tokens_total), 0);
+  return {
+    analysis: {
+      turns: s.turns,
+      compactions: compactions.length,
+      confirmed_losses: compactions.reduce((n, c) => n + c.items.filter((i) => i.confirmed).length, 0),
+      peak_fill: window === null || window <= 0 ? null : peak / window,
+    },
+    note: null,
+  };
+}

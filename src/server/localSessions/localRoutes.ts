@@ -1,0 +1,83 @@
+// The relay's local-sessions routes (docs/relay.md "Local sessions"): the listing, and one
+// row's file as bytes, for the page to analyse as it analyses a dropped file. Both are reads
+// (the token is asked for with --token-for-reads). A row is named by its opaque id only; an
+// id that is not one the index found is refused, so no request can name a path.
+import fs from 'node:fs';
+import type { LocalSessionList } from '../../protocol/localSessions.ts';
+import { drainedOrClosed, json } from '../httpReply.ts';
+import type { Route } from '../routes.ts';
+import type { LocalSessionIndex } from './localIndex.ts';
+
+export const LOCAL_LIST_PATH = '/api/local';
+const ROW_ID = /^[0-9a-f]{24}$/;
+
+/** The routes, with the index (null: local sessions are off, and `reason` says why). */
+export function localRoutes(index: LocalSessionIndex | null, reason: string | null): Route[] {
+  return [
+    {
+      path: /^\/api\/local\/?$/,
+      method: 'GET',
+      access: 'read',
+      handle: ({ res, url }) => {
+        if (index === null) {
+          const off: LocalSessionList = { enabled: false, reason, indexing: false, folders: [], sessions: [], total: 0 };
+          return json(res, 200, off);
+        }
+        const limit = Number(url.searchParams.get('limit') ?? '500');
+        json(res, 200, index.list(Number.isInteger(limit) && limit > 0 ? Math.min(limit, 5000) : 500));
+      },
+    },
+    {
+      path: /^\/api\/local\/([^/]+)\/file\/?$/,
+      method: 'GET',
+      access: 'read',
+      handle: async ({ req, res, sessionId: id }) => {
+        if (index === null) return json(res, 404, { error: `local sessions are off${reason === null ? '' : `: ${reason}`}` });
+        if (!ROW_ID.test(id)) return json(res, 400, { error: 'not a local session id (a row of GET /api/local names its file; a path is never accepted)' });
+        const file = await index.fileOf(id);
+        if (file === undefined) return json(res, 404, { error: `no local session ${id} (listed again? it may have moved out of its folder)` });
+        return sendFile(req.method === 'HEAD', res, file.path, file.name);
+      },
+    },
+  ];
+}
+
+/**
+ * The file as it is when opened: exactly the bytes it had then (a file that grows sends the
+ * part it had; one replaced keeps the open one's bytes). A file truncated under the read is
+ * cut off mid-answer, so the page fails the load instead of analysing a mix.
+ */
+async function sendFile(headOnly: boolean, res: import('node:http').ServerResponse, file: string, name: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    return json(res, 404, { error: `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+  }
+  try {
+    const size = (await handle.stat()).size;
+    res.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': size,
+      'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    if (headOnly) return void res.end();
+    const chunk = Buffer.alloc(256 * 1024);
+    for (let at = 0; at < size;) {
+      if (res.destroyed) return;
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
+      if (bytesRead === 0) {
+        res.destroy(new Error(`${name} was truncated while it was sent`));
+        return;
+      }
+      at += bytesRead;
+      // a copy: the buffer is read into again while the socket may still hold this piece
+      if (!res.write(Buffer.from(chunk.subarray(0, bytesRead)))) await drainedOrClosed(res);
+    }
+    res.end();
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
