@@ -20,6 +20,8 @@ export interface ItemView {
   prompt: boolean;
   /** function and custom tool calls: what their outputs answer */
   callId: string | null;
+  /** an encrypted summary: its ciphertext, which tells two of them apart (their text is one placeholder) */
+  identity?: string;
 }
 
 /** A label is read in one glance: at most this many characters. */
@@ -74,7 +76,7 @@ export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabe
     case 'compaction':
     case 'compaction_summary':
       // a summary the server made (remote compaction): the model reads it, the rollout holds it encrypted
-      return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', {});
+      return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', { identity: str(raw.encrypted_content) });
     case 'ghost_snapshot':
       // adapters.md: an undo point Codex keeps in its history; it leaves it out of every prompt
       return { skip: 'response_item:ghost_snapshot (not sent to the model)' };
