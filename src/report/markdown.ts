@@ -222,7 +222,8 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
       `| kind | items | kept | paraphrased | lost |${unknown ? ' unknown |' : ''} confirmed losses |`,
       `| --- | ---: | ---: | ---: | ---: |${unknown ? ' ---: |' : ''} ---: |`,
     );
-    for (const [kind, k] of kinds) out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} |${unknown ? ` ${k.unknown ?? 0} |` : ''} ${k.confirmed} |`);
+    for (const [kind, k] of kinds)
+      out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} |${unknown ? ` ${k.unknown ?? 0} |` : ''} ${k.confirmed} |`);
     out.push('');
   }
   out.push('### Summary', '');

@@ -342,11 +342,7 @@ export class CodexAdapter {
       // contract §8.4: judged against everything this call saw; what an encrypted summary kept is
       // not in that text, so an item missing from it is unknown, not lost
       const encrypted = this.compaction.encrypted;
-      const audit = this.audit.judge(
-        this.turn,
-        items.map((i) => i.text).join('\n'),
-        encrypted,
-      );
+      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'), encrypted);
       snap.compaction = {
         kind: 'compact',
         trigger: null,

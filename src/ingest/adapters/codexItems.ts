@@ -162,8 +162,12 @@ function callLabel(name: string, args: string): string {
   switch (name) {
     case 'shell':
     case 'container.exec':
-    case 'local_shell':
-      return `shell: ${Array.isArray(a.command) ? shellScript(a.command.filter((c): c is string => typeof c === 'string')) : str(a.command)}`;
+    case 'local_shell': {
+      const command = Array.isArray(a.command) ? a.command.filter((c): c is string => typeof c === 'string') : null;
+      // older Codex ran apply_patch as a shell command: ["apply_patch", "<the patch>"]
+      if (command !== null && command[0] === 'apply_patch' && command.length === 2) return patchLabel(command[1]!);
+      return `shell: ${command !== null ? shellScript(command) : str(a.command)}`;
+    }
     case 'shell_command':
       return `shell: ${str(a.command)}`;
     case 'exec_command':
