@@ -68,6 +68,22 @@ const WRAPPER_PREFIXES = [
   '[Request interrupted by user',
 ];
 
+/**
+ * adapters.md slash commands: the words the user typed after a slash command
+ * (`<command-name>/fix</command-name> … <command-args>the stop hooks are slow</command-args>`),
+ * or null when the record is no slash command or its arguments are empty.
+ */
+function slashCommand(blocks: readonly ContextBlock[]): { name: string; args: string } | null {
+  const first = blocks.find((b) => b.kind === 'text' && typedText(b.text) !== '');
+  if (first === undefined) return null;
+  const text = typedText(first.text).trimStart();
+  if (!text.startsWith('<command-name>') && !text.startsWith('<command-message>')) return null;
+  const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  if (args === '') return null;
+  const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(text)?.[1]?.trim() ?? '';
+  return { name, args };
+}
+
 function isWrapper(blocks: readonly ContextBlock[]): boolean {
   const first = blocks.find((b) => b.kind === 'text' && typedText(b.text) !== '');
   if (first === undefined) return true;
@@ -110,7 +126,17 @@ export class ClaudeCodeAdapter {
   private readonly endOf = new Map<string, number>();
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
+  /** adapters.md turn: the calls seen, by requestId (else message.id) */
   private readonly requestIds = new Set<string>();
+  /**
+   * adapters.md tokens: a call whose first record reported no usage (other backends stream one
+   * call over several records, usage zero on all but one): its snapshot, held until a record of
+   * it reports one, the next call starts or the transcript ends
+   */
+  private pending: { callId: string; out: AdaptedMessage; estimates: number[] } | null = null;
+  /** adapters.md session: the name the user gave the session (`custom-title`), else Claude Code's (`ai-title`), when read before the first call */
+  private customTitle: string | null = null;
+  private aiTitle: string | null = null;
   private readonly seenUuids = new Set<string>();
   private turn = 0;
   private firstPromptSeen = false;
@@ -176,6 +202,10 @@ export class ClaudeCodeAdapter {
       case 'attachment':
         this.attachment(value, line);
         break;
+      case 'custom-title':
+      case 'ai-title':
+        this.titleRecord(value, type);
+        break;
       default:
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
         this.skipped.add(type);
@@ -236,6 +266,28 @@ export class ClaudeCodeAdapter {
     this.skipped.add('truncated last line');
   }
 
+  /** The transcript ended: a call still waiting for its usage is estimated (adapters.md tokens). */
+  end(): AdaptedMessage[] {
+    const out: AdaptedMessage[] = [];
+    this.releasePending(out);
+    return out;
+  }
+
+  /**
+   * adapters.md session: `custom-title` (the name the user gave it, `/rename`) and `ai-title`
+   * (the name Claude Code's side call wrote) name the session when they come before the first
+   * call; the header is sent with the first call and never changes (contract §2.4), so a later
+   * one is counted, not mapped.
+   */
+  private titleRecord(record: JsonObject, type: 'custom-title' | 'ai-title'): void {
+    const raw = type === 'custom-title' ? record.customTitle : record.aiTitle;
+    const title = typeof raw === 'string' ? raw.trim() : '';
+    if (title === '') this.skipped.add(`${type} (empty)`);
+    else if (this.headerSent) this.skipped.add(`${type} (after the first call)`);
+    else if (type === 'custom-title') this.customTitle = title;
+    else this.aiTitle = title;
+  }
+
   private header(record: JsonObject, line: number, out: AdaptedMessage[]): void {
     if (this.headerSent) return;
     this.headerSent = true;
@@ -275,7 +327,8 @@ export class ClaudeCodeAdapter {
             .replace(/[/\\]+$/, '')
             .split(/[/\\]/)
             .pop() ?? null);
-    const prompt = this.firstPromptText === null ? null : firstWords(this.firstPromptText, 50);
+    const named = this.customTitle ?? this.aiTitle;
+    const prompt = named !== null ? firstWords(named, 50) : this.firstPromptText === null ? null : firstWords(this.firstPromptText, 50);
     if (folder !== null && folder !== '' && prompt !== null) return `${folder} — ${prompt}`;
     if (prompt !== null) return prompt;
     return folder !== null && folder !== '' ? `${folder} — Claude Code session ${sid.slice(0, 8)}` : `Claude Code session ${sid}`;
@@ -311,8 +364,11 @@ export class ClaudeCodeAdapter {
       else b.role = 'user';
       this.labelUserBlock(b);
     }
-    // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the next call
-    const prompt = authored && !isWrapper(blocks) ? typed : null;
+    // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the
+    // next call; a slash command's arguments are the user's words too (adapters.md slash commands)
+    const command = authored ? slashCommand(blocks) : null;
+    if (command !== null) blocks[0]!.label = firstWords(`${command.name} ${command.args}`.trim());
+    const prompt = command !== null ? command.args : authored && !isWrapper(blocks) ? typed : null;
     if (prompt !== null) this.firstPromptText ??= prompt;
     if (this.auditing && prompt !== null) {
       const text = prompt;
@@ -334,20 +390,34 @@ export class ClaudeCodeAdapter {
   }
 
   private assistant(record: JsonObject, line: number, out: AdaptedMessage[]): void {
-    const requestId = typeof record.requestId === 'string' && record.requestId !== '' ? record.requestId : null;
-    if (requestId === null) {
-      // adapters.md: without a requestId it is not an API call (synthetic or error records)
+    const message = isObject(record.message) ? record.message : null;
+    const call = callOf(record, message);
+    if (call === null) {
+      // adapters.md: a synthetic record (an error, "No response requested.") is no API call
       this.skipped.add('assistant without requestId');
       return;
     }
     if (!this.fresh(record)) return;
-    const message = isObject(record.message) ? record.message : null;
-    if (!this.requestIds.has(requestId)) {
+    const total = promptTokens(message);
+    const reported = total !== null && total > 0;
+    if (!this.requestIds.has(call.id)) {
       // adapters.md: a turn is one API call; its first record decides the snapshot (what the call saw)
-      this.requestIds.add(requestId);
+      this.releasePending(out);
+      this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
-      out.push({ value: this.snapshot(record, requestId, message), line });
+      const snap = this.snapshot(record, call, message);
+      const estimates = this.context.map((b) => b.estimate);
+      const made = { value: snap, line };
+      if (reported) {
+        fitSpans(snap, estimates, total);
+        out.push(made);
+      } else this.pending = { callId: call.id, out: made, estimates };
+    } else if (reported && this.pending?.callId === call.id) {
+      // adapters.md tokens: the call's one record that reports its usage
+      fitSpans(this.pending.out.value as Snapshot, this.pending.estimates, total);
+      out.push(this.pending.out);
+      this.pending = null;
     }
     const content = message?.content;
     const base = recordId(record, line);
@@ -468,7 +538,14 @@ export class ClaudeCodeAdapter {
     return true;
   }
 
-  private snapshot(record: JsonObject, requestId: string, message: JsonObject | null): Snapshot {
+  /** A call still waiting for a record that reports its usage goes out estimated (adapters.md tokens). */
+  private releasePending(out: AdaptedMessage[]): void {
+    if (this.pending === null) return;
+    out.push(this.pending.out);
+    this.pending = null;
+  }
+
+  private snapshot(record: JsonObject, call: { id: string; byRequest: boolean }, message: JsonObject | null): Snapshot {
     const visible = this.context.map(toSpan);
     const system: Span = {
       span_id: SYSTEM_SPAN_ID,
@@ -479,22 +556,15 @@ export class ClaudeCodeAdapter {
       kind: 'placeholder',
       label: 'system prompt and tools (not in the transcript)',
     };
-    const total = promptTokens(message);
-    if (total !== null) {
-      const shares = fitTokens(
-        this.context.map((b) => b.estimate),
-        total,
-      );
-      visible.forEach((s, i) => (s.tokens = shares[i]!));
-      system.tokens = total - shares.reduce((a, b) => a + b, 0);
-    }
     const snap: Snapshot = {
       type: 'snapshot',
       session_id: this.sid(),
       turn: this.turn,
       spans: [system, ...visible],
-      request_id: requestId,
     };
+    // an extra field: the API's request id, or the message id that stands for it (adapters.md turn)
+    if (call.byRequest) snap.request_id = call.id;
+    else snap.message_id = call.id;
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;
     // contract §8.7: the model names the context window (an extra field)
     if (typeof message?.model === 'string' && message.model !== '' && !message.model.startsWith('<')) snap.model = message.model;
@@ -528,6 +598,29 @@ export class ClaudeCodeAdapter {
     this.modified = new Set();
     return snap;
   }
+}
+
+/**
+ * adapters.md turn: a call is its `requestId`; records without one (Claude Code on another
+ * backend, behind ANTHROPIC_BASE_URL) are one call per `message.id`. A synthetic record
+ * (`<synthetic>` model, an API error) is none.
+ */
+function callOf(record: JsonObject, message: JsonObject | null): { id: string; byRequest: boolean } | null {
+  if (typeof record.requestId === 'string' && record.requestId !== '') return { id: record.requestId, byRequest: true };
+  if (record.isApiErrorMessage === true || message?.model === '<synthetic>') return null;
+  return typeof message?.id === 'string' && message.id !== '' ? { id: message.id, byRequest: false } : null;
+}
+
+/**
+ * adapters.md tokens: the call's total on its spans: each visible span's estimate, scaled down
+ * when they add up to more, the `system` placeholder (the first span) the rest.
+ */
+function fitSpans(snap: Snapshot, estimates: number[], total: number): void {
+  const shares = fitTokens(estimates, total);
+  snap.spans.forEach((s, i) => {
+    if (i > 0) s.tokens = shares[i - 1]!;
+  });
+  snap.spans[0]!.tokens = total - shares.reduce((a, b) => a + b, 0);
 }
 
 function toSpan(b: ContextBlock): Span {
