@@ -227,7 +227,7 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
     out.push('');
   }
   out.push('### Summary', '');
-  if (r.summary_state === 'encrypted') out.push(`${ENCRYPTED_SUMMARY_WORDS}.`, '');
+  if (r.summary_state === 'encrypted') out.push(`${ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase()}${ENCRYPTED_SUMMARY_WORDS.slice(1)}.`, '');
   else out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
   out.push('### Items', '');
   if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
