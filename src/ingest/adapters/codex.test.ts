@@ -562,3 +562,30 @@ describe('Codex CLI adapter, an encrypted compaction summary (contract §8.4 unk
     expect(signals.filter((s) => s.startsWith('compaction'))).toEqual(['compaction', 'compaction']);
   });
 });
+
+describe('Codex: apply_patch run through the shell tool (older CLIs)', () => {
+  it('is labelled by its files, and its files are audit items (contract §8.4 file)', () => {
+    const line = (type: string, payload: unknown): string => JSON.stringify({ timestamp: '2025-09-01T10:00:00.000Z', type, payload });
+    const count = (n: number): string =>
+      line('event_msg', {
+        type: 'token_count',
+        info: { total_token_usage: { input_tokens: n }, last_token_usage: { input_tokens: n }, model_context_window: 272000 },
+      });
+    const patch = '*** Begin Patch\n*** Update File: src/count.rs\n@@\n-a\n+b\n*** End Patch\n';
+    const r = convert(
+      [
+        line('session_meta', { id: 'sp', timestamp: '2025-09-01T10:00:00.000Z', cwd: '/w' }),
+        line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the count.' }] }),
+        count(100),
+        line('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['apply_patch', patch] }), call_id: 'c1' }),
+        line('response_item', { type: 'function_call_output', call_id: 'c1', output: 'Success.' }),
+        count(200),
+        line('compacted', { message: 'The user asked to fix the count.' }),
+        count(50),
+      ].join('\n'),
+    );
+    expect(spanOf(r.snapshots[1]!, 'line4')!.label).toBe('apply_patch src/count.rs');
+    const items = (r.snapshots[2]!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
+    expect(items.filter((i) => i.kind === 'file')).toEqual([expect.objectContaining({ text: 'src/count.rs', status: 'lost' })]);
+  });
+});

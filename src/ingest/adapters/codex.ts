@@ -7,7 +7,7 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
-import { patchFiles, requestOf, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
@@ -173,6 +173,9 @@ export class CodexAdapter {
       this.audit.add('user_prompt', request, this.turn + 1, item.id);
     }
     if (item.kind === 'tool_use' && item.tool === 'apply_patch') for (const f of patchFiles(item.text)) this.audit.add('file', f, this.turn, item.id);
+    // older Codex ran apply_patch through the shell tool (codexItems.ts shellPatch)
+    const patch = raw.type === 'function_call' ? shellPatch(str(raw.name), str(raw.arguments)) : null;
+    if (patch !== null) for (const f of patchFiles(patch)) this.audit.add('file', f, this.turn, item.id);
   }
 
   /** A response item as context, or null (counted as skipped) when the model never sees it. */
@@ -428,4 +431,8 @@ function baseName(path: string): string {
 function titleWords(text: string): string {
   const words = text.trim().split(/\s+/);
   return words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '');
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }

@@ -163,10 +163,9 @@ function callLabel(name: string, args: string): string {
     case 'shell':
     case 'container.exec':
     case 'local_shell': {
-      const command = Array.isArray(a.command) ? a.command.filter((c): c is string => typeof c === 'string') : null;
-      // older Codex ran apply_patch as a shell command: ["apply_patch", "<the patch>"]
-      if (command !== null && command[0] === 'apply_patch' && command.length === 2) return patchLabel(command[1]!);
-      return `shell: ${command !== null ? shellScript(command) : str(a.command)}`;
+      const patch = shellPatch(name, args);
+      if (patch !== null) return patchLabel(patch);
+      return `shell: ${Array.isArray(a.command) ? shellScript(a.command.filter((c): c is string => typeof c === 'string')) : str(a.command)}`;
     }
     case 'shell_command':
       return `shell: ${str(a.command)}`;
@@ -179,6 +178,14 @@ function callLabel(name: string, args: string): string {
     default:
       return name || 'tool call';
   }
+}
+
+/** Older Codex ran apply_patch as a shell command, `["apply_patch", "<the patch>"]`: the patch, else null. */
+export function shellPatch(name: string, args: string): string | null {
+  if (name !== 'shell' && name !== 'container.exec' && name !== 'local_shell') return null;
+  const parsed = parseJson(args);
+  const command = isObject(parsed) && Array.isArray(parsed.command) ? parsed.command : null;
+  return command !== null && command.length === 2 && command[0] === 'apply_patch' && typeof command[1] === 'string' ? command[1] : null;
 }
 
 function customCallLabel(name: string, input: string): string {
