@@ -123,6 +123,31 @@ test('a dropped Claude Code session: the strip shows each compaction; its panel 
   await expect(page.getByTestId('compactions-strip')).toBeVisible();
 });
 
+test('a Codex session whose summaries are encrypted: its items are unknown, never lost, and the panel says why there is no summary text', async ({ page }) => {
+  const fixture = path.join(ROOT, 'test/fixtures/adapters/codex-encrypted-compaction.jsonl');
+  const oracle = checkJson(fixture).sessions[0] as unknown as Session;
+  await gotoApp(page);
+  await dropFile(page, fixture);
+  expect((await waitLoaded(page)).state).toBe('done');
+  const strip = page.getByTestId('compactions-strip');
+  await expect(strip).toHaveAttribute('data-state', 'ready');
+  await expect(strip.getByTestId('compaction')).toHaveCount(oracle.compactions.length);
+  // the grey share of the bar: items the encrypted summary may hold
+  await expect(strip.getByTestId('compaction-unknown')).toHaveCount(1);
+  await strip.getByTestId('compaction').first().click();
+  const panel = page.getByTestId('compaction-panel');
+  const summary = panel.getByTestId('compaction-summary');
+  await expect(summary).toHaveAttribute('data-encrypted', 'true');
+  await expect(summary).toHaveText('The summary is encrypted (Codex): what it kept cannot be read.');
+  await expect(panel.getByTestId('compaction-facts')).toContainText('3 unknown (not in the text that can be read)');
+  const rows = panel.locator('[data-testid="compaction-item"][data-carried="false"]');
+  const statuses = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-status')));
+  expect(statuses).toEqual(oracle.compactions[0]!.items.map((i) => i.status).sort((a, b) => (a === b ? 0 : a === 'unknown' ? -1 : 1)));
+  expect(statuses).not.toContain('lost');
+  // a refetched unknown item is no confirmed loss: compaction_loss never fires (shown as 0 or not at all)
+  await expect(page.locator('[data-testid="signal-count"][data-signal="compaction_loss"]:not([data-count="0"])')).toHaveCount(0);
+});
+
 test('live: a compaction that watch streams into serve appears on the strip about a second after its first call', async ({ page, baseURL }) => {
   // a session id of this run's own: the relay of global setup keeps every session it was sent
   const sessionId = `e2e-compaction-${Date.now()}`;

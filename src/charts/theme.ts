@@ -23,6 +23,8 @@ export const C = {
   kept: '#2e7d4f',
   paraphrased: '#d08a1c',
   lost: '#c62828',
+  /** not judged: the summary is encrypted (contract §8.4 `unknown`) */
+  unknown: '#8d96a3',
 } as const;
 
 /** Distinct, print-safe colours for canary lines. */

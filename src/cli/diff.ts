@@ -267,6 +267,7 @@ function compactionTable(c: CompactionComparison): string[] {
     return k === undefined || k.items === 0 ? '—' : `${k.kept}/${k.items} (${Math.round((100 * k.kept) / k.items)}%)`;
   };
   const confirmed = (t: CompactionTotals): number => Object.values(t.retention).reduce((n, k) => n + k.confirmed, 0);
+  const unknown = (t: CompactionTotals): number => Object.values(t.retention).reduce((n, k) => n + (k.unknown ?? 0), 0);
   const shrink = (t: CompactionTotals): string => (t.mean_shrink === null ? '—' : `${Math.round(t.mean_shrink * 100)}%`);
   const row = (label: string, a: string | number, b: string | number): string => `  ${label.padEnd(30)} ${String(a).padStart(14)} ${String(b).padStart(14)}`;
   return [
@@ -276,6 +277,8 @@ function compactionTable(c: CompactionComparison): string[] {
     row('prompts kept word for word', share(c.a, 'user_prompt'), share(c.b, 'user_prompt')),
     row('todos kept', share(c.a, 'todo'), share(c.b, 'todo')),
     row('confirmed losses', confirmed(c.a), confirmed(c.b)),
+    // contract §8.4 unknown: a row only when a side has items an encrypted summary may hold, so other diffs read as before
+    ...(unknown(c.a) + unknown(c.b) > 0 ? [row('unknown (summary encrypted)', unknown(c.a), unknown(c.b))] : []),
     row('tokens after / before (mean)', shrink(c.a), shrink(c.b)),
   ];
 }

@@ -77,3 +77,43 @@ describe('CompactionAuditor', () => {
     expect(a.judge(12, 'use postgres not sqlite').carried).toEqual([]);
   });
 });
+
+describe('contract §8.4 unknown: a surviving text that cannot all be read', () => {
+  it('an item the readable text does not hold is unknown, not lost; one it holds is judged as usual', () => {
+    const a = new CompactionAuditor();
+    a.add('file', '/repo/a.ts', 1, 's1');
+    a.add('file', '/repo/b.ts', 1, 's1');
+    a.add('user_prompt', 'keep the public API unchanged please', 1, 'u1');
+    a.add('command', 'npm test', 1, 's2');
+    a.compact();
+    const { items } = a.judge(3, '[encrypted compaction summary]\nthe API stays public and unchanged; a.ts', true);
+    expect(items.map((i) => [i.text, i.status])).toEqual([
+      ['/repo/a.ts', 'kept'],
+      ['/repo/b.ts', 'unknown'],
+      ['keep the public API unchanged please', 'paraphrased'],
+      ['npm test', 'unknown'],
+    ]);
+  });
+
+  it('an unknown item is carried to the next compaction and judged again there; a readable one can then lose it', () => {
+    const a = new CompactionAuditor();
+    a.add('file', '/repo/b.ts', 1, 's1');
+    a.compact();
+    a.judge(3, '[encrypted]', true);
+    a.compact();
+    expect(a.judge(6, 'b.ts is still open').carried.map((c) => [c.text, c.status, c.first_audited_at])).toEqual([['/repo/b.ts', 'kept', 3]]);
+    a.compact();
+    a.judge(9, 'nothing', false);
+    a.compact();
+    expect(a.judge(12, 'b.ts').carried).toEqual([]);
+  });
+
+  it('a refetch of an unknown item is still reported', () => {
+    const a = new CompactionAuditor();
+    a.add('file', '/repo/b.ts', 1, 's1');
+    a.compact();
+    a.judge(3, '[encrypted]', true);
+    a.fileRead('/repo/b.ts', 4);
+    expect(a.takeRefetches()).toEqual([{ compaction_turn: 3, kind: 'file', text: '/repo/b.ts', turn: 4 }]);
+  });
+});

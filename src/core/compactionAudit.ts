@@ -11,7 +11,13 @@ export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command
 
 export const AUDIT_ITEM_KINDS: readonly AuditItemKind[] = ['file', 'user_prompt', 'todo', 'error', 'command'];
 
-export type AuditStatus = 'kept' | 'paraphrased' | 'lost';
+/**
+ * contract §8.4: `unknown` when the item is not in the text that can be read and part of what
+ * survived cannot be read (an encrypted summary): it may be there, so it is not called `lost`.
+ */
+export type AuditStatus = 'kept' | 'paraphrased' | 'lost' | 'unknown';
+
+export const AUDIT_STATUSES: readonly AuditStatus[] = ['kept', 'paraphrased', 'lost', 'unknown'];
 
 /** One load-bearing item as it rides on the wire (contract §8.3 `compaction.items`). */
 export interface AuditItem {
@@ -214,17 +220,25 @@ export class CompactionAuditor {
     return this.closed !== null;
   }
 
-  /** The first call after the compaction at `turn` saw `survivingText`: every item judged. */
-  judge(turn: number, survivingText: string): AuditResult {
+  /**
+   * The first call after the compaction at `turn` saw `survivingText`: every item judged.
+   * `unreadable`: part of what survived cannot be read (an encrypted summary), so an item not
+   * found in the rest is `unknown`, never `lost` (contract §8.4).
+   */
+  judge(turn: number, survivingText: string, unreadable = false): AuditResult {
     const text = new SurvivingText(survivingText);
     const closed = this.closed ?? [];
     this.closed = null;
-    const items: AuditItem[] = closed.map((p) => ({ ...p, status: judge(p.kind, p.text, text) }));
+    const judged = (kind: AuditItemKind, t: string): AuditStatus => {
+      const status = judge(kind, t, text);
+      return unreadable && status === 'lost' ? 'unknown' : status;
+    };
+    const items: AuditItem[] = closed.map((p) => ({ ...p, status: judged(p.kind, p.text) }));
     const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
     const carried: CarriedItem[] = [];
     for (const [key, c] of this.surviving) {
       if (own.has(key)) continue;
-      const status = judge(c.kind, c.text, text);
+      const status = judged(c.kind, c.text);
       carried.push({ ...c, status });
       if (status === 'lost') this.surviving.delete(key);
       else c.status = status;

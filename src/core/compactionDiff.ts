@@ -37,6 +37,8 @@ export function compactionTotals(records: readonly CompactionRecord[]): Compacti
       sum.paraphrased += k.paraphrased;
       sum.lost += k.lost;
       sum.confirmed += k.confirmed;
+      // contract §8.3: `unknown` only where some item could not be judged, as in each record
+      if (k.unknown !== undefined) sum.unknown = (sum.unknown ?? 0) + k.unknown;
     }
     if (r.tokens_before !== null && r.tokens_before > 0) shrinks.push(r.tokens_after / r.tokens_before);
   }

@@ -3,7 +3,7 @@
 // §2.2, so a version-1 snapshot without them reads exactly as before), keeps one record
 // per compaction of a session, and words the two signals: `compaction` (info) at the turn it
 // takes effect, `compaction_loss` (warning) at the turn that confirms a loss.
-import { AUDIT_ITEM_KINDS, type AuditItem, type AuditItemKind, type AuditStatus, type CarriedItem } from './compactionAudit.ts';
+import { AUDIT_ITEM_KINDS, AUDIT_STATUSES, type AuditItem, type AuditItemKind, type AuditStatus, type CarriedItem } from './compactionAudit.ts';
 import type { Snapshot } from './wire.ts';
 
 /** One item of a compaction record: the wire's item, plus what the session did later. */
@@ -21,7 +21,12 @@ export interface KindRetention {
   lost: number;
   /** lost items the agent went back for */
   confirmed: number;
+  /** items the audit could not judge (an encrypted summary, contract §8.4); present only when there are some, so older outputs read as before */
+  unknown?: number;
 }
+
+/** contract §8.3 `summary_state`: said only when the summary cannot be read; a clear summary or none is told by `summary_span_ids`. */
+export type SummaryState = 'encrypted';
 
 /** contract §8.3: one compaction of a session, as `check --json` lists it in `sessions[].compactions[]`. */
 export interface CompactionRecord {
@@ -40,6 +45,8 @@ export interface CompactionRecord {
   summary_span_ids: string[];
   /** the summary's own text (its spans' texts joined by "\n"), "" when there is none */
   summary_text: string;
+  /** the summary is there but cannot be read (Codex's encrypted summaries); absent otherwise */
+  summary_state?: SummaryState;
   items: RecordItem[];
   /** items of earlier compactions judged again against this one's surviving text */
   carried: CarriedItem[];
@@ -53,13 +60,15 @@ export interface CompactionMark {
   preTokens: number | null;
   replaced: string[];
   summary: string[];
+  /** `encrypted` when the wire says the summary cannot be read, else null */
+  summaryState: SummaryState | null;
   items: AuditItem[];
   carried: CarriedItem[];
 }
 
 type JsonObject = Record<string, unknown>;
 
-const STATUSES = new Set<AuditStatus>(['kept', 'paraphrased', 'lost']);
+const STATUSES = new Set<AuditStatus>(AUDIT_STATUSES);
 const KINDS = new Set<string>(AUDIT_ITEM_KINDS);
 
 /** contract §8.3 `compaction`: the mark, or null when the snapshot carries none (or not an object). */
@@ -72,6 +81,7 @@ export function readCompaction(snap: Snapshot): CompactionMark | null {
     preTokens: typeof raw.pre_tokens === 'number' && Number.isFinite(raw.pre_tokens) ? raw.pre_tokens : null,
     replaced: strings(raw.replaced),
     summary: strings(raw.summary),
+    summaryState: raw.summary_state === 'encrypted' ? 'encrypted' : null,
     items: Array.isArray(raw.items) ? raw.items.filter(isItem) : [],
     carried: Array.isArray(raw.carried) ? raw.carried.filter(isCarried) : [],
   };
@@ -104,7 +114,8 @@ export function retentionOf(items: readonly RecordItem[]): Partial<Record<AuditI
   for (const it of items) {
     const r = (out[it.kind] ??= { items: 0, kept: 0, paraphrased: 0, lost: 0, confirmed: 0 });
     r.items++;
-    r[it.status]++;
+    if (it.status === 'unknown') r.unknown = (r.unknown ?? 0) + 1;
+    else r[it.status]++;
     if (it.confirmed) r.confirmed++;
   }
   return out;
@@ -162,6 +173,7 @@ export class CompactionLedger {
         spans_replaced: mark.replaced.length,
         summary_span_ids: mark.summary,
         summary_text: summaryText,
+        ...(mark.summaryState === null ? {} : { summary_state: mark.summaryState }),
         items,
         carried: mark.carried,
         retention: retentionOf(items),

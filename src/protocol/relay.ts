@@ -83,6 +83,8 @@ export interface KindRetentionJson {
   lost: number;
   /** lost items the agent went back for */
   confirmed: number;
+  /** items that could not be judged (an encrypted summary, contract §8.4); only when there are some */
+  unknown?: number;
 }
 
 /** The overview's compaction column: the last compaction of a session (contract §8.3) in brief. */

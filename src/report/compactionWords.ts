@@ -6,6 +6,9 @@ import type { Signal } from '../core/signals.ts';
 
 const SHOWN = 10;
 
+/** contract §8.3 `summary_state: "encrypted"`: what the record says, in a user's words (check, reports and the dashboard). */
+export const ENCRYPTED_SUMMARY_WORDS = 'the summary is encrypted (Codex): what it kept cannot be read';
+
 /** "turn 160: 167,012 → 31,002 tokens, 451 spans replaced; the summary names 41 of 58 files (17 dropped, 3 of them read again), …" */
 export function compactionLine(r: CompactionRecord): string {
   const tokens = r.tokens_before === null ? `${num(r.tokens_after)} tokens after it` : `${num(r.tokens_before)} → ${num(r.tokens_after)} tokens`;
@@ -14,8 +17,11 @@ export function compactionLine(r: CompactionRecord): string {
   const file = r.retention.file;
   if (file !== undefined) {
     const dropped = file.lost;
+    // contract §8.4 unknown: a file the readable text does not name may still be in an encrypted summary
+    const unjudged = file.unknown === undefined ? '' : `${dropped > 0 ? ', ' : ' ('}${file.unknown} not in the readable text`;
+    const open = dropped > 0 || unjudged !== '';
     parts.push(
-      `the summary names ${file.kept} of ${file.items} file${file.items === 1 ? '' : 's'}${dropped > 0 ? ` (${dropped} dropped, ${file.confirmed} of them read again)` : ''}`,
+      `the ${r.summary_state === 'encrypted' ? 'readable text' : 'summary'} names ${file.kept} of ${file.items} file${file.items === 1 ? '' : 's'}${dropped > 0 ? ` (${dropped} dropped, ${file.confirmed} of them read again` : ''}${unjudged}${open ? ')' : ''}`,
     );
   }
   const prompt = r.retention.user_prompt;
@@ -24,7 +30,8 @@ export function compactionLine(r: CompactionRecord): string {
     const k = r.retention[kind];
     if (k !== undefined) parts.push(`${kind}s: ${k.kept} kept of ${k.items}${others(k)}`);
   }
-  if (r.kind === 'compact' && r.summary_span_ids.length === 0) parts.push('no summary');
+  if (r.summary_state === 'encrypted') parts.push(ENCRYPTED_SUMMARY_WORDS);
+  else if (r.kind === 'compact' && r.summary_span_ids.length === 0) parts.push('no summary');
   return parts.length === 0 ? head : `${head}; ${parts.join(', ')}`;
 }
 
@@ -55,6 +62,7 @@ function others(k: KindRetention): string {
   const parts: string[] = [];
   if (k.paraphrased > 0) parts.push(`${k.paraphrased} paraphrased`);
   if (k.lost > 0) parts.push(`${k.lost} lost${k.confirmed > 0 ? `, ${k.confirmed} needed again` : ''}`);
+  if (k.unknown !== undefined) parts.push(`${k.unknown} unknown`);
   return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
 }
 

@@ -6,6 +6,7 @@
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
+import { ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
 import { rangeAdvice } from './headline.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
@@ -191,8 +192,8 @@ function incidentSection(inc: ReportIncident, heading: string, contractUrl: stri
   return out;
 }
 
-/** Lost first (confirmed ones first among them), then paraphrased, then kept: what a person debugging a lost thread reads first. */
-export const STATUS_ORDER: Readonly<Record<RecordItem['status'], number>> = { lost: 0, paraphrased: 1, kept: 2 };
+/** Lost first (confirmed ones first among them), then the ones that could not be judged, then paraphrased, then kept: what a person debugging a lost thread reads first. */
+export const STATUS_ORDER: Readonly<Record<RecordItem['status'], number>> = { lost: 0, unknown: 1, paraphrased: 2, kept: 3 };
 
 export function lostFirst<T extends { status: RecordItem['status']; confirmed?: boolean }>(items: readonly T[]): T[] {
   return items
@@ -214,13 +215,20 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
     '',
   ];
   const kinds = Object.entries(r.retention);
+  // contract §8.4 `unknown`: a column only where some item could not be judged, so other reports read as before
+  const unknown = kinds.some(([, k]) => k.unknown !== undefined);
   if (kinds.length > 0) {
-    out.push('| kind | items | kept | paraphrased | lost | confirmed losses |', '| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const [kind, k] of kinds) out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} | ${k.confirmed} |`);
+    out.push(
+      `| kind | items | kept | paraphrased | lost |${unknown ? ' unknown |' : ''} confirmed losses |`,
+      `| --- | ---: | ---: | ---: | ---: |${unknown ? ' ---: |' : ''} ---: |`,
+    );
+    for (const [kind, k] of kinds)
+      out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} |${unknown ? ` ${k.unknown ?? 0} |` : ''} ${k.confirmed} |`);
     out.push('');
   }
   out.push('### Summary', '');
-  out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
+  if (r.summary_state === 'encrypted') out.push(`${ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase()}${ENCRYPTED_SUMMARY_WORDS.slice(1)}.`, '');
+  else out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
   out.push('### Items', '');
   if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
   else {

@@ -36,6 +36,35 @@ describe('report --compaction N', () => {
   });
 });
 
+describe('an encrypted summary (contract §8.4 unknown) in the report and in diff', () => {
+  const ENC = path.join(ROOT, 'test/fixtures/adapters/codex-encrypted-compaction.jsonl');
+
+  it('report --compaction: the summary is said to be encrypted, the items that could not be judged are unknown, never lost', async () => {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-rc-'));
+    const r = await runCli(['report', ENC, '--compaction', '1', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    expect(md).toMatch(/The summary is encrypted \(Codex\): what it kept cannot be read\./i);
+    expect(md).not.toMatch(/No summary/);
+    expect(md).toMatch(/\| kind \| items \| kept \| paraphrased \| lost \| unknown \| confirmed losses \|/);
+    const rows = md
+      .slice(md.indexOf('### Items'))
+      .split('\n')
+      .filter((l) => /^\| (lost|kept|paraphrased|unknown) \|/.test(l));
+    expect(rows.map((l) => l.split(' | ')[0]!.slice(2))).toEqual(['unknown', 'unknown', 'unknown', 'kept']);
+  });
+
+  it('diff: unknown is summed per side, with a row of its own only then', async () => {
+    const json = await runCli(['diff', FIXTURE, ENC, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const d = JSON.parse(json.stdout) as { compactions: { a: { retention: Record<string, object> }; b: { retention: Record<string, object> } } };
+    expect(d.compactions.b.retention.file).toEqual({ items: 2, kept: 0, paraphrased: 0, lost: 0, confirmed: 0, unknown: 2 });
+    expect(Object.values(d.compactions.a.retention).some((k) => 'unknown' in k)).toBe(false);
+    const human = await runCli(['diff', FIXTURE, ENC]);
+    expect(human.stdout).toMatch(/unknown \(summary encrypted\)\s+0\s+3/);
+  });
+});
+
 describe('diff compares two sessions’ compaction audits (contract §8.3)', () => {
   it('totals per side and the k-th compaction against the k-th, in --json and in words', async () => {
     const codex = path.join(ROOT, 'test/fixtures/adapters/codex-rollout.jsonl');

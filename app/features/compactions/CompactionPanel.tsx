@@ -4,6 +4,7 @@
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 import { reportCompaction } from '../report/reportIncident.ts';
+import { ENCRYPTED_SUMMARY_WORDS } from '../../../src/report/compactionWords.ts';
 import { CompactionItems } from './CompactionItems.tsx';
 import { compactionAt, retentionWords, tokensWords, totalRetention } from './compactionRows.ts';
 
@@ -37,10 +38,15 @@ export function CompactionPanel() {
         {r.agent_tokens_before === null ? '' : ` (the agent counted ${r.agent_tokens_before.toLocaleString('en-US')} before)`}, {r.spans_replaced} span
         {r.spans_replaced === 1 ? '' : 's'} replaced
         {words === '' ? '; no load-bearing item audited' : `; kept ${words}`}
-        {t.lost > 0 ? `; ${t.lost} lost, ${t.confirmed} of them gone back for (confirmed)` : ''}.
+        {t.lost > 0 ? `; ${t.lost} lost, ${t.confirmed} of them gone back for (confirmed)` : ''}
+        {t.unknown === undefined ? '' : `; ${t.unknown} unknown (not in the text that can be read)`}.
       </p>
       <h3>Summary</h3>
-      {r.summary_text === '' ? (
+      {r.summary_state === 'encrypted' ? (
+        <p className="muted" data-testid="compaction-summary" data-encrypted="true">
+          {ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase() + ENCRYPTED_SUMMARY_WORDS.slice(1)}.
+        </p>
+      ) : r.summary_text === '' ? (
         <p className="muted" data-testid="compaction-summary" data-empty="true">
           No summary: nothing in the context says what was replaced.
         </p>

@@ -30,6 +30,7 @@ const LEGEND = [
   { label: 'kept (right axis: share of audited items)', color: C.kept, kind: 'area' as const },
   { label: 'paraphrased', color: C.paraphrased, kind: 'area' as const },
   { label: 'lost', color: C.lost, kind: 'area' as const },
+  { label: 'unknown: the summary cannot be read', color: C.unknown, kind: 'area' as const },
   { label: 'confirmed loss: lost, then gone back for', color: C.lost, kind: 'dot' as const },
 ];
 
@@ -153,6 +154,7 @@ function CompactionMark({
   const kept = shares.kept * h;
   const para = shares.paraphrased * h;
   const lost = shares.lost * h;
+  const unknown = shares.unknown * h;
   const words = retentionWords(r.retention);
   const label = `compaction at turn ${r.turn}: ${tokensWords(r)}${words === '' ? '' : `; kept ${words}`}${shares.confirmed > 0 ? `; ${shares.confirmed} confirmed loss${shares.confirmed === 1 ? '' : 'es'}` : ''}`;
   // "41.5k → 6.2k" beside the mark, when the next one leaves room for it
@@ -198,6 +200,7 @@ function CompactionMark({
           <rect x={bx} y={bottom - kept} width={BAR_W} height={kept} fill={C.kept} />
           <rect x={bx} y={bottom - kept - para} width={BAR_W} height={para} fill={C.paraphrased} />
           <rect x={bx} y={top} width={BAR_W} height={lost} fill={C.lost} />
+          {unknown > 0 && <rect x={bx} y={top + lost} width={BAR_W} height={unknown} fill={C.unknown} data-testid="compaction-unknown" />}
         </>
       )}
       {shares.confirmed > 0 && (

@@ -31,6 +31,16 @@ describe('compaction rows', () => {
     expect(retentionShares({}).items).toBe(0);
   });
 
+  it('contract §8.4 unknown: counted only where there is some, and a share of the bar of its own', () => {
+    const enc = { file: { items: 4, kept: 1, paraphrased: 0, lost: 0, confirmed: 0, unknown: 3 } };
+    expect(totalRetention({ ...enc, user_prompt: retention.user_prompt })).toEqual({ items: 27, kept: 23, paraphrased: 1, lost: 0, confirmed: 0, unknown: 3 });
+    expect(retentionShares(enc)).toMatchObject({ kept: 0.25, unknown: 0.75, lost: 0 });
+    expect(retentionShares(retention).unknown).toBe(0);
+    // lost first, then the ones that could not be judged, then paraphrased, then kept
+    const grouped = itemsByKind([item('file', 'k', 'kept'), item('file', 'u', 'unknown'), item('file', 'l', 'lost'), item('file', 'p', 'paraphrased')]);
+    expect(grouped[0]!.items.map((i) => i.status)).toEqual(['lost', 'unknown', 'paraphrased', 'kept']);
+  });
+
   it('words the tokens before → after, and a first turn without a before', () => {
     expect(tokensWords({ tokens_before: 167012, tokens_after: 31002 })).toBe('167,012 → 31,002 tokens');
     expect(tokensWords({ tokens_before: null, tokens_after: 400 })).toBe('400 tokens after');

@@ -26,6 +26,7 @@ export function totalRetention(retention: Retention): KindRetention {
     t.paraphrased += k.paraphrased;
     t.lost += k.lost;
     t.confirmed += k.confirmed;
+    if (k.unknown !== undefined) t.unknown = (t.unknown ?? 0) + k.unknown;
   }
   return t;
 }
@@ -46,11 +47,18 @@ export function tokensWords(r: Pick<CompactionRecord, 'tokens_before' | 'tokens_
   return r.tokens_before === null ? `${n(r.tokens_after)} tokens after` : `${n(r.tokens_before)} → ${n(r.tokens_after)} tokens`;
 }
 
-/** Shares of the audited items (0–1) for the strip's bar: kept at the bottom, lost on top. */
-export function retentionShares(retention: Retention): { kept: number; paraphrased: number; lost: number; confirmed: number; items: number } {
+/** Shares of the audited items (0–1) for the strip's bar: kept at the bottom, then paraphrased, the unjudged (`unknown`), lost on top. */
+export function retentionShares(retention: Retention): { kept: number; paraphrased: number; lost: number; unknown: number; confirmed: number; items: number } {
   const t = totalRetention(retention);
-  if (t.items === 0) return { kept: 0, paraphrased: 0, lost: 0, confirmed: 0, items: 0 };
-  return { kept: t.kept / t.items, paraphrased: t.paraphrased / t.items, lost: t.lost / t.items, confirmed: t.confirmed, items: t.items };
+  if (t.items === 0) return { kept: 0, paraphrased: 0, lost: 0, unknown: 0, confirmed: 0, items: 0 };
+  return {
+    kept: t.kept / t.items,
+    paraphrased: t.paraphrased / t.items,
+    lost: t.lost / t.items,
+    unknown: (t.unknown ?? 0) / t.items,
+    confirmed: t.confirmed,
+    items: t.items,
+  };
 }
 
 export interface KindGroup<T> {

@@ -436,3 +436,137 @@ describe('Claude Code attachments (docs/adapters.md)', () => {
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['Fix the login retry.', 'Also make the retry count configurable.']);
   });
 });
+
+// test/fixtures/adapters/claude-code-other-backend.jsonl (provenance beside it): Claude Code
+// 2.1.14x on an Anthropic-compatible backend of another model: no requestId, one call per
+// message.id streamed over several records with usage on one of them, and the record types
+// 2.1.x writes around them
+describe('Claude Code 2.1.x on another backend (docs/adapters.md)', () => {
+  const text = fs.readFileSync(new URL('../../../test/fixtures/adapters/claude-code-other-backend.jsonl', import.meta.url), 'utf8');
+  const lines = text.trimEnd().split('\n');
+  const r = convert(text);
+  const snaps = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+  const total = (s: Snapshot): number | null => (s.spans.every((x) => x.tokens === undefined) ? null : s.spans.reduce((a, x) => a + x.tokens!, 0));
+
+  it('is told by its records, whatever record opens the file; not by requestId', () => {
+    expect(r.summary.format).toBe('claude-code');
+    expect(r.errors).toEqual([]);
+    const sessionId = 's';
+    for (const type of [
+      'permission-mode',
+      'last-prompt',
+      'ai-title',
+      'custom-title',
+      'agent-name',
+      'queue-operation',
+      'file-history-snapshot',
+      'summary',
+      'attachment',
+      'system',
+    ])
+      expect(detectFormat({ type, sessionId }), type).toBe('claude-code');
+    expect(detectFormat({ type: 'assistant', parentUuid: null, message: {} })).toBe('claude-code');
+    // a record type alone, with none of Claude Code's fields, is not enough
+    expect(detectFormat({ type: 'permission-mode' })).toBe('wire');
+  });
+
+  it('a call is its message.id when there is no requestId: records of one id are one turn; a synthetic error record is none', () => {
+    expect(snaps.map((s) => s.turn)).toEqual([1, 2, 3, 4]);
+    expect(snaps.map((s) => s.message_id)).toEqual(['msg_kimi_01', 'msg_kimi_02', 'msg_kimi_03', 'msg_kimi_04']);
+    expect(snaps.every((s) => s.request_id === undefined)).toBe(true);
+    // the call's later records add blocks, no turn: the second call saw all three of the first's
+    expect(ids(snaps[1]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'u2#0', 'a1#0', 'a2#0', 'a3#0', 'r1#0']);
+    expect(snaps.flatMap(ids).some((id) => id.startsWith('x1'))).toBe(false);
+    expect(r.summary.skipped['assistant without requestId']).toBe(1);
+  });
+
+  it("tokens: the usage one of the call's records reports, wherever it is; estimated only when every record reports zero", () => {
+    // call 1 reports on its third record, call 2 on its first, call 3 on none, call 4 on its second
+    expect(snaps.map(total)).toEqual([14210, 14620 + 14200, null, 15100 + 14600]);
+    // the first record of a call decides what it saw, also when its usage comes later
+    expect(ids(snaps[0]!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'u2#0']);
+    expect(snaps[0]!.spans[0]!.tokens).toBe(14210 - estimateTokens(snaps[0]!.spans[1]!.text) - estimateTokens(snaps[0]!.spans[2]!.text));
+  });
+
+  it('the largest usage counts: a zero first record waits for the one that reports, later smaller reports change nothing', () => {
+    const call = (uuid: string, parent: string | null, usage: Record<string, number>): string =>
+      JSON.stringify({
+        type: 'assistant',
+        uuid,
+        parentUuid: parent,
+        sessionId: 'mx',
+        message: { id: 'msg_1', role: 'assistant', model: 'glm-4.6', content: say(uuid), usage },
+      });
+    const zero = { input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
+    const got = snapshotsOf([
+      rec('user', 'u1', null, 'Count the words.'),
+      call('b1', 'u1', zero),
+      call('b2', 'b1', { input_tokens: 900, cache_read_input_tokens: 100, output_tokens: 3 }),
+      call('b3', 'b2', { input_tokens: 20, output_tokens: 9 }),
+      call('b4', 'b3', zero),
+    ]);
+    expect(got.map(total)).toEqual([1000]);
+  });
+
+  it('read as it grows (watch): a call waiting for its usage goes out when it is reported or the next call starts, the same snapshot as in the whole file', () => {
+    const live: Snapshot[] = [];
+    const pipeline = new TranscriptPipeline({
+      text: () => {
+        throw new Error('not a raw line');
+      },
+      value: (v) => {
+        if ((v as Snapshot).type === 'snapshot') live.push(v as Snapshot);
+      },
+      error: () => undefined,
+    });
+    const counts: number[] = [];
+    lines.forEach((l, i) => {
+      pipeline.line(l, i + 1);
+      counts.push(live.length);
+    });
+    // call 1 (line 7) waits for its usage (line 9); call 3 (line 15) for the next call (line 26),
+    // which reports its own on its second record (line 27)
+    expect(counts.indexOf(1)).toBe(8);
+    expect(counts.indexOf(3)).toBe(25);
+    expect(counts.indexOf(4)).toBe(26);
+    expect(live).toEqual(snaps);
+    pipeline.end();
+  });
+
+  it('titles: an ai-title before the first call names the session, a custom-title after it is counted (the header never changes)', () => {
+    expect(r.messages[0]!.value).toMatchObject({ type: 'session', title: 'hooks — Debug slow stop hooks' });
+    expect(r.summary.skipped['custom-title (after the first call)']).toBe(1);
+    const named = convert([lines[0]!, JSON.stringify({ type: 'custom-title', customTitle: 'my name', sessionId: 's' }), ...lines.slice(1)].join('\n'));
+    expect(named.messages[0]!.value).toMatchObject({ title: 'hooks — my name' });
+  });
+
+  it('every record type of 2.1.x here is mapped or counted by type, never an input error', () => {
+    expect(r.summary.skipped).toEqual({
+      'permission-mode': 1,
+      'file-history-snapshot': 1,
+      'attachment:deferred_tools_delta': 1,
+      'system:api_error': 1,
+      'system:turn_duration': 1,
+      'last-prompt': 1,
+      'system:informational': 1,
+      'queue-operation': 2,
+      'system:local_command': 1,
+      'custom-title (after the first call)': 1,
+      'agent-name': 1,
+      'assistant without requestId': 1,
+    });
+    // the queued prompt reaches the model as an attachment: a user span of the last call
+    expect(spanOf(snaps[3]!, 't2#0')).toMatchObject({ role: 'user', text: 'only run the tests when files changed' });
+  });
+
+  it("slash commands: the arguments are the user's words (label, title, audit); a command without arguments stays out", () => {
+    expect(spanOf(snaps[0]!, 'u1#0')!.label).toBe('/systematic-debugging the stop hooks are running quite…');
+    const untitled = convert(lines.filter((l) => !l.includes('"ai-title"')).join('\n'));
+    expect(untitled.messages[0]!.value).toMatchObject({ title: 'hooks — the stop hooks are running quite slowly; can we…' });
+    const items = auditAfter(lines, 'a7', 'Summary: the user said the stop hooks are running slowly and asked us to figure out why.');
+    expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([
+      ['the stop hooks are running quite slowly; can we figure out why?', 'paraphrased'],
+      ['only run the tests when files changed', 'lost'],
+    ]);
+  });
+});

@@ -460,3 +460,132 @@ describe('Codex IDE prompts (docs/adapters.md)', () => {
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => [i.text, i.status])).toEqual([['Make the eviction test pass', 'paraphrased']]);
   });
 });
+
+// test/fixtures/adapters/codex-first-format.jsonl (provenance beside it): a rollout of Codex's
+// first format, before session_meta: a bare metadata line, bare response items, state lines
+describe('Codex CLI adapter, the first rollout format (docs/adapters.md "Codex\'s first format")', () => {
+  const text = read('codex-first-format.jsonl');
+  const first = convert(text);
+
+  it('is told by its bare metadata line, and so is nothing else that lacks a type', () => {
+    expect(detectFormat(JSON.parse(text.split('\n')[0]!))).toBe('codex');
+    expect(detectFormat({ id: 'x' })).toBe('wire');
+    expect(detectFormat({ record_type: 'state', id: 'x', timestamp: 't' })).toBe('wire');
+    expect(convert(text, { from: 'codex' }).snapshots).toEqual(first.snapshots);
+  });
+
+  it("the session's metadata comes from the first line: id, start, the AGENTS.md instructions (its copy in the history not counted twice)", () => {
+    expect(first.errors).toEqual([]);
+    expect(first.header).toEqual({
+      type: 'session',
+      session_id: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+      title: 'The tally command counts blank lines as words;…',
+      source: 'codex',
+      started_at: '2025-07-14T16:20:05.118Z',
+    });
+    expect(spanOf(first.snapshots[0]!, INSTRUCTIONS_SPAN_ID)).toMatchObject({ text: 'Always run `cargo fmt` before you finish.', pinned: true });
+  });
+
+  it('one turn per assistant message, seeing what came before the run of items its call produced; tokens estimated (no usage in the format)', () => {
+    expect(first.snapshots.map((s) => s.turn)).toEqual([1, 2]);
+    // turn 1: the call that wrote line 13 saw the tool outputs before it (an output ends a run of produced items)
+    expect(ids(first.snapshots[0]!)).toEqual([INSTRUCTIONS_SPAN_ID, 'line4', 'line5', 'line7', 'line8', 'line9', 'line11', 'line12']);
+    expect(ids(first.snapshots[1]!)).toEqual([
+      INSTRUCTIONS_SPAN_ID,
+      ...['line4', 'line5', 'line7', 'line8', 'line9', 'line11', 'line12', 'line13', 'line15', 'line16', 'line17'],
+    ]);
+    for (const s of first.snapshots) for (const span of s.spans) expect(span.tokens).toBeUndefined();
+    expect(spanOf(first.snapshots[1]!, 'line12')).toMatchObject({ role: 'tool', label: 'result of apply_patch src/count.rs' });
+    expect(spanOf(first.snapshots[1]!, 'line15')).toMatchObject({ role: 'user', text: 'Good. Put the test in tests/count.rs.' });
+  });
+
+  it('state lines and unknown items are counted, never input errors', () => {
+    expect(first.summary).toEqual({
+      format: 'codex',
+      skipped: { 'record_type:state': 5, 'response_item:message (the session instructions again)': 1, 'response_item:other': 1 },
+    });
+  });
+
+  it('the unchanged engine accepts every message', () => {
+    const engine = new Engine({ sha256 });
+    const kinds = first.messages.map((m) => engine.ingestParsedLine(m.value, m.line, false).kind);
+    expect(kinds).toEqual(['header', 'turn', 'turn']);
+  });
+});
+
+// test/fixtures/adapters/codex-encrypted-compaction.jsonl (provenance beside it): two remote
+// compactions whose summaries are encrypted `compaction` items (compact_remote.rs)
+describe('Codex CLI adapter, an encrypted compaction summary (contract §8.4 unknown)', () => {
+  const enc = convert(read('codex-encrypted-compaction.jsonl'));
+  const marks = enc.snapshots.filter((s) => s.compaction !== undefined);
+  type Mark = { summary: string[]; summary_state?: string; items: { kind: string; text: string; status: string }[]; carried: { status: string }[] };
+  const mark = (s: Snapshot): Mark => s.compaction as Mark;
+
+  it('the encrypted item is the summary, each compaction its own (two ciphertexts, one placeholder text), and the mark says it is encrypted', () => {
+    expect(marks.map((s) => s.turn)).toEqual([5, 7]);
+    expect(marks.map((s) => mark(s).summary)).toEqual([['line15/1'], ['line22/1']]);
+    expect(marks.map((s) => mark(s).summary_state)).toEqual(['encrypted', 'encrypted']);
+    expect(spanOf(marks[0]!, 'line15/1')).toMatchObject({ role: 'summary', kind: 'compaction', text: '[encrypted compaction summary]' });
+  });
+
+  it('an item the clear text does not hold is unknown, never lost; one the kept messages hold in clear is kept', () => {
+    const items = mark(marks[0]!).items;
+    expect(items.map((i) => [i.kind, i.text, i.status])).toEqual([
+      ['user_prompt', 'Split the ledger importer into a parser and a writer, keeping the CSV column order', 'unknown'],
+      ['file', 'src/import/parser.rs', 'unknown'],
+      ['file', 'src/import/writer.rs', 'unknown'],
+      ['user_prompt', 'Now make the writer flush every hundred rows', 'kept'],
+    ]);
+    for (const s of marks) for (const it of [...mark(s).items, ...mark(s).carried]) expect(it.status).not.toBe('lost');
+  });
+
+  it('a restated prompt after it is still reported as a refetch', () => {
+    expect(enc.snapshots.find((s) => s.turn === 6)?.refetched).toEqual([
+      { compaction_turn: 5, kind: 'user_prompt', text: 'Split the ledger importer into a parser and a writer, keeping the CSV column order', turn: 6 },
+    ]);
+  });
+
+  it('the engine records it: summary_state, unknown in items and retention; a refetched unknown item is not a confirmed loss, so no compaction_loss', () => {
+    const engine = new Engine({ sha256 });
+    const signals: string[] = [];
+    for (const m of enc.messages) {
+      const o = engine.ingestParsedLine(m.value, m.line, false);
+      if (o.kind === 'turn') for (const f of o.result.findings) signals.push(f.signal);
+    }
+    const records = engine.analysis('019b0a1c-7e2f-7d31-9c44-5a6b7c8d9e0f')!.compactions.records;
+    expect(records.map((r) => r.summary_state)).toEqual(['encrypted', 'encrypted']);
+    expect(records[0]!.retention).toEqual({
+      user_prompt: { items: 2, kept: 1, paraphrased: 0, lost: 0, confirmed: 0, unknown: 1 },
+      file: { items: 2, kept: 0, paraphrased: 0, lost: 0, confirmed: 0, unknown: 2 },
+    });
+    expect(records[0]!.items[0]).toMatchObject({ status: 'unknown', refetched_at: 6, confirmed: false });
+    expect(signals.filter((s) => s.startsWith('compaction'))).toEqual(['compaction', 'compaction']);
+  });
+});
+
+describe('Codex: apply_patch run through the shell tool (older CLIs)', () => {
+  it('is labelled by its files, and its files are audit items (contract §8.4 file)', () => {
+    const line = (type: string, payload: unknown): string => JSON.stringify({ timestamp: '2025-09-01T10:00:00.000Z', type, payload });
+    const count = (n: number): string =>
+      line('event_msg', {
+        type: 'token_count',
+        info: { total_token_usage: { input_tokens: n }, last_token_usage: { input_tokens: n }, model_context_window: 272000 },
+      });
+    const patch = '*** Begin Patch\n*** Update File: src/count.rs\n@@\n-a\n+b\n*** End Patch\n';
+    const r = convert(
+      [
+        line('session_meta', { id: 'sp', timestamp: '2025-09-01T10:00:00.000Z', cwd: '/w' }),
+        line('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the count.' }] }),
+        count(100),
+        line('response_item', { type: 'function_call', name: 'shell', arguments: JSON.stringify({ command: ['apply_patch', patch] }), call_id: 'c1' }),
+        line('response_item', { type: 'function_call_output', call_id: 'c1', output: 'Success.' }),
+        count(200),
+        line('compacted', { message: 'The user asked to fix the count.' }),
+        count(50),
+      ].join('\n'),
+    );
+    expect(spanOf(r.snapshots[1]!, 'line4')!.label).toBe('apply_patch src/count.rs');
+    const items = (r.snapshots[2]!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
+    expect(items.filter((i) => i.kind === 'file')).toEqual([expect.objectContaining({ text: 'src/count.rs', status: 'lost' })]);
+  });
+});

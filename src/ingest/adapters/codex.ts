@@ -7,9 +7,10 @@ import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
-import { patchFiles, requestOf, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
+import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
 
 /** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
 export const INSTRUCTIONS_SPAN_ID = 'instructions';
@@ -26,6 +27,8 @@ interface ContextItem extends ItemView {
 interface PendingCompaction {
   replaced: string[];
   summary: string[];
+  /** the summary is an encrypted `compaction` item: what it kept cannot be read (contract §8.3 `summary_state`) */
+  encrypted: boolean;
 }
 
 export class CodexAdapter {
@@ -53,6 +56,9 @@ export class CodexAdapter {
   private readonly audit = new CompactionAuditor();
   private readonly callLabels = new Map<string, CallLabel>();
   private turn = 0;
+  /** adapters.md: the rollout is in Codex's first format (bare items, no usage): a turn per assistant message */
+  private legacy = false;
+  private linesRead = 0;
 
   constructor(private readonly fallbackSessionId = 'codex') {}
 
@@ -68,6 +74,14 @@ export class CodexAdapter {
     }
     const type = typeof value.type === 'string' ? value.type : '(no type)';
     const payload = isObject(value.payload) ? value.payload : null;
+    const first = this.linesRead++ === 0;
+    if (payload === null && first && isLegacyMeta(value)) {
+      // adapters.md "Codex's first format": the metadata line names the session
+      this.legacy = true;
+      this.sessionMeta(value, null);
+      return [];
+    }
+    if (payload === null && this.legacy) return this.legacyLine(value, type, line);
     if (payload === null) {
       this.skipped.add(`${type} without payload`);
       return [];
@@ -93,6 +107,30 @@ export class CodexAdapter {
         this.skipped.add(type);
         return [];
     }
+  }
+
+  /**
+   * adapters.md "Codex's first format": a bare response item, or a `{"record_type": "state"}`
+   * line (the conversation's state for resuming, never sent). The format has no token counts:
+   * a call is told by the assistant message it wrote, its spans estimated.
+   */
+  private legacyLine(value: JsonObject, type: string, line: number): AdaptedMessage[] {
+    if (typeof value.record_type === 'string') {
+      this.skipped.add(`record_type:${value.record_type}`);
+      return [];
+    }
+    if (!LEGACY_ITEM_TYPES.has(type)) {
+      this.skipped.add(type === '(no type)' ? '(no type)' : `response_item:${type}`);
+      return [];
+    }
+    const start = this.callStart;
+    const before = this.context.length;
+    this.responseItem(value, line);
+    const added = this.context.length > before ? this.context[this.context.length - 1]! : null;
+    if (added === null || added.kind !== 'text' || added.role !== 'assistant') return [];
+    // the call saw everything before its own items (the run this message ends); the message itself is its output
+    this.callStart = start ?? before;
+    return this.call(null, line, null);
   }
 
   /** The last line could not be parsed: a rollout still being written (adapters.md), not an input error. */
@@ -135,6 +173,9 @@ export class CodexAdapter {
       this.audit.add('user_prompt', request, this.turn + 1, item.id);
     }
     if (item.kind === 'tool_use' && item.tool === 'apply_patch') for (const f of patchFiles(item.text)) this.audit.add('file', f, this.turn, item.id);
+    // older Codex ran apply_patch through the shell tool (codexItems.ts shellPatch)
+    const patch = raw.type === 'function_call' ? shellPatch(str(raw.name), str(raw.arguments)) : null;
+    if (patch !== null) for (const f of patchFiles(patch)) this.audit.add('file', f, this.turn, item.id);
   }
 
   /** A response item as context, or null (counted as skipped) when the model never sees it. */
@@ -178,7 +219,7 @@ export class CodexAdapter {
         }
         const made = this.item(entry, `line${line}/${i}`);
         if (made === null) return;
-        const same = pool.findIndex((p) => p.kind === made.kind && p.role === made.role && p.text === made.text);
+        const same = pool.findIndex((p) => p.kind === made.kind && p.role === made.role && p.text === made.text && p.identity === made.identity);
         if (same === -1) next.push(made);
         else {
           const carried = pool.splice(same, 1)[0]!;
@@ -204,7 +245,16 @@ export class CodexAdapter {
     this.callStart = null;
     this.removed.push(...replaced);
     this.audit.compact();
-    this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary: fresh.map((f) => f.id) };
+    // contract §8.3 summary_state: the server's summary is an encrypted `compaction` item; with no
+    // clear `message` beside it, nothing of what it kept can be read
+    // an encrypted summary already in the history (written as a response item before the record) is still this one's summary
+    const summaries = [...fresh, ...next.filter((n) => kept.has(n.id) && n.kind === 'compaction' && n.derivedFrom === null)];
+    const encrypted = summaryText === '' && summaries.some((f) => f.kind === 'compaction');
+    this.compaction = {
+      replaced: [...(this.compaction?.replaced ?? []), ...replaced],
+      summary: summaries.map((f) => f.id),
+      encrypted: encrypted || this.compaction?.encrypted === true,
+    };
   }
 
   private event(payload: JsonObject, line: number, ts: string | null): AdaptedMessage[] {
@@ -266,7 +316,7 @@ export class CodexAdapter {
   }
 
   /** adapters.md turns: one model call; its snapshot is what the call saw, its total the call's input tokens. */
-  private call(total: number, line: number, ts: string | null): AdaptedMessage[] {
+  private call(total: number | null, line: number, ts: string | null): AdaptedMessage[] {
     const out: AdaptedMessage[] = [];
     this.turn++;
     if (!this.headerSent) out.push({ value: this.header(), line });
@@ -274,7 +324,7 @@ export class CodexAdapter {
     this.callStart = null;
     const items = this.instructions === null ? seen : [this.instructions, ...seen];
     const spans = items.map(toSpan);
-    if (spans.length > 0) {
+    if (spans.length > 0 && total !== null) {
       // adapters.md tokens: estimates scaled down to fit, the rest on the instructions (else the first span)
       const shares = fitTokens(
         items.map((i) => i.estimate),
@@ -292,14 +342,17 @@ export class CodexAdapter {
       snap.archived = this.removed;
     }
     if (this.compaction !== null) {
-      // contract §8.4: judged against everything this call saw
-      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'));
+      // contract §8.4: judged against everything this call saw; what an encrypted summary kept is
+      // not in that text, so an item missing from it is unknown, not lost
+      const encrypted = this.compaction.encrypted;
+      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'), encrypted);
       snap.compaction = {
         kind: 'compact',
         trigger: null,
         pre_tokens: null,
         replaced: this.compaction.replaced,
         summary: this.compaction.summary,
+        ...(encrypted ? { summary_state: 'encrypted' } : {}),
         items: audit.items,
         carried: audit.carried,
       };
@@ -378,4 +431,8 @@ function baseName(path: string): string {
 function titleWords(text: string): string {
   const words = text.trim().split(/\s+/);
   return words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '');
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
 }

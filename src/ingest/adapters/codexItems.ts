@@ -20,6 +20,8 @@ export interface ItemView {
   prompt: boolean;
   /** function and custom tool calls: what their outputs answer */
   callId: string | null;
+  /** an encrypted summary: its ciphertext, which tells two of them apart (their text is one placeholder) */
+  identity?: string;
 }
 
 /** A label is read in one glance: at most this many characters. */
@@ -74,7 +76,7 @@ export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabe
     case 'compaction':
     case 'compaction_summary':
       // a summary the server made (remote compaction): the model reads it, the rollout holds it encrypted
-      return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', {});
+      return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', { identity: str(raw.encrypted_content) });
     case 'ghost_snapshot':
       // adapters.md: an undo point Codex keeps in its history; it leaves it out of every prompt
       return { skip: 'response_item:ghost_snapshot (not sent to the model)' };
@@ -160,8 +162,11 @@ function callLabel(name: string, args: string): string {
   switch (name) {
     case 'shell':
     case 'container.exec':
-    case 'local_shell':
+    case 'local_shell': {
+      const patch = shellPatch(name, args);
+      if (patch !== null) return patchLabel(patch);
       return `shell: ${Array.isArray(a.command) ? shellScript(a.command.filter((c): c is string => typeof c === 'string')) : str(a.command)}`;
+    }
     case 'shell_command':
       return `shell: ${str(a.command)}`;
     case 'exec_command':
@@ -173,6 +178,14 @@ function callLabel(name: string, args: string): string {
     default:
       return name || 'tool call';
   }
+}
+
+/** Older Codex ran apply_patch as a shell command, `["apply_patch", "<the patch>"]`: the patch, else null. */
+export function shellPatch(name: string, args: string): string | null {
+  if (name !== 'shell' && name !== 'container.exec' && name !== 'local_shell') return null;
+  const parsed = parseJson(args);
+  const command = isObject(parsed) && Array.isArray(parsed.command) ? parsed.command : null;
+  return command !== null && command.length === 2 && command[0] === 'apply_patch' && typeof command[1] === 'string' ? command[1] : null;
 }
 
 function customCallLabel(name: string, input: string): string {

@@ -3,12 +3,41 @@
 // transcript is read as the product's own wire format, so its errors are reported exactly
 // as before.
 
+import { isLegacyMeta } from './codexLegacy.ts';
+
 export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex';
 
 export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex'];
 
-/** Record types Claude Code writes (docs/adapters.md); any one of them names the format. */
-const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation', 'attachment']);
+/**
+ * Record types Claude Code writes (docs/adapters.md, as of 2.1.x); any one of them, with a
+ * field only its records carry, names the format. A transcript may open with any of them
+ * (a resumed session starts with its `summary`, a new one often with `permission-mode`).
+ */
+const CLAUDE_CODE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'attachment',
+  'last-prompt',
+  'ai-title',
+  'custom-title',
+  'agent-name',
+  'agent-setting',
+  'agent-color',
+  'permission-mode',
+  'mode',
+  'pr-link',
+  'tag',
+  'worktree-state',
+]);
+
+/** Fields of Claude Code's records (the chain's `uuid` / `parentUuid`, the `sessionId` every record carries, a summary's `leafUuid`, a snapshot's `messageId`). */
+const CLAUDE_CODE_KEYS = ['sessionId', 'uuid', 'parentUuid', 'leafUuid', 'messageId'];
 
 /** The `type`s of a Codex CLI rollout line (codex-rs/protocol/src/protocol.rs `RolloutItem`), each with a `payload` object. */
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg']);
@@ -23,8 +52,8 @@ export function detectFormat(first: unknown): TranscriptFormat {
   // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
   if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
-  if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
-    return 'claude-code';
-  }
+  // Codex's first rollout format (before session_meta): a bare metadata line opens it
+  if (isLegacyMeta(record)) return 'codex';
+  if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && CLAUDE_CODE_KEYS.some((k) => k in record)) return 'claude-code';
   return 'wire';
 }

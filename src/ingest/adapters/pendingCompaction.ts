@@ -65,7 +65,10 @@ export class CompactionFinder {
     const line = this.lastLine + 1;
     // the call to come: no uuid, no usage, a model name the adapter does not report ('<…>')
     const call = { type: 'assistant', requestId: PENDING_CALL_ID, message: { id: PENDING_CALL_ID, role: 'assistant', model: '<pending>', content: [] } };
-    this.take(this.adapter.record(call, line), true);
+    // a real call still waiting for a record with its usage goes out as at the file's end (adapters.md tokens)
+    this.take(this.adapter.end(), false);
+    // the call to come reports no usage, so the adapter holds it until its end
+    this.take(this.adapter.record(call, line).concat(this.adapter.end()), true);
     return this.last;
   }
 

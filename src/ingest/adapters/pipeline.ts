@@ -44,6 +44,8 @@ interface Adapter {
   readonly skipped: SkippedRecords;
   record(value: unknown, line: number): AdaptedMessage[];
   truncatedLastLine(): void;
+  /** the input ended: what the adapter still held (a Claude Code call waiting for its usage) */
+  end?(): AdaptedMessage[];
 }
 
 export class TranscriptPipeline {
@@ -121,6 +123,7 @@ export class TranscriptPipeline {
       this.heldError = null;
       this.adapter?.truncatedLastLine();
     }
+    for (const m of this.adapter?.end?.() ?? []) this.feed.value(m.value, m.line, false, true);
     this.feed.end?.();
   }
 

@@ -7,7 +7,8 @@
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import type { AdaptedMessage } from '../claudeCode.ts';
-import { CLEARED_TOOL_RESULT, WRAPPER_PREFIXES } from '../claudeCode.ts';
+import { CLEARED_TOOL_RESULT } from '../claudeCode.ts';
+import { WRAPPER_PREFIXES } from '../claudeCodePrompts.ts';
 import { injectedLabel, typedText } from '../injectedText.ts';
 import { SkippedRecords } from '../skipped.ts';
 import { firstWords, toolCallLabel } from '../spanLabels.ts';

@@ -1,0 +1,78 @@
+// Claude Code's content blocks as context (docs/adapters.md "Claude Code" span text, role,
+// label): one block of a user or assistant record, as the adapter keeps it.
+import { isObject } from './json.ts';
+import { firstWords } from './spanLabels.ts';
+import { estimateTokens } from './tokens.ts';
+
+export interface ContextBlock {
+  id: string;
+  text: string;
+  role: string;
+  kind: string;
+  pinned: boolean;
+  derivedFrom: string[] | null;
+  /** tool_result blocks: the tool_use they answer (microcompaction clears by it) */
+  toolUseId: string | null;
+  /** contract §2.3 estimate of `text`, counted once (a block is in every later snapshot) */
+  estimate: number;
+  /** tool_result blocks: the tool reported an error (contract §8.4 `error`) */
+  isError: boolean;
+  /** contract §8.8: a short human name */
+  label: string;
+  /** tool_use and tool_result blocks: the tool's name (contract §8.7 tokens by tool) */
+  tool: string | null;
+}
+
+export function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false): ContextBlock {
+  return {
+    id,
+    text,
+    role: 'assistant',
+    kind,
+    pinned: false,
+    derivedFrom: null,
+    toolUseId,
+    estimate: estimateTokens(text),
+    isError,
+    label: defaultLabel(kind, text),
+    tool: null,
+  };
+}
+
+/** One content block as context text; null when it is not a block at all. */
+export function contentBlock(raw: unknown, id: string): ContextBlock | null {
+  if (typeof raw === 'string') return block(id, raw, 'text', null);
+  if (!isObject(raw) || typeof raw.type !== 'string') return null;
+  switch (raw.type) {
+    case 'text':
+      return block(id, str(raw.text), 'text', null);
+    case 'thinking':
+      return block(id, str(raw.thinking), 'thinking', null);
+    case 'redacted_thinking':
+      return block(id, '[redacted thinking]', 'thinking', null);
+    case 'tool_use':
+      return block(id, `${str(raw.name)} ${JSON.stringify(raw.input ?? {})}`, 'tool_use', null);
+    case 'tool_result':
+      return block(id, toolResultText(raw.content), 'tool_result', typeof raw.tool_use_id === 'string' ? raw.tool_use_id : null, raw.is_error === true);
+    default:
+      // image, document, …: the model saw something; its text is not in the transcript
+      return block(id, `[${raw.type}]`, raw.type, null);
+  }
+}
+
+function toolResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (isObject(part) ? (part.type === 'text' ? str(part.text) : `[${str(part.type)}]`) : '')).join('\n');
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** contract §8.8: a block's label before its record says more (thinking, images, …). */
+function defaultLabel(kind: string, text: string): string {
+  if (kind === 'thinking') return text === '[redacted thinking]' ? 'thinking (redacted)' : 'thinking';
+  if (kind === 'text') return firstWords(text);
+  return kind === 'tool_result' ? 'tool result' : `[${kind}]`;
+}
