@@ -10,12 +10,15 @@ const FORMAT_NAMES: Record<TranscriptFormat, string> = {
   'claude-code': 'Claude Code transcript',
   'swe-agent': 'SWE-agent trajectory',
   codex: 'Codex CLI rollout',
+  gemini: 'Gemini CLI session',
+  openhands: 'OpenHands conversation',
 };
 
 export function adapterNote(summary: AdapterSummary): string {
   if (summary.format === 'wire') return '';
   const skipped = describeSkipped(summary.skipped);
-  const lines = ['', `Read as a ${FORMAT_NAMES[summary.format]} (docs/adapters.md).`];
+  const name = FORMAT_NAMES[summary.format];
+  const lines = ['', `Read as ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} (docs/adapters.md).`];
   lines.push(skipped === '' ? 'Records not mapped: none.' : `Records not mapped: ${skipped}.`);
   return lines.join('\n') + '\n';
 }
@@ -27,6 +30,6 @@ export function adapterJson(summary: AdapterSummary): { adapter?: { format: Tran
 
 export function parseFrom(value: string | undefined): TranscriptFormat | undefined | { error: string } {
   if (value === undefined || value === 'auto') return undefined;
-  if (value === 'claude-code' || value === 'swe-agent' || value === 'codex' || value === 'wire') return value;
-  return { error: `--from must be claude-code, swe-agent, codex, wire or auto, got ${JSON.stringify(value)}` };
+  if (value === 'claude-code' || value === 'swe-agent' || value === 'codex' || value === 'gemini' || value === 'openhands' || value === 'wire') return value;
+  return { error: `--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto, got ${JSON.stringify(value)}` };
 }

@@ -3,9 +3,11 @@
 // transcript is read as the product's own wire format, so its errors are reported exactly
 // as before.
 
-export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex';
+import { OPENHANDS_EVENT_KINDS } from './openhands.ts';
 
-export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex'];
+export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex' | 'gemini' | 'openhands';
+
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex', 'gemini', 'openhands'];
 
 /** Record types Claude Code writes (docs/adapters.md); any one of them names the format. */
 const CLAUDE_CODE_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'progress', 'file-history-snapshot', 'queue-operation', 'attachment']);
@@ -22,6 +24,10 @@ export function detectFormat(first: unknown): TranscriptFormat {
   if (Array.isArray(record.trajectory)) return 'swe-agent';
   // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
   if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
+  // a Gemini CLI session: its metadata line (or the whole legacy document on one line), which has no `type`
+  if (type === undefined && typeof record.sessionId === 'string' && typeof record.projectHash === 'string') return 'gemini';
+  // an OpenHands event: its class in `kind` (openhands-sdk event/*)
+  if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string')) return 'openhands';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
     return 'claude-code';
