@@ -7,7 +7,7 @@
 // removes `forgotten_event_ids` from what the model sees and puts its `summary` at
 // `summary_offset` (event/condenser.py `apply`): one compaction. The mapping rules are
 // docs/adapters.md "OpenHands"; each rule below names the one it implements.
-import { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
@@ -69,6 +69,11 @@ export class OpenHandsAdapter {
   private removed: string[] = [];
   private compaction: { replaced: string[]; summary: string[] } | null = null;
   private readonly audit = new CompactionAuditor();
+  /**
+   * contract §8.4 items not yet audited, with the span that gave each: a condensation audits
+   * only those of the events it forgets (the others stay in view), so the rest wait for the next one
+   */
+  private pending: { kind: AuditItemKind; text: string; turn: number; spanId: string }[] = [];
   private turn = 0;
   private cwd: string | null = null;
   private contextWindow: number | null = null;
@@ -187,7 +192,7 @@ export class OpenHandsAdapter {
     }
     if (prompt !== '') {
       this.audit.promptWritten(prompt, this.turn + 1);
-      this.audit.add('user_prompt', prompt, this.turn + 1, id);
+      this.pending.push({ kind: 'user_prompt', text: prompt, turn: this.turn + 1, spanId: id });
     }
     this.view.push({ id, items: [item] });
     return [];
@@ -212,10 +217,10 @@ export class OpenHandsAdapter {
     const path = filePath(tool, args);
     if (path !== null) {
       if (isRead(tool, args)) this.audit.fileRead(path, this.turn);
-      this.audit.add('file', path, this.turn, id);
+      this.pending.push({ kind: 'file', text: path, turn: this.turn, spanId: id });
     }
     const command = shellCommand(tool, args);
-    if (command !== null) this.audit.add('command', command, this.turn, id);
+    if (command !== null) this.pending.push({ kind: 'command', text: command, turn: this.turn, spanId: id });
     this.view.push({ id, items });
     return out;
   }
@@ -239,7 +244,7 @@ export class OpenHandsAdapter {
     }
     if (error) {
       const first = text.replace(ERROR_HEADER, '').split('\n').find((l) => l.trim() !== '');
-      if (first !== undefined) this.audit.add('error', first.trim(), this.turn, id);
+      if (first !== undefined) this.pending.push({ kind: 'error', text: first.trim(), turn: this.turn, spanId: id });
     }
     this.view.push({ id, items: [contextItem(id, text, 'tool', 'tool_result', `${error ? 'error from' : 'result of'} ${of}`, tool)] });
   }
@@ -250,8 +255,8 @@ export class OpenHandsAdapter {
    */
   private condensation(event: JsonObject, id: string): void {
     const forgotten = new Set(Array.isArray(event.forgotten_event_ids) ? event.forgotten_event_ids.filter((f): f is string => typeof f === 'string') : []);
-    const gone = this.view.filter((v) => forgotten.has(v.id));
-    const replaced = gone.flatMap((v) => v.items.map((i) => i.id));
+    const dropped = this.view.filter((v) => forgotten.has(v.id));
+    const replaced = dropped.flatMap((v) => v.items.map((i) => i.id));
     this.view = this.view.filter((v) => !forgotten.has(v.id));
     const summary: string[] = [];
     if (typeof event.summary === 'string' && typeof event.summary_offset === 'number' && Number.isInteger(event.summary_offset) && event.summary_offset >= 0) {
@@ -262,6 +267,9 @@ export class OpenHandsAdapter {
       summary.push(sid);
     }
     this.removed.push(...replaced);
+    const gone = new Set(replaced);
+    for (const p of this.pending) if (gone.has(p.spanId)) this.audit.add(p.kind, p.text, p.turn, p.spanId);
+    this.pending = this.pending.filter((p) => !gone.has(p.spanId));
     this.audit.compact();
     this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary };
   }
