@@ -20,6 +20,7 @@ import { nodeSha256 } from '../node/platform.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 import { readTail, type FileState, type TailReader } from './watchTail.ts';
+import { isRewrittenWhole, readWhole } from './watchWhole.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -123,8 +124,44 @@ export function startWatch(options: WatchOptions): Watcher {
     return tail;
   };
 
+  // docs/adapters.md watch: a Gemini CLI session file is rewritten whole; it is read again when it changes
+  const wholes = new Map<string, FileState>();
+  const readRewritten = (file: string): void => {
+    let state = wholes.get(file);
+    if (state === undefined) {
+      state = saved[file] ?? { offset: 0, lines: 0 };
+      wholes.set(file, state);
+    }
+    const stem = path.basename(file).replace(/\.json$/, '');
+    readWhole(file, state, maxLineBytes, {
+      makePipeline: (emit) => {
+        const pipeline: TranscriptPipeline = new TranscriptPipeline(
+          new ScoringStage(
+            {
+              // never the product's own lines raw: a stray .json is not sent
+              text: () => undefined,
+              value: (value) => {
+                if (pipeline.format !== 'wire') emit(value);
+              },
+              error: (line, message) => log(`${file}:${line}: ${message}`),
+            },
+            { mode: 'auto', sha256: nodeSha256 },
+          ),
+          { fallbackSessionId: stem },
+        );
+        return pipeline;
+      },
+      send: (value) => sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`))),
+      log,
+    });
+  };
+
   const poll = async (): Promise<void> => {
     for (const file of transcripts(options.paths, log)) {
+      if (isRewrittenWhole(file)) {
+        readRewritten(file);
+        continue;
+      }
       const tail = tailOf(file);
       readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
     }
@@ -134,6 +171,7 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
+    for (const [file, s] of wholes) state[file] = s;
     writeState(options.statePath, state);
   };
 
@@ -161,12 +199,13 @@ export function startWatch(options: WatchOptions): Watcher {
 }
 
 /** The agents whose transcripts grow line by line: the ones watch follows. */
-type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex'>;
+type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex' | 'gemini'>;
 
-/** docs/adapters.md watch: a Codex rollout by its first record, else Claude Code (what watch always read). */
+/** docs/adapters.md watch: a Codex rollout or a Gemini CLI session (.jsonl) by its first record, else Claude Code (what watch always read). */
 function watchedFormat(firstLine: string): WatchedFormat {
   try {
-    return detectFormat(JSON.parse(firstLine)) === 'codex' ? 'codex' : 'claude-code';
+    const format = detectFormat(JSON.parse(firstLine));
+    return format === 'codex' || format === 'gemini' ? format : 'claude-code';
   } catch {
     return 'claude-code';
   }
@@ -208,7 +247,8 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
     else if (stat.isDirectory()) {
       const root = fs.realpathSync(p);
       for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
-        if (!name.endsWith('.jsonl')) continue;
+        // Gemini CLI writes its sessions into …/chats/: the legacy ones as .json, rewritten whole
+        if (!name.endsWith('.jsonl') && !(name.endsWith('.json') && path.basename(path.dirname(path.resolve(p, name))) === 'chats')) continue;
         const file = path.resolve(p, name);
         // Claude Code's auto-compaction calls re-send the whole conversation to be summarised:
         // read as sessions they would copy their parent's turns and warnings into the overview
@@ -257,8 +297,9 @@ function writeState(file: string, state: Record<string, FileState>): void {
 
 const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
 
-Tails Claude Code transcripts and Codex CLI rollouts (a .jsonl file, or a folder such as
-~/.claude/projects or ~/.codex/sessions: new files in it too) as they grow, turns each new
+Tails Claude Code transcripts, Codex CLI rollouts and Gemini CLI sessions (a file, or a
+folder such as ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp: new files in it too;
+a Gemini .json file is read again whenever it is rewritten) as they grow, turns each new
 model call into a snapshot scored by the reference scorer, and streams it into a relay
 (docs/adapters.md). Each file's first record says which agent wrote it.
 
