@@ -83,7 +83,8 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   if (folder === null && path !== '-' && (await fs.promises.stat(path).catch(() => null))?.isDirectory()) {
     throw new Error('a folder is read only as an OpenHands conversation (one holding events/ and base_state.json, or its events/ folder)');
   }
-  if (folder !== null && options.from !== undefined && options.from !== 'openhands') throw new Error(`a folder is read as an OpenHands conversation, not --from ${options.from}`);
+  if (folder !== null && options.from !== undefined && options.from !== 'openhands')
+    throw new Error(`a folder is read as an OpenHands conversation, not --from ${options.from}`);
   const threads = folder === null ? await threadsFor(path, options) : 0;
   // the parsing threads hash the texts they decode: the engine takes those digests
   const digests = threads > 0 ? new KnownDigests(nodeSha256) : null;
@@ -119,6 +120,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     ...(folder !== null ? { from: 'openhands' as const } : options.from === undefined ? {} : { from: options.from }),
     fallbackSessionId: folder?.id ?? sessionIdFromPath(path),
     ...(options.audit === false ? { audit: false } : {}),
+    ...(options.maxLineBytes === undefined ? {} : { maxRecordChars: options.maxLineBytes }),
   });
   const sink: LineSink<NodeLine> = (text, line) => {
     if (typeof text === 'string') pipeline.line(text, line);
@@ -127,7 +129,11 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   };
   const split = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
   if (folder !== null) {
-    await readOpenHandsFolder(folder, { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) }, options.maxLineBytes);
+    await readOpenHandsFolder(
+      folder,
+      { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) },
+      options.maxLineBytes,
+    );
   } else if (digests === null) {
     await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);
   } else {

@@ -20,7 +20,7 @@ import { nodeSha256 } from '../node/platform.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 import { readTail, type FileState, type TailReader } from './watchTail.ts';
-import { isRewrittenWhole, readWhole } from './watchWhole.ts';
+import { isRewrittenWhole, RewrittenFiles } from './watchWhole.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -125,41 +125,17 @@ export function startWatch(options: WatchOptions): Watcher {
   };
 
   // docs/adapters.md watch: a Gemini CLI session file is rewritten whole; it is read again when it changes
-  const wholes = new Map<string, FileState>();
-  const readRewritten = (file: string): void => {
-    let state = wholes.get(file);
-    if (state === undefined) {
-      state = saved[file] ?? { offset: 0, lines: 0 };
-      wholes.set(file, state);
-    }
-    const stem = path.basename(file).replace(/\.json$/, '');
-    readWhole(file, state, maxLineBytes, {
-      makePipeline: (emit) => {
-        const pipeline: TranscriptPipeline = new TranscriptPipeline(
-          new ScoringStage(
-            {
-              // never the product's own lines raw: a stray .json is not sent
-              text: () => undefined,
-              value: (value) => {
-                if (pipeline.format !== 'wire') emit(value);
-              },
-              error: (line, message) => log(`${file}:${line}: ${message}`),
-            },
-            { mode: 'auto', sha256: nodeSha256 },
-          ),
-          { fallbackSessionId: stem },
-        );
-        return pipeline;
-      },
-      send: (value) => sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`))),
-      log,
-    });
-  };
+  const rewritten = new RewrittenFiles(
+    saved,
+    maxLineBytes,
+    (file, value) => sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`))),
+    log,
+  );
 
   const poll = async (): Promise<void> => {
     for (const file of transcripts(options.paths, log)) {
       if (isRewrittenWhole(file)) {
-        readRewritten(file);
+        rewritten.read(file);
         continue;
       }
       const tail = tailOf(file);
@@ -171,7 +147,7 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
-    for (const [file, s] of wholes) state[file] = s;
+    for (const [file, s] of rewritten.states()) state[file] = s;
     writeState(options.statePath, state);
   };
 

@@ -6,8 +6,11 @@
 // before it, so the first messages of each reading are the ones sent before, and the
 // stored session analyses as `check` of the whole file (docs/adapters.md "watch").
 import fs from 'node:fs';
-import type { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
+import path from 'node:path';
+import { TranscriptPipeline } from '../ingest/adapters/pipeline.ts';
+import { ScoringStage } from '../ingest/adapters/scoringStage.ts';
 import { TranscriptReader } from '../ingest/transcript.ts';
+import { nodeSha256 } from '../node/platform.ts';
 import type { FileState } from './watchTail.ts';
 
 const CHUNK_BYTES = 1 << 20;
@@ -51,7 +54,7 @@ export function readWhole(file: string, state: FileState, maxLineBytes: number, 
       { maxLineBytes },
     );
     const buf = Buffer.alloc(CHUNK_BYTES);
-    for (let at = 0; at < st.size; ) {
+    for (let at = 0; at < st.size;) {
       const got = fs.readSync(fd, buf, 0, Math.min(CHUNK_BYTES, st.size - at), at);
       if (got <= 0) break;
       split.push(buf.subarray(0, got));
@@ -59,9 +62,57 @@ export function readWhole(file: string, state: FileState, maxLineBytes: number, 
     }
     split.end();
     pipeline.end();
-    if (made < sent) reader.log(`${file}: now adapts to ${made} messages, ${sent} were sent before (its history was rewritten); the new ones are sent as they come`);
+    if (made < sent)
+      reader.log(`${file}: now adapts to ${made} messages, ${sent} were sent before (its history was rewritten); the new ones are sent as they come`);
     Object.assign(state, { offset: st.size, lines: Math.max(made, sent), dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs });
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** The rewritten-whole files watch follows, each with its state (saved in the state file like the tailed ones). */
+export class RewrittenFiles {
+  private readonly files = new Map<string, FileState>();
+
+  constructor(
+    private readonly saved: Record<string, FileState>,
+    private readonly maxLineBytes: number,
+    private readonly send: (file: string, value: unknown) => void,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  read(file: string): void {
+    let state = this.files.get(file);
+    if (state === undefined) {
+      state = this.saved[file] ?? { offset: 0, lines: 0 };
+      this.files.set(file, state);
+    }
+    const stem = path.basename(file).replace(/\.json$/, '');
+    const log = this.log;
+    readWhole(file, state, this.maxLineBytes, {
+      makePipeline: (emit) => {
+        // as check reads it, with the reference scorer (`auto`); never the product's own lines raw
+        const pipeline: TranscriptPipeline = new TranscriptPipeline(
+          new ScoringStage(
+            {
+              text: () => undefined,
+              value: (value) => {
+                if (pipeline.format !== 'wire') emit(value);
+              },
+              error: (line, message) => log(`${file}:${line}: ${message}`),
+            },
+            { mode: 'auto', sha256: nodeSha256 },
+          ),
+          { fallbackSessionId: stem },
+        );
+        return pipeline;
+      },
+      send: (value) => this.send(file, value),
+      log,
+    });
+  }
+
+  states(): [string, FileState][] {
+    return [...this.files];
   }
 }

@@ -205,25 +205,51 @@ export class JsonDocumentStream {
    */
   private scanValue(text: string, i: number): number {
     const n = text.length;
-    for (; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (c === 0x5c) this.escaped = true;
-        else if (c === 0x22) this.inString = false;
+    // locals in the loop that sees every character of the document
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    let end = -1;
+    while (i < n) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          i++;
+          continue;
+        }
+        // a string's characters are skipped to its closing quote: one not preceded by an odd run of backslashes
+        const q = text.indexOf('"', i);
+        if (q === -1) {
+          escaped = text.charCodeAt(n - 1) === 0x5c && oddBackslashes(text, n - 1);
+          i = n;
+          break;
+        }
+        i = q + 1;
+        if (!oddBackslashes(text, q - 1)) inString = false;
         continue;
       }
-      if (c === 0x22) this.inString = true;
+      const c = text.charCodeAt(i);
+      if (c === 0x22) inString = true;
       else if (c === 0x7b || c === 0x5b) {
-        this.depth++;
+        depth++;
         // nesting.ts: an element is level 1, so its containers start at level 1
-        if (this.depth > MAX_NESTING && this.overflow === null) this.drop('depth');
+        if (depth > MAX_NESTING && this.overflow === null) this.drop('depth');
       } else if (c === 0x7d || c === 0x5d) {
-        if (this.depth === 0) return i;
-        this.depth--;
-      } else if (c === 0x2c && this.depth === 0) return i;
+        if (depth === 0) {
+          end = i;
+          break;
+        }
+        depth--;
+      } else if (c === 0x2c && depth === 0) {
+        end = i;
+        break;
+      }
+      i++;
     }
-    return -1;
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return end;
   }
 
   private take(text: string, from: number, to: number): void {
@@ -271,6 +297,13 @@ export class JsonDocumentStream {
     this.state = S.Failed;
     this.parts = [];
   }
+}
+
+/** Whether the backslashes ending at `at` (going back) are an odd run, so they escape what follows. */
+function oddBackslashes(text: string, at: number): boolean {
+  let k = 0;
+  while (at - k >= 0 && text.charCodeAt(at - k) === 0x5c) k++;
+  return k % 2 === 1;
 }
 
 function isSpace(c: number): boolean {

@@ -64,7 +64,9 @@ describe('check on OpenHands conversations', () => {
     const s = out.sessions[0]!;
     expect(out.adapter?.format).toBe('openhands');
     expect(s.turns).toBe(8);
-    expect(s.compactions!.map((c) => [c.turn, c.spans_replaced, c.summary_text.split('\n')[0]])).toEqual([[6, 8, 'USER_CONTEXT: fix slugify() trailing dashes in utils.py and run tests']]);
+    expect(s.compactions!.map((c) => [c.turn, c.spans_replaced, c.summary_text.split('\n')[0]])).toEqual([
+      [6, 8, 'USER_CONTEXT: fix slugify() trailing dashes in utils.py and run tests'],
+    ]);
   });
 
   it('the conversation folder and its events/ folder read alike, with each call’s tokens from base_state.json', async () => {
@@ -102,7 +104,9 @@ describe('a file that is none of the formats', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/is not a transcript this reads: expected one of Context Health messages, a Claude Code transcript, .* or an OpenHands conversation/);
+    expect(r.stderr).toMatch(
+      /is not a transcript this reads: expected one of Context Health messages, a Claude Code transcript, .* or an OpenHands conversation/,
+    );
   });
 
   it('a native transcript with bad lines keeps its input errors, line by line, as before', async () => {

@@ -27,7 +27,8 @@ export function detectFormat(first: unknown): TranscriptFormat {
   // a Gemini CLI session: its metadata line (or the whole legacy document on one line), which has no `type`
   if (type === undefined && typeof record.sessionId === 'string' && typeof record.projectHash === 'string') return 'gemini';
   // an OpenHands event: its class in `kind` (openhands-sdk event/*)
-  if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string')) return 'openhands';
+  if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string'))
+    return 'openhands';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && ('sessionId' in record || 'uuid' in record || 'leafUuid' in record || 'messageId' in record)) {
     return 'claude-code';

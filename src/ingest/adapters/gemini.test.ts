@@ -172,7 +172,12 @@ describe('the JSONL session (gemini-session.jsonl)', () => {
   it('a custom slash command: the user_prompt item is its arguments; a command without any is no prompt', () => {
     const text = [
       JSON.stringify({ sessionId: 's', projectHash: 'p', startTime: 't', lastUpdated: 't' }),
-      JSON.stringify({ id: 'p1', type: 'user', content: [{ text: 'Expanded review prompt for: the parser' }], displayContent: [{ text: '/review the parser' }] }),
+      JSON.stringify({
+        id: 'p1',
+        type: 'user',
+        content: [{ text: 'Expanded review prompt for: the parser' }],
+        displayContent: [{ text: '/review the parser' }],
+      }),
       JSON.stringify({ id: 'p2', type: 'user', content: [{ text: 'Expanded status prompt' }], displayContent: [{ text: '/status' }] }),
       JSON.stringify({ id: 'g', type: 'gemini', content: 'ok', tokens: { input: 900, output: 1, cached: 0, total: 901 } }),
       JSON.stringify({ $set: { messages: [{ id: 's9', type: 'user', content: [{ text: '<state_snapshot>nothing</state_snapshot>' }] }] } }),

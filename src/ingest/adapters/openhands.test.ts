@@ -23,7 +23,9 @@ function adapt(records: unknown[]): { header: SessionHeader; snapshots: Snapshot
   return { header: values.find((v) => v.type === 'session') as SessionHeader, snapshots: values.filter((v) => v.type === 'snapshot') as Snapshot[], adapter };
 }
 
-const agentResponses = [...new Set(events.filter((e) => e.source === 'agent' && typeof e.llm_response_id === 'string').map((e) => e.llm_response_id as string))];
+const agentResponses = [
+  ...new Set(events.filter((e) => e.source === 'agent' && typeof e.llm_response_id === 'string').map((e) => e.llm_response_id as string)),
+];
 
 describe('telling an OpenHands conversation', () => {
   it('knows an event by its kind (the SDK class) and its source or id', () => {
@@ -48,7 +50,11 @@ describe('the events (openhands-events.json)', () => {
   it('one turn per distinct llm_response_id of the agent; the condenser’s response is no turn', () => {
     expect(snapshots).toHaveLength(agentResponses.length);
     expect(agentResponses).not.toContain('chatcmpl-condenser-1');
-    expect(header).toMatchObject({ session_id: 'conv', source: 'openhands', title: expect.stringMatching(/^The \/workspace\/app\/utils\.py slugify\(\)/) as string });
+    expect(header).toMatchObject({
+      session_id: 'conv',
+      source: 'openhands',
+      title: expect.stringMatching(/^The \/workspace\/app\/utils\.py slugify\(\)/) as string,
+    });
   });
 
   it('without usage every span is left to the engine’s estimate (no tokens)', () => {
@@ -86,14 +92,27 @@ describe('the events (openhands-events.json)', () => {
   it('a Condensation is one compaction at the first call after it: forgotten events replaced, the summary at its offset', () => {
     const at = snapshots.findIndex((s) => s.compaction !== undefined);
     const snap = snapshots[at]!;
-    const forgotten = (events[16]!.forgotten_event_ids as string[]).flatMap((id) => snapshots[at - 1]!.spans.filter((s) => s.span_id === id || s.span_id.startsWith(`${id}#`)).map((s) => s.span_id));
-    const c = snap.compaction as { kind: string; trigger: string; replaced: string[]; summary: string[]; items: { kind: string; text: string; status: string }[] };
+    const forgotten = (events[16]!.forgotten_event_ids as string[]).flatMap((id) =>
+      snapshots[at - 1]!.spans.filter((s) => s.span_id === id || s.span_id.startsWith(`${id}#`)).map((s) => s.span_id),
+    );
+    const c = snap.compaction as {
+      kind: string;
+      trigger: string;
+      replaced: string[];
+      summary: string[];
+      items: { kind: string; text: string; status: string }[];
+    };
     expect(c).toMatchObject({ kind: 'compact', trigger: 'condenser', summary: [`${events[16]!.id as string}-summary`] });
     expect([...c.replaced].sort()).toEqual([...forgotten].sort());
     expect(snap.pruned).toEqual(c.replaced);
     expect(snap.archived).toEqual(c.replaced);
     // summary_offset 2: after the system prompt event and the user's message
-    expect(snap.spans[3]).toMatchObject({ span_id: `${events[16]!.id as string}-summary`, role: 'summary', label: 'compaction summary', derived_from: c.replaced });
+    expect(snap.spans[3]).toMatchObject({
+      span_id: `${events[16]!.id as string}-summary`,
+      role: 'summary',
+      label: 'compaction summary',
+      derived_from: c.replaced,
+    });
     // the audit: items of the forgotten events only (the prompt and the later errors stay in view)
     expect(c.items.map((i) => [i.kind, i.text, i.status])).toEqual([
       ['file', '/workspace/app/utils.py', 'kept'],
@@ -114,11 +133,13 @@ describe('the events (openhands-events.json)', () => {
 
 describe('with base_state.json (the conversation folder)', () => {
   const { header, snapshots } = adapt([state, ...events]);
-  const usage = (state as { stats: { usage_to_metrics: { agent: { token_usages: { response_id: string; prompt_tokens: number }[] } } } }).stats.usage_to_metrics.agent
-    .token_usages;
+  const usage = (state as { stats: { usage_to_metrics: { agent: { token_usages: { response_id: string; prompt_tokens: number }[] } } } }).stats.usage_to_metrics
+    .agent.token_usages;
 
   it('each call’s tokens_total is its prompt_tokens by response_id; the state names the session and the window', () => {
-    expect(snapshots.map((s) => s.spans.reduce((n, sp) => n + (sp.tokens ?? 0), 0))).toEqual(agentResponses.map((r) => usage.find((u) => u.response_id === r)!.prompt_tokens));
+    expect(snapshots.map((s) => s.spans.reduce((n, sp) => n + (sp.tokens ?? 0), 0))).toEqual(
+      agentResponses.map((r) => usage.find((u) => u.response_id === r)!.prompt_tokens),
+    );
     expect(header).toMatchObject({ session_id: '7d1e9f20-a3b4-4c5d-8e6f-7a8b9c0d1e2f', context_window: 200000 });
     expect(snapshots[0]!.model).toBe('litellm_proxy/claude-sonnet-4-5-20250929');
   });

@@ -161,7 +161,9 @@ export class OpenHandsAdapter {
       items.push(item);
     }
     if (Array.isArray(event.tools) && event.tools.length > 0) {
-      const tools = event.tools.filter(isObject).map((t) => `${typeof t.name === 'string' ? t.name : ''}: ${typeof t.description === 'string' ? t.description : ''}`);
+      const tools = event.tools
+        .filter(isObject)
+        .map((t) => `${typeof t.name === 'string' ? t.name : ''}: ${typeof t.description === 'string' ? t.description : ''}`);
       items.push(contextItem(`${id}#tools`, tools.join('\n'), 'system', 'tools', `tool definitions (${tools.length})`));
     }
     this.view.push({ id, items });
@@ -243,7 +245,10 @@ export class OpenHandsAdapter {
       text = (error ? ERROR_HEADER : '') + [contentText(obs.content), contentText(event.extended_content)].filter((t) => t !== '').join('\n');
     }
     if (error) {
-      const first = text.replace(ERROR_HEADER, '').split('\n').find((l) => l.trim() !== '');
+      const first = text
+        .replace(ERROR_HEADER, '')
+        .split('\n')
+        .find((l) => l.trim() !== '');
       if (first !== undefined) this.pending.push({ kind: 'error', text: first.trim(), turn: this.turn, spanId: id });
     }
     this.view.push({ id, items: [contextItem(id, text, 'tool', 'tool_result', `${error ? 'error from' : 'result of'} ${of}`, tool)] });

@@ -35,6 +35,8 @@ export interface PipelineOptions {
   fallbackSessionId?: string;
   /** false: compactions carry no audit items (contract §8.4; `check --no-audit`) */
   audit?: boolean;
+  /** the longest message of a streamed document (a Gemini CLI session) held, in characters (default the reader's line limit) */
+  maxRecordChars?: number;
 }
 
 /** What the pipeline found, for reports and the dashboard's load status. */
@@ -184,6 +186,7 @@ export class TranscriptPipeline {
         elementError: (at, message) => this.feed.error(at, message),
       },
       'messages',
+      this.options.maxRecordChars === undefined ? {} : { maxValueChars: this.options.maxRecordChars },
     );
     this.stream.push(text, line);
   }
