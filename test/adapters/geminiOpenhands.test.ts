@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { startWatch } from '../../src/cli/watch.ts';
 import type { CheckOutput } from '../../src/core/checkOutput.ts';
+import { readGeminiSessionMeta } from '../../src/node/geminiSessionMeta.ts';
 import { ROOT, runCli } from '../cli/runCli.ts';
 import { tempDir, testRelay } from '../relay/helpers.ts';
 
@@ -55,6 +56,37 @@ describe('check --json on Gemini CLI sessions', () => {
   it('--from gemini reads the same; --from openhands on it finds no call', async () => {
     expect((await checkJson('--from', 'gemini', GEMINI)).out.sessions).toEqual((await checkJson(GEMINI)).out.sessions);
     expect((await runCli(['check', '--from', 'nope', GEMINI])).stderr).toMatch(/--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto/);
+  });
+});
+
+describe('a Gemini session’s metadata for a listing (readGeminiSessionMeta)', () => {
+  it('reads the id, project, times and first prompt of both file formats from their first bytes', () => {
+    expect(readGeminiSessionMeta(GEMINI)).toMatchObject({
+      sessionId: '5f1c2a9e-7b3d-4e21-9a0c-3d2b8e6f4a11',
+      projectHash: '9c3e1f0a7d5b2c4e6f8a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e',
+      startTime: '2026-01-14T10:01:58.412Z',
+      lastUpdated: '2026-01-14T10:04:40.007Z',
+      title: 'Fix the failing test in src/math.ts: add() returns the wrong sum',
+      format: 'json',
+    });
+    // the environment context is no prompt; the title is the user's first words
+    expect(readGeminiSessionMeta(GEMINI_JSONL)).toMatchObject({
+      sessionId: 'c0ffee12-3456-4789-abcd-ef0123456789',
+      title: 'Add a discount field to the Cart model in /srv/shop/cart.py and keep the tests green',
+      format: 'jsonl',
+    });
+    expect(readGeminiSessionMeta(OPENHANDS)).toBeNull();
+    expect(readGeminiSessionMeta(path.join(FIXTURES, 'absent.json'))).toBeNull();
+  });
+
+  it('stops at the first prompt: a huge session costs only its first bytes', () => {
+    const dir = tempDir('ch-gemini-meta-');
+    const file = path.join(dir, 'session-x.json');
+    const doc = JSON.parse(fs.readFileSync(GEMINI, 'utf8')) as { messages: unknown[] };
+    const filler = Array.from({ length: 20_000 }, (_, i) => ({ id: `f${i}`, type: 'info', content: 'x'.repeat(200) }));
+    fs.writeFileSync(file, JSON.stringify({ ...doc, messages: [...doc.messages, ...filler] }, null, 2));
+    expect(fs.statSync(file).size).toBeGreaterThan(4 << 20);
+    expect(readGeminiSessionMeta(file, 64 * 1024)?.title).toBe('Fix the failing test in src/math.ts: add() returns the wrong sum');
   });
 });
 

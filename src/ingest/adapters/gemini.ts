@@ -215,7 +215,7 @@ export class GeminiAdapter {
     const record = held.record;
     if (record.type === 'user' && !held.audited.has('')) {
       held.audited.add('');
-      const prompt = this.promptOf(record);
+      const prompt = userPrompt(record);
       if (prompt !== null) {
         this.audit.promptWritten(prompt, this.turn + 1);
         this.audit.add('user_prompt', prompt, this.turn + 1, id);
@@ -240,24 +240,6 @@ export class GeminiAdapter {
       if (READ_TOOLS.has(name)) this.audit.fileRead(path, turn);
       this.audit.add('file', path, turn, `${id}#call${i}`);
     });
-  }
-
-  /**
-   * adapters.md slash commands: what the user wrote is the message's `displayContent` when
-   * Gemini CLI sent the model something else (a custom command expanded, `@file` read in).
-   * For a slash command, the prompt is its arguments, and a command without any is none.
-   * null: not a prompt (a tool response, the environment context, a compression summary).
-   */
-  private promptOf(record: JsonObject): string | null {
-    const text = plainText(record.content);
-    if (isEnvironmentContext(text) || text.includes(STATE_SNAPSHOT)) return null;
-    const shown = record.displayContent === undefined ? '' : plainText(record.displayContent).trim();
-    if (shown.startsWith('/')) {
-      const args = shown.replace(/^\/\S*\s*/, '').trim();
-      return args === '' ? null : args;
-    }
-    if (shown !== '') return shown;
-    return text.trim() === '' ? null : text;
   }
 
   /** adapters.md turns: one model call; its snapshot is every message before the one it wrote. */
@@ -384,6 +366,25 @@ export class GeminiAdapter {
   private get sid(): string {
     return this.sessionId ?? this.fallbackSessionId;
   }
+}
+
+/**
+ * adapters.md slash commands: what the user wrote is the message's `displayContent` when
+ * Gemini CLI sent the model something else (a custom command expanded, `@file` read in).
+ * For a slash command, the prompt is its arguments, and a command without any is none.
+ * null: not a prompt (a tool response, the environment context, a compression summary).
+ */
+export function userPrompt(record: JsonObject): string | null {
+  if (record.type !== 'user') return null;
+  const text = plainText(record.content);
+  if (isEnvironmentContext(text) || text.includes(STATE_SNAPSHOT)) return null;
+  const shown = record.displayContent === undefined ? '' : plainText(record.displayContent).trim();
+  if (shown.startsWith('/')) {
+    const args = shown.replace(/^\/\S*\s*/, '').trim();
+    return args === '' ? null : args;
+  }
+  if (shown !== '') return shown;
+  return text.trim() === '' ? null : text;
 }
 
 /** user and gemini messages are what the model sees; info, error and warning are the UI's. */
