@@ -26,7 +26,7 @@ for (const [name, file, label] of [
     expect(status.text).toContain(`${label}; records not mapped: `);
     for (const [kind, n] of Object.entries(oracle.adapter!.skipped_records)) expect(status.text).toContain(`${n} ${kind}`);
     await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(session.findings));
-    const turns = (session.compactions ?? []).map((c) => String(c.turn));
+    const turns = ((session as { compactions?: { turn: number }[] }).compactions ?? []).map((c) => String(c.turn));
     for (const id of CHARTS) {
       const chart = page.getByTestId(id);
       await expect(chart).toBeVisible();

@@ -7,6 +7,8 @@ import { MAX_NESTING } from '../core/nesting.ts';
 import { DEFAULT_MAX_LINE_BYTES } from './lines.ts';
 
 export interface DocumentSink {
+  /** a top-level member's name, before its value is read (a reader that does not want the document stops here) */
+  key?(key: string, line: number): void;
   /** a top-level member (not the streamed array) with its value, parsed; `undefined` when its text did not parse */
   member(key: string, value: unknown, line: number): void;
   /** the streamed array member begins: what came before it has been handed on */
@@ -120,6 +122,7 @@ export class JsonDocumentStream {
             return this.fail(line, `a member name on line ${line} is not a JSON string`);
           }
           this.state = S.BeforeColon;
+          this.sink.key?.(this.key, line);
           break;
         }
         case S.BeforeColon:

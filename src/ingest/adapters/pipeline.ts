@@ -152,17 +152,21 @@ export class TranscriptPipeline {
     this.streamMeta = {};
     this.stream = new JsonDocumentStream(
       {
+        // only Gemini's own members come before its messages: another document (a SWE-agent
+        // trajectory) is left to be held whole, as before, without its values being read twice
+        key: (key) => {
+          if (!this.streaming && key !== 'messages' && !GEMINI_MEMBERS.has(key)) this.stream = null;
+        },
         member: (key, value, at) => {
           if (!this.streaming) {
-            // only Gemini's own members come before its messages: anything else is some other document
-            if (!GEMINI_MEMBERS.has(key)) this.stream = null;
-            else this.streamMeta[key] = value;
+            this.streamMeta[key] = value;
             return;
           }
           // members after the messages (`summary`, `directories`, `kind`): as the JSONL file's `$set` records
           if (value !== undefined) this.adapted({ $set: { [key]: value } }, at);
         },
         arrayStart: (_key, at) => {
+          if (this.stream === null) return; // left as some other document
           const meta = this.streamMeta;
           if (this.detected !== 'gemini' && !(typeof meta.sessionId === 'string' && typeof meta.projectHash === 'string')) {
             this.stream = null;
