@@ -112,7 +112,17 @@ function adapterNote(summary: JobSummary | null): string {
   const adapter = summary?.adapter;
   if (adapter === undefined) return '';
   const name =
-    adapter.format === 'claude-code' ? 'Claude Code' : adapter.format === 'swe-agent' ? 'SWE-agent' : adapter.format === 'codex' ? 'Codex CLI' : adapter.format;
+    adapter.format === 'claude-code'
+      ? 'Claude Code'
+      : adapter.format === 'swe-agent'
+        ? 'SWE-agent'
+        : adapter.format === 'codex'
+          ? 'Codex CLI'
+          : adapter.format === 'gemini'
+            ? 'Gemini CLI'
+            : adapter.format === 'openhands'
+              ? 'OpenHands'
+              : adapter.format;
   const skipped = Object.entries(adapter.skipped).map(([kind, n]) => `${n} ${kind}`);
   return ` (${name} transcript; records not mapped: ${skipped.length === 0 ? 'none' : skipped.join(', ')})`;
 }

@@ -10,12 +10,15 @@ const FORMAT_NAMES: Record<TranscriptFormat, string> = {
   'claude-code': 'Claude Code transcript',
   'swe-agent': 'SWE-agent trajectory',
   codex: 'Codex CLI rollout',
+  gemini: 'Gemini CLI session',
+  openhands: 'OpenHands conversation',
 };
 
 export function adapterNote(summary: AdapterSummary): string {
   if (summary.format === 'wire') return '';
   const skipped = describeSkipped(summary.skipped);
-  const lines = ['', `Read as a ${FORMAT_NAMES[summary.format]} (docs/adapters.md).`];
+  const name = FORMAT_NAMES[summary.format];
+  const lines = ['', `Read as ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} (docs/adapters.md).`];
   lines.push(skipped === '' ? 'Records not mapped: none.' : `Records not mapped: ${skipped}.`);
   return lines.join('\n') + '\n';
 }
@@ -27,6 +30,23 @@ export function adapterJson(summary: AdapterSummary): { adapter?: { format: Tran
 
 export function parseFrom(value: string | undefined): TranscriptFormat | undefined | { error: string } {
   if (value === undefined || value === 'auto') return undefined;
-  if (value === 'claude-code' || value === 'swe-agent' || value === 'codex' || value === 'wire') return value;
-  return { error: `--from must be claude-code, swe-agent, codex, wire or auto, got ${JSON.stringify(value)}` };
+  if (value === 'claude-code' || value === 'swe-agent' || value === 'codex' || value === 'gemini' || value === 'openhands' || value === 'wire') return value;
+  return { error: `--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto, got ${JSON.stringify(value)}` };
+}
+
+/** The input errors a line that is no record of any format gets (the engine's words, src/core/validate.ts, inputErrors.ts, lines.ts). */
+const NOT_A_RECORD = /^(not valid JSON|a message must be a JSON object|type must be "session" or "snapshot"|not valid UTF-8)/;
+
+/**
+ * docs/adapters.md "Telling the format": a file none of whose lines is a record of any format
+ * this reads (no adapter knew its first message, no line was a session or snapshot, every
+ * line an error of that kind) gets one sentence instead of an input error per line. A
+ * transcript with any message of the product's own format, even a broken one, keeps its
+ * report exactly as before.
+ */
+export function notATranscript(summary: AdapterSummary, report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[] }): string | null {
+  if (summary.format !== 'wire' || report.sessions.length > 0 || report.input_errors.length === 0) return null;
+  if (!report.input_errors.every((e) => NOT_A_RECORD.test(e.message))) return null;
+  const kinds = Object.entries(FORMAT_NAMES).map(([format, name]) => (format === 'wire' ? name : `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`));
+  return `not a transcript this reads: expected one of ${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]!} (check --help shows a line of each)`;
 }

@@ -18,6 +18,7 @@ import { KnownDigests } from '../node/lineRecords.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
 import { readTranscriptThreaded } from '../node/threadedRead.ts';
+import { openHandsFolder, readOpenHandsFolder } from '../node/openhandsFolder.ts';
 
 export interface CheckOptions {
   userThresholds: Partial<Thresholds>;
@@ -77,7 +78,14 @@ export async function checkTranscript(path: string, options: CheckOptions): Prom
 }
 
 async function run(path: string, options: CheckOptions, makeScorer?: () => SpanScorer): Promise<CheckResult> {
-  const threads = await threadsFor(path, options);
+  // docs/adapters.md "OpenHands": a folder is an OpenHands conversation (its own, or its events/)
+  const folder = path === '-' || !(await fs.promises.stat(path).catch(() => null))?.isDirectory() ? null : openHandsFolder(path);
+  if (folder === null && path !== '-' && (await fs.promises.stat(path).catch(() => null))?.isDirectory()) {
+    throw new Error('a folder is read only as an OpenHands conversation (one holding events/ and base_state.json, or its events/ folder)');
+  }
+  if (folder !== null && options.from !== undefined && options.from !== 'openhands')
+    throw new Error(`a folder is read as an OpenHands conversation, not --from ${options.from}`);
+  const threads = folder === null ? await threadsFor(path, options) : 0;
   // the parsing threads hash the texts they decode: the engine takes those digests
   const digests = threads > 0 ? new KnownDigests(nodeSha256) : null;
   const engine = new Engine({
@@ -109,9 +117,10 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     { mode: options.scorer ?? 'auto', sha256: nodeSha256, ...(makeScorer === undefined ? {} : { makeScorer }) },
   );
   const pipeline = new TranscriptPipeline(scoring, {
-    ...(options.from === undefined ? {} : { from: options.from }),
-    fallbackSessionId: sessionIdFromPath(path),
+    ...(folder !== null ? { from: 'openhands' as const } : options.from === undefined ? {} : { from: options.from }),
+    fallbackSessionId: folder?.id ?? sessionIdFromPath(path),
     ...(options.audit === false ? { audit: false } : {}),
+    ...(options.maxLineBytes === undefined ? {} : { maxRecordChars: options.maxLineBytes }),
   });
   const sink: LineSink<NodeLine> = (text, line) => {
     if (typeof text === 'string') pipeline.line(text, line);
@@ -119,7 +128,13 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     else pipeline.error(line, text.error);
   };
   const split = options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes };
-  if (digests === null) {
+  if (folder !== null) {
+    await readOpenHandsFolder(
+      folder,
+      { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) },
+      options.maxLineBytes,
+    );
+  } else if (digests === null) {
     await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);
   } else {
     // the main thread is one of them; with none, it reads every line itself, with the scanner

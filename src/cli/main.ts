@@ -4,7 +4,7 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
-import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
+import { adapterJson, adapterNote, notATranscript, parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { EmbeddingsError } from '../node/embeddings.ts';
 import { humanOutput } from './humanOutput.ts';
@@ -13,8 +13,8 @@ import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
-  context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
-                 [--from auto|claude-code|swe-agent|codex|wire] [--scorer auto|harness|reference|both]
+  context-health check <file|folder|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
+                 [--from auto|claude-code|swe-agent|codex|gemini|openhands|wire] [--scorer auto|harness|reference|both]
                  [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
   context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID]... [--set key=value]...
@@ -30,7 +30,20 @@ const USAGE = `usage:
 const CHECK_HELP = `usage: context-health check <file|-> [options]
 
 Analyses a transcript (.jsonl, .jsonl.gz or a .json array; - reads stdin; a FIFO or
-<(...) is read as a stream) and prints a report, or with --json the contract §6 object.
+<(...) is read as a stream; a folder is an OpenHands conversation) and prints a report, or
+with --json the contract §6 object.
+
+formats (told by content; docs/adapters.md), each with a line of its kind:
+  Context Health messages   {"type":"snapshot","session_id":"s1","turn":1,"spans":[{"span_id":"a","text":"…","score":0.8,"text_sha256":null}]}
+  Claude Code               ~/.claude/projects/<project>/<session>.jsonl
+                            {"type":"assistant","sessionId":"9f…","uuid":"4b…","requestId":"req_01…","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":3}}}
+  Codex CLI                 ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
+                            {"timestamp":"2026-01-10T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":9120}}}}
+  SWE-agent                 *.traj: {"trajectory":[{"action":"ls","observation":"…","query":[…]}],"history":[…],"info":{…}}
+  Gemini CLI                ~/.gemini/tmp/<project>/chats/session-*.json (or .jsonl)
+                            {"sessionId":"5f1c…","projectHash":"9c3e…","startTime":"2026-01-14T10:01:58Z","messages":[{"id":"a2","type":"gemini","tokens":{"input":8123}}]}
+  OpenHands                 ~/.openhands/conversations/<id>/ (or its events/, or the events as a JSON array or JSON Lines)
+                            {"kind":"ActionEvent","source":"agent","tool_name":"terminal","tool_call_id":"toolu_01","llm_response_id":"chatcmpl-r1"}
 
 options:
   --json                  print the JSON output instead of the human one
@@ -43,7 +56,8 @@ options:
                           suffix K or M (KiB, MiB); default 64M, at most 500M. A longer line is
                           one input error naming the limit and is not held in memory; reading
                           goes on after its newline.
-  --from FORMAT           auto (default: told by content), claude-code, swe-agent, codex or wire
+  --from FORMAT           auto (default: told by content), claude-code, swe-agent, codex,
+                          gemini, openhands or wire
   --scorer WHICH          auto (default), harness, reference or both: whose relevance scores
                           the detectors read (docs/contract.md §7, docs/adapters.md)
   --embeddings-url URL    the reference scores spans by cosine similarity of embeddings to
@@ -66,8 +80,8 @@ limits on hostile input (docs/engine.md, "Hostile input"): a message nested more
 ${MAX_NESTING} levels deep (arrays and objects) is an input error; blank lines are skipped;
 control characters in the human output are shown escaped (\\x1b).
 
-exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read
-or held no valid snapshot (also for a usage error).
+exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read,
+is none of the formats above, or held no valid snapshot (also for a usage error).
 `;
 
 class UsageError extends Error {}
@@ -216,6 +230,11 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   const report = result.report;
+  const notOne = from === undefined ? notATranscript(result.adapter, report) : null;
+  if (notOne !== null) {
+    process.stderr.write(escapeLines(`context-health: ${path === '-' ? 'stdin' : path} is ${notOne}\n`));
+    return 2;
+  }
   const shown = values.json
     ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
     : humanOutput(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);

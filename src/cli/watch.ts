@@ -20,6 +20,7 @@ import { nodeSha256 } from '../node/platform.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 import { readTail, type FileState, type TailReader } from './watchTail.ts';
+import { isRewrittenWhole, RewrittenFiles } from './watchWhole.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -132,8 +133,20 @@ export function startWatch(options: WatchOptions): Watcher {
     return tail;
   };
 
+  // docs/adapters.md watch: a Gemini CLI session file is rewritten whole; it is read again when it changes
+  const rewritten = new RewrittenFiles(
+    saved,
+    maxLineBytes,
+    (file, value) => sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`))),
+    log,
+  );
+
   const poll = async (): Promise<void> => {
     for (const file of options.files?.() ?? transcripts(options.paths, log)) {
+      if (isRewrittenWhole(file)) {
+        rewritten.read(file);
+        continue;
+      }
       const tail = tailOf(file);
       readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
     }
@@ -143,6 +156,7 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
+    for (const [file, s] of rewritten.states()) state[file] = s;
     const text = JSON.stringify(state);
     if (text !== written) {
       writeState(options.statePath, state);
@@ -174,12 +188,13 @@ export function startWatch(options: WatchOptions): Watcher {
 }
 
 /** The agents whose transcripts grow line by line: the ones watch follows. */
-type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex'>;
+type WatchedFormat = Extract<TranscriptFormat, 'claude-code' | 'codex' | 'gemini'>;
 
-/** docs/adapters.md watch: a Codex rollout by its first record, else Claude Code (what watch always read). */
+/** docs/adapters.md watch: a Codex rollout or a Gemini CLI session (.jsonl) by its first record, else Claude Code (what watch always read). */
 function watchedFormat(firstLine: string): WatchedFormat {
   try {
-    return detectFormat(JSON.parse(firstLine)) === 'codex' ? 'codex' : 'claude-code';
+    const format = detectFormat(JSON.parse(firstLine));
+    return format === 'codex' || format === 'gemini' ? format : 'claude-code';
   } catch {
     return 'claude-code';
   }
@@ -221,7 +236,8 @@ function transcripts(paths: string[], log: (line: string) => void): string[] {
     else if (stat.isDirectory()) {
       const root = fs.realpathSync(p);
       for (const name of fs.readdirSync(p, { recursive: true }) as string[]) {
-        if (!name.endsWith('.jsonl')) continue;
+        // Gemini CLI writes its sessions into …/chats/: the legacy ones as .json, rewritten whole
+        if (!name.endsWith('.jsonl') && !(name.endsWith('.json') && path.basename(path.dirname(path.resolve(p, name))) === 'chats')) continue;
         const file = path.resolve(p, name);
         // Claude Code's auto-compaction calls re-send the whole conversation to be summarised:
         // read as sessions they would copy their parent's turns and warnings into the overview
@@ -270,8 +286,9 @@ function writeState(file: string, state: Record<string, FileState>): void {
 
 const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
 
-Tails Claude Code transcripts and Codex CLI rollouts (a .jsonl file, or a folder such as
-~/.claude/projects or ~/.codex/sessions: new files in it too) as they grow, turns each new
+Tails Claude Code transcripts, Codex CLI rollouts and Gemini CLI sessions (a file, or a
+folder such as ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp: new files in it too;
+a Gemini .json file is read again whenever it is rewritten) as they grow, turns each new
 model call into a snapshot scored by the reference scorer, and streams it into a relay
 (docs/adapters.md). Each file's first record says which agent wrote it.
 

@@ -19,6 +19,8 @@ export interface FileState {
   fingerprint?: string;
   /** inside a line longer than maxLineBytes, skipping to its newline */
   skipping?: boolean;
+  /** a file rewritten whole (watchWhole.ts): its modification time when last read; `offset` is its size then, `lines` the messages sent */
+  mtimeMs?: number;
 }
 
 /** as the filelog receiver's fingerprint_size default */

@@ -34,6 +34,9 @@ export interface ContextWindow {
 const MODEL_WINDOWS: readonly { match: RegExp; tokens: number }[] = [
   { match: /\[1m\]$|-1m$/i, tokens: 1_000_000 },
   { match: /^(anthropic[./])?claude-/i, tokens: 200_000 },
+  // gemini-cli packages/core/src/core/tokenLimits.ts: Gemma 4 takes 256,000; every Gemini model 1,048,576
+  { match: /^(models\/)?gemma-4/i, tokens: 256_000 },
+  { match: /^(models\/)?gemini-/i, tokens: 1_048_576 },
 ];
 
 /** The Anthropic 1M-token variant's window, which a call past 200,000 tokens shows is in use. */

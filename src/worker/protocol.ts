@@ -216,7 +216,7 @@ export interface JobSummary {
   /** the scorer mode the source was read with (contract §7, as `check --scorer`) */
   scorer: ScorerMode;
   /** another agent's transcript (docs/adapters.md): its format and the records left out, by kind */
-  adapter?: { format: 'wire' | 'claude-code' | 'swe-agent' | 'codex'; skipped: Record<string, number> };
+  adapter?: { format: 'wire' | 'claude-code' | 'swe-agent' | 'codex' | 'gemini' | 'openhands'; skipped: Record<string, number> };
 }
 
 export type WorkerEvent =

@@ -4,10 +4,11 @@
 // as before.
 
 import { isLegacyMeta } from './codexLegacy.ts';
+import { OPENHANDS_EVENT_KINDS } from './openhands.ts';
 
-export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex';
+export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex' | 'gemini' | 'openhands';
 
-export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex'];
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['wire', 'claude-code', 'swe-agent', 'codex', 'gemini', 'openhands'];
 
 /**
  * Record types Claude Code writes (docs/adapters.md, as of 2.1.x); any one of them, with a
@@ -51,6 +52,11 @@ export function detectFormat(first: unknown): TranscriptFormat {
   if (Array.isArray(record.trajectory)) return 'swe-agent';
   // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
   if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
+  // a Gemini CLI session: its metadata line (or the whole legacy document on one line), which has no `type`
+  if (type === undefined && typeof record.sessionId === 'string' && typeof record.projectHash === 'string') return 'gemini';
+  // an OpenHands event: its class in `kind` (openhands-sdk event/*)
+  if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string'))
+    return 'openhands';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   // Codex's first rollout format (before session_meta): a bare metadata line opens it
   if (isLegacyMeta(record)) return 'codex';

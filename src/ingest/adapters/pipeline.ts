@@ -4,9 +4,13 @@
 // their adapter (docs/adapters.md). Lines keep their numbers, so an input error still
 // names the transcript's own line.
 import { notJsonMessage } from '../../core/inputErrors.ts';
+import { exceedsNesting, tooDeepMessage } from '../../core/nesting.ts';
+import { JsonDocumentStream } from '../jsonDocument.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { CodexAdapter } from './codex.ts';
 import { detectFormat, type TranscriptFormat } from './detect.ts';
+import { GeminiAdapter } from './gemini.ts';
+import { OpenHandsAdapter } from './openhands.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
 import type { SkippedRecords } from './skipped.ts';
 
@@ -31,6 +35,8 @@ export interface PipelineOptions {
   fallbackSessionId?: string;
   /** false: compactions carry no audit items (contract §8.4; `check --no-audit`) */
   audit?: boolean;
+  /** the longest message of a streamed document (a Gemini CLI session) held, in characters (default the reader's line limit) */
+  maxRecordChars?: number;
 }
 
 /** What the pipeline found, for reports and the dashboard's load status. */
@@ -59,6 +65,16 @@ export class TranscriptPipeline {
    * they would have been, one by one
    */
   private document: { text: string; line: number }[] | null = null;
+  /**
+   * adapters.md "Gemini CLI": the same document read as it streams, until it shows whether it
+   * is a Gemini CLI session (a `sessionId` before the `messages` array); from then on it alone
+   * reads the lines, and `document` holds nothing
+   */
+  private stream: JsonDocumentStream | null = null;
+  /** the Gemini document's members before `messages`, handed to the adapter as its metadata record */
+  private streamMeta: Record<string, unknown> = {};
+  private streaming = false;
+  private lastLine = 0;
 
   constructor(
     private readonly feed: MessageFeed,
@@ -79,12 +95,16 @@ export class TranscriptPipeline {
   /** One line (or array element) as text. */
   line(text: string, line: number): void {
     if (this.detected === 'wire') return this.feed.text(text, line);
+    this.lastLine = line;
+    if (this.streaming) return this.stream!.push(text, line);
     if (this.document !== null) {
       this.document.push({ text, line });
+      this.stream?.push(text, line);
       return;
     }
-    if ((this.detected === null || this.detected === 'swe-agent') && text.trim() === '{') {
+    if ((this.detected === null || this.detected === 'swe-agent' || this.detected === 'gemini') && text.trim() === '{') {
       this.document = [{ text, line }];
+      if (this.detected !== 'swe-agent') this.startStream(text, line);
       return;
     }
     if (isBlank(text)) {
@@ -108,6 +128,8 @@ export class TranscriptPipeline {
 
   /** One line the caller parsed itself (the CLI's fast path): no lone-surrogate escape in it. */
   parsed(value: unknown, line: number): void {
+    // inside a pretty-printed document a line is a piece of it, not a message (a line such as `"é"` parses alone)
+    if (this.document !== null || this.streaming) return this.line(JSON.stringify(value), line);
     this.parsedValue(value, line, null);
   }
 
@@ -118,7 +140,8 @@ export class TranscriptPipeline {
   }
 
   end(): void {
-    if (this.document !== null) this.endDocument(this.document);
+    if (this.streaming) this.endStream();
+    else if (this.document !== null) this.endDocument(this.document);
     if (this.heldError !== null) {
       this.heldError = null;
       this.adapter?.truncatedLastLine();
@@ -127,8 +150,80 @@ export class TranscriptPipeline {
     this.feed.end?.();
   }
 
+  /** adapters.md "Gemini CLI": the document is read member by member, its `messages` one at a time. */
+  private startStream(text: string, line: number): void {
+    this.streamMeta = {};
+    this.stream = new JsonDocumentStream(
+      {
+        // only Gemini's own members come before its messages: another document (a SWE-agent
+        // trajectory) is left to be held whole, as before, without its values being read twice
+        key: (key) => {
+          if (!this.streaming && key !== 'messages' && !GEMINI_MEMBERS.has(key)) this.stream = null;
+        },
+        member: (key, value, at) => {
+          if (!this.streaming) {
+            this.streamMeta[key] = value;
+            return;
+          }
+          // members after the messages (`summary`, `directories`, `kind`): as the JSONL file's `$set` records
+          if (value !== undefined) this.adapted({ $set: { [key]: value } }, at);
+        },
+        arrayStart: (_key, at) => {
+          if (this.stream === null) return; // left as some other document
+          const meta = this.streamMeta;
+          if (this.detected !== 'gemini' && !(typeof meta.sessionId === 'string' && typeof meta.projectHash === 'string')) {
+            this.stream = null;
+            return;
+          }
+          this.streaming = true;
+          this.document = null; // nothing of a Gemini session is held whole
+          if (this.detected === null) this.decide('gemini');
+          this.adapted(meta, at);
+        },
+        element: (text, at) => {
+          let value: unknown;
+          try {
+            value = JSON.parse(text);
+          } catch (e) {
+            this.feed.error(at, notJsonMessage(text, e));
+            return;
+          }
+          this.adapted(value, at);
+        },
+        elementError: (at, message) => this.feed.error(at, message),
+      },
+      'messages',
+      this.options.maxRecordChars === undefined ? {} : { maxValueChars: this.options.maxRecordChars },
+    );
+    this.stream.push(text, line);
+  }
+
+  private endStream(): void {
+    const stream = this.stream!;
+    this.streaming = false;
+    this.stream = null;
+    stream.end(this.lastLine);
+    const error = stream.error;
+    if (error === null) return;
+    // adapters.md: a session file cut short (still being written) ends in a partial record, counted
+    if (error.message.startsWith('the document ends')) this.adapter?.truncatedLastLine();
+    else this.feed.error(error.line, error.message);
+  }
+
+  /** A record for the adapter (gemini, openhands): past the nesting limit it is an input error, not walked. */
+  private adapted(value: unknown, line: number): void {
+    const adapter = this.adapter;
+    if (adapter === null) return;
+    if (exceedsNesting(value, 1)) {
+      this.feed.error(line, tooDeepMessage(`the record on line ${line}`));
+      return;
+    }
+    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
+  }
+
   private endDocument(held: { text: string; line: number }[]): void {
     this.document = null;
+    this.stream = null;
     let value: unknown = undefined;
     try {
       value = JSON.parse(held.map((h) => h.text).join('\n'));
@@ -137,6 +232,11 @@ export class TranscriptPipeline {
     }
     if (value !== undefined && (this.detected === 'swe-agent' || detectFormat(value) === 'swe-agent')) {
       return this.parsedValue(value, held[0]!.line, null);
+    }
+    if (this.detected === 'gemini') {
+      // forced (--from gemini): a pretty-printed Gemini session has its `sessionId` and a `messages` array
+      this.feed.error(held[0]!.line, 'not a Gemini CLI session: the file is not one JSON object with a "messages" array');
+      return;
     }
     if (this.detected === 'swe-agent') {
       // forced (--from swe-agent): the file had to be one trajectory document
@@ -156,6 +256,7 @@ export class TranscriptPipeline {
       return;
     }
     this.releaseHeld();
+    if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line);
     // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
     for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
   }
@@ -175,6 +276,10 @@ export class TranscriptPipeline {
         return new SweAgentAdapter(this.options.fallbackSessionId);
       case 'codex':
         return new CodexAdapter(this.options.fallbackSessionId);
+      case 'gemini':
+        return new GeminiAdapter(this.options.fallbackSessionId);
+      case 'openhands':
+        return new OpenHandsAdapter(this.options.fallbackSessionId);
     }
   }
 
@@ -184,6 +289,9 @@ export class TranscriptPipeline {
     this.heldError = null;
   }
 }
+
+/** The members of a Gemini CLI `ConversationRecord` (chatRecordingTypes.ts), the only ones its `messages` may follow. */
+const GEMINI_MEMBERS = new Set(['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'memoryScratchpad', 'directories', 'kind']);
 
 function isBlank(text: string): boolean {
   return text.trim() === '';

@@ -1,0 +1,233 @@
+// docs/adapters.md "Gemini CLI": each mapping rule, on fixtures written from gemini-cli's
+// chatRecordingService.ts / chatRecordingTypes.ts (test/fixtures/adapters/README.md):
+// gemini-session.json (the legacy pretty-printed document: user, gemini with thoughts,
+// tokens, tool calls and results, info, error, a custom slash command) and
+// gemini-session.jsonl (the JSONL file: a metadata line, messages written again as they
+// change, tool responses repeated as user messages, `$set` updates, a compression
+// checkpoint, `$rewindTo`).
+// eslint-disable-next-line no-restricted-imports -- the fixtures are read from disk
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { SessionHeader, Snapshot } from '../../core/wire.ts';
+import { detectFormat } from './detect.ts';
+import { GEMINI_SYSTEM_SPAN_ID } from './gemini.ts';
+import { TranscriptPipeline, type AdapterSummary, type PipelineOptions } from './pipeline.ts';
+
+const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
+
+interface Converted {
+  header: SessionHeader;
+  snapshots: Snapshot[];
+  errors: { line: number; message: string }[];
+  summary: AdapterSummary;
+}
+
+/** The pipeline fed line by line, as the CLI's and the Worker's splitters feed it. */
+export function convertLines(text: string, options: PipelineOptions = {}): Converted {
+  const values: Record<string, unknown>[] = [];
+  const errors: Converted['errors'] = [];
+  const pipeline = new TranscriptPipeline(
+    {
+      text: () => {
+        throw new Error('a Gemini CLI session must not reach the engine as raw lines');
+      },
+      value: (value) => values.push(value as Record<string, unknown>),
+      error: (line, message) => errors.push({ line, message }),
+    },
+    options,
+  );
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((l, i) => pipeline.line(l, i + 1));
+  pipeline.end();
+  return {
+    header: values.find((v) => v.type === 'session') as SessionHeader,
+    snapshots: values.filter((v) => v.type === 'snapshot') as Snapshot[],
+    errors,
+    summary: pipeline.summary(),
+  };
+}
+
+const legacy = read('gemini-session.json');
+const jsonl = read('gemini-session.jsonl');
+const legacyDoc = JSON.parse(legacy) as { messages: { type: string; tokens?: { input: number }; model?: string }[] };
+
+describe('telling a Gemini CLI session', () => {
+  it('knows the metadata line and the one-line document by sessionId and projectHash without a type', () => {
+    expect(detectFormat(JSON.parse(jsonl.split('\n')[0]!))).toBe('gemini');
+    expect(detectFormat(legacyDoc)).toBe('gemini');
+    // a Claude Code record has a sessionId too, and a type
+    expect(detectFormat({ type: 'user', sessionId: 's', projectHash: 'p', uuid: 'u' })).toBe('claude-code');
+    expect(detectFormat({ sessionId: 's' })).toBe('wire');
+  });
+
+  it('streams the pretty-printed document (its first line a lone brace) and reads it as the same document on one line', () => {
+    const streamed = convertLines(legacy);
+    const oneLine = convertLines(JSON.stringify(legacyDoc));
+    expect(streamed.summary.format).toBe('gemini');
+    expect(streamed.errors).toEqual([]);
+    expect(oneLine.snapshots.map((s) => s.spans)).toEqual(streamed.snapshots.map((s) => s.spans));
+  });
+});
+
+describe('the legacy document (gemini-session.json)', () => {
+  const { header, snapshots, summary } = convertLines(legacy);
+
+  it('names the session by its sessionId and its first prompt, source gemini', () => {
+    expect(header).toMatchObject({ session_id: '5f1c2a9e-7b3d-4e21-9a0c-3d2b8e6f4a11', source: 'gemini', started_at: '2026-01-14T10:01:58.412Z' });
+    expect(header.title).toBe('Fix the failing test in src/math.ts: add() returns…');
+  });
+
+  it('one turn per gemini message that reports tokens, tokens_total = tokens.input, model as written', () => {
+    const calls = legacyDoc.messages.filter((m) => m.type === 'gemini' && m.tokens !== undefined);
+    expect(snapshots.map((s) => s.spans.reduce((n, sp) => n + (sp.tokens ?? 0), 0))).toEqual(calls.map((m) => m.tokens!.input));
+    expect(snapshots.map((s) => s.model)).toEqual(calls.map((m) => m.model));
+    expect(snapshots.map((s) => s.turn)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('spans: the placeholder, prompts, thoughts, tool calls and results, answers, each labelled', () => {
+    const last = snapshots[snapshots.length - 1]!;
+    expect(last.spans.map((s) => [s.span_id, s.role, s.kind, s.label])).toEqual([
+      [GEMINI_SYSTEM_SPAN_ID, 'system', 'placeholder', 'system prompt and tools (not in the session file)'],
+      ['a1', 'user', 'text', 'Fix the failing test in src/math.ts: add() returns the…'],
+      ['a2#thoughts', 'assistant', 'thinking', 'thinking'],
+      ['a2#call0', 'assistant', 'tool_use', 'read_file /home/dev/calc/src/math.ts'],
+      ['a2#result0', 'tool', 'tool_result', 'result of read_file /home/dev/calc/src/math.ts'],
+      ['a3#call0', 'assistant', 'tool_use', 'replace /home/dev/calc/src/math.ts'],
+      ['a3#result0', 'tool', 'tool_result', 'result of replace /home/dev/calc/src/math.ts'],
+      ['a4', 'assistant', 'text', 'I fixed `add`: it subtracted instead of adding.'],
+      ['a6', 'user', 'text', '/test run the math suite only'],
+      ['a7#call0', 'assistant', 'tool_use', 'shell: npm test -- math'],
+      ['a7#result0', 'tool', 'tool_result', 'result of shell: npm test -- math'],
+    ]);
+    expect(last.spans.find((s) => s.span_id === 'a2#result0')!.text).toContain('return a - b;');
+    expect(last.spans.find((s) => s.span_id === 'a2#thoughts')!.text).toBe('Locating the bug: I should read src/math.ts first.');
+    // only the first prompt is pinned; the placeholder never is (contract §8.1)
+    expect(last.spans.filter((s) => s.pinned === true).map((s) => s.span_id)).toEqual(['a1']);
+    // the custom command: the span is what the model read, the expanded prompt
+    expect(last.spans.find((s) => s.span_id === 'a6')!.text).toMatch(/^Run the project's unit tests/);
+  });
+
+  it('a call sees the messages before the one it wrote, never its own', () => {
+    expect(snapshots[0]!.spans.map((s) => s.span_id)).toEqual([GEMINI_SYSTEM_SPAN_ID, 'a1']);
+  });
+
+  it('info and error messages are the UI’s: counted, not mapped', () => {
+    expect(summary.skipped).toEqual({ 'error (not sent to the model)': 1, 'info (not sent to the model)': 1 });
+  });
+});
+
+describe('the JSONL session (gemini-session.jsonl)', () => {
+  const { header, snapshots, errors, summary } = convertLines(jsonl);
+  const byTurn = (t: number): Snapshot => snapshots.find((s) => s.turn === t)!;
+
+  it('reads every record type without an input error', () => {
+    expect(errors).toEqual([]);
+    expect(summary).toEqual({ format: 'gemini', skipped: {} });
+    expect(header.session_id).toBe('c0ffee12-3456-4789-abcd-ef0123456789');
+    expect(snapshots).toHaveLength(6);
+  });
+
+  it('a message written again replaces its earlier version: the tool call and its result once', () => {
+    const ids = byTurn(2).spans.map((s) => s.span_id);
+    expect(ids.filter((i) => i.startsWith('g1#'))).toEqual(['g1#thoughts', 'g1#call0', 'g1#result0']);
+  });
+
+  it('a tool response repeated as a user message is not counted twice', () => {
+    expect(byTurn(4).spans.some((s) => s.span_id.startsWith('u2') || s.span_id.startsWith('u3') || s.span_id.startsWith('u4'))).toBe(false);
+  });
+
+  it('the environment context is meta, labelled so', () => {
+    expect(byTurn(1).spans[1]).toMatchObject({ span_id: 'env-5b2e', role: 'meta', label: 'environment context' });
+  });
+
+  it('a $set checkpoint with a new <state_snapshot> message is one compaction at the next call, with its audit', () => {
+    const snap = byTurn(5);
+    const c = snap.compaction as { kind: string; replaced: string[]; summary: string[]; items: { kind: string; text: string; status: string }[] };
+    expect(c.kind).toBe('compact');
+    expect(c.summary).toEqual(['s1']);
+    expect(c.replaced).toEqual(['u1', 'g1#thoughts', 'g1#call0', 'g1#result0', 'g2#call0', 'g2#result0', 'g3#call0', 'g3#result0', 'g4']);
+    expect(snap.pruned).toEqual(c.replaced);
+    expect(snap.archived).toEqual(c.replaced);
+    // the environment context keeps its stable id across the compression: not replaced
+    expect(snap.spans.map((s) => s.span_id)).toEqual([GEMINI_SYSTEM_SPAN_ID, 'env-5b2e', 's1', 's2', 'u5']);
+    expect(snap.spans.find((s) => s.span_id === 's1')).toMatchObject({ role: 'summary', label: 'compaction summary' });
+    expect(c.items.map((i) => [i.kind, i.text, i.status])).toEqual([
+      ['user_prompt', 'Add a discount field to the Cart model in /srv/shop/cart.py and keep the tests green', 'paraphrased'],
+      ['file', '/srv/shop/cart.py', 'kept'],
+    ]);
+  });
+
+  it('a read_file of an audited path after the compaction is its refetch', () => {
+    expect(byTurn(6).refetched).toEqual([{ compaction_turn: 5, kind: 'file', text: '/srv/shop/cart.py', turn: 5 }]);
+  });
+
+  it('$rewindTo drops the message and what follows: pruned, archived, the first prompt still pinned', () => {
+    const snap = byTurn(6);
+    expect(snap.pruned).toEqual(['u6']);
+    expect(snap.spans.some((s) => s.span_id === 'u6')).toBe(false);
+    expect(snap.spans.filter((s) => s.pinned === true)).toEqual([]);
+  });
+
+  it('a custom slash command: the user_prompt item is its arguments; a command without any is no prompt', () => {
+    const text = [
+      JSON.stringify({ sessionId: 's', projectHash: 'p', startTime: 't', lastUpdated: 't' }),
+      JSON.stringify({
+        id: 'p1',
+        type: 'user',
+        content: [{ text: 'Expanded review prompt for: the parser' }],
+        displayContent: [{ text: '/review the parser' }],
+      }),
+      JSON.stringify({ id: 'p2', type: 'user', content: [{ text: 'Expanded status prompt' }], displayContent: [{ text: '/status' }] }),
+      JSON.stringify({ id: 'g', type: 'gemini', content: 'ok', tokens: { input: 900, output: 1, cached: 0, total: 901 } }),
+      JSON.stringify({ $set: { messages: [{ id: 's9', type: 'user', content: [{ text: '<state_snapshot>nothing</state_snapshot>' }] }] } }),
+      JSON.stringify({ id: 'g2', type: 'gemini', content: 'ok', tokens: { input: 300, output: 1, cached: 0, total: 301 } }),
+    ].join('\n');
+    const c = convertLines(text).snapshots[1]!.compaction as { items: { kind: string; text: string }[] };
+    expect(c.items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['the parser']);
+  });
+
+  it('a checkpoint without a summary (a rollback) prunes what it leaves out, no compaction', () => {
+    const lines = jsonl.split('\n').slice(0, 8);
+    lines.push(JSON.stringify({ $set: { messages: [{ id: 'env-5b2e', type: 'user', content: [{ text: 'x' }] }] } }));
+    lines.push(JSON.stringify({ id: 'gz', type: 'gemini', content: 'hi', tokens: { input: 500, output: 1, cached: 0, total: 501 } }));
+    const last = convertLines(lines.join('\n')).snapshots.at(-1)!;
+    expect(last.compaction).toBeUndefined();
+    expect(last.pruned).toEqual(['u1', 'g1#thoughts', 'g1#call0', 'g1#result0']);
+  });
+});
+
+describe('a Gemini session file that is cut short or damaged', () => {
+  it('a document cut mid-message keeps the turns before it and counts the cut', () => {
+    const cut = legacy.slice(0, legacy.indexOf('"id": "a7"') + 20);
+    const { snapshots, errors, summary } = convertLines(cut);
+    expect(errors).toEqual([]);
+    // a2, a3 and a4 report their calls; a7, cut, is not read
+    expect(snapshots).toHaveLength(3);
+    expect(summary.skipped['truncated last line']).toBe(1);
+  });
+
+  it('a message that is not JSON is one input error naming its line; the next ones are read', () => {
+    const broken = legacy.replace('"id": "a4"', '"id": "a4" oops');
+    const { snapshots, errors } = convertLines(broken);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.line).toBe(legacy.slice(0, legacy.indexOf('"id": "a4"')).split('\n').length - 1);
+    expect(errors[0]!.message).toMatch(/^not valid JSON/);
+    expect(snapshots).toHaveLength(4);
+  });
+
+  it('a message nested past the limit is one input error, not walked', () => {
+    const deep = '['.repeat(200) + ']'.repeat(200);
+    const text = legacy.replace('"thoughts": [],', `"thoughts": [], "extra": ${deep},`);
+    const { errors, snapshots } = convertLines(text);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => /more than 64 levels/.test(e.message))).toBe(true);
+    expect(snapshots.length).toBeGreaterThan(0);
+  });
+
+  it('--from gemini on a document that is not one says so once', () => {
+    const { errors, snapshots } = convertLines('{\n  "trajectory": 1\n}', { from: 'gemini' });
+    expect(snapshots).toEqual([]);
+    expect(errors).toEqual([{ line: 1, message: 'not a Gemini CLI session: the file is not one JSON object with a "messages" array' }]);
+  });
+});

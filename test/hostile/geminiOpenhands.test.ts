@@ -1,0 +1,220 @@
+// Issue 35, bad input for the Gemini CLI and OpenHands readers: a Gemini session document of
+// a million messages read in chunks (never one string), a gzip bomb inside one message,
+// non-UTF-8 bytes, a record cut short, records too large or nested too deep. Each is a clear
+// input error or a bounded result, never a stack trace. Every input is generated here.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { checkTranscript } from '../../src/cli/check.ts';
+import { JsonDocumentStream } from '../../src/ingest/jsonDocument.ts';
+import { runCli } from '../cli/runCli.ts';
+import { tempDir } from '../relay/helpers.ts';
+
+const META = { sessionId: 'big-1', projectHash: 'ab'.repeat(32), startTime: '2026-01-01T00:00:00Z', lastUpdated: '2026-01-01T00:00:00Z' };
+
+/** The head of a pretty-printed session document, as JSON.stringify(conversation, null, 2) writes it, up to its messages. */
+/** ~34 MB pretty-printed: check reads ~2.5 MB/s of such a document on this machine (its lines are many and short) */
+const MESSAGES = 300_000;
+
+function head(): string {
+  return JSON.stringify(META, null, 2).replace(/\n}$/, ',\n  "messages": [\n');
+}
+
+function message(m: Record<string, unknown>): string {
+  return JSON.stringify(m, null, 2).replace(/^/gm, '    ');
+}
+
+describe('a Gemini CLI session of hundreds of thousands of messages, and the reader under a million', () => {
+  it('is read message by message: memory stays far below the document', async () => {
+    const dir = tempDir('ch-gemini-big-');
+    const file = path.join(dir, 'session-big.json.gz');
+    const gz = zlib.createGzip({ level: 1 });
+    const out = fs.createWriteStream(file);
+    gz.pipe(out);
+    let raw = 0;
+    const write = (s: string): void => {
+      raw += Buffer.byteLength(s);
+      gz.write(s);
+    };
+    write(head());
+    write(message({ id: 'u0', timestamp: 't', type: 'user', content: [{ text: 'Summarise the logs' }] }) + ',\n');
+    for (let i = 1; i <= MESSAGES; i++) write(message({ id: `i${i}`, timestamp: '2026-01-01T00:00:01Z', type: 'info', content: `Loading ${i}` }) + ',\n');
+    write(
+      message({
+        id: 'g1',
+        timestamp: 't',
+        type: 'gemini',
+        content: 'Done.',
+        tokens: { input: 4000, output: 3, cached: 0, total: 4003 },
+        model: 'gemini-2.5-pro',
+      }),
+    );
+    write('\n  ]\n}');
+    await new Promise<void>((resolve) => {
+      out.on('finish', resolve);
+      gz.end();
+    });
+    expect(raw).toBeGreaterThan(30_000_000);
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const result = await checkTranscript(file, {
+      userThresholds: {},
+      onProgress: () => {
+        peak = Math.max(peak, process.memoryUsage().heapUsed);
+      },
+    });
+    expect(result.adapter).toEqual({ format: 'gemini', skipped: { 'info (not sent to the model)': MESSAGES } });
+    expect(result.report.sessions[0]!.turns).toBe(1);
+    // held whole (or as its lines, as a SWE-agent document is) the text alone would take more than the file's bytes
+    expect(peak - before).toBeLessThan(raw);
+  }, 180_000);
+
+  it('the document reader holds one element at a time (its own count, no engine)', () => {
+    let elements = 0;
+    let longest = 0;
+    const stream = new JsonDocumentStream(
+      {
+        member: () => undefined,
+        arrayStart: () => undefined,
+        element: (text) => {
+          elements++;
+          longest = Math.max(longest, text.length);
+        },
+        elementError: () => undefined,
+      },
+      'messages',
+    );
+    stream.push('{"sessionId": "s", "messages": [', 1);
+    for (let i = 0; i < 1_000_000; i++) stream.push(`{"id": "m${i}", "type": "info"},`, i + 2);
+    stream.push('{"id": "last"}]}', 1_000_002);
+    stream.end(1_000_002);
+    expect(stream.error).toBeNull();
+    expect(elements).toBe(1_000_001);
+    expect(longest).toBeLessThan(40);
+  });
+});
+
+describe('a Gemini CLI session that is hostile', () => {
+  it('a gzip bomb in one message (a huge content over many lines) is one input error naming the limit; the turns around it stand', async () => {
+    const dir = tempDir('ch-gemini-bomb-');
+    const file = path.join(dir, 'bomb.json.gz');
+    const line = `      "${'a'.repeat(1000)}",\n`;
+    const parts = [
+      head(),
+      message({ id: 'u1', timestamp: 't', type: 'user', content: [{ text: 'hi' }] }) + ',\n',
+      message({ id: 'g1', timestamp: 't', type: 'gemini', content: 'one', tokens: { input: 100, output: 1, cached: 0, total: 101 } }) + ',\n',
+      '    {\n      "id": "bomb",\n      "type": "user",\n      "content": [\n',
+      line.repeat(50_000),
+      '      "end"\n      ]\n    },\n',
+      message({ id: 'g2', timestamp: 't', type: 'gemini', content: 'two', tokens: { input: 200, output: 1, cached: 0, total: 201 } }),
+      '\n  ]\n}\n',
+    ];
+    fs.writeFileSync(file, zlib.gzipSync(parts.join('')));
+    expect(fs.statSync(file).size).toBeLessThan(1_000_000);
+    const result = await checkTranscript(file, { userThresholds: {}, maxLineBytes: 1 << 20 });
+    expect(result.report.input_errors).toHaveLength(1);
+    expect(result.report.input_errors[0]!.message).toMatch(
+      /the element of "messages" that starts on line \d+ is longer than 1048576 characters: it was skipped, not read/,
+    );
+    expect(result.report.sessions[0]!.turns).toBe(2);
+  }, 60_000);
+
+  it('non-UTF-8 bytes in a message are an input error naming the line; the other messages are read', async () => {
+    const dir = tempDir('ch-gemini-utf8-');
+    const file = path.join(dir, 'latin1.json');
+    const text = [
+      head(),
+      message({ id: 'u1', type: 'user', content: [{ text: 'CAFE_MARK' }] }),
+      ',\n',
+      message({ id: 'g1', type: 'gemini', content: 'ok', tokens: { input: 50, output: 1, cached: 0, total: 51 } }),
+      '\n  ]\n}\n',
+    ].join('');
+    const bytes = Buffer.from(text);
+    const at = bytes.indexOf('CAFE_MARK');
+    bytes[at + 3] = 0xe9; // "CAF\xe9" in latin-1
+    fs.writeFileSync(file, bytes);
+    const r = await runCli(['check', '--json', file]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
+    expect(out.input_errors[0]!.message).toMatch(/not valid UTF-8/);
+    expect(out.sessions[0]!.turns).toBe(1);
+  }, 60_000);
+
+  it('a JSONL session cut in its last record counts it as truncated, not as an error', async () => {
+    const dir = tempDir('ch-gemini-cut-');
+    const file = path.join(dir, 'session.jsonl');
+    const lines = [
+      JSON.stringify(META),
+      JSON.stringify({ id: 'u1', type: 'user', content: [{ text: 'hi' }] }),
+      JSON.stringify({ id: 'g1', type: 'gemini', content: 'ok', tokens: { input: 90, output: 1, cached: 0, total: 91 } }),
+    ];
+    fs.writeFileSync(file, lines.join('\n') + '\n' + JSON.stringify({ id: 'g2', type: 'gemini', content: 'more' }).slice(0, 20));
+    const result = await checkTranscript(file, { userThresholds: {} });
+    expect(result.report.input_errors).toEqual([]);
+    expect(result.adapter.skipped).toEqual({ 'truncated last line': 1 });
+  });
+});
+
+describe('OpenHands events that are hostile', () => {
+  it('an event nested past the limit and a truncated array: clear errors, the good events read', async () => {
+    const dir = tempDir('ch-oh-hostile-');
+    const file = path.join(dir, 'events.json');
+    const user = { id: 'e1', kind: 'MessageEvent', source: 'user', llm_message: { role: 'user', content: [{ type: 'text', text: 'go' }] } };
+    const deep = {
+      id: 'e2',
+      kind: 'ActionEvent',
+      source: 'agent',
+      llm_response_id: 'r1',
+      tool_name: 'terminal',
+      action: JSON.parse('['.repeat(100) + ']'.repeat(100)) as unknown,
+    };
+    const act = {
+      id: 'e3',
+      kind: 'ActionEvent',
+      source: 'agent',
+      llm_response_id: 'r2',
+      tool_name: 'terminal',
+      tool_call_id: 't',
+      tool_call: { id: 't', name: 'terminal', arguments: '{"command":"ls"}' },
+    };
+    fs.writeFileSync(file, `[${JSON.stringify(user)},\n${JSON.stringify(deep)},\n${JSON.stringify(act)},\n{"id": "e4", "kind": "Obs`);
+    const r = await runCli(['check', '--json', file]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
+    expect(out.input_errors.map((e) => e.line)).toEqual([2, 4]);
+    expect(out.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
+    expect(out.input_errors[1]!.message).toMatch(/the array ends inside an element/);
+    expect(out.sessions[0]!.turns).toBe(1);
+  }, 60_000);
+
+  it('an event file over the size limit in a conversation folder is one error naming it', async () => {
+    const dir = tempDir('ch-oh-big-');
+    const events = path.join(dir, 'conv', 'events');
+    fs.mkdirSync(events, { recursive: true });
+    fs.writeFileSync(
+      path.join(events, 'event-00000-aaaaaaaa-0000.json'),
+      JSON.stringify({
+        id: 'aaaaaaaa',
+        kind: 'MessageEvent',
+        source: 'user',
+        llm_message: { role: 'user', content: [{ type: 'text', text: 'x'.repeat(3000) }] },
+      }),
+    );
+    fs.writeFileSync(
+      path.join(events, 'event-00001-bbbbbbbb-0000.json'),
+      JSON.stringify({
+        id: 'bbbbbbbb',
+        kind: 'MessageEvent',
+        source: 'agent',
+        llm_response_id: 'r1',
+        llm_message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      }),
+    );
+    const result = await checkTranscript(path.join(dir, 'conv'), { userThresholds: {}, maxLineBytes: 1024 });
+    expect(result.report.input_errors).toEqual([
+      { line: 1, message: expect.stringMatching(/^event-00000-aaaaaaaa-0000\.json is \d+ bytes long, over the limit of 1 KiB per event/) as string },
+    ]);
+    expect(result.report.sessions[0]!.turns).toBe(1);
+  });
+});
