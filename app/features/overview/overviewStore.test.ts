@@ -22,6 +22,9 @@ function summary(id: string, patch: Partial<SessionSummary> = {}): SessionSummar
     updated_at: '2026-11-30T10:00:00.000Z',
     analysed: true,
     last_compaction: null,
+    agent: null,
+    project: null,
+    context: null,
     ...patch,
   };
 }
