@@ -146,3 +146,33 @@ export function contextHeadline(input: ContextHeadlineInput): Headline & { kind:
     text: `${CONTEXT_LABEL[kind]}: ${clauses.join('; ')}.`,
   };
 }
+
+const AGENT_NAMES: Readonly<Record<string, string>> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  'swe-agent': 'SWE-agent',
+  otlp: 'OpenTelemetry',
+};
+
+/** The agent a header's `source` names, as people call it. */
+export function agentName(source: string): string {
+  return AGENT_NAMES[source] ?? source;
+}
+
+/** A working folder by its last component (the whole path is on hover). */
+export function projectName(project: string): string {
+  return (
+    project
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() || project
+  );
+}
+
+/**
+ * Why the overview's score columns (spread, canary rank) read "—" for such a session: contract
+ * §8.1 in a sentence (the reasons of NOT_APPLICABLE_REFERENCE, src/core/scope.ts).
+ */
+export const SCORE_COLUMN_REASON =
+  'Not measured (contract §8.1): the reference scorer gives every score of this session; it is a separate model that re-scores every span on every turn and never edits the context, which both seeds put outside the score detectors’ scope.';
