@@ -80,6 +80,7 @@ class Sessions implements OutcomeSink {
       s.title = outcome.header.title ?? null;
       // contract §8.1: the scope decides the report's words (§8.9), as in the Worker (worker/job.ts)
       s.notApplicable = { ...notApplicable(scopeOf(outcome.header)) };
+      s.agent = typeof outcome.header.source === 'string' && outcome.header.source !== '' ? outcome.header.source : null;
     } else if (outcome.kind === 'turn') {
       const { result, snapshot } = outcome;
       const store = this.store(result.sessionId);
