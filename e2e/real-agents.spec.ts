@@ -69,18 +69,22 @@ test('a Claude Code session: its §8.9 headline, compactions first, the scores f
   const tops = [
     await topOf(page, 'section-compactions'),
     await topOf(page, 'chart-composition'),
-    await topOf(page, 'lineage-line'),
+    await topOf(page, 'section-lineage'),
     await topOf(page, 'section-scores'),
   ];
   expect(tops).toEqual([...tops].sort((a, b) => a - b));
   // the agent's own auto-compaction point, said in words (the window is above this session's scale)
   await expect(page.getByTestId('chart-composition')).toContainText('Claude Code auto-compacts at 167,000 tokens (83.5% of the window)');
 
-  // no empty lineage box: one line
+  // the lineage: at the compaction (turn 5) the graph of the summary and the spans it replaced;
+  // at a turn without derived_from edges no empty box, one line
+  await expect(page.getByTestId('section-lineage').locator('section.lineage')).toHaveCount(1);
+  await page.keyboard.press('Home');
+  await expect(verdict).toHaveAttribute('data-turn', '1');
   const line = page.getByTestId('lineage-line');
-  await expect(line).toContainText('no orphaned parent in 10 turns');
+  await expect(line).toContainText('Lineage at turn 1: no derived_from edge here; no orphaned parent in 10 turns.');
   expect((await line.boundingBox())!.height).toBeLessThan(40);
-  await expect(page.locator('.lineage-canvas:visible')).toHaveCount(0);
+  await expect(page.locator('.lineage-canvas')).toHaveCount(0);
 
   // the score charts: folded, with the §8.1 reasons; in the DOM with their hooks
   const scores = page.getByTestId('section-scores');
@@ -102,6 +106,7 @@ test('a Claude Code session: its §8.9 headline, compactions first, the scores f
   await page.emulateMedia({ media: 'print' });
   await expect(verdict).toBeVisible();
   await expect(page.getByTestId('headline')).toContainText('CONTEXT OK');
+  await expect(page.locator('[data-testid="chart-orphans"] section.lineage')).toHaveCount(0);
   await expectNoScoredWords(page, 'the print page');
   await page.emulateMedia({ media: 'screen' });
 });
@@ -130,6 +135,8 @@ test('the overview row of a Claude Code session: agent, fill, compactions, confi
       await expect(row.getByTestId(id)).toHaveText('—');
       await expect(row.getByTestId(id)).toHaveAttribute('title', /contract §8\.1/);
     }
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.getByTestId('overview').screenshot({ path: path.join(SHOTS, 'overview-1280.png') });
     const rowText = (await row.innerText()) + (await row.getByTestId('overview-verdict').getAttribute('title'));
     for (const w of SCORED_WORDS) expect(rowText).not.toMatch(w);
   } finally {

@@ -6,6 +6,9 @@
 // folded charts stay in the DOM, laid out at full width, so their contract §6.3 hooks
 // (chart-spread, chart-canary, chart-drift, chart-orphans) keep working.
 import { useId, useState, type ReactNode } from 'react';
+import { ChartHostContext, type ChartHost } from '../../../src/charts/host.tsx';
+import { PAGE_CHART_HOST } from '../../chartHost.tsx';
+import { LineageGraph } from './LineageGraph.tsx';
 import type { CompactionRecord, Signal } from '../../../src/worker/client.ts';
 import { confirmedLosses } from '../../../src/report/contextHeadline.ts';
 import { sessionOnScreen, useAnalysis } from '../../stores/analysis.ts';
@@ -60,15 +63,42 @@ export function AgentSections({
         )}
       </section>
       {composition}
-      {orphaned ? (
-        orphans
-      ) : (
-        <p className="agent-line" data-testid="lineage-line">
-          <strong>Lineage:</strong> no orphaned parent in {plural(session.turns, 'turn')}: every span a summary derives from is live or archived.
-        </p>
-      )}
-      <ScoreFold scores={orphaned ? scores : [...scores, <div key="orphans">{orphans}</div>]} reasons={session.notApplicable} />
+      <div data-testid="section-lineage">{orphaned ? orphans : <AgentLineage turns={session.turns} />}</div>
+      <ScoreFold
+        scores={
+          orphaned
+            ? scores
+            : [
+                ...scores,
+                // the orphans chart at zero, folded: its derivation graph is drawn above, not twice
+                <ChartHostContext.Provider key="orphans" value={NO_FOOTER_HOST}>
+                  {orphans}
+                </ChartHostContext.Provider>,
+              ]
+        }
+        reasons={session.notApplicable}
+      />
     </>
+  );
+}
+
+const NO_FOOTER: ChartHost['OrphansFooter'] = () => null;
+const NO_FOOTER_HOST: ChartHost = { ...PAGE_CHART_HOST, OrphansFooter: NO_FOOTER };
+
+/**
+ * The lineage of an agent's session where nothing was orphaned: the derivation graph of the
+ * selected turn where it has derived_from edges (a compaction summary and the spans it
+ * replaced), else one line, never an empty box.
+ */
+function AgentLineage({ turns }: { turns: number }) {
+  const turn = useAnalysis((s) => s.turn);
+  const edges = turn?.graph?.edges.length ?? 0;
+  if (turn !== null && edges > 0) return <LineageGraph />;
+  return (
+    <p className="agent-line" data-testid="lineage-line">
+      <strong>Lineage{turn === null ? '' : ` at turn ${turn.turn}`}:</strong> no derived_from edge
+      {turn === null ? '' : ' here'}; no orphaned parent in {plural(turns, 'turn')}.
+    </p>
   );
 }
 
@@ -80,14 +110,21 @@ function ScoreFold({ scores, reasons }: { scores: ReactNode[]; reasons: Partial<
   return (
     <section className="agent-section score-fold" aria-labelledby={`${id}-head`} data-testid="section-scores" data-open={open}>
       <h2 id={`${id}-head`} className="agent-section-head">
-        <button type="button" className="fold-button" aria-expanded={open} aria-controls={`${id}-body`} onClick={() => setOpen((o) => !o)} data-testid="scores-toggle">
+        <button
+          type="button"
+          className="fold-button"
+          aria-expanded={open}
+          aria-controls={`${id}-body`}
+          onClick={() => setOpen((o) => !o)}
+          data-testid="scores-toggle"
+        >
           <span aria-hidden="true">{open ? '▾' : '▸'}</span> Reference scores: not applicable to this session
         </button>
       </h2>
       <div className="score-fold-why" data-testid="scores-reason">
         <p>
-          The scores below are the reference scorer&apos;s (BM25 against the task), not the agent&apos;s: it never prunes by score, so the score
-          detectors are not evaluated (contract §8.1):
+          The scores below are the reference scorer&apos;s (BM25 against the task), not the agent&apos;s: it never prunes by score, so the score detectors are
+          not evaluated (contract §8.1):
         </p>
         <ul>
           {distinct.map((r) => (

@@ -230,14 +230,15 @@ const Row = memo(function Row({
         data-testid="overview-name"
       >
         <strong>{name.name}</strong>
+        {name.idStart !== null && <span className="muted overview-id"> {name.idStart}</span>}
         {s.agent !== null && (
+          // the agent after the id's start, on the name's second line; the project only when the title does not already begin with it
           <span className="overview-agent" data-testid="overview-agent" data-agent={s.agent}>
-            {' '}
+            {' · '}
             {agentName(s.agent)}
-            {s.project === null ? '' : ` · ${projectName(s.project)}`}
+            {s.project === null || (s.title ?? '').startsWith(projectName(s.project)) ? '' : ` · ${projectName(s.project)}`}
           </span>
         )}
-        {name.idStart !== null && <span className="muted overview-id"> {name.idStart}</span>}
       </span>
       {s.context !== null ? <ContextChip context={s.context} /> : <VerdictChip verdict={s.verdict} />}
       <span
