@@ -169,6 +169,9 @@ test('screenshots of a coding-agent session at 390, 1024 and 1440 px', async ({ 
   for (const width of [390, 1024, 1440]) {
     await page.setViewportSize({ width, height: 900 });
     await page.waitForTimeout(400); // the charts re-measure their width after a resize (150 ms debounce)
+    // the derivation graph is drawn once it comes near the viewport (LineageGraph useSeen): scroll past it first
+    await page.getByTestId('section-lineage').scrollIntoViewIfNeeded();
+    await expect(page.locator('.lineage-canvas[data-fitted="true"]')).toHaveCount(1);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(SHOTS, `agent-${width}.png`), fullPage: true });
     // nothing wider than the screen
