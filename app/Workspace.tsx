@@ -15,6 +15,7 @@ import { TurnPanel } from './features/turn/TurnPanel.tsx';
 import { VerdictBanner } from './features/turn/VerdictBanner.tsx';
 import { ReportDialog } from './features/report/ReportDialog.tsx';
 import { useUi } from './stores/ui.ts';
+import { outOfScopeOnScreen, useAnalysis } from './stores/analysis.ts';
 import { ChartHostContext } from '../src/charts/host.tsx';
 // the page as the charts see it: here, in the lazy chunk, since it brings the lineage graph
 // (React Flow) and the PNG exporter, which the welcome screen does not load
@@ -23,16 +24,18 @@ import { PAGE_CHART_HOST } from './chartHost.tsx';
 export function Workspace() {
   const selectedSpan = useUi((s) => s.selectedSpan);
   const turn = useUi((s) => s.selectedTurn);
+  // an imported agent's session shows the compaction panel in its Compactions section (Charts.tsx)
+  const outOfScope = useAnalysis(outOfScopeOnScreen);
   return (
     <ChartHostContext.Provider value={PAGE_CHART_HOST}>
-      <main className="workspace">
+      <main className={outOfScope ? 'workspace agent' : 'workspace'}>
         <section className="main-col" aria-label="Charts">
           <VerdictBanner />
           <ReportDialog />
           <CompareVerdicts />
           <ComparePanel />
           <Charts />
-          <CompactionPanel />
+          {!outOfScope && <CompactionPanel />}
           <PrintIncidents />
         </section>
         <aside className="side-col" aria-label="Findings and details">

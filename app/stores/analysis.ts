@@ -70,6 +70,12 @@ export function sessionOnScreen(state: Pick<AnalysisState, 'summary' | 'sessionI
   return state.summary?.sessions.find((s) => s.sessionId === state.sessionId) ?? null;
 }
 
+/** contract §8.1: the session on screen is in the reference scope: no score detector ran (its headline is §8.9's). */
+export function outOfScopeOnScreen(state: Pick<AnalysisState, 'summary' | 'sessionId'>): boolean {
+  const s = sessionOnScreen(state);
+  return s !== null && Object.keys(s.notApplicable).length > 0;
+}
+
 export function turnsLoaded(summary: JobSummary | null): number {
   return summary?.sessions.reduce((n, s) => n + s.turns, 0) ?? 0;
 }

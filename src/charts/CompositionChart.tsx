@@ -15,10 +15,11 @@ import { CompactionMarkers, COMPACTION_LEGEND } from './CompactionMarkers.tsx';
 import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
 import type { SeriesView } from '../results/series.ts';
-import { compositionDomain, pct, stackBands, thresholdLine, windowOnScale } from './composition.ts';
+import { autoCompactLine, compositionDomain, pct, stackBands, thresholdLine, windowOnScale } from './composition.ts';
 
 const WINDOW_COLOR = C.ink;
 const PRESSURE_COLOR = C.fault;
+const AUTO_COMPACT_COLOR = C.compaction;
 
 // Drawn from the view (chartView.tsx): module-level, so the chart's element stays the same
 const drawBands = (v: SeriesView) => (
@@ -31,11 +32,19 @@ const drawBands = (v: SeriesView) => (
 const drawWindow = (v: SeriesView) => {
   const s = v.composition;
   if (!windowOnScale(s)) return null;
+  const auto = autoCompactLine(s);
   return (
-    <g data-testid="pressure-line">
-      <SeriesLine x={s.x} y={s.window} stroke={WINDOW_COLOR} width={1.5} />
-      <SeriesLine x={s.x} y={thresholdLine(s)} stroke={PRESSURE_COLOR} width={1.5} dash="6 4" />
-    </g>
+    <>
+      <g data-testid="pressure-line">
+        <SeriesLine x={s.x} y={s.window} stroke={WINDOW_COLOR} width={1.5} />
+        <SeriesLine x={s.x} y={thresholdLine(s)} stroke={PRESSURE_COLOR} width={1.5} dash="6 4" />
+      </g>
+      {auto !== null && (
+        <g data-testid="auto-compact-line">
+          <SeriesLine x={s.x} y={auto} stroke={AUTO_COMPACT_COLOR} width={1.5} dash="2 3" />
+        </g>
+      )}
+    </>
   );
 };
 const pickPressure = (v: SeriesView) => v.composition.pressure;
@@ -66,11 +75,12 @@ export function CompositionChart() {
     if (onScale) {
       items.push({ label: 'context window', color: WINDOW_COLOR, kind: 'line' });
       items.push({ label: `pressure threshold (${pct(s.threshold)} of the window)`, color: PRESSURE_COLOR, kind: 'dash' });
+      if (s.autoCompact !== null) items.push({ label: s.autoCompact.label, color: AUTO_COMPACT_COLOR, kind: 'dash' });
     }
     items.push({ label: 'context_pressure fired', color: C.shadeFault, kind: 'shade' });
     return items;
     // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the bands, not by each new view
-  }, [bandKey, onScale, s?.threshold]);
+  }, [bandKey, onScale, s?.threshold, s?.autoCompact]);
   const plot = useMemo(
     () => (
       <ChartBox height={CHART_HEIGHT}>
@@ -94,6 +104,12 @@ export function CompositionChart() {
       : onScale
         ? ` Peak fill ${pct(s.peakFill)} of the window; context_pressure fires at ${pct(s.threshold)}.`
         : ` Peak fill ${pct(s.peakFill)} of the window: the window and the ${pct(s.threshold)} threshold are above this scale.`;
+  // the agent's own point, said in words even where the window is above the chart's scale
+  const lastWindow = s === undefined || s.window.length === 0 ? Number.NaN : s.window[s.window.length - 1]!;
+  const autoText =
+    s?.autoCompact == null || !(lastWindow > 0)
+      ? ''
+      : ` ${s.autoCompact.label.replace(/ here .*$/, '')} at ${Math.max(0, lastWindow - s.autoCompact.reserve).toLocaleString('en-US')} tokens (${pct(Math.max(0, lastWindow - s.autoCompact.reserve) / lastWindow)} of the window).`;
   const byWhat = s?.source === 'kind' ? 'by kind of span' : s?.source === 'role' ? 'by span role' : 'as one band (the spans carry no kind or role)';
   return (
     <ChartFrame
@@ -102,6 +118,7 @@ export function CompositionChart() {
       subtitle={
         <>
           Tokens of each turn&apos;s context, {byWhat}.{windowText}
+          {autoText}
         </>
       }
       state={view === null ? 'loading' : s && s.x.length > 0 ? 'ready' : 'empty'}

@@ -72,5 +72,12 @@ export function thresholdLine(s: CompositionSeries): Float64Array {
   return s.window.map((w) => w * s.threshold);
 }
 
+/** The agent's own auto-compaction point per point (the window less its reserve), NaN where no window is known; null when the agent's point is not known. */
+export function autoCompactLine(s: CompositionSeries): Float64Array | null {
+  const a = s.autoCompact;
+  if (a === null) return null;
+  return s.window.map((w) => (w > 0 ? Math.max(0, w - a.reserve) : Number.NaN));
+}
+
 /** A share in percent, one decimal where it has one ("82.5%", "80%"), "<0.1%" for a sliver. */
 export const pct = (v: number): string => (v > 0 && v < 0.001 ? '<0.1%' : `${String(Math.round(v * 1000) / 10)}%`);

@@ -62,6 +62,8 @@ export interface CheckResult {
   titles: ReadonlyMap<string, string>;
   /** the format read and, for other agents' transcripts, the records left out (docs/adapters.md) */
   adapter: AdapterSummary;
+  /** each session's pressure_threshold as its engine resolved it, for the human output's contract §8.9 headline */
+  pressureThresholds: ReadonlyMap<string, number>;
 }
 
 export async function checkTranscript(path: string, options: CheckOptions): Promise<CheckResult> {
@@ -180,7 +182,13 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     }
   }
   pipeline.end();
-  return { report: builder.build(), titles: builder.titles, adapter: pipeline.summary() };
+  const built = builder.build();
+  const pressureThresholds = new Map<string, number>();
+  for (const s of built.sessions) {
+    const th = engine.thresholds(s.session_id);
+    if (th !== null) pressureThresholds.set(s.session_id, th.pressure_threshold);
+  }
+  return { report: built, titles: builder.titles, adapter: pipeline.summary(), pressureThresholds };
 }
 
 /**

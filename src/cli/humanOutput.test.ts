@@ -75,4 +75,31 @@ describe("check's human output", () => {
     expect(out).toMatch(/FAULT {12}turns 90–101, 111\n/);
     expect(out).toMatch(/PRUNE WITH CARE {2}turn 110\n/);
   });
+
+  // contract §8.9: a session where no score detector ran (reference scope, §8.1)
+  const SCORED_WORDS = [/PRUNE OK/, /pruning may proceed/i, /\bbound\b/i];
+
+  it('gives an imported agent session its §8.9 headline, never the scored-loop words', async () => {
+    const r = await checkTranscript(path.join(ROOT, 'e2e/fixtures/claude-code-compactions.jsonl'), { userThresholds: {} });
+    const out = humanOutput(r.report, 'cc.jsonl', r.titles, r.pressureThresholds);
+    expect(out).toContain(
+      '  headline at turn 10, the last (contract §8.9: no score detector ran):\n    LOSS CONFIRMED: turn 6 re-read a file the compaction at turn 5 dropped; 2 compactions, 1 confirmed loss;',
+    );
+    for (const w of SCORED_WORDS) expect(out).not.toMatch(w);
+    const p = await checkTranscript(path.join(ROOT, 'e2e/fixtures/claude-code-pressure.jsonl'), { userThresholds: {} });
+    const calm = humanOutput(p.report, 'p.jsonl', p.titles, p.pressureThresholds);
+    expect(calm).toContain('    CONTEXT OK: 1 compaction, no confirmed loss; 5% of the window (9,000 of 200,000 tokens).');
+    for (const w of SCORED_WORDS) expect(calm).not.toMatch(w);
+  });
+
+  it("says NEAR THE LIMIT by the session's own pressure threshold", async () => {
+    const file = path.join(ROOT, 'e2e/fixtures/claude-code-pressure.jsonl');
+    const r = await checkTranscript(file, { userThresholds: {} });
+    // the pressure fixture ends at 9,000 of 200,000 tokens: a threshold of 0.04 puts it near the limit
+    const near = await checkTranscript(file, { userThresholds: { pressure_threshold: 0.04 } });
+    expect(humanOutput(near.report, 'p.jsonl', near.titles, near.pressureThresholds)).toContain(
+      '    NEAR THE LIMIT: 5% of the window (9,000 of 200,000 tokens); 1 compaction',
+    );
+    expect(humanOutput(r.report, 'p.jsonl', r.titles, r.pressureThresholds)).toContain('CONTEXT OK');
+  });
 });

@@ -5,14 +5,25 @@ import { compactionLines, notApplicableLines } from '../report/compactionWords.t
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type HeadlineKind } from '../report/headline.ts';
 import { escapeControls } from '../core/terminalText.ts';
+import { outOfScope, sessionHeadline } from '../report/sessionHeadline.ts';
 
-export function humanOutput(report: CheckOutput, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
+/**
+ * `pressureThresholds`: each session's pressure_threshold as its engine resolved it (header
+ * config, `--set`): the §8.9 headline of an out-of-scope session says "near the limit" by it.
+ */
+export function humanOutput(
+  report: CheckOutput,
+  source: string,
+  titles: ReadonlyMap<string, string> = new Map(),
+  pressureThresholds: ReadonlyMap<string, number> = new Map(),
+): string {
   const out: string[] = [];
   const turns = report.sessions.reduce((n, s) => n + s.turns, 0);
   out.push(
     `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
   );
-  for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length));
+  for (const s of report.sessions)
+    out.push('', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length, pressureThresholds.get(s.session_id)));
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
@@ -26,7 +37,7 @@ export function humanOutput(report: CheckOutput, source: string, titles: Readonl
 // the one escaping function of every command's terminal output (src/core/terminalText.ts)
 export { escapeControls };
 
-function sessionSection(s: SessionOutput, title: string | undefined, inputErrors: number): string[] {
+function sessionSection(s: SessionOutput, title: string | undefined, inputErrors: number, pressureThreshold: number | undefined): string[] {
   const out: string[] = [];
   const first = s.metrics[0]?.turn;
   const last = s.metrics[s.metrics.length - 1]?.turn;
@@ -47,7 +58,7 @@ function sessionSection(s: SessionOutput, title: string | undefined, inputErrors
       out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${runList(runsOf(list, order))}`);
     }
   }
-  out.push(...headlineLines(s, order, inputErrors));
+  out.push(...(outOfScope(s) ? contextLines(s, inputErrors, pressureThreshold) : headlineLines(s, order, inputErrors)));
   out.push(...compactionLines(s.compactions), ...notApplicableLines(s.not_applicable));
   return out;
 }
@@ -104,6 +115,19 @@ function headlineLines(s: SessionOutput, order: readonly number[], inputErrors: 
     if (kind !== 'drop' && drops.length > 0) out.push(`${INDENT}and drop ${listIds(drops)} (poisoned, do not rescore)`);
     out.push(`${INDENT}${first.h.say}`);
   }
+  return out;
+}
+
+/**
+ * contract §8.9: a session in the reference scope (§8.1) has no score verdict to list: its
+ * headline as it stood at the last turn, in the banner's words (lineage, confirmed losses,
+ * pressure), never "PRUNE OK".
+ */
+function contextLines(s: SessionOutput, inputErrors: number, pressureThreshold: number | undefined): string[] {
+  const h = sessionHeadline(s, pressureThreshold === undefined ? {} : { pressureThreshold });
+  if (h === null) return [];
+  const out = [`  headline at turn ${h.turn}, the last (contract §8.9: no score detector ran):`, `    ${h.text}`];
+  if (inputErrors > 0) out.push(`    ${droppedLinesWords(inputErrors, s.turns)}`);
   return out;
 }
 

@@ -237,7 +237,7 @@ async function runCheck(args: string[]): Promise<number> {
   }
   const shown = values.json
     ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
-    : humanOutput(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
+    : humanOutput(report, path === '-' ? 'stdin' : path, result.titles, result.pressureThresholds) + adapterNote(result.adapter);
   await writeAll(process.stdout, shown);
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {

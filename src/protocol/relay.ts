@@ -73,6 +73,31 @@ export interface SessionSummary {
   analysed: boolean;
   /** contract §8.3: the session's last compaction, as its engine's audit stands now; null before any */
   last_compaction: LastCompaction | null;
+  /** the agent an adapter read the transcript of (the header's `source`: `claude-code`, `codex`, …), null for a native session */
+  agent: string | null;
+  /** the agent's working folder (the header's `project`), null when the transcript does not say */
+  project: string | null;
+  /** contract §8.9: a session in the reference scope (§8.1): its headline and figures at the last turn; null otherwise */
+  context: ContextSummary | null;
+}
+
+/** contract §8.9: what the overview shows of a session where no score detector ran, as of its last turn. */
+export interface ContextSummary {
+  /** lineage_broken | loss_confirmed | near_limit | context_ok (src/report/contextHeadline.ts) */
+  kind: string;
+  /** the headline's word, e.g. LOSS CONFIRMED */
+  label: string;
+  /** the headline in one line */
+  text: string;
+  tokens: number;
+  /** tokens, null when no window is known (contract §8.7) */
+  context_window: number | null;
+  /** tokens / context_window (0–1, four decimals), null without a window */
+  fill: number | null;
+  compactions: number;
+  /** confirmed losses of every compaction so far (contract §8.4) */
+  confirmed_losses: number;
+  orphan_edges: number;
 }
 
 /** Retention of one item kind of a compaction (contract §8.3 `retention`). */

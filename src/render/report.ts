@@ -15,6 +15,7 @@ import type { SeriesView } from '../results/series.ts';
 import { incidentMargin, reportData } from '../report/reportData.ts';
 import { shapeView } from '../results/shape.ts';
 import { TurnColumnStore } from '../results/store.ts';
+import { notApplicable, scopeOf } from '../core/scope.ts';
 import type { DrawJob } from './draw.ts';
 import { REPORT_CHART_WIDTH } from './width.ts';
 
@@ -77,6 +78,9 @@ class Sessions implements OutcomeSink {
     if (outcome.kind === 'header') {
       const s = this.store(outcome.sessionId, outcome.header.config as Partial<Thresholds> | undefined);
       s.title = outcome.header.title ?? null;
+      // contract §8.1: the scope decides the report's words (§8.9), as in the Worker (worker/job.ts)
+      s.notApplicable = { ...notApplicable(scopeOf(outcome.header)) };
+      s.agent = typeof outcome.header.source === 'string' && outcome.header.source !== '' ? outcome.header.source : null;
     } else if (outcome.kind === 'turn') {
       const { result, snapshot } = outcome;
       const store = this.store(result.sessionId);

@@ -7,6 +7,7 @@
 // no DOM, no Node.
 import { SEVERITY, SEVERITY_RANK, type Action, type Severity, type Signal } from '../core/signals.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
+import type { ContextKind } from './contextHeadline.ts';
 
 /** What the headline says to do, worst first. */
 export type HeadlineKind = 'freeze' | 'recompute' | 'drop' | 'fault' | 'warning' | 'prune_ok';
@@ -30,9 +31,10 @@ export interface HeadlineFinding {
 }
 
 export interface Headline {
-  kind: HeadlineKind;
+  /** a scored loop's kind, or (contract §8.9) an out-of-scope session's (contextHeadline.ts) */
+  kind: HeadlineKind | ContextKind;
   tone: 'ok' | 'warn' | 'fault';
-  /** the banner's big word: FREEZE, RECOMPUTE, DROP, FAULT, PRUNE OK */
+  /** the banner's big word: FREEZE, RECOMPUTE, DROP, FAULT, PRUNE OK (or contract §8.9's) */
   label: string;
   /** what to do, one sentence without the span lists */
   say: string;
@@ -73,7 +75,7 @@ function listed(ids: readonly string[], max = 6): string {
 }
 
 /** The turn's headline: the verdict's action when it is not prune_ok, else a drop, else the worst finding. */
-export function headline(input: HeadlineInput): Headline {
+export function headline(input: HeadlineInput): Headline & { kind: HeadlineKind } {
   const findings: HeadlineFinding[] = input.findings
     .map((f) => {
       const severity = f.severity ?? SEVERITY[f.signal];

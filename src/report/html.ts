@@ -5,7 +5,16 @@
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS } from '../core/config.ts';
 import { escapeXml } from './figure.ts';
 import { rangeAdvice } from './headline.ts';
-import { ACTION_TODO, CONTRACT_URL, faultInRange, MAX_DETAILED_INCIDENTS, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import {
+  ACTION_TODO,
+  CONTRACT_URL,
+  contextReportLine,
+  faultInRange,
+  MAX_DETAILED_INCIDENTS,
+  shorten,
+  type ReportData,
+  type ReportIncident,
+} from './markdown.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { sourceText } from './stamp.ts';
@@ -27,13 +36,16 @@ code{background:#f3f5f8;padding:0 3px;border-radius:3px}blockquote{margin:6px 0 
 .sev-fault{color:#c62828;font-weight:700}.sev-warning{color:#b45309;font-weight:700}.sev-info{color:#1d4e89;font-weight:700}
 figure{margin:12px 0}figure svg{max-width:100%;height:auto;border:1px solid #e4e8ee}`;
 
-function incidentHtml(inc: ReportIncident, heading: string, contractUrl: string): string {
+function incidentHtml(inc: ReportIncident, heading: string, contractUrl: string, scored = true): string {
   const info = SIGNAL_INFO[inc.signal];
   const rule = RULES[inc.signal];
+  // contract §8.9: where no score detector ran, the reference scorer's scores and bindings are left out
+  const scoreCells = (s: ReportIncident['spans'][number]): string =>
+    scored ? `<td>${s.score === null ? 'null' : Number(s.score.toFixed(4))}</td><td>${e(s.binding)}</td>` : '';
   const rows = inc.spans
     .map(
       (s) =>
-        `<tr><td>${code(s.id)}</td><td>${s.turn}</td><td>${s.score === null ? 'null' : Number(s.score.toFixed(4))}</td><td>${e(s.binding)}</td><td>${s.rewrites}</td><td>${s.pinned ? 'yes' : 'no'}</td><td>${s.text === null ? '<em>(text no longer held)</em>' : e(shorten(s.text))}</td></tr>`,
+        `<tr><td>${code(s.id)}</td><td>${s.turn}</td>${scoreCells(s)}<td>${s.rewrites}</td><td>${s.pinned ? 'yes' : 'no'}</td><td>${s.text === null ? '<em>(text no longer held)</em>' : e(shorten(s.text))}</td></tr>`,
     )
     .join('');
   return (
@@ -42,7 +54,7 @@ function incidentHtml(inc: ReportIncident, heading: string, contractUrl: string)
     `<li><b>First finding:</b> ${e(inc.message)}</li><li><b>What it means:</b> ${e(info.means)}</li><li><b>What the harness should do:</b> ${e(info.todo)}</li>` +
     `<li><b>Contract rule</b> (<a href="${e(contractUrl)}#${rule.anchor}">§${rule.section}</a>):<blockquote>${e(rule.rule)}</blockquote></li></ul>` +
     (inc.spans.length > 0
-      ? `<table><tr><th>span</th><th>turn</th><th>score</th><th>binding</th><th>rewrites</th><th>pinned</th><th>text (shortened)</th></tr>${rows}</table>` +
+      ? `<table><tr><th>span</th><th>turn</th>${scored ? '<th>score</th><th>binding</th>' : ''}<th>rewrites</th><th>pinned</th><th>text (shortened)</th></tr>${rows}</table>` +
         (inc.moreSpans > 0 ? `<p>… and ${inc.moreSpans} more spans.</p>` : '')
       : '<p>No span named (the signal is about the whole snapshot).</p>')
   );
@@ -60,7 +72,9 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
     `<p>Session ${code(data.sessionId)}${data.title ? ` (${e(data.title)})` : ''}: ${data.session.turns} snapshots, turns ${data.session.firstTurn}–${data.session.lastTurn}. This report covers ${turns(data.range.from, data.range.to)} (${data.turnsInRange} snapshots).</p>`,
     `<ul><li><b>Source:</b> ${e(sourceText(data.source))}</li><li><b>Made by:</b> context-health ${e(data.version)}${data.exportedAt === null ? '' : `, ${e(data.exportedAt)}`}</li></ul>`,
   ];
-  if (data.focus !== null) out.push(incidentHtml(data.focus, '<h2>What fired</h2>', contractUrl));
+  const scored = data.context === undefined;
+  if (data.context !== undefined) out.push(`<p><b>Headline at turn ${data.context.turn}</b> (contract §8.9): ${e(data.context.text)}</p>`);
+  if (data.focus !== null) out.push(incidentHtml(data.focus, '<h2>What fired</h2>', contractUrl, scored));
   out.push(`<h2>${data.focus !== null ? 'Other incidents in these turns' : 'Incidents in these turns'}</h2>`);
   if (data.incidents.length === 0) out.push('<p>None.</p>');
   else if (data.focus !== null) {
@@ -74,7 +88,7 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
     );
   } else {
     for (const i of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
-      out.push(incidentHtml(i, `<h3>${i.number}. ${code(i.signal)} (${i.severity}), ${turns(i.firstTurn, i.lastTurn)}</h3>`, contractUrl));
+      out.push(incidentHtml(i, `<h3>${i.number}. ${code(i.signal)} (${i.severity}), ${turns(i.firstTurn, i.lastTurn)}</h3>`, contractUrl, scored));
     const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
     if (rest.length > 0)
       out.push(
@@ -87,7 +101,8 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
       );
   }
   out.push('<h2>Verdicts</h2>');
-  if (data.verdicts.length === 0) out.push(`<p><code>prune_ok</code> on every turn of this range: ${rangeAdvice(faultInRange(data))}.</p>`);
+  if (data.context !== undefined) out.push(`<p>${e(contextReportLine(data.context))}</p>`);
+  else if (data.verdicts.length === 0) out.push(`<p><code>prune_ok</code> on every turn of this range: ${rangeAdvice(faultInRange(data))}.</p>`);
   else
     out.push(
       `<table><tr><th>turns</th><th>verdict</th><th>spans (first turn)</th><th>what the harness should do</th></tr>${data.verdicts

@@ -84,6 +84,17 @@ export interface ReportData {
   compaction?: CompactionRecord;
   /** contract §8.8: span id → label for the spans the report names that have one (absent: none has) */
   labels?: Record<string, string>;
+  /**
+   * contract §8.9: a session where no score detector ran (§8.1): its headline at the last turn
+   * of the range. Absent for every other session, whose report is unchanged. With it the span
+   * tables leave out the reference scorer's scores and bindings, and no verdict is told.
+   */
+  context?: { turn: number; text: string };
+}
+
+/** contract §8.9: the line of a report on a session where no score detector ran. */
+export function contextReportLine(context: { turn: number }): string {
+  return `No score verdict: the score detectors do not apply to this session (contract §8.1); its headline at turn ${context.turn} says what was measured.`;
 }
 
 /** A report about turns details this many incidents in full (spans, rule); the rest are rows of a table. */
@@ -163,7 +174,7 @@ export function faultInRange(data: Pick<ReportData, 'focus' | 'incidents'>): boo
   return (data.focus !== null && data.focus.severity === 'fault') || data.incidents.some((i) => i.severity === 'fault');
 }
 
-function incidentSection(inc: ReportIncident, heading: string, contractUrl: string, labels: SpanLabelMap = {}): string[] {
+function incidentSection(inc: ReportIncident, heading: string, contractUrl: string, labels: SpanLabelMap = {}, scored = true): string[] {
   const info = SIGNAL_INFO[inc.signal];
   const rule = RULES[inc.signal];
   const out: string[] = [
@@ -179,7 +190,16 @@ function incidentSection(inc: ReportIncident, heading: string, contractUrl: stri
     `  > ${rule.rule}`,
     '',
   ];
-  if (inc.spans.length > 0) {
+  if (inc.spans.length > 0 && !scored) {
+    // contract §8.9: the reference scorer's scores and bindings are not what this session is judged by
+    out.push('| span | turn | rewrites | pinned | text (shortened) |', '| --- | ---: | ---: | --- | --- |');
+    for (const s of inc.spans)
+      out.push(
+        `| ${spanCell(s.id, labels)} | ${s.turn} | ${s.rewrites} | ${s.pinned ? 'yes' : 'no'} | ${s.text === null ? '*(text no longer held)*' : mdText(shorten(s.text))} |`,
+      );
+    if (inc.moreSpans > 0) out.push('', `… and ${inc.moreSpans} more span${inc.moreSpans === 1 ? '' : 's'}.`);
+    out.push('');
+  } else if (inc.spans.length > 0) {
     out.push('| span | turn | score | binding | rewrites | pinned | text (shortened) |', '| --- | ---: | ---: | --- | ---: | --- | --- |');
     for (const s of inc.spans) {
       out.push(
@@ -274,8 +294,10 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     `- **Made by:** context-health ${data.version}${data.exportedAt === null ? '' : `, ${data.exportedAt}`}`,
     '',
   ];
+  const scored = data.context === undefined;
+  if (data.context !== undefined) out.push(`**Headline at turn ${data.context.turn}** (contract §8.9): ${mdText(data.context.text)}`, '');
   if (data.compaction !== undefined) out.push(...compactionSection(data.compaction, data.labels));
-  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl, data.labels));
+  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored));
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
   if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
@@ -287,7 +309,13 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   } else {
     for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
       out.push(
-        ...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl, data.labels),
+        ...incidentSection(
+          inc,
+          `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`,
+          contractUrl,
+          data.labels,
+          scored,
+        ),
       );
     const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
     if (rest.length > 0) {
@@ -303,7 +331,8 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   }
 
   out.push('## Verdicts', '');
-  if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: ${rangeAdvice(faultInRange(data))}.`, '');
+  if (data.context !== undefined) out.push(contextReportLine(data.context), '');
+  else if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: ${rangeAdvice(faultInRange(data))}.`, '');
   else {
     out.push('| turns | verdict | spans (first turn) | what the harness should do |', '| --- | --- | --- | --- |');
     for (const v of data.verdicts) {

@@ -9,6 +9,8 @@ import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type Repo
 import type { StampSource } from './stamp.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
+import { metricsAt } from '../results/turnColumns.ts';
+import { contextHeadline } from './contextHeadline.ts';
 
 /** At most this many spans are listed per incident. */
 export const MAX_REPORT_SPANS = 12;
@@ -169,8 +171,10 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
   for (const v of verdicts) for (const id of v.spans.slice(0, 8)) named.add(id);
   for (const it of [...(compaction?.items ?? []), ...(compaction?.carried ?? [])]) if (it.span_id !== null) named.add(it.span_id);
   const labels = store.labelsOfIds(named);
+  const context = contextAt(store, i1 - 1);
   return {
     ...(compaction === undefined ? {} : { compaction }),
+    ...(context === null ? {} : { context }),
     ...(Object.keys(labels).length === 0 ? {} : { labels }),
     sessionId: store.sessionId,
     title: store.title,
@@ -186,6 +190,27 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
     thresholds: { ...thresholds },
     exportedAt: query.exportedAt,
   };
+}
+
+/**
+ * contract §8.9: a session in the reference scope (§8.1) is headlined by what was measured
+ * there, as it stood at the last turn of the report's range; null for any other session (its
+ * report is unchanged).
+ */
+function contextAt(store: TurnColumnStore, index: number): ReportData['context'] | null {
+  if (Object.keys(store.notApplicable).length === 0) return null;
+  const m = metricsAt(store.col, index);
+  const window = store.composition.window.get(index);
+  const turn = store.col.turn.get(index);
+  const h = contextHeadline({
+    turn,
+    tokensTotal: m.tokens_total,
+    window: Number.isFinite(window) && window! > 0 ? window! : null,
+    pressureThreshold: store.thresholds.pressure_threshold,
+    orphanEdges: m.orphan_edges,
+    compactions: store.compactions,
+  });
+  return { turn, text: h.text };
 }
 
 /** The compaction that took effect at `turn` (the reply's structured clone is the report's own copy). */

@@ -110,3 +110,15 @@ export function kindLabel(key: string): string {
       return key.startsWith('tool_result:') ? `results of ${key.slice('tool_result:'.length)}` : key;
   }
 }
+
+/**
+ * Where an agent compacts on its own, as tokens below its context window (docs/dashboard.md
+ * "Auto-compaction point"). Claude Code: it keeps up to 20,000 tokens for the model's answer
+ * and a 13,000-token buffer, so it auto-compacts at the window less 33,000 tokens (167,000 of
+ * 200,000, 83.5%; the `preTokens` of its auto compact_boundary records sit there). Only agents
+ * whose point is known are listed: a Codex rollout does not record its
+ * `model_auto_compact_token_limit`, and the others' points are not established, so none is drawn.
+ */
+export const AUTO_COMPACT: Readonly<Record<string, { reserve: number; label: string }>> = {
+  'claude-code': { reserve: 33_000, label: 'Claude Code auto-compacts here (the window less 33,000 tokens)' },
+};

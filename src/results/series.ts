@@ -117,6 +117,11 @@ export interface CompositionSeries {
   peakFill: number | null;
   /** turns where context_pressure fired */
   pressure: Bands;
+  /**
+   * The agent's own auto-compaction point, where it is known (composition.ts AUTO_COMPACT): it
+   * compacts when the context reaches the window less `reserve` tokens. Null for other agents.
+   */
+  autoCompact: { reserve: number; label: string } | null;
 }
 
 export interface SeriesView {

@@ -4,7 +4,7 @@
 import { lowerBound, upperBound } from '../core/bisect.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import { gapEdges, gather, lttb, unionSorted } from './lttb.ts';
-import { bandRank, kindLabel } from './composition.ts';
+import { AUTO_COMPACT, bandRank, kindLabel } from './composition.ts';
 import type {
   Bands,
   CanaryLine,
@@ -277,6 +277,7 @@ export function shapeComposition(store: TurnColumnStore, w: Window, points: numb
     total: gather(total, idx),
     window: gather(window, idx),
     threshold: store.thresholds.pressure_threshold,
+    autoCompact: store.agent === null ? null : (AUTO_COMPACT[store.agent] ?? null),
     peakFill: peak,
     pressure: signalBands(store, w, bit('context_pressure'), (w.to - w.from) / points),
   };

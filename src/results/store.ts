@@ -79,6 +79,8 @@ export class TurnColumnStore {
   notApplicable: Partial<Record<Signal, string>> = {};
   /** contract §7 reference scorer: the session's scores are the reference's, not the harness's */
   referenceScored = false;
+  /** the header's `source`: the agent an adapter read the transcript of (null: a native session) */
+  agent: string | null = null;
   headerConfig: Partial<Thresholds> = {};
   /** contract §8.7: what fills the context, per turn and kind (the composition chart) */
   readonly composition = new Composition();

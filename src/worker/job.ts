@@ -171,6 +171,7 @@ function applyHeader(store: TurnColumnStore, header: SessionHeader): void {
   if (header.scores === 'reference') store.referenceScored = true;
   // contract §8.1: the engine decides the scope from the same header (Engine.newSlot)
   store.notApplicable = { ...notApplicable(scopeOf(header)) };
+  store.agent = typeof header.source === 'string' && header.source !== '' ? header.source : null;
 }
 
 export function sessionSummary(s: TurnColumnStore): SessionSummary {
@@ -207,5 +208,6 @@ export function sessionSummary(s: TurnColumnStore): SessionSummary {
     compactionRevision: s.compactionRevision,
     contextWindow: s.contextWindow,
     notApplicable: s.notApplicable,
+    agent: s.agent,
   };
 }

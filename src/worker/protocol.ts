@@ -201,6 +201,8 @@ export interface SessionSummary {
   contextWindow: ContextWindow | null;
   /** contract §8.1: the signals not evaluated for this session's scope, each with its reason (empty: every detector runs) */
   notApplicable: Partial<Record<Signal, string>>;
+  /** the header's `source` (claude-code, codex, …): the agent an adapter read; null for a native session */
+  agent: string | null;
 }
 
 export interface JobSummary {

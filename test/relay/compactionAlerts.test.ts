@@ -76,5 +76,12 @@ describe.each([0, 1])('compactions on the relay (analysis threads: %i)', (analys
       confirmed: Object.values(last.retention).reduce((n, k) => n + k.confirmed, 0),
       compactions: session.compactions!.length,
     });
+    // contract §8.9: the row of an out-of-scope session carries its agent and its headline, in check's words
+    const human = (await runCli(['check', '--fail-on', 'never', FIXTURE])).stdout;
+    const row = (await overview())!;
+    expect(row.agent).toBe('claude-code');
+    expect(row.context).toMatchObject({ kind: 'loss_confirmed', label: 'LOSS CONFIRMED', compactions: 2, confirmed_losses: 1, orphan_edges: 0 });
+    expect(human).toContain(`    ${row.context!.text}\n`);
+    expect(row.context!.fill).toBeCloseTo(session.metrics.at(-1)!.tokens_total / session.context_window!.tokens, 4);
   });
 });

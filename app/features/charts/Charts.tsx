@@ -1,5 +1,6 @@
 import { memo, useEffect, useRef } from 'react';
-import { useAnalysis } from '../../stores/analysis.ts';
+import { outOfScopeOnScreen, useAnalysis } from '../../stores/analysis.ts';
+import { AgentSections } from './AgentSections.tsx';
 import { setUi } from '../../stores/ui.ts';
 import { AXES_PX } from '../../../src/charts/common.tsx';
 import { AgreementChart as AgreementChartImpl } from '../../../src/charts/AgreementChart.tsx';
@@ -24,6 +25,9 @@ const CompositionChart = memo(CompositionChartImpl);
 export function Charts() {
   const ref = useRef<HTMLDivElement>(null);
   const turns = useAnalysis((s) => s.view?.turnCount ?? 0);
+  // contract §8.1: an imported agent's session, where no score detector ran, is laid out for
+  // what was measured (AgentSections.tsx); every other session keeps the scored loop's order
+  const outOfScope = useAnalysis(outOfScopeOnScreen);
   useEffect(() => {
     const el = ref.current;
     if (el === null) return;
@@ -40,7 +44,26 @@ export function Charts() {
     };
   }, []);
   return (
-    <div className="charts" ref={ref} data-testid="charts" data-view-turns={turns}>
+    <div className="charts" ref={ref} data-testid="charts" data-view-turns={turns} data-layout={outOfScope ? 'agent' : 'scored'}>
+      {outOfScope ? (
+        <AgentSections
+          overview={<Overview />}
+          compactions={<CompactionsStrip />}
+          composition={<CompositionChart />}
+          scores={[<SpreadChart key="spread" />, <AgreementChart key="agreement" />, <CanaryChart key="canary" />, <DriftChart key="drift" />]}
+          orphans={<OrphansChart />}
+        />
+      ) : (
+        <ScoredCharts />
+      )}
+    </div>
+  );
+}
+
+/** A scored loop's charts, in today's order (contract §6.3 hooks); the compaction panel follows them (Workspace.tsx). */
+function ScoredCharts() {
+  return (
+    <>
       <Overview />
       <CompositionChart />
       <SpreadChart />
@@ -49,6 +72,6 @@ export function Charts() {
       <DriftChart />
       <OrphansChart />
       <CompactionsStrip />
-    </div>
+    </>
   );
 }

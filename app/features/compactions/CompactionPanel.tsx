@@ -8,14 +8,25 @@ import { ENCRYPTED_SUMMARY_WORDS } from '../../../src/report/compactionWords.ts'
 import { CompactionItems } from './CompactionItems.tsx';
 import { compactionAt, retentionWords, tokensWords, totalRetention } from './compactionRows.ts';
 
-export function CompactionPanel() {
-  const turn = useUi((s) => s.selectedCompaction);
+/**
+ * `fallback`: the compaction shown while none is chosen on the strip (an imported agent's
+ * Compactions section opens on the one with the latest confirmed loss, else the last).
+ */
+export function CompactionPanel({ fallback = null }: { fallback?: number | null }) {
+  const chosen = useUi((s) => s.selectedCompaction);
+  const turn = chosen ?? fallback;
   const r = useAnalysis((s) => compactionAt(s.compactions?.records, turn));
   if (r === null) return null;
   const t = totalRetention(r.retention);
   const words = retentionWords(r.retention);
   return (
-    <section className="panel compaction-panel" aria-label={`Compaction at turn ${r.turn}`} data-testid="compaction-panel" data-turn={r.turn}>
+    <section
+      className="panel compaction-panel"
+      aria-label={`Compaction at turn ${r.turn}`}
+      data-testid="compaction-panel"
+      data-turn={r.turn}
+      data-chosen={chosen !== null}
+    >
       <header className="panel-head">
         <h2>
           Compaction at turn {r.turn}{' '}
@@ -28,9 +39,11 @@ export function CompactionPanel() {
           <button type="button" className="btn small" onClick={() => void reportCompaction(r.turn)} data-testid="report-compaction">
             Report this compaction
           </button>{' '}
-          <button type="button" className="btn small ghost" onClick={() => setUi({ selectedCompaction: null })} aria-label="Close the compaction">
-            Close
-          </button>
+          {chosen !== null && (
+            <button type="button" className="btn small ghost" onClick={() => setUi({ selectedCompaction: null })} aria-label="Close the compaction">
+              Close
+            </button>
+          )}
         </span>
       </header>
       <p className="compaction-facts" data-testid="compaction-facts">

@@ -22,7 +22,11 @@ export function SignalSummary() {
         </h2>
       </header>
       {fired.length === 0 ? (
-        <p className="empty ok">No signal fired: scores are bound to their texts and the loop looks healthy.</p>
+        <p className="empty ok">
+          {Object.keys(s.notApplicable).length > 0
+            ? 'No signal fired: no compaction, no orphaned lineage, no pressure on the window.'
+            : 'No signal fired: scores are bound to their texts and the loop looks healthy.'}
+        </p>
       ) : (
         <ul className="signal-list">
           {fired.map((sig) => {

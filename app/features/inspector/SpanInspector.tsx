@@ -7,7 +7,7 @@ import type { SpanDetail } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
 import { fmtNum, SpanChips } from '../../components/bits.tsx';
 import { C } from '../../../src/charts/theme.ts';
-import { useAnalysis } from '../../stores/analysis.ts';
+import { outOfScopeOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
 import { useSpanLabel } from '../../stores/spanLabels.ts';
 
@@ -126,9 +126,11 @@ function SpanFacts({ d }: { d: SpanDetail }) {
 
 function HashCheck({ d }: { d: SpanDetail }) {
   const same = d.claimedSha256 !== null && d.claimedSha256 === d.computedSha256;
+  // contract §8.9: where no score detector ran, the hashes are shown but no binding is judged
+  const outOfScope = useAnalysis(outOfScopeOnScreen);
   return (
     <div className={`hash-check b-${d.binding}`} data-testid="hash-check" data-binding={d.binding}>
-      <strong>{BINDING_SAY[d.binding]}</strong>
+      <strong>{outOfScope ? 'the reference scorer scores this span; no score detector runs on this session (contract §8.1)' : BINDING_SAY[d.binding]}</strong>
       <div className="hashes">
         <span>text_sha256 (claimed)</span>
         <code>{d.claimedSha256 ?? '— none —'}</code>
@@ -169,6 +171,7 @@ function SpanText({ d }: { d: SpanDetail }) {
 
 function ScoreHistory({ d }: { d: SpanDetail }) {
   const cursor = useUi((s) => s.selectedTurn);
+  const outOfScope = useAnalysis(outOfScopeOnScreen);
   const history = useMemo(() => {
     const rows: { x: number; score: number | null; rewrites: number }[] = [];
     for (let i = 0; i < d.historyX.length; i++)
@@ -221,7 +224,7 @@ function ScoreHistory({ d }: { d: SpanDetail }) {
       )}
       <p className="muted small" data-testid="score-history-key">
         Black line: the selected turn{d.textVersions.length > 1 ? '; amber dashes: a rewrite of the text' : ''}
-        {bad.length > 0 ? "; shaded: turns where this span's score was not bound to its text" : ''}.
+        {bad.length > 0 && !outOfScope ? "; shaded: turns where this span's score was not bound to its text" : ''}.
       </p>
     </>
   );

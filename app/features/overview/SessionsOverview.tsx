@@ -5,8 +5,9 @@
 // overview channel (overviewStore.ts), not by polling.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import type { LastCompaction, SessionSummary } from '../../../src/protocol/relay.ts';
+import type { ContextSummary, LastCompaction, SessionSummary } from '../../../src/protocol/relay.ts';
 import { chipKind } from '../../../src/report/headline.ts';
+import { agentName, projectName, SCORE_COLUMN_REASON } from '../../../src/report/contextHeadline.ts';
 import { retentionWords, tokensWords } from '../compactions/compactionRows.ts';
 import { openLive } from '../../analysis.ts';
 import { AlertsPanel } from '../alerts/AlertsPanel.tsx';
@@ -155,6 +156,12 @@ function HeaderRow({ lastTurns }: { lastTurns: number }) {
       <span role="columnheader">last fault</span>
       <span role="columnheader">turns</span>
       <span role="columnheader">per min</span>
+      <span role="columnheader" title="How full the context window is at the last turn (an imported agent's session, contract §8.7)">
+        fill
+      </span>
+      <span role="columnheader" title="The session's compactions and, of their lost items, how many the agent went back for (confirmed losses, contract §8.4)">
+        compactions
+      </span>
       <span role="columnheader">score spread</span>
       <span role="columnheader">canary rank</span>
       <span
@@ -214,11 +221,26 @@ const Row = memo(function Row({
         {s.status}
         {s.analysed ? '' : ' (reading)'}
       </span>
-      <span role="cell" className="overview-name" title={s.title === null ? s.session_id : `${s.title}\n${s.session_id}`} data-testid="overview-name">
+      <span
+        role="cell"
+        className="overview-name"
+        title={[s.title, s.agent === null ? null : `${agentName(s.agent)}${s.project === null ? '' : ` in ${s.project}`}`, s.session_id]
+          .filter((x) => x !== null)
+          .join('\n')}
+        data-testid="overview-name"
+      >
         <strong>{name.name}</strong>
         {name.idStart !== null && <span className="muted overview-id"> {name.idStart}</span>}
+        {s.agent !== null && (
+          // the agent after the id's start, on the name's second line; the project only when the title does not already begin with it
+          <span className="overview-agent" data-testid="overview-agent" data-agent={s.agent}>
+            {' · '}
+            {agentName(s.agent)}
+            {s.project === null || (s.title ?? '').startsWith(projectName(s.project)) ? '' : ` · ${projectName(s.project)}`}
+          </span>
+        )}
       </span>
-      <VerdictChip verdict={s.verdict} />
+      {s.context !== null ? <ContextChip context={s.context} /> : <VerdictChip verdict={s.verdict} />}
       <span
         role="cell"
         className={`sev sev-${s.worst_recent ?? 'none'}`}
@@ -255,12 +277,27 @@ const Row = memo(function Row({
       >
         {s.rate_per_min === null ? '—' : s.rate_per_min.toFixed(1)}
       </span>
-      <span role="cell">
-        <Sparkline values={s.spread} label="score spread" invert={false} />
-      </span>
-      <span role="cell">
-        <Sparkline values={s.canary_rank} label="canary rank (down = sinking)" invert />
-      </span>
+      <FillCell context={s.context} />
+      <CompactionsCell context={s.context} />
+      {s.context !== null ? (
+        <>
+          <span role="cell" className="muted" data-testid="overview-spread" title={SCORE_COLUMN_REASON}>
+            —
+          </span>
+          <span role="cell" className="muted" data-testid="overview-canary" title={SCORE_COLUMN_REASON}>
+            —
+          </span>
+        </>
+      ) : (
+        <>
+          <span role="cell" data-testid="overview-spread">
+            <Sparkline values={s.spread} label="score spread" invert={false} />
+          </span>
+          <span role="cell" data-testid="overview-canary">
+            <Sparkline values={s.canary_rank} label="canary rank (down = sinking)" invert />
+          </span>
+        </>
+      )}
       <LastCompactionCell c={s.last_compaction} />
       <span role="cell">
         <DeleteSession id={s.session_id} onResult={onWrite} />
@@ -289,6 +326,64 @@ function VerdictChip({ verdict }: { verdict: SessionSummary['verdict'] }) {
     <span role="cell" className={`verdict-chip verdict-${tone}`} data-testid="overview-verdict" data-headline={kind}>
       {verdict.action}
       {extra}
+    </span>
+  );
+}
+
+/**
+ * contract §8.9: the last turn's headline of a session where no score detector ran, in the
+ * banner's word (LOSS CONFIRMED, NEAR THE LIMIT, …), the whole line on hover.
+ */
+function ContextChip({ context }: { context: ContextSummary }) {
+  const tone = context.kind === 'context_ok' ? 'ok' : context.kind === 'lineage_broken' ? 'fault' : 'warn';
+  return (
+    <span role="cell" className={`verdict-chip verdict-${tone}`} data-testid="overview-verdict" data-headline={context.kind} title={context.text}>
+      {context.label}
+    </span>
+  );
+}
+
+/** contract §8.7: the window's fill at the last turn; "—" for a scored loop's row, or where no window is known. */
+function FillCell({ context }: { context: ContextSummary | null }) {
+  const fill = context?.fill ?? null;
+  return (
+    <span
+      role="cell"
+      className="num"
+      data-testid="overview-fill"
+      data-fill={fill ?? ''}
+      title={
+        context === null
+          ? 'measured for imported agents’ sessions'
+          : fill === null
+            ? `${TURNS.format(context.tokens)} tokens; no context window is known`
+            : `${TURNS.format(context.tokens)} of ${TURNS.format(context.context_window ?? 0)} tokens`
+      }
+    >
+      {fill === null ? '—' : `${Math.round(fill * 100)}%`}
+    </span>
+  );
+}
+
+/** contract §8.4: the session's compactions and its confirmed losses (lost items the agent went back for). */
+function CompactionsCell({ context }: { context: ContextSummary | null }) {
+  if (context === null)
+    return (
+      <span role="cell" className="num muted" data-testid="overview-compactions" title="measured for imported agents’ sessions">
+        —
+      </span>
+    );
+  return (
+    <span
+      role="cell"
+      className="num"
+      data-testid="overview-compactions"
+      data-compactions={context.compactions}
+      data-confirmed={context.confirmed_losses}
+      title={`${context.compactions} compaction${context.compactions === 1 ? '' : 's'}; ${context.confirmed_losses} confirmed loss${context.confirmed_losses === 1 ? '' : 'es'}`}
+    >
+      {context.compactions}
+      {context.confirmed_losses > 0 && <span className="lost"> · {context.confirmed_losses} lost</span>}
     </span>
   );
 }

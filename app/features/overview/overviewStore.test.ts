@@ -22,6 +22,9 @@ function summary(id: string, patch: Partial<SessionSummary> = {}): SessionSummar
     updated_at: '2026-11-30T10:00:00.000Z',
     analysed: true,
     last_compaction: null,
+    agent: null,
+    project: null,
+    context: null,
     ...patch,
   };
 }
@@ -61,6 +64,44 @@ describe('visibleRows', () => {
 
   it('sorts worst first: freeze, recompute, then the worst recent severity, then live before ended', () => {
     expect(visibleRows(sessions, '', 'all').map((s) => s.session_id)).toEqual(['collapsing', 'stale', 'warned', 'calm', 'old']);
+  });
+
+  it('ranks sessions where no score detector ran by their §8.9 headline: confirmed losses, then pressure', () => {
+    const ctx = (kind: string, confirmed: number, fill: number | null) => ({
+      kind,
+      label: kind,
+      text: kind,
+      tokens: 1,
+      context_window: 200_000,
+      fill,
+      compactions: 1,
+      confirmed_losses: confirmed,
+      orphan_edges: kind === 'lineage_broken' ? 1 : 0,
+    });
+    const agents = new Map(
+      [
+        summary('ok-full', { imported: true, context: ctx('context_ok', 0, 0.7) }),
+        summary('ok-empty', { imported: true, context: ctx('context_ok', 0, 0.1) }),
+        summary('near', { imported: true, context: ctx('near_limit', 0, 0.91) }),
+        summary('lost-one', { imported: true, context: ctx('loss_confirmed', 1, 0.2) }),
+        summary('lost-three', { imported: true, context: ctx('loss_confirmed', 3, 0.1) }),
+        summary('orphaned', { imported: true, context: ctx('lineage_broken', 0, 0.1) }),
+        ...sessions.values(),
+      ].map((s) => [s.session_id, s]),
+    );
+    expect(visibleRows(agents, '', 'all').map((s) => s.session_id)).toEqual([
+      'collapsing',
+      'orphaned',
+      'stale',
+      'lost-three',
+      'lost-one',
+      'near',
+      'warned',
+      'ok-full',
+      'ok-empty',
+      'calm',
+      'old',
+    ]);
   });
 
   it('filters by id or title, and by state', () => {

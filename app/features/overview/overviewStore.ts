@@ -47,9 +47,23 @@ const SEVERITY_RANK: Record<string, number> = { fault: 3, warning: 2, info: 1 };
 const ACTION_RANK: Record<string, number> = { freeze: 3, recompute: 2, prune_ok: 1 };
 const STATUS_RANK: Record<string, number> = { live: 3, idle: 2, ended: 1 };
 
-/** How bad a session looks now: its current verdict, then the worst recent severity, then liveness. */
+/**
+ * docs/dashboard.md "Worst first": a session where no score detector ran (contract §8.1) has no
+ * score verdict; its §8.9 headline takes the verdict's place: orphaned lineage beside a freeze,
+ * a confirmed loss beside a recompute, a window near its limit between a recompute and a
+ * calm session, a calm context beside prune_ok.
+ */
+const CONTEXT_RANK: Record<string, number> = { lineage_broken: 3, loss_confirmed: 2, near_limit: 1.5, context_ok: 1 };
+
+/** How bad a session looks now: its current verdict (or §8.9 headline), then the worst recent severity, then liveness. */
 export function badness(s: SessionSummary): number {
-  return (ACTION_RANK[s.verdict?.action ?? ''] ?? 0) * 100 + (SEVERITY_RANK[s.worst_recent ?? ''] ?? 0) * 10 + (STATUS_RANK[s.status] ?? 0);
+  const head = s.context !== null ? (CONTEXT_RANK[s.context.kind] ?? 0) : (ACTION_RANK[s.verdict?.action ?? ''] ?? 0);
+  return head * 100 + (SEVERITY_RANK[s.worst_recent ?? ''] ?? 0) * 10 + (STATUS_RANK[s.status] ?? 0);
+}
+
+/** Between two equally bad sessions: more confirmed losses first, then the fuller window (sessions without these figures: 0). */
+function pressure(a: SessionSummary, b: SessionSummary): number {
+  return (b.context?.confirmed_losses ?? 0) - (a.context?.confirmed_losses ?? 0) || (b.context?.fill ?? 0) - (a.context?.fill ?? 0);
 }
 
 /** Worst first (ties: most recently updated first), filtered by text (id or title) and status. */
@@ -63,7 +77,11 @@ export function visibleRows(sessions: ReadonlyMap<string, SessionSummary> | null
     rows.push(s);
   }
   return rows.sort(
-    (a, b) => badness(b) - badness(a) || (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0) || (a.session_id < b.session_id ? -1 : 1),
+    (a, b) =>
+      badness(b) - badness(a) ||
+      pressure(a, b) ||
+      (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0) ||
+      (a.session_id < b.session_id ? -1 : 1),
   );
 }
 

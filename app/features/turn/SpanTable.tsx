@@ -7,6 +7,7 @@ import type { SpanRow } from '../../../src/worker/client.ts';
 import { selectSpan } from '../../analysis.ts';
 import { fmtNum } from '../../components/bits.tsx';
 import { useUi } from '../../stores/ui.ts';
+import { outOfScopeOnScreen, useAnalysis } from '../../stores/analysis.ts';
 import { shortLabel } from './spanNames.ts';
 import { useSpanPreviews } from './spanPreview.ts';
 import { clicked, SPAN_COLUMNS, sortSpans, type SpanColumn, type SpanOrder } from './spanSort.ts';
@@ -87,6 +88,8 @@ function SortHeader({ column, name, order, onSort }: { column: SpanColumn; name:
 
 function SpanRowButton({ s, index, preview }: { s: SpanRow; index: number; preview: string | null | undefined }) {
   const selected = useUi((u) => u.selectedSpan);
+  // contract §8.9: where no score detector ran the binding is not judged: the reference scorer's score is shown, its binding not
+  const outOfScope = useAnalysis(outOfScopeOnScreen);
   return (
     <button
       type="button"
@@ -105,8 +108,12 @@ function SpanRowButton({ s, index, preview }: { s: SpanRow; index: number; previ
         {s.label === null ? s.spanId : shortLabel(s.label, ROW_NAME)}
       </span>
       <span role="cell">{fmtNum(s.score)}</span>
-      <span role="cell" className={`binding b-${s.binding}`}>
-        {s.binding}
+      <span
+        role="cell"
+        className={`binding b-${outOfScope ? 'ref' : s.binding}`}
+        title={outOfScope ? 'scored by the reference scorer; no score detector runs on this session (contract §8.1)' : undefined}
+      >
+        {outOfScope ? 'ref.' : s.binding}
       </span>
       <span role="cell">{s.rewrites}</span>
       <span role="cell">{s.tokens}</span>

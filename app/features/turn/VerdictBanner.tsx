@@ -5,7 +5,9 @@
 // fault after the cursor.
 import { SEVERITY, SIGNALS, type FindingsIndex } from '../../../src/worker/client.ts';
 import { isDisconnected } from './disconnected.ts';
-import { droppedLinesWords, headline } from '../../../src/report/headline.ts';
+import { droppedLinesWords, headline, type Headline } from '../../../src/report/headline.ts';
+import type { CompactionRecord, SessionSummary, TurnDetail } from '../../../src/worker/client.ts';
+import { contextHeadline } from '../../../src/report/contextHeadline.ts';
 import { useRef } from 'react';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
 import { incidentAt, reportIncident } from '../report/reportIncident.ts';
@@ -32,10 +34,17 @@ function SessionHeadline() {
   const selected = useUi((s) => s.selectedTurn);
   if (session === null) return null;
   const next = selected === null ? null : nextFault(findings, selected);
-  if (session.firstFault === null) return <span>No fault in {session.turns.toLocaleString('en-US')} turns.</span>;
+  // contract §8.9: where no score detector ran, the only fault is orphaned lineage; no word of scores
+  const outOfScope = Object.keys(session.notApplicable).length > 0;
+  if (session.firstFault === null)
+    return (
+      <span>
+        {outOfScope ? `No orphaned lineage in ${session.turns.toLocaleString('en-US')} turns.` : `No fault in ${session.turns.toLocaleString('en-US')} turns.`}
+      </span>
+    );
   return (
     <span>
-      Scores stopped being trustworthy at{' '}
+      {outOfScope ? 'The lineage first broke at' : 'Scores stopped being trustworthy at'}{' '}
       <button type="button" className="link" onClick={() => selectTurn(session.firstFault!.turn)}>
         turn {session.firstFault.turn}
       </button>{' '}
@@ -55,6 +64,25 @@ function SessionHeadline() {
   );
 }
 
+/**
+ * The turn's headline: the scored loop's (src/report/headline.ts), or for a session in the
+ * reference scope (contract §8.1) what was measured there (§8.9: lineage, compactions,
+ * pressure), never a score verdict; its findings stay listed either way.
+ */
+function bannerHeadline(turn: TurnDetail, session: SessionSummary, records: readonly CompactionRecord[] | undefined): Headline {
+  const scored = headline(turn);
+  if (Object.keys(session.notApplicable).length === 0) return scored;
+  const context = contextHeadline({
+    turn: turn.turn,
+    tokensTotal: turn.metrics.tokens_total,
+    window: turn.contextWindow?.tokens ?? null,
+    pressureThreshold: session.thresholds.pressure_threshold,
+    orphanEdges: turn.metrics.orphan_edges,
+    compactions: records ?? [],
+  });
+  return { ...context, findings: scored.findings };
+}
+
 function useDisconnected(): boolean {
   const live = useAnalysis((s) => s.source?.kind === 'live');
   const c = useAnalysis((s) => s.connection);
@@ -70,6 +98,7 @@ export function VerdictBanner() {
   const load = useAnalysis((s) => s.load);
   const inputErrors = useAnalysis((s) => s.summary?.inputErrorCount ?? 0);
   const disconnected = useDisconnected();
+  const records = useAnalysis((s) => s.compactions?.records);
   if (session === null || session.turns === 0) {
     return (
       <section className="verdict pending" data-testid="verdict" aria-live="polite">
@@ -86,7 +115,7 @@ export function VerdictBanner() {
       </section>
     );
   }
-  const h = headline(turn);
+  const h = bannerHeadline(turn, session, records);
   const worstSignal = h.findings[0]?.signal;
   // the incident of the worst finding at this turn: what "Report this incident" reports
   const incident = findings === null || worstSignal === undefined ? null : incidentAt(SIGNALS.indexOf(worstSignal), turn.turn);

@@ -7,7 +7,8 @@
 import type { TurnResult } from '../../core/analyse.ts';
 import { Engine, type Outcome } from '../../core/engine.ts';
 import type { Severity, Signal } from '../../core/signals.ts';
-import type { AckVerdict, LastCompaction } from '../../protocol/relay.ts';
+import type { AckVerdict, ContextSummary, LastCompaction } from '../../protocol/relay.ts';
+import { confirmedLosses, contextHeadline } from '../../report/contextHeadline.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 
@@ -28,13 +29,15 @@ export interface TurnDigest {
   canary: number;
   /** contract §8.3: set on a turn that added or updated a compaction record: the session's last one, as it stands */
   compaction?: LastCompaction;
+  /** contract §8.9: for a session in the reference scope (§8.1), its headline and figures as of this turn */
+  context?: ContextSummary;
 }
 
 /** One stored message analysed: null when it changes nothing (blank, replayed). */
 export type LineOutcome =
   | null
   /** `imported`: the header names the agent whose transcript an adapter read (`source`): its stream's pace is the reader's, not the agent's */
-  | { k: 'header'; title: string | null; imported: boolean }
+  | { k: 'header'; title: string | null; imported: boolean; agent: string | null; project: string | null }
   | { k: 'error'; message: string }
   /** `ts`: the snapshot's own time (ms, NaN when absent), the rate's clock when a log is re-read */
   | { k: 'turn'; turn: TurnDigest; ts: number };
@@ -92,8 +95,18 @@ export function analyseLine(engine: Engine, seq: number, bytes: Uint8Array, pars
     outcome = engine.ingestTrustedLine(text, seq);
   }
   switch (outcome.kind) {
-    case 'header':
-      return { k: 'header', title: outcome.header.title ?? null, imported: typeof outcome.header.source === 'string' && outcome.header.source !== '' };
+    case 'header': {
+      const h = outcome.header;
+      const imported = typeof h.source === 'string' && h.source !== '';
+      // the agent and its working folder (adapters write `source` and `project`): the overview's row of an imported session
+      return {
+        k: 'header',
+        title: h.title ?? null,
+        imported,
+        agent: imported ? (h.source as string) : null,
+        project: typeof h.project === 'string' && h.project !== '' ? h.project : null,
+      };
+    }
     case 'ignored':
       return null;
     case 'error':
@@ -104,6 +117,8 @@ export function analyseLine(engine: Engine, seq: number, bytes: Uint8Array, pars
         const last = lastCompaction(engine, outcome.result.sessionId);
         if (last !== null) turn.compaction = last;
       }
+      const context = contextSummary(engine, outcome.result);
+      if (context !== null) turn.context = context;
       return { k: 'turn', turn, ts: Date.parse(outcome.snapshot.ts ?? '') };
     }
   }
@@ -124,4 +139,35 @@ export function lastCompaction(engine: Engine, sessionId: string): LastCompactio
     confirmed += k.confirmed;
   }
   return { turn: r.turn, kind: r.kind, tokens_before: r.tokens_before, tokens_after: r.tokens_after, retention, confirmed, compactions: records.length };
+}
+
+/**
+ * contract §8.9: an out-of-scope session's headline and the figures of its overview row
+ * (agent, fill, compactions, confirmed losses), as of this turn; null for a session in the
+ * full scope (its row keeps the score columns).
+ */
+export function contextSummary(engine: Engine, r: TurnResult): ContextSummary | null {
+  const analysis = engine.analysis(r.sessionId);
+  if (analysis === null || analysis.scope !== 'reference') return null;
+  const records = analysis.compactions.records;
+  const window = r.contextWindow?.tokens ?? null;
+  const h = contextHeadline({
+    turn: r.turn,
+    tokensTotal: r.metrics.tokens_total,
+    window,
+    pressureThreshold: analysis.thresholds.pressure_threshold,
+    orphanEdges: r.metrics.orphan_edges,
+    compactions: records,
+  });
+  return {
+    kind: h.kind,
+    label: h.label,
+    text: h.text,
+    tokens: r.metrics.tokens_total,
+    context_window: window,
+    fill: window === null || !(window > 0) ? null : Math.round((r.metrics.tokens_total / window) * 1e4) / 1e4,
+    compactions: records.length,
+    confirmed_losses: confirmedLosses(records, r.turn).length,
+    orphan_edges: r.metrics.orphan_edges,
+  };
 }

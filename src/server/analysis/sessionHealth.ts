@@ -5,7 +5,7 @@
 // of turns.
 import type { Engine } from '../../core/engine.ts';
 import { SEVERITY_RANK, SIGNALS, type Severity, type Signal } from '../../core/signals.ts';
-import type { AckVerdict, LastCompaction, SessionStatus, SessionSummary } from '../../protocol/relay.ts';
+import type { AckVerdict, ContextSummary, LastCompaction, SessionStatus, SessionSummary } from '../../protocol/relay.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 import { analyseLine, newSessionEngine, type LineOutcome, type TurnDigest } from './sessionEngine.ts';
 import { shownTitle } from '../quoted.ts';
@@ -73,6 +73,11 @@ export class SessionHealth {
   title: string | null = null;
   /** an imported agent's transcript (LineOutcome header `imported`) */
   imported = false;
+  /** the header's `source` and `project` (an imported agent's session) */
+  agent: string | null = null;
+  project: string | null = null;
+  /** contract §8.9: the out-of-scope session's headline and figures at its last turn */
+  context: ContextSummary | null = null;
   turns = 0;
   lastTurn: number | null = null;
   verdict: AckVerdict | null = null;
@@ -122,6 +127,8 @@ export class SessionHealth {
       case 'header':
         this.title = shownTitle(out.title);
         this.imported = out.imported;
+        this.agent = out.agent;
+        this.project = out.project;
         return null;
       case 'error':
         return out.message;
@@ -156,6 +163,7 @@ export class SessionHealth {
     if (Number.isFinite(when)) this.times.push(when);
     this.verdicts[seq % VERDICT_MEMORY] = { seq, verdict };
     if (r.compaction !== undefined) this.lastCompaction = r.compaction;
+    this.context = r.context ?? null;
     return verdict;
   }
 
@@ -223,6 +231,9 @@ export class SessionHealth {
       updated_at: new Date(this.updatedAt).toISOString(),
       analysed: this.analysed,
       last_compaction: this.lastCompaction,
+      agent: this.agent,
+      project: this.project,
+      context: this.context,
     };
   }
 }
