@@ -4,10 +4,10 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
-import { adapterJson, adapterNote, parseFrom } from './adapterNote.ts';
+import { parseFrom } from './adapterNote.ts';
 import { checkTranscript } from './check.ts';
 import { EmbeddingsError } from '../node/embeddings.ts';
-import { humanOutput } from './humanOutput.ts';
+import { writeCheckOutput } from './checkOutput.ts';
 import { writeAll } from './output.ts';
 import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
@@ -198,10 +198,7 @@ async function runCheck(args: string[]): Promise<number> {
     return 2;
   }
   const report = result.report;
-  const shown = values.json
-    ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
-    : humanOutput(report, path === '-' ? 'stdin' : path, result.titles) + adapterNote(result.adapter);
-  await writeAll(process.stdout, shown);
+  await writeCheckOutput(process.stdout, result, { json: values.json, source: path === '-' ? 'stdin' : path });
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
     process.stderr.write(
