@@ -5,7 +5,8 @@ import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { parseFrom } from './adapterNote.ts';
-import { checkTranscript } from './check.ts';
+import { checkTranscript, type CheckOptions } from './check.ts';
+import fs from 'node:fs';
 import { EmbeddingsError } from '../node/embeddings.ts';
 import { writeCheckOutput } from './checkOutput.ts';
 import { writeAll } from './output.ts';
@@ -138,7 +139,8 @@ async function runCheck(args: string[]): Promise<number> {
     await writeAll(process.stdout, CHECK_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError('check takes exactly one file (or - for stdin)');
+  if (positionals.length === 0) throw new UsageError('check takes a file (or - for stdin), or several files and folders');
+  if (positionals.length > 1 && positionals.includes('-')) throw new UsageError('check reads stdin (-) alone, not beside other files');
   const failOn = values['fail-on'];
   if (failOn !== 'fault' && failOn !== 'warning' && failOn !== 'never') {
     throw new UsageError(`--fail-on must be fault, warning or never, got ${JSON.stringify(failOn)}`);
@@ -165,30 +167,41 @@ async function runCheck(args: string[]): Promise<number> {
   if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
     throw new UsageError(`--context-window expects a whole number of tokens above 0, got ${JSON.stringify(rawWindow)}`);
   }
+  // contract §6.1 "Many files": several arguments, or a folder, are read by a pool of threads
+  const batch = positionals.length > 1 || (await fs.promises.stat(positionals[0]!).catch(() => null))?.isDirectory() === true;
   const embeddingsUrl = values['embeddings-url'];
   if (embeddingsUrl === undefined && values['embeddings-model'] !== undefined) throw new UsageError('--embeddings-model needs --embeddings-url');
   if (embeddingsUrl !== undefined && !URL.canParse(embeddingsUrl)) throw new UsageError(`--embeddings-url must be a URL, got ${JSON.stringify(embeddingsUrl)}`);
   if (embeddingsUrl !== undefined && path === '-') throw new UsageError('--embeddings-url needs a file (it is read twice), not stdin');
+  const checkOptions: CheckOptions = {
+    userThresholds,
+    scorer,
+    audit: !values['no-audit'],
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(embeddingsUrl === undefined
+      ? {}
+      : {
+          embeddings: {
+            url: embeddingsUrl,
+            ...(values['embeddings-model'] === undefined ? {} : { model: values['embeddings-model'] }),
+            ...(process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY ? { apiKey: process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY } : {}),
+          },
+        }),
+    ...(from === undefined ? {} : { from }),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+  };
+  if (batch) {
+    const { runBatch } = await import('./batchCheck.ts');
+    return await runBatch(
+      positionals,
+      { check: checkOptions, json: values.json, failOn, ...(threads === undefined ? {} : { threads }) },
+      process.stdout,
+      process.stderr,
+    );
+  }
   let result;
   try {
-    result = await checkTranscript(path, {
-      userThresholds,
-      scorer,
-      audit: !values['no-audit'],
-      ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(embeddingsUrl === undefined
-        ? {}
-        : {
-            embeddings: {
-              url: embeddingsUrl,
-              ...(values['embeddings-model'] === undefined ? {} : { model: values['embeddings-model'] }),
-              ...(process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY ? { apiKey: process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY } : {}),
-            },
-          }),
-      ...(from === undefined ? {} : { from }),
-      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
-      ...(threads === undefined ? {} : { threads }),
-    });
+    result = await checkTranscript(path, { ...checkOptions, ...(threads === undefined ? {} : { threads }) });
   } catch (e) {
     if (e instanceof EmbeddingsError) {
       process.stderr.write(escapeLines(`context-health: ${e.message}\n`));
