@@ -131,11 +131,10 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
 }
 
 function lostAnswer(job: BatchJob, why: string, json: boolean): BatchAnswer {
-  const error = `cannot read ${job.file}: ${why}`;
   return {
     index: job.index,
     status: 2,
-    note: error,
-    ...(json ? { json: [JSON.stringify({ file: job.file, error }) + '\n'] } : { row: unreadableRow(job.file, why) }),
+    note: `cannot read ${job.file}: ${why}`,
+    ...(json ? { json: [JSON.stringify({ file: job.file, error: why }) + '\n'] } : { row: unreadableRow(job.file, why) }),
   };
 }

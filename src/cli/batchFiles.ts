@@ -1,8 +1,8 @@
 // The files `check` reads when given several files or folders (docs/contract.md §6.1, "Many
 // files"): a file named is always read; a folder is walked recursively and each file in it is
 // read when it looks like a transcript (recognisedTranscript), else counted as skipped. A
-// folder is entered once by its real path, so a symlink loop (a link to an ancestor, or two
-// folders linking each other) ends there. Files are listed per argument, in the arguments'
+// link to a folder the walk is inside of (a symlink loop) is not followed, and any other
+// folder is entered once by its real path (two folders linking each other end there). Files are listed per argument, in the arguments'
 // order, and sorted by path within a folder.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,9 +41,12 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
 }
 
 /** Adds the transcripts under `dir` to `found`; returns how many other files it skipped. */
-async function walk(dir: string, entered: Set<string>, found: string[]): Promise<number> {
+async function walk(dir: string, entered: Set<string>, found: string[], parentReal: string | null = null): Promise<number> {
   const real = await fs.promises.realpath(dir).catch(() => null);
-  if (real === null || entered.has(real)) return 0;
+  // a link to a folder this one is inside of (its real path is a prefix of ours) is a loop:
+  // not followed; any other folder is entered once, however many links lead to it
+  const loop = real !== null && parentReal !== null && (parentReal === real || parentReal.startsWith(real.endsWith(path.sep) ? real : real + path.sep));
+  if (real === null || loop || entered.has(real)) return 0;
   entered.add(real);
   let skipped = 0;
   const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -57,7 +60,7 @@ async function walk(dir: string, entered: Set<string>, found: string[]): Promise
       isDir = st?.isDirectory() ?? false;
       isFile = st === null || st.isFile();
     }
-    if (isDir) skipped += await walk(p, entered, found);
+    if (isDir) skipped += await walk(p, entered, found, real);
     else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) found.push(p);
     else skipped++;
   }

@@ -59,12 +59,12 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
     // one thread per file: the pool spreads the files over the cores, not a file's lines
     result = await checkTranscript(file, { ...data.check, threads: 1 });
   } catch (e) {
-    const error = `cannot read ${file}: ${(e as Error).message}`;
+    const error = (e as Error).message;
     return {
       index,
       status: 2,
-      note: error,
-      ...(data.json ? { json: pieces({ file, error }) } : { row: unreadableRow(file, (e as Error).message) }),
+      note: `cannot read ${file}: ${error}`,
+      ...(data.json ? { json: pieces({ file, error }) } : { row: unreadableRow(file, error) }),
     };
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
