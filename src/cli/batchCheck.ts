@@ -17,6 +17,15 @@ export interface BatchOptions extends BatchWorkerData {
   threads?: number;
 }
 
+/**
+ * A thread's young generation, small as check's parsing threads have it (src/node/linePool.ts):
+ * what a file's turns allocate is garbage by the next turn, and the default (up to ~48 MB per
+ * thread) is what the pool added to the peak RSS. Four sessions of 4 MB on 2 threads: 228 MB
+ * with the default, 168-172 MB with 4 MB, against 115 MB for one of them alone (CPU time the
+ * same within the machine's noise; docs/perf-log/2026-12-03-batch.md).
+ */
+const YOUNG_GENERATION_MB = 4;
+
 /** How many files past the next one to print may be given out: per thread, its own and one more. */
 const WINDOW_PER_THREAD = 2;
 
@@ -91,7 +100,10 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     });
   };
   const spawn = (): Member => {
-    const worker = new Worker(new URL('./batchWorker.mjs', import.meta.url), { workerData: { batch: true, data } });
+    const worker = new Worker(new URL('./batchWorker.mjs', import.meta.url), {
+      workerData: { batch: true, data },
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     const m: Member = { worker, job: null, gone: false };
     worker.on('message', (msg: BatchAnswer | 'ready') => {
       if (msg === 'ready') {
