@@ -14,7 +14,7 @@ import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
-  context-health check <file|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
+  context-health check <file|folder|->... [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|codex|wire] [--scorer auto|harness|reference|both]
                  [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
@@ -25,9 +25,14 @@ const USAGE = `usage:
   context-health alerts add|list|rm|history [options] [--url URL] [--token T]`;
 
 const CHECK_HELP = `usage: context-health check <file|-> [options]
+       context-health check <file|folder>... [options]
 
 Analyses a transcript (.jsonl, .jsonl.gz or a .json array; - reads stdin; a FIFO or
 <(...) is read as a stream) and prints a report, or with --json the contract §6 object.
+Several files, or folders (walked recursively; files that are not transcripts are skipped
+and counted), are read by a pool of threads: one row per file, worst first, and a line of
+totals, or with --json one line per file, each the single-file object with its path under
+a first key "file" (docs/contract.md §6.1.1).
 
 options:
   --json                  print the JSON output instead of the human one
@@ -56,7 +61,8 @@ options:
                           hash the lines (default: the machine's cores; a file under 8 MiB
                           is read on one, and the N - 1 start only once lines come that the
                           snapshot scanner cannot read). 1: one thread. The report is the
-                          same whatever N.
+                          same whatever N. Over many files: the pool's threads, one file
+                          each at a time.
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -64,7 +70,8 @@ ${MAX_NESTING} levels deep (arrays and objects) is an input error; blank lines a
 control characters in the human output are shown escaped (\\x1b).
 
 exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read
-or held no valid snapshot (also for a usage error).
+or held no valid snapshot (also for a usage error). Over many files: the worst over the
+files read; 2 only if no file could be read.
 `;
 
 class UsageError extends Error {}
