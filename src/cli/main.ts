@@ -5,10 +5,8 @@ import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { parseFrom } from './adapterNote.ts';
-import { checkTranscript, type CheckOptions } from './check.ts';
+import type { CheckOptions } from './check.ts';
 import fs from 'node:fs';
-import { EmbeddingsError } from '../node/embeddings.ts';
-import { writeCheckOutput } from './checkOutput.ts';
 import { writeAll } from './output.ts';
 import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
@@ -206,6 +204,13 @@ async function runCheck(args: string[]): Promise<number> {
       process.stderr,
     );
   }
+  // the engine and the adapters load here, not with main.ts: over many files they run in the
+  // pool's threads, and the main thread only lists the files and prints
+  const [{ checkTranscript }, { writeCheckOutput }, { EmbeddingsError }] = await Promise.all([
+    import('./check.ts'),
+    import('./checkOutput.ts'),
+    import('../node/embeddings.ts'),
+  ]);
   let result;
   try {
     result = await checkTranscript(path, { ...checkOptions, ...(threads === undefined ? {} : { threads }) });
