@@ -75,7 +75,9 @@ export async function benchBatch(): Promise<void> {
     const total = [...sizes.values()].reduce((a, b) => a + b, 0);
     const bySize = [...files].sort((a, b) => sizes.get(a)! - sizes.get(b)!);
     const largest = bySize[bySize.length - 1]!;
-    console.log(`folder: ${count} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`);
+    console.log(
+      `folder: ${count} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`,
+    );
 
     ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir); // the file system cache warm for all alike
     const floor = ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir);

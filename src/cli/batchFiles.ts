@@ -35,7 +35,7 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
     const found: string[] = [];
     skipped += await walk(arg, entered, found);
     found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    files.push(...found);
+    for (const f of found) files.push(f); // no argument spread: a folder may hold 100,000 files
   }
   return { files, skipped };
 }

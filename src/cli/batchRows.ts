@@ -89,7 +89,8 @@ export function batchTable(rows: readonly BatchRow[], skipped: number): string {
         ],
   );
   const all = [header, ...cells.map((row) => row.map((c, i) => (i === 0 || i === 6 ? escapeControls(c) : c)))];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
+  // reduced, not spread: one row per file, and a folder may hold 100,000
+  const widths = header.map((_, i) => all.reduce((w, row) => Math.max(w, row[i]!.length), 0));
   // numbers right-aligned, words left; the last column is not padded
   const numeric = new Set([2, 3, 4, 5]);
   const lines = all.map((row) =>
