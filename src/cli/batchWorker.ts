@@ -79,10 +79,15 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
   };
 }
 
+/** tests only (test/cli/batch.test.ts): the thread given a file of this name stops, as a crash would stop it */
+const STOP_ENV = 'CONTEXT_HEALTH_TEST_STOP_BATCH_AT';
+
 if (parentPort !== null && (workerData as { batch?: true } | null)?.batch === true) {
   const port = parentPort;
   const data = (workerData as { data: BatchWorkerData }).data;
+  const stopAt = process.env[STOP_ENV];
   port.on('message', (job: BatchJob) => {
+    if (stopAt !== undefined && job.file.endsWith(stopAt)) process.exit(3); // in a worker: this thread only
     void answer(job, data).then((a) => port.postMessage(a));
   });
   port.postMessage('ready');

@@ -143,6 +143,20 @@ describe('check over several files', () => {
     expect(none.stdout).toContain('2 could not be read');
   }, 60_000);
 
+  it('a thread that stops loses only its file: that line says so, a new thread reads the rest', async () => {
+    const files = ['healthy.jsonl', 'collapse.jsonl', 'stale-scores.jsonl', 'drift-and-orphans.jsonl'].map((f) => path.join(SAMPLES, f));
+    const r = await runCli(['check', '--json', '--threads', '1', ...files], { env: { CONTEXT_HEALTH_TEST_STOP_BATCH_AT: 'collapse.jsonl' } });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    expect(lines.map((l) => l.file)).toEqual(files);
+    expect(lines[1]!.error).toBe('the thread reading it stopped (exit code 3)');
+    for (const i of [0, 2, 3]) expect(lines[i]!.error, files[i]).toBeUndefined();
+    // stale-scores and drift-and-orphans fire faults
+    expect(r.code).toBe(1);
+  }, 60_000);
+
   it('a folder with no transcript exits 2 saying so; stdin is read alone', async () => {
     const empty = path.join(dir, 'empty');
     fs.mkdirSync(empty, { recursive: true });
