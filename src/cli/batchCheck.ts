@@ -34,6 +34,8 @@ interface Member {
   job: BatchJob | null;
   /** stopped (an error, then an exit, come for one thread: its file is lost once) */
   gone: boolean;
+  /** its code loaded: a thread that stops before is not replaced (the next would stop too) */
+  ready: boolean;
 }
 
 /**
@@ -104,9 +106,10 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
       workerData: { batch: true, data },
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
-    const m: Member = { worker, job: null, gone: false };
+    const m: Member = { worker, job: null, gone: false, ready: false };
     worker.on('message', (msg: BatchAnswer | 'ready') => {
       if (msg === 'ready') {
+        m.ready = true;
         give(m);
         return;
       }
@@ -118,6 +121,11 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     const lost = (why: string): void => {
       if (m.gone) return;
       m.gone = true;
+      if (!m.ready) {
+        failure = new Error(`a thread of the file pool could not start (${why})`);
+        finish();
+        return;
+      }
       const job = m.job;
       m.job = null;
       const i = members.indexOf(m);

@@ -6,6 +6,7 @@ import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { parseFrom } from './adapterNote.ts';
 import type { CheckOptions } from './check.ts';
+import type { BatchOptions } from './batchCheck.ts';
 import fs from 'node:fs';
 import { writeAll } from './output.ts';
 import { parseThreads } from './threads.ts';
@@ -197,12 +198,14 @@ async function runCheck(args: string[]): Promise<number> {
   };
   if (batch) {
     const { runBatch } = await import('./batchCheck.ts');
-    return await runBatch(
-      positionals,
-      { check: checkOptions, json: values.json, failOn, ...(threads === undefined ? {} : { threads }) },
-      process.stdout,
-      process.stderr,
-    );
+    try {
+      const batchOptions: BatchOptions = { check: checkOptions, json: values.json, failOn, ...(threads === undefined ? {} : { threads }) };
+      return await runBatch(positionals, batchOptions, process.stdout, process.stderr);
+    } catch (e) {
+      // the pool itself failed (a thread could not start, stdout closed)
+      process.stderr.write(escapeLines(`context-health: ${(e as Error).message}\n`));
+      return 2;
+    }
   }
   // the engine and the adapters load here, not with main.ts: over many files they run in the
   // pool's threads, and the main thread only lists the files and prints
