@@ -35,8 +35,14 @@ export function claudeCodeTranscript(calls: number, resultChars: number, reads =
   fs.mkdirSync(OUT, { recursive: true });
   const file = path.join(OUT, `claude-code-${calls}x${resultChars}${reads ? '-reads' : ''}.jsonl`);
   if (fs.existsSync(file)) return file;
+  writeClaudeCodeSession(file, calls, resultChars, reads);
+  return file;
+}
+
+/** The same session written to `file`, under another session id (bench/batch.ts: a folder of them). */
+export function writeClaudeCodeSession(file: string, calls: number, resultChars: number, reads = false, sessionId = 'bench-cc'): void {
   const lines: string[] = [];
-  const base = { sessionId: 'bench-cc', isSidechain: false, timestamp: '2026-11-30T10:00:00.000Z' };
+  const base = { sessionId, isSidechain: false, timestamp: '2026-11-30T10:00:00.000Z' };
   let parent: string | null = null;
   const push = (r: Record<string, unknown>): void => {
     lines.push(JSON.stringify({ ...base, parentUuid: parent, ...r }));
@@ -76,9 +82,8 @@ export function claudeCodeTranscript(calls: number, resultChars: number, reads =
       uuid: `r${c}`,
       message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${c}`, content: prose(c * 11, resultChars) }] },
     });
-    if (c % 10 === 0) lines.push(JSON.stringify({ type: 'progress', uuid: `g${c}`, sessionId: 'bench-cc' }));
+    if (c % 10 === 0) lines.push(JSON.stringify({ type: 'progress', uuid: `g${c}`, sessionId }));
   }
   fs.writeFileSync(`${file}.tmp`, lines.join('\n') + '\n');
   fs.renameSync(`${file}.tmp`, file);
-  return file;
 }

@@ -18,6 +18,8 @@ if (want('compact')) (await import('./compact.ts')).benchCompact();
 if (want('redis')) await (await import('./redis.ts')).benchRedis();
 if (want('report')) await (await import('./report.ts')).benchReport();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
+if (want('batch')) await (await import('./batch.ts')).benchBatch();
+if (want('stream-json')) await (await import('./streamJson.ts')).benchStreamJson();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
 if (want('handback')) await (await import('./handback.ts')).benchHandback();
 if (want('proxy')) await (await import('./proxy.ts')).benchProxy();

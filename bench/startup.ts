@@ -62,7 +62,7 @@ const median = (xs: number[]): number => {
 };
 
 /** a folder laid out as the installed package: bin/ and build/, no src/ */
-function packageLike(): { dir: string; bin: string } {
+export function packageLike(): { dir: string; bin: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-startup-'));
   fs.mkdirSync(path.join(dir, 'bin'));
   fs.copyFileSync(path.join(ROOT, 'bin/context-health.mjs'), path.join(dir, 'bin/context-health.mjs'));

@@ -8,6 +8,7 @@
 //   build/cli/validatorWorker.mjs, analysisWorker.mjs   the relay's worker threads
 //   build/cli/hook.mjs   `hook` and `statusline` alone (docs/hooks.md: they start on every compaction and refresh)
 //   build/cli/lineWorker.mjs                             check's parsing threads (src/node/lineWorkerCode.ts)
+//   build/cli/batchWorker.mjs                            check's file pool (src/cli/batchCheck.ts)
 //   build/cli/analyse.mjs, draw.cjs                      the report renderer (src/cli/rendererBundle.ts)
 //   build/THIRD-PARTY-LICENSES.txt                       the licences of the code bundled in
 //
@@ -70,6 +71,8 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
         hook: 'src/cli/hook/entry.ts',
         validatorWorker: 'src/server/validatorWorker.ts',
         analysisWorker: 'src/server/analysis/analysisWorker.ts',
+        // check's file pool over several files and folders (src/cli/batchCheck.ts)
+        batchWorker: 'src/cli/batchWorker.ts',
       },
       // each command's modules load only when it runs: `check` parses only its own
       splitting: true,

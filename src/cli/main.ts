@@ -4,16 +4,17 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
-import { adapterJson, adapterNote, notATranscript, parseFrom } from './adapterNote.ts';
-import { checkTranscript } from './check.ts';
-import { EmbeddingsError } from '../node/embeddings.ts';
-import { humanOutput } from './humanOutput.ts';
+import { notATranscript, parseFrom } from './adapterNote.ts';
+import type { CheckOptions } from './check.ts';
+import type { BatchOptions } from './batchCheck.ts';
+import fs from 'node:fs';
+import { openHandsFolder } from '../node/openhandsFolder.ts';
 import { writeAll } from './output.ts';
 import { parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
-  context-health check <file|folder|-> [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
+  context-health check <file|folder|->... [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
                  [--from auto|claude-code|swe-agent|codex|gemini|openhands|wire] [--scorer auto|harness|reference|both]
                  [--embeddings-url URL [--embeddings-model M]] [--threads N]
   context-health report <file> [--incident N | --turns A..B] [--out DIR] [--format md|html] [--timestamp] (report --help)
@@ -28,9 +29,10 @@ const USAGE = `usage:
   context-health statusline                          (Claude Code status line; its JSON on stdin)`;
 
 const CHECK_HELP = `usage: context-health check <file|-> [options]
+       context-health check <file|folder>... [options]
 
 Analyses a transcript (.jsonl, .jsonl.gz or a .json array; - reads stdin; a FIFO or
-<(...) is read as a stream; a folder is an OpenHands conversation) and prints a report, or
+<(...) is read as a stream; a folder that is an OpenHands conversation is read as one) and prints a report, or
 with --json the contract §6 object.
 
 formats (told by content; docs/adapters.md), each with a line of its kind:
@@ -44,6 +46,10 @@ formats (told by content; docs/adapters.md), each with a line of its kind:
                             {"sessionId":"5f1c…","projectHash":"9c3e…","startTime":"2026-01-14T10:01:58Z","messages":[{"id":"a2","type":"gemini","tokens":{"input":8123}}]}
   OpenHands                 ~/.openhands/conversations/<id>/ (or its events/, or the events as a JSON array or JSON Lines)
                             {"kind":"ActionEvent","source":"agent","tool_name":"terminal","tool_call_id":"toolu_01","llm_response_id":"chatcmpl-r1"}
+Several files, or folders (walked recursively; files that are not transcripts are skipped
+and counted), are read by a pool of threads: one row per file, worst first, and a line of
+totals, or with --json one line per file, each the single-file object with its path under
+a first key "file" (docs/contract.md §6.1.1).
 
 options:
   --json                  print the JSON output instead of the human one
@@ -73,7 +79,8 @@ options:
                           hash the lines (default: the machine's cores; a file under 8 MiB
                           is read on one, and the N - 1 start only once lines come that the
                           snapshot scanner cannot read). 1: one thread. The report is the
-                          same whatever N.
+                          same whatever N. Over many files: the pool's threads, one file
+                          each at a time.
   -h, --help              this text
 
 limits on hostile input (docs/engine.md, "Hostile input"): a message nested more than
@@ -82,6 +89,7 @@ control characters in the human output are shown escaped (\\x1b).
 
 exit status: 0 nothing reached --fail-on, 1 something did, 2 the input could not be read,
 is none of the formats above, or held no valid snapshot (also for a usage error).
+Over many files: the worst over the files read; 2 only if no file could be read.
 `;
 
 class UsageError extends Error {}
@@ -170,7 +178,8 @@ async function runCheck(args: string[]): Promise<number> {
     await writeAll(process.stdout, CHECK_HELP);
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError('check takes exactly one file (or - for stdin)');
+  if (positionals.length === 0) throw new UsageError('check takes a file (or - for stdin), or several files and folders');
+  if (positionals.length > 1 && positionals.includes('-')) throw new UsageError('check reads stdin (-) alone, not beside other files');
   const failOn = values['fail-on'];
   if (failOn !== 'fault' && failOn !== 'warning' && failOn !== 'never') {
     throw new UsageError(`--fail-on must be fault, warning or never, got ${JSON.stringify(failOn)}`);
@@ -197,30 +206,53 @@ async function runCheck(args: string[]): Promise<number> {
   if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) {
     throw new UsageError(`--context-window expects a whole number of tokens above 0, got ${JSON.stringify(rawWindow)}`);
   }
+  // contract §6.1 "Many files": several arguments, or a folder, are read by a pool of threads
+  // (an OpenHands conversation's folder is one transcript, docs/adapters.md)
+  const batch =
+    positionals.length > 1 ||
+    ((await fs.promises.stat(positionals[0]!).catch(() => null))?.isDirectory() === true && openHandsFolder(positionals[0]!) === null);
   const embeddingsUrl = values['embeddings-url'];
   if (embeddingsUrl === undefined && values['embeddings-model'] !== undefined) throw new UsageError('--embeddings-model needs --embeddings-url');
   if (embeddingsUrl !== undefined && !URL.canParse(embeddingsUrl)) throw new UsageError(`--embeddings-url must be a URL, got ${JSON.stringify(embeddingsUrl)}`);
   if (embeddingsUrl !== undefined && path === '-') throw new UsageError('--embeddings-url needs a file (it is read twice), not stdin');
+  const checkOptions: CheckOptions = {
+    userThresholds,
+    scorer,
+    audit: !values['no-audit'],
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(embeddingsUrl === undefined
+      ? {}
+      : {
+          embeddings: {
+            url: embeddingsUrl,
+            ...(values['embeddings-model'] === undefined ? {} : { model: values['embeddings-model'] }),
+            ...(process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY ? { apiKey: process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY } : {}),
+          },
+        }),
+    ...(from === undefined ? {} : { from }),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+  };
+  if (batch) {
+    const { runBatch } = await import('./batchCheck.ts');
+    try {
+      const batchOptions: BatchOptions = { check: checkOptions, json: values.json, failOn, ...(threads === undefined ? {} : { threads }) };
+      return await runBatch(positionals, batchOptions, process.stdout, process.stderr);
+    } catch (e) {
+      // the pool itself failed (a thread could not start, stdout closed)
+      process.stderr.write(escapeLines(`context-health: ${(e as Error).message}\n`));
+      return 2;
+    }
+  }
+  // the engine and the adapters load here, not with main.ts: over many files they run in the
+  // pool's threads, and the main thread only lists the files and prints
+  const [{ checkTranscript }, { writeCheckOutput }, { EmbeddingsError }] = await Promise.all([
+    import('./check.ts'),
+    import('./checkOutput.ts'),
+    import('../node/embeddings.ts'),
+  ]);
   let result;
   try {
-    result = await checkTranscript(path, {
-      userThresholds,
-      scorer,
-      audit: !values['no-audit'],
-      ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(embeddingsUrl === undefined
-        ? {}
-        : {
-            embeddings: {
-              url: embeddingsUrl,
-              ...(values['embeddings-model'] === undefined ? {} : { model: values['embeddings-model'] }),
-              ...(process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY ? { apiKey: process.env.CONTEXT_HEALTH_EMBEDDINGS_KEY } : {}),
-            },
-          }),
-      ...(from === undefined ? {} : { from }),
-      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
-      ...(threads === undefined ? {} : { threads }),
-    });
+    result = await checkTranscript(path, { ...checkOptions, ...(threads === undefined ? {} : { threads }) });
   } catch (e) {
     if (e instanceof EmbeddingsError) {
       process.stderr.write(escapeLines(`context-health: ${e.message}\n`));
@@ -235,10 +267,7 @@ async function runCheck(args: string[]): Promise<number> {
     process.stderr.write(escapeLines(`context-health: ${path === '-' ? 'stdin' : path} is ${notOne}\n`));
     return 2;
   }
-  const shown = values.json
-    ? JSON.stringify({ ...report, ...adapterJson(result.adapter) }) + '\n'
-    : humanOutput(report, path === '-' ? 'stdin' : path, result.titles, result.pressureThresholds) + adapterNote(result.adapter);
-  await writeAll(process.stdout, shown);
+  await writeCheckOutput(process.stdout, result, { json: values.json, source: path === '-' ? 'stdin' : path });
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
     process.stderr.write(

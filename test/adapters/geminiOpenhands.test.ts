@@ -116,7 +116,8 @@ describe('check on OpenHands conversations', () => {
     const dir = tempDir('ch-oh-');
     const r = await runCli(['check', dir]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/a folder is read only as an OpenHands conversation/);
+    // a folder that is no conversation is walked as many files (contract §6.1.1): here it holds none
+    expect(r.stderr).toMatch(/no transcript found in/);
     fs.cpSync(CONVERSATION, path.join(dir, 'c1'), { recursive: true });
     const events = path.join(dir, 'c1', 'events');
     const third = fs.readdirSync(events).sort()[3]!;

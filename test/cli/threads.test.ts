@@ -74,8 +74,14 @@ function write(name: string, content: string | Buffer): string {
 }
 
 describe('check with parsing threads: the report of one thread, byte for byte', () => {
-  const samples = fs.readdirSync(path.join(ROOT, 'public/samples')).filter((f) => !f.endsWith('.md'));
-  const fixtures = fs.readdirSync(path.join(ROOT, 'test/fixtures/adapters'));
+  // the files of every folder (public/samples/agents too); an OpenHands conversation's folder is read whole and is its own case
+  const filesIn = (dir: string): string[] =>
+    fs
+      .readdirSync(path.join(ROOT, dir), { recursive: true })
+      .map(String)
+      .filter((f) => !f.endsWith('.md') && fs.statSync(path.join(ROOT, dir, f)).isFile() && !f.includes('openhands-conversation'));
+  const samples = filesIn('public/samples');
+  const fixtures = filesIn('test/fixtures/adapters');
 
   it.each(samples)('public/samples/%s', async (f) => {
     await expectSameAsOneThread(path.join(ROOT, 'public/samples', f));

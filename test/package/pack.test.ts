@@ -36,6 +36,7 @@ describe('the packed package', () => {
     expect(pkg.files).toContain('build/cli/validatorWorker.mjs');
     expect(pkg.files).toContain('build/cli/analysisWorker.mjs');
     expect(pkg.files).toContain('build/cli/lineWorker.mjs'); // check's parsing threads (issue 25)
+    expect(pkg.files).toContain('build/cli/batchWorker.mjs'); // check's file pool (issue 37)
     expect(pkg.files.some((f) => f.startsWith('assets/fonts/') && f.endsWith('.ttf'))).toBe(true);
     expect(pkg.files.some((f) => f.startsWith('docs/'))).toBe(true);
     expect(pkg.files.filter((f) => /^(src|app|test|e2e|bench|scripts|node_modules)\//.test(f) || /\.tsx?$/.test(f))).toEqual([]);
@@ -54,6 +55,14 @@ describe('the packed package', () => {
       expect(installed.stdout.length, sample).toBeGreaterThan(1000);
       expect(Buffer.from(installed.stdout).equals(Buffer.from(clone.stdout)), `${sample}: byte for byte`).toBe(true);
     }
+  });
+
+  it('check --json over a folder gives the clone its lines, one per file (issue 37)', async () => {
+    const installed = await run(pkg.bin, ['check', SAMPLES, '--json'], { cwd: pkg.outside });
+    const clone = await run(process.execPath, [CLONE_BIN, 'check', SAMPLES, '--json'], { cwd: ROOT });
+    expect(installed.code).toBe(clone.code);
+    expect(installed.stdout.split('\n').length).toBeGreaterThan(5);
+    expect(installed.stdout).toBe(clone.stdout);
   });
 
   it('diff --json gives the clone its bytes', async () => {

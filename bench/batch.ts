@@ -1,0 +1,129 @@
+// `npm run bench -- batch` (issue 37): `check DIR` over a generated folder of Claude Code
+// sessions like a week of a user's (150 files of 0.5-4 MB, with compactions and file reads,
+// ~330 MB; CONTEXT_HEALTH_BENCH_BATCH_FILES=N for a smaller folder while iterating), with the
+// compiled package (scripts/build-package.ts, rebuilt here first, without the dashboard), in a
+// temporary folder removed afterwards. One run prints:
+//   - check DIR's throughput against the one-core parse floor (one process reading every file
+//     and JSON.parse-ing every line), goal ≥ 0.5;
+//   - against one process per file (`check --json FILE` for each), goal ≥ 10×: timed on a
+//     sample of the files (every k-th by size) and extrapolated by bytes, as it says;
+//   - its peak RSS against `check` of the largest file alone, goal ≤ 1.5×;
+//   - a single 4 MB session, cold: median of 5 alternated runs, against the package of
+//     CONTEXT_HEALTH_BENCH_BASELINE (a folder with bin/ and build/ of an earlier commit, built
+//     the same way) when given, goal ≤ half;
+//   - the load average (2 shared cores: quote the ratios, not the times).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildPackage } from '../scripts/build-package.ts';
+import { writeClaudeCodeSession } from './claudeCodeTranscript.ts';
+import { loadAverage } from './cpu.ts';
+import { packageLike } from './startup.ts';
+
+const PEAK_RSS = path.resolve(import.meta.dirname, 'peakRss.mjs');
+
+interface Ran {
+  ms: number;
+  rssMiB: number;
+}
+
+/** One child to completion: its wall time (spawn to exit) and peak RSS (peakRss.mjs). */
+function ran(args: string[], cwd: string): Ran {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['--import', PEAK_RSS, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const ms = performance.now() - t0;
+  if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(0, 2000)}`);
+  const m = /peak-rss-bytes (\d+)/.exec(r.stderr);
+  return { ms, rssMiB: m === null ? Number.NaN : Number(m[1]) / 2 ** 20 };
+}
+
+/** The parse floor: every file read and every line JSON.parse-d, in one process, on one core. */
+const FLOOR = `
+const fs = require('node:fs');
+let n = 0;
+for (const f of JSON.parse(process.argv[1])) {
+  for (const line of fs.readFileSync(f, 'utf8').split('\\n')) if (line !== '') { JSON.parse(line); n++; }
+}
+if (n < 0) console.log(n);
+`;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** A session of about `bytes` (2,835 bytes per call at 1,500-character results), its own id. */
+function callsFor(bytes: number): number {
+  return Math.max(50, Math.round(bytes / 2835));
+}
+
+export async function benchBatch(): Promise<void> {
+  const count = Number(process.env.CONTEXT_HEALTH_BENCH_BATCH_FILES ?? 150);
+  console.log(`\n== batch: check over a folder of ${count} Claude Code sessions (the compiled package) ==`);
+  await buildPackage({ dashboard: false });
+  const pkg = packageLike();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-batch-'));
+  try {
+    // sizes spread evenly over 0.5-4 MB, in an order that is not by size; two project folders
+    const files: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const bytes = 0.5e6 + ((i * 37) % count) * (3.5e6 / Math.max(1, count - 1));
+      const file = path.join(dir, `project-${i % 2}`, `session-${String(i).padStart(3, '0')}.jsonl`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      writeClaudeCodeSession(file, callsFor(bytes), 1500, true, `bench-batch-${i}`);
+      files.push(file);
+    }
+    const sizes = new Map(files.map((f) => [f, fs.statSync(f).size]));
+    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const bySize = [...files].sort((a, b) => sizes.get(a)! - sizes.get(b)!);
+    const largest = bySize[bySize.length - 1]!;
+    console.log(
+      `folder: ${count} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`,
+    );
+
+    ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir); // the file system cache warm for all alike
+    const floor = ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir);
+    const batch = ran([pkg.bin, 'check', '--json', '--fail-on', 'never', dir], pkg.dir);
+    const alone = ran([pkg.bin, 'check', '--json', '--fail-on', 'never', largest], pkg.dir);
+    // one process per file: every k-th file by size, extrapolated by bytes
+    const step = Math.max(1, Math.floor(count / 15));
+    const sample = bySize.filter((_, i) => i % step === Math.floor(step / 2));
+    const sampleMs = sample.reduce((n, f) => n + ran([pkg.bin, 'check', '--json', '--fail-on', 'never', f], pkg.dir).ms, 0);
+    const sampleBytes = sample.reduce((n, f) => n + sizes.get(f)!, 0);
+    const perFileMs = sampleMs * (total / sampleBytes);
+
+    const mbs = (ms: number): string => `${(total / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
+    console.log(`parse floor (one process, JSON.parse every line): ${(floor.ms / 1000).toFixed(2)} s, ${mbs(floor.ms)}`);
+    console.log(
+      `check DIR (${os.availableParallelism()} cores):                  ${(batch.ms / 1000).toFixed(2)} s, ${mbs(batch.ms)}: ${(floor.ms / batch.ms).toFixed(2)} of the floor's throughput (goal ≥ 0.5)`,
+    );
+    console.log(
+      `one process per file:                          ${(perFileMs / 1000).toFixed(1)} s, extrapolated by bytes from ${sample.length} files (${(sampleMs / 1000).toFixed(1)} s for ${(sampleBytes / 1e6).toFixed(0)} MB): check DIR ${(perFileMs / batch.ms).toFixed(1)}× faster (goal ≥ 10×)`,
+    );
+    console.log(
+      `peak RSS: check DIR ${batch.rssMiB.toFixed(0)} MiB, check of the largest file alone ${alone.rssMiB.toFixed(0)} MiB: ${(batch.rssMiB / alone.rssMiB).toFixed(2)}× (goal ≤ 1.5)`,
+    );
+
+    // a single 4 MB session, cold: node -e 0, this package and the baseline's, alternated
+    const four = path.join(dir, 'single-4mb.jsonl');
+    writeClaudeCodeSession(four, callsFor(4e6), 1500, true, 'bench-batch-4mb');
+    const baseline = process.env.CONTEXT_HEALTH_BENCH_BASELINE;
+    const baseBin = baseline === undefined ? null : path.join(baseline, 'bin/context-health.mjs');
+    const empty: number[] = [];
+    const now: number[] = [];
+    const before: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      empty.push(ran(['-e', '0'], pkg.dir).ms);
+      now.push(ran([pkg.bin, 'check', '--json', '--fail-on', 'never', four], pkg.dir).ms);
+      if (baseBin !== null) before.push(ran([baseBin, 'check', '--json', '--fail-on', 'never', four], pkg.dir).ms);
+    }
+    const line = `single ${(fs.statSync(four).size / 1e6).toFixed(1)} MB session, cold (median of 5): node -e 0 ${median(empty).toFixed(0)} ms, check ${median(now).toFixed(0)} ms`;
+    console.log(
+      baseBin === null
+        ? `${line} (set CONTEXT_HEALTH_BENCH_BASELINE to compare with an earlier build)`
+        : `${line}, the baseline's ${median(before).toFixed(0)} ms: ${(median(now) / median(before)).toFixed(2)} of it (goal ≤ 0.5)`,
+    );
+    console.log(`load average ${loadAverage()}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(pkg.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,160 @@
+// `check` over several files and folders (docs/contract.md §6.1 "Many files", issue 37): the
+// files are read by a pool of threads, one file each at a time (batchWorker.ts), and printed
+// in the order of the arguments and then by path. A thread's answer that comes before its
+// turn is held; no thread is given a file more than WINDOW places ahead of the next one to be
+// printed, so memory holds a few files' answers at once, never the folder's.
+import os from 'node:os';
+import type { Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+import { escapeLines } from '../core/terminalText.ts';
+import { batchFiles } from './batchFiles.ts';
+import { batchTable, unreadableRow, type BatchRow } from './batchRows.ts';
+import type { BatchAnswer, BatchJob, BatchWorkerData } from './batchWorker.ts';
+import { writeAll } from './output.ts';
+
+export interface BatchOptions extends BatchWorkerData {
+  /** threads in the pool (default: the machine's cores), never more than the files */
+  threads?: number;
+}
+
+/**
+ * A thread's young generation, small as check's parsing threads have it (src/node/linePool.ts):
+ * what a file's turns allocate is garbage by the next turn, and the default (up to ~48 MB per
+ * thread) is what the pool added to the peak RSS. Four sessions of 4 MB on 2 threads: 228 MB
+ * with the default, 168-172 MB with 4 MB, against 115 MB for one of them alone (CPU time the
+ * same within the machine's noise; docs/perf-log/2026-12-03-batch.md).
+ */
+const YOUNG_GENERATION_MB = 4;
+
+/** How many files past the next one to print may be given out: per thread, its own and one more. */
+const WINDOW_PER_THREAD = 2;
+
+interface Member {
+  worker: Worker;
+  job: BatchJob | null;
+  /** stopped (an error, then an exit, come for one thread: its file is lost once) */
+  gone: boolean;
+  /** its code loaded: a thread that stops before is not replaced (the next would stop too) */
+  ready: boolean;
+}
+
+/**
+ * Runs the batch and returns the exit status: the worst over the files that could be read
+ * (0 nothing reached --fail-on, 1 something did), 2 only when none could be (contract §6.1).
+ */
+export async function runBatch(args: readonly string[], options: BatchOptions, out: Writable, err: Writable): Promise<number> {
+  const { files, skipped } = await batchFiles(args);
+  if (files.length === 0) {
+    await writeAll(err, `context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)\n`);
+    return 2;
+  }
+  const size = Math.max(1, Math.min(files.length, Math.floor(options.threads ?? os.availableParallelism())));
+  const window = size * WINDOW_PER_THREAD;
+  const data: BatchWorkerData = { check: options.check, json: options.json, failOn: options.failOn };
+  const held = new Map<number, BatchAnswer>();
+  const rows: BatchRow[] = [];
+  let nextOut = 0;
+  let nextJob = 0;
+  let worst = -1;
+  let readable = false;
+  let failure: Error | null = null;
+
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  let writing = Promise.resolve();
+
+  const members: Member[] = [];
+  const give = (m: Member): void => {
+    if (nextJob >= files.length || nextJob >= nextOut + window) {
+      m.job = null;
+      return;
+    }
+    m.job = { index: nextJob, file: files[nextJob]! };
+    nextJob++;
+    m.worker.postMessage(m.job);
+  };
+  const print = async (a: BatchAnswer): Promise<void> => {
+    if (a.status < 2) {
+      readable = true;
+      worst = Math.max(worst, a.status);
+    }
+    if (options.json) {
+      for (const piece of a.json ?? []) await writeAll(out, piece);
+      if (a.note !== undefined) await writeAll(err, escapeLines(`context-health: ${a.note}\n`));
+    } else if (a.row !== undefined) rows.push(a.row);
+  };
+  const received = (a: BatchAnswer): void => {
+    held.set(a.index, a);
+    // in order: every answer from nextOut on that has come is printed, then more files go out
+    writing = writing.then(async () => {
+      while (held.has(nextOut)) {
+        const next = held.get(nextOut)!;
+        held.delete(nextOut);
+        nextOut++;
+        await print(next);
+      }
+      for (const m of members) if (m.job === null) give(m);
+      if (nextOut === files.length) finish();
+    });
+    writing.catch((e: unknown) => {
+      failure = e as Error;
+      finish();
+    });
+  };
+  const spawn = (): Member => {
+    const worker = new Worker(new URL('./batchWorker.mjs', import.meta.url), {
+      workerData: { batch: true, data },
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
+    const m: Member = { worker, job: null, gone: false, ready: false };
+    worker.on('message', (msg: BatchAnswer | 'ready') => {
+      if (msg === 'ready') {
+        m.ready = true;
+        give(m);
+        return;
+      }
+      m.job = null;
+      received(msg);
+      give(m);
+    });
+    // a thread that dies (out of memory, a crash) loses only its file: that file's line says so, and a new thread takes its place
+    const lost = (why: string): void => {
+      if (m.gone) return;
+      m.gone = true;
+      if (!m.ready) {
+        failure = new Error(`a thread of the file pool could not start (${why})`);
+        finish();
+        return;
+      }
+      const job = m.job;
+      m.job = null;
+      const i = members.indexOf(m);
+      if (i >= 0) members.splice(i, 1);
+      if (job !== null) received(lostAnswer(job, why, options.json));
+      if (nextJob < files.length || members.some((x) => x.job !== null)) members.push(spawn());
+    };
+    worker.on('error', (e) => lost(`the thread reading it failed (${e.message})`));
+    worker.on('exit', (code) => {
+      if (!closing) lost(`the thread reading it stopped (exit code ${code})`);
+    });
+    return m;
+  };
+  let closing = false;
+  for (let i = 0; i < size; i++) members.push(spawn());
+  await done;
+  closing = true;
+  await Promise.all(members.map((m) => m.worker.terminate()));
+  if (failure !== null) throw failure;
+  if (!options.json) await writeAll(out, batchTable(rows, skipped));
+  else if (skipped > 0) await writeAll(err, `context-health: ${skipped} other file${skipped === 1 ? '' : 's'} in the folders skipped (not transcripts)\n`);
+  return readable ? worst : 2;
+}
+
+function lostAnswer(job: BatchJob, why: string, json: boolean): BatchAnswer {
+  return {
+    index: job.index,
+    status: 2,
+    note: `cannot read ${job.file}: ${why}`,
+    ...(json ? { json: [JSON.stringify({ file: job.file, error: why }) + '\n'] } : { row: unreadableRow(job.file, why) }),
+  };
+}

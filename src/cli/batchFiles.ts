@@ -1,0 +1,123 @@
+// The files `check` reads when given several files or folders (docs/contract.md §6.1, "Many
+// files"): a file named is always read; a folder is walked recursively and each file in it is
+// read when it looks like a transcript (recognisedTranscript), else counted as skipped. A
+// link to a folder the walk is inside of (a symlink loop) is not followed, and any other
+// folder is entered once by its real path (two folders linking each other end there). Files are listed per argument, in the arguments'
+// order, and sorted by path within a folder.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { detectFormat } from '../ingest/adapters/detect.ts';
+import { openHandsFolder } from '../node/openhandsFolder.ts';
+
+export interface BatchFiles {
+  /** the files to read, in output order */
+  files: string[];
+  /** files in the folders that are not transcripts (by name or by their first record) */
+  skipped: number;
+}
+
+/** Names a transcript may have (contract §2 and docs/adapters.md), gzipped or not. */
+const TRANSCRIPT_NAME = /\.(jsonl|json|traj)(\.gz)?$/i;
+
+/** How much of a file's head is read to recognise it. */
+const HEAD_BYTES = 1 << 20;
+
+export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
+  const files: string[] = [];
+  let skipped = 0;
+  const entered = new Set<string>();
+  for (const arg of args) {
+    const st = await fs.promises.stat(arg).catch(() => null);
+    // a file, what cannot be read (its own line says why), or an OpenHands conversation (read as one, docs/adapters.md)
+    if (st === null || !st.isDirectory() || openHandsFolder(arg) !== null) {
+      files.push(arg);
+      continue;
+    }
+    const found: string[] = [];
+    skipped += await walk(arg, entered, found);
+    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const f of found) files.push(f); // no argument spread: a folder may hold 100,000 files
+  }
+  return { files, skipped };
+}
+
+/** Adds the transcripts under `dir` to `found`; returns how many other files it skipped. */
+async function walk(dir: string, entered: Set<string>, found: string[], parentReal: string | null = null): Promise<number> {
+  const real = await fs.promises.realpath(dir).catch(() => null);
+  // a link to a folder this one is inside of (its real path is a prefix of ours) is a loop:
+  // not followed; any other folder is entered once, however many links lead to it
+  const loop = real !== null && parentReal !== null && (parentReal === real || parentReal.startsWith(real.endsWith(path.sep) ? real : real + path.sep));
+  if (real === null || loop || entered.has(real)) return 0;
+  entered.add(real);
+  let skipped = 0;
+  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    let isDir = e.isDirectory();
+    let isFile = e.isFile();
+    if (e.isSymbolicLink()) {
+      // followed: to a folder (entered once, by its real path) or a file; a dangling or looping link is a file that cannot be read
+      const st = await fs.promises.stat(p).catch(() => null);
+      isDir = st?.isDirectory() ?? false;
+      isFile = st === null || st.isFile();
+    }
+    // docs/adapters.md OpenHands: a conversation's folder (its events/ beside base_state.json) is one transcript
+    if (isDir && e.name !== 'events' && openHandsFolder(p) !== null) found.push(p);
+    else if (isDir) skipped += await walk(p, entered, found, real);
+    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) found.push(p);
+    else skipped++;
+  }
+  return skipped;
+}
+
+/**
+ * Whether a file in a folder is a transcript: a .traj is (SWE-agent's own name); a .jsonl's
+ * first record is one of the formats' (detect.ts; the product's own `session` or `snapshot`);
+ * a .json is a JSON array (the product's .json form) or a SWE-agent document. A file that
+ * cannot be read is kept, so that its line says why.
+ */
+export async function recognisedTranscript(file: string): Promise<boolean> {
+  if (/\.traj(\.gz)?$/i.test(file)) return true;
+  let head: string;
+  try {
+    head = await readHead(file);
+  } catch {
+    return true;
+  }
+  const text = head.replace(/^\uFEFF/, '').trimStart();
+  // a .json: an array, a SWE-agent document, or a Gemini CLI session (its sessionId and projectHash come before its messages)
+  if (/\.json(\.gz)?$/i.test(file))
+    return (
+      text.startsWith('[') ||
+      (text.startsWith('{') && (/"(trajectory|history)"\s*:\s*\[/.test(text) || (/"sessionId"\s*:/.test(text) && /"projectHash"\s*:/.test(text))))
+    );
+  const end = text.indexOf('\n');
+  // a first record longer than the head: not told here; read, its line says what it holds
+  if (end === -1 && text.length >= HEAD_BYTES / 2) return true;
+  let first: unknown;
+  try {
+    first = JSON.parse(end === -1 ? text : text.slice(0, end));
+  } catch {
+    return false;
+  }
+  if (detectFormat(first) !== 'wire') return true;
+  const type = (first as { type?: unknown } | null)?.type;
+  return type === 'session' || type === 'snapshot';
+}
+
+/** The first HEAD_BYTES of a file (gunzipped when its first bytes say gzip), as text. */
+async function readHead(file: string): Promise<string> {
+  const fd = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fd.read(buf, 0, HEAD_BYTES, 0);
+    const bytes = buf.subarray(0, bytesRead);
+    if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString('utf8');
+    // a gzip's first MiB inflates to its head; the rest of the stream is not needed
+    const out = zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: HEAD_BYTES });
+    return out.toString('utf8');
+  } finally {
+    await fd.close();
+  }
+}

@@ -1,0 +1,82 @@
+// A JSON document written in pieces (issue 39, "Output streams"): `check --json` of a session of
+// millions of turns is more text than one JavaScript string may hold (V8: ~512 MiB), so its
+// outer levels are walked here and only their elements (a metric, a finding, a verdict, a
+// compaction record) are stringified, each on its own. The bytes are JSON.stringify's: the same
+// keys in the same order, undefined members left out of objects and null in arrays.
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+/**
+ * Levels walked before an element is stringified whole: the check object, its `sessions`, a
+ * session, its `metrics` (or findings, verdicts, compactions); each element of those is one piece.
+ */
+const WALKED_LEVELS = 4;
+
+/** Pieces of at least this many characters are written (small ones are joined first). */
+const PIECE_CHARS = 1 << 16;
+
+const skipped = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+/** The JSON text of `value` in order, piece by piece; joined, they are JSON.stringify(value). */
+export function* jsonPieces(value: unknown, levels = WALKED_LEVELS): Generator<string> {
+  if (levels === 0 || typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    yield JSON.stringify(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      const v: unknown = value[i];
+      if (skipped(v)) yield 'null';
+      else yield* jsonPieces(v, levels - 1);
+    }
+    yield ']';
+    return;
+  }
+  yield '{';
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (skipped(v)) continue;
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    yield* jsonPieces(v, levels - 1);
+  }
+  yield '}';
+}
+
+export interface PieceCount {
+  /** writes made to the stream */
+  writes: number;
+  /** the longest string written */
+  longest: number;
+}
+
+/**
+ * Writes `value` as JSON followed by `end`, joined into pieces of about PIECE_CHARS, waiting
+ * for the stream to drain whenever it asks; resolves once the last piece is flushed.
+ */
+export async function writeJsonPieces(stream: Writable, value: unknown, end = '\n', count?: PieceCount): Promise<void> {
+  let held: string[] = [];
+  let chars = 0;
+  const flush = async (last: boolean): Promise<void> => {
+    const text = held.join('');
+    held = [];
+    chars = 0;
+    if (count !== undefined) {
+      count.writes++;
+      count.longest = Math.max(count.longest, text.length);
+    }
+    if (last) {
+      await new Promise<void>((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
+    } else if (!stream.write(text)) await once(stream, 'drain');
+  };
+  for (const piece of jsonPieces(value)) {
+    held.push(piece);
+    chars += piece.length;
+    if (chars >= PIECE_CHARS) await flush(false);
+  }
+  held.push(end);
+  await flush(true);
+}
