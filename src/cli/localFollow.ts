@@ -28,8 +28,8 @@ export function followLocalSessions(o: LocalFollowOptions): Watcher {
       return (
         o.index
           .recent(LIVE_WITHIN_MS)
-          // watch follows line-by-line transcripts; Gemini CLI rewrites one JSON document
-          .filter((f) => f.agent === 'claude-code' || f.agent === 'codex')
+          // watch tails the line-by-line transcripts and reads a Gemini CLI .json again whole when it changes
+          .filter((f) => f.agent === 'claude-code' || f.agent === 'codex' || f.agent === 'gemini-cli')
           .map((f) => f.path)
       );
     },

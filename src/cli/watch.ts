@@ -137,7 +137,11 @@ export function startWatch(options: WatchOptions): Watcher {
   const rewritten = new RewrittenFiles(
     saved,
     maxLineBytes,
-    (file, value) => sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`))),
+    (file, value) => {
+      const header = value as { type?: unknown; session_id?: unknown };
+      if (header.type === 'session' && typeof header.session_id === 'string') options.onSession?.(file, header.session_id);
+      sending.push(client.send(value as Parameters<HarnessClient['send']>[0]).catch((e: unknown) => log(`${file}: ${(e as Error).message}`)));
+    },
     log,
   );
 
