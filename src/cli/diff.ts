@@ -13,6 +13,7 @@ import { checkTranscript, type CheckResult } from './check.ts';
 import { parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
 import { escapeLines } from '../core/terminalText.ts';
+import { appendAll } from '../core/arrays.ts';
 
 export const DIFF_USAGE =
   'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]... [--threads N]';
@@ -252,7 +253,7 @@ function humanDiff(d: DiffJson, results: CheckResult[]): string {
   };
   listed('incidents only in B', d.incidents.only_b);
   out.push(`incidents only in A: ${d.incidents.only_a.length}; in both: ${d.incidents.both.length} (overlapping pairs)`);
-  if (d.compactions !== undefined) out.push('', ...compactionTable(d.compactions));
+  if (d.compactions !== undefined) appendAll(out, ['', ...compactionTable(d.compactions)]);
   out.push('');
   if (d.fail_on_new === 'never') out.push('--fail-on-new never: exit 0');
   else if (d.new.length === 0) out.push(`nothing new at ${d.fail_on_new} level or above in B: exit 0`);

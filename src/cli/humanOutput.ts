@@ -5,6 +5,7 @@ import { compactionLines, notApplicableLines } from '../report/compactionWords.t
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type HeadlineKind } from '../report/headline.ts';
 import { escapeControls } from '../core/terminalText.ts';
+import { appendAll } from '../core/arrays.ts';
 
 export function humanOutput(report: CheckOutput, source: string, titles: ReadonlyMap<string, string> = new Map()): string {
   const out: string[] = [];
@@ -12,7 +13,7 @@ export function humanOutput(report: CheckOutput, source: string, titles: Readonl
   out.push(
     `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
   );
-  for (const s of report.sessions) out.push('', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length));
+  for (const s of report.sessions) appendAll(out, ['', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length)]);
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
@@ -47,8 +48,9 @@ function sessionSection(s: SessionOutput, title: string | undefined, inputErrors
       out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${runList(runsOf(list, order))}`);
     }
   }
-  out.push(...headlineLines(s, order, inputErrors));
-  out.push(...compactionLines(s.compactions), ...notApplicableLines(s.not_applicable));
+  appendAll(out, headlineLines(s, order, inputErrors));
+  appendAll(out, compactionLines(s.compactions));
+  appendAll(out, notApplicableLines(s.not_applicable));
   return out;
 }
 

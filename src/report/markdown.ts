@@ -10,6 +10,7 @@ import { rangeAdvice } from './headline.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { printable, sourceText, type StampSource } from './stamp.ts';
+import { appendAll, maxOf } from '../core/arrays.ts';
 
 /** A span named by an incident, as it stood on the incident's first turn it was live. */
 export interface ReportSpan {
@@ -104,7 +105,10 @@ export function mdText(text: string): string {
 /** Inline code holding any text: a fence longer than any backtick run in it. */
 export function mdCode(text: string): string {
   const t = printable(text);
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = maxOf(
+    (t.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
   const fence = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
@@ -123,7 +127,10 @@ export function spanCell(id: string, labels: SpanLabelMap | undefined): string {
 export function mdFence(text: string): string {
   // its lines kept (a summary is prose in paragraphs), every other control character made visible
   const t = text.split(/\r?\n/).map(printable).join('\n');
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = maxOf(
+    (t.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${t}\n${fence}`;
 }
@@ -266,8 +273,8 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     `- **Made by:** context-health ${data.version}${data.exportedAt === null ? '' : `, ${data.exportedAt}`}`,
     '',
   ];
-  if (data.compaction !== undefined) out.push(...compactionSection(data.compaction, data.labels));
-  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl, data.labels));
+  if (data.compaction !== undefined) appendAll(out, compactionSection(data.compaction, data.labels));
+  if (data.focus !== null) appendAll(out, incidentSection(data.focus, '## What fired', contractUrl, data.labels));
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
   if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
@@ -278,8 +285,9 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     out.push('');
   } else {
     for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
-      out.push(
-        ...incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl, data.labels),
+      appendAll(
+        out,
+        incidentSection(inc, `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`, contractUrl, data.labels),
       );
     const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
     if (rest.length > 0) {
@@ -327,7 +335,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
         : `Zoomed to ${turnsText(data.range.from, data.range.to)}. Each image has a one-line caption; its whole stamp is below, once for all of them (and as JSON in each PNG's \`context-health\` iTXt chunk).`,
       '',
     );
-    if (stampLines.length > 0) out.push('**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '');
+    if (stampLines.length > 0) appendAll(out, ['**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '']);
     for (const img of images) {
       out.push(`### ${img.title}`, '', `![${img.title}](${encodeURI(img.file)})`, '');
       if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');

@@ -10,6 +10,7 @@ import { estimateTokens, fitTokens } from './tokens.ts';
 import { patchFiles, requestOf, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 /** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
 export const INSTRUCTIONS_SPAN_ID = 'instructions';
@@ -202,7 +203,7 @@ export class CodexAdapter {
     }
     this.context = next;
     this.callStart = null;
-    this.removed.push(...replaced);
+    appendAll(this.removed, replaced);
     this.audit.compact();
     this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary: fresh.map((f) => f.id) };
   }
@@ -258,7 +259,7 @@ export class CodexAdapter {
     const cut = turns >= prompts.length ? prompts[0]! : prompts[prompts.length - turns]!;
     const dropped = this.context.splice(cut);
     const ids = new Set(dropped.map((c) => c.id));
-    this.removed.push(...ids);
+    for (const id of ids) this.removed.push(id);
     // the first prompt, rolled back: the next one the user types is the operator's task
     if (dropped.some((c) => c.prompt && c.pinned)) this.firstPrompt = null;
     this.audit.forget(ids);

@@ -4,6 +4,7 @@
 // their adapter (docs/adapters.md). Lines keep their numbers, so an input error still
 // names the transcript's own line.
 import { notJsonMessage } from '../../core/inputErrors.ts';
+import { exceedsNesting, tooDeepMessage } from '../../core/nesting.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { CodexAdapter } from './codex.ts';
 import { detectFormat, type TranscriptFormat } from './detect.ts';
@@ -153,8 +154,18 @@ export class TranscriptPipeline {
       return;
     }
     this.releaseHeld();
+    // docs/security.md "Importers": a record is one input error, never the end of the read.
+    // A line-per-record transcript's record is refused before anything walks it when it nests
+    // too deep; a trajectory is one document whose adapter reads fixed, shallow fields only.
+    if (this.detected !== 'swe-agent' && exceedsNesting(value, 1)) return this.feed.error(line, tooDeepMessage('the record'));
+    let messages: AdaptedMessage[];
+    try {
+      messages = adapter.record(value, line);
+    } catch (e) {
+      return this.feed.error(line, recordFailedMessage(e));
+    }
     // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
-    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
+    for (const m of messages) this.feed.value(m.value, m.line, false, true);
   }
 
   private decide(format: TranscriptFormat): void {
@@ -180,6 +191,14 @@ export class TranscriptPipeline {
     this.feed.error(this.heldError.line, this.heldError.message);
     this.heldError = null;
   }
+}
+
+/** An adapter that threw on one record (a stringified field nested too deep, a bug): that record's input error. */
+function recordFailedMessage(e: unknown): string {
+  const detail = e instanceof Error ? e.message : String(e);
+  return e instanceof Error && e.name === 'TooDeepError'
+    ? detail
+    : `the record could not be read: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
 }
 
 function isBlank(text: string): boolean {
