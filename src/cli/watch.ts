@@ -20,6 +20,7 @@ import { nodeSha256 } from '../node/platform.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 import { readTail, type FileState, type TailReader } from './watchTail.ts';
+import { writeFileAtomic } from '../node/atomicWrite.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -98,7 +99,12 @@ export function startWatch(options: WatchOptions): Watcher {
             // docs/adapters.md watch: the first record says which agent wrote the file
             made.pipeline = makePipeline(watchedFormat(text));
           }
-          made.pipeline.line(text, n);
+          try {
+            made.pipeline.line(text, n);
+          } catch (e) {
+            // docs/security.md "watch": a record that throws is that line's error, logged once (each line is read once)
+            log(`${file}:${n}: ${(e as Error).message}`);
+          }
         },
         // another file under this name: what it holds is a new transcript, adapted from its start
         restart: (why) => {
@@ -123,10 +129,22 @@ export function startWatch(options: WatchOptions): Watcher {
     return tail;
   };
 
+  /** docs/security.md "watch": files that threw, by what they were then (not retried, not logged again, until that changes) */
+  const bad = new Map<string, string>();
+  const stateErrors = new Set<string>();
   const poll = async (): Promise<void> => {
     for (const file of transcripts(options.paths, log)) {
-      const tail = tailOf(file);
-      readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+      const version = fileVersion(file);
+      if (bad.get(file) === version) continue;
+      try {
+        const tail = tailOf(file);
+        readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+        bad.delete(file);
+      } catch (e) {
+        // one file that throws never stops the files after it, nor the state file
+        bad.set(file, version);
+        log(`${file}: ${(e as Error).message}; skipped until it changes`);
+      }
     }
     const batch = sending;
     sending = [];
@@ -134,7 +152,14 @@ export function startWatch(options: WatchOptions): Watcher {
     await client.flush();
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
-    writeState(options.statePath, state);
+    try {
+      writeState(options.statePath, state);
+      stateErrors.clear();
+    } catch (e) {
+      const line = `watch: cannot write the state file ${options.statePath}: ${(e as Error).message}`;
+      if (!stateErrors.has(line)) log(line); // once, not once per poll
+      stateErrors.add(line);
+    }
   };
 
   let stopped = false;
@@ -177,6 +202,16 @@ function readAll(tail: Tail, limit: number, maxLineBytes: number): void {
   for (let before = -1; tail.state.offset < limit && tail.state.offset !== before;) {
     before = tail.state.offset;
     readTail(tail.file, tail.state, limit, maxLineBytes, tail.reader);
+  }
+}
+
+/** What a file is now (identity, size, modification time): a bad file is retried when this changes. */
+function fileVersion(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'gone';
   }
 }
 
@@ -251,8 +286,8 @@ function readState(file: string): Record<string, FileState> {
 
 function writeState(file: string, state: Record<string, FileState>): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(state, null, 2) + '\n');
-  fs.renameSync(`${file}.tmp`, file);
+  // a fresh name, O_EXCL|O_NOFOLLOW, renamed: a planted `<state>.tmp` link is never written through (docs/security.md)
+  writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n');
 }
 
 const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]
