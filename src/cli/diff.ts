@@ -10,7 +10,7 @@ import type { Incident } from '../core/incidents.ts';
 import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
-import { parseThreads } from './threads.ts';
+import { capThreads, parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { appendAll } from '../core/arrays.ts';
@@ -156,7 +156,8 @@ function parseDiffArgs(args: string[]): DiffOptions {
   }
   const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
   if (typeof threads === 'object') throw new DiffUsageError(threads.error);
-  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds, ...(threads === undefined ? {} : { threads }) };
+  const capped = threads === undefined ? undefined : capThreads(threads, (l) => process.stderr.write(`${l}\n`));
+  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds, ...(capped === undefined ? {} : { threads: capped }) };
 }
 
 /** The session asked for, else the first with an accepted snapshot; or why there is none. */
