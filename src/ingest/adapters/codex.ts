@@ -54,6 +54,10 @@ export class CodexAdapter {
   private readonly audit = new CompactionAuditor();
   private readonly callLabels = new Map<string, CallLabel>();
   private turn = 0;
+  /** the prompts the user typed still in the context (rollbacks count back to them) */
+  private prompts = 0;
+  /** context items looked at by rollbacks and compactions: the work the scaling tests count (docs/security.md) */
+  scanned = 0;
 
   constructor(private readonly fallbackSessionId = 'codex') {}
 
@@ -127,6 +131,7 @@ export class CodexAdapter {
     if (!item.output) this.callStart = null;
     else if (this.callStart === null) this.callStart = this.context.length;
     this.context.push(item);
+    if (item.prompt) this.prompts++;
     // contract §8.4 items: the prompts the user typed, and the files a patch touched (Codex reads
     // files through shell commands, whose paths no rule can tell apart reliably)
     if (item.prompt) {
@@ -168,7 +173,15 @@ export class CodexAdapter {
   private compacted(payload: JsonObject, line: number): void {
     const message = typeof payload.message === 'string' ? payload.message : '';
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : null;
-    const pool = [...this.context];
+    // docs/security.md "Linear time": a live item equal to a replacement one, found by its
+    // kind, role and text (the first still unclaimed, in context order), not by a scan per entry
+    const pool = new Map<string, { items: ContextItem[]; next: number }>();
+    for (const c of this.context) {
+      const key = itemKey(c);
+      const same = pool.get(key);
+      if (same === undefined) pool.set(key, { items: [c], next: 0 });
+      else same.items.push(c);
+    }
     const kept = new Set<string>();
     const next: ContextItem[] = [];
     if (history !== null) {
@@ -179,10 +192,11 @@ export class CodexAdapter {
         }
         const made = this.item(entry, `line${line}/${i}`);
         if (made === null) return;
-        const same = pool.findIndex((p) => p.kind === made.kind && p.role === made.role && p.text === made.text);
-        if (same === -1) next.push(made);
+        this.scanned++;
+        const same = pool.get(itemKey(made));
+        if (same === undefined || same.next === same.items.length) next.push(made);
         else {
-          const carried = pool.splice(same, 1)[0]!;
+          const carried = same.items[same.next++]!;
           kept.add(carried.id);
           next.push(carried);
         }
@@ -202,6 +216,7 @@ export class CodexAdapter {
       }
     }
     this.context = next;
+    this.prompts = next.filter((c) => c.prompt).length;
     this.callStart = null;
     appendAll(this.removed, replaced);
     this.audit.compact();
@@ -251,13 +266,18 @@ export class CodexAdapter {
       this.skipped.add('event_msg:thread_rolled_back (no num_turns)');
       return;
     }
-    const prompts: number[] = [];
-    this.context.forEach((c, i) => {
-      if (c.prompt) prompts.push(i);
-    });
-    if (turns === 0 || prompts.length === 0) return;
-    const cut = turns >= prompts.length ? prompts[0]! : prompts[prompts.length - turns]!;
+    // docs/security.md "Linear time": from the end back to the cut only, so each rollback
+    // costs what it drops (n rollbacks of 0 turns cost nothing, not n scans of the context)
+    let cut = -1;
+    for (let i = this.context.length - 1, seen = 0, wanted = Math.min(turns, this.prompts); i >= 0 && seen < wanted; i--) {
+      if (!this.context[i]!.prompt) continue;
+      cut = i;
+      seen++;
+    }
+    if (cut === -1) return;
+    this.scanned += this.context.length - cut;
     const dropped = this.context.splice(cut);
+    for (const c of dropped) if (c.prompt) this.prompts--;
     const ids = new Set(dropped.map((c) => c.id));
     for (const id of ids) this.removed.push(id);
     // the first prompt, rolled back: the next one the user types is the operator's task
@@ -339,6 +359,11 @@ function instructionsItem(text: string, label: string): ContextItem {
 }
 
 /** adapters.md compaction: a rollout without `replacement_history` leaves only the summary. */
+/** What makes a replacement item the same as a live one (contract: Codex carries user messages over). */
+function itemKey(c: ItemView): string {
+  return `${c.kind}\u0000${c.role}\u0000${c.text}`;
+}
+
 function summaryItem(text: string, id: string): ContextItem {
   return bareItem(id, text, 'summary', 'text', 'compaction summary');
 }

@@ -43,7 +43,8 @@ export interface AdapterSummary {
 
 interface Adapter {
   readonly skipped: SkippedRecords;
-  record(value: unknown, line: number): AdaptedMessage[];
+  /** an iterable: a trajectory's history snapshots are made as they are taken (sweAgentHistory.ts) */
+  record(value: unknown, line: number): Iterable<AdaptedMessage>;
   truncatedLastLine(): void;
 }
 
@@ -158,14 +159,19 @@ export class TranscriptPipeline {
     // A line-per-record transcript's record is refused before anything walks it when it nests
     // too deep; a trajectory is one document whose adapter reads fixed, shallow fields only.
     if (this.detected !== 'swe-agent' && exceedsNesting(value, 1)) return this.feed.error(line, tooDeepMessage('the record'));
-    let messages: AdaptedMessage[];
-    try {
-      messages = adapter.record(value, line);
-    } catch (e) {
-      return this.feed.error(line, recordFailedMessage(e));
+    let messages: Iterator<AdaptedMessage> | undefined;
+    for (;;) {
+      let next: IteratorResult<AdaptedMessage>;
+      try {
+        messages ??= adapter.record(value, line)[Symbol.iterator]();
+        next = messages.next();
+      } catch (e) {
+        return this.feed.error(line, recordFailedMessage(e));
+      }
+      if (next.done === true) return;
+      // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
+      this.feed.value(next.value.value, next.value.line, false, true);
     }
-    // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
-    for (const m of messages) this.feed.value(m.value, m.line, false, true);
   }
 
   private decide(format: TranscriptFormat): void {
