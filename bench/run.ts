@@ -19,3 +19,4 @@ if (want('redis')) await (await import('./redis.ts')).benchRedis();
 if (want('report')) await (await import('./report.ts')).benchReport();
 if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'))) await (await import('./compare.ts')).benchCompare();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
+if (want('scaling')) (await import('./scaling.ts')).benchScaling();

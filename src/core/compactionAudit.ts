@@ -156,6 +156,10 @@ export interface AuditResult {
 export class CompactionAuditor {
   /** the stretch's items, by kind + "\0" + text: one item per distinct text (first occurrence kept) */
   private stretch = new Map<string, Pending>();
+  /** the stretch's keys by the span that gave them, so forget() costs what it forgets (docs/security.md "Linear time") */
+  private bySpan = new Map<string, string[]>();
+  /** stretch items looked at by forget(): the work the scaling tests count */
+  scanned = 0;
   /** items closed by compact(), waiting for judge() */
   private closed: Pending[] | null = null;
   /** items of earlier compactions that some compaction still held, by key, with the turn that first audited them */
@@ -172,12 +176,25 @@ export class CompactionAuditor {
   add(kind: AuditItemKind, text: string, fromTurn: number, spanId: string | null): void {
     if (text === '') return;
     const key = kind === 'user_prompt' ? `${kind}\0${text}\0${spanId ?? fromTurn}` : `${kind}\0${text}`;
-    if (!this.stretch.has(key)) this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
+    if (this.stretch.has(key)) return;
+    this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
+    if (spanId === null) return;
+    const keys = this.bySpan.get(spanId);
+    if (keys === undefined) this.bySpan.set(spanId, [key]);
+    else keys.push(key);
   }
 
   /** The items these spans gave the stretch: gone with them (an abandoned branch, adapters.md rewinds). */
   forget(spanIds: ReadonlySet<string>): void {
-    for (const [key, item] of this.stretch) if (item.span_id !== null && spanIds.has(item.span_id)) this.stretch.delete(key);
+    for (const id of spanIds) {
+      const keys = this.bySpan.get(id);
+      if (keys === undefined) continue;
+      this.bySpan.delete(id);
+      for (const key of keys) {
+        this.scanned++;
+        if (this.stretch.get(key)?.span_id === id) this.stretch.delete(key);
+      }
+    }
   }
 
   /** a tool read a path at `turn` (the call that issued it): the first after a compaction refetches its item */
@@ -204,8 +221,11 @@ export class CompactionAuditor {
 
   /** a compaction: the stretch closes (a second boundary before the first call adds to it) */
   compact(): void {
-    this.closed = [...(this.closed ?? []), ...this.stretch.values()];
+    // appended, not copied: n boundaries before a call cost n, not n² (docs/security.md "Linear time")
+    this.closed ??= [];
+    for (const p of this.stretch.values()) this.closed.push(p);
     this.stretch = new Map();
+    this.bySpan = new Map();
     this.watch = new Map();
   }
 

@@ -65,6 +65,11 @@ export class CodexAdapter {
     return this.turn;
   }
 
+  /** context and audit items looked at by rollbacks, compactions and the audit's forgetting (the scaling tests' counted work) */
+  get work(): number {
+    return this.scanned + this.audit.scanned;
+  }
+
   /** One parsed rollout line; returns the wire messages it completes (often none). */
   record(value: unknown, line: number): AdaptedMessage[] {
     if (!isObject(value)) {
