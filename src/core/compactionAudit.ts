@@ -5,6 +5,7 @@
 // first call after it saw; the auditor judges every item by the rules of §8.4 and notices
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
+import { PatternSet } from './textIndex.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
 export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
@@ -104,12 +105,45 @@ export class SurvivingText {
     this.words ??= wordsOf(this.raw);
     return this.words;
   }
+
+  /** patterns looked up in one pass (prepare), and which of them occur: raw (file basenames), folded (the other kinds) */
+  private rawAnswers: Map<string, boolean> | null = null;
+  private foldedAnswers: Map<string, boolean> | null = null;
+  /** the one-pass searches' steps: the work the scaling tests count */
+  steps = 0;
+
+  /**
+   * docs/security.md "Linear time": the substrings every item will ask for, found in one
+   * Aho–Corasick pass each over the raw and the folded text, instead of one scan per item.
+   */
+  prepare(rawPatterns: readonly string[], foldedPatterns: readonly string[]): void {
+    this.rawAnswers = this.search(rawPatterns, this.raw);
+    this.foldedAnswers = this.search(foldedPatterns, this.folded);
+  }
+
+  private search(patterns: readonly string[], text: string): Map<string, boolean> {
+    const unique = [...new Set(patterns)].filter((p) => p !== '');
+    const set = new PatternSet(unique);
+    const found = set.occurring(text);
+    this.steps += set.steps;
+    return new Map(unique.map((p, i) => [p, found.has(i)]));
+  }
+
+  /** whether `pattern` is a substring of the raw text */
+  rawIncludes(pattern: string): boolean {
+    return this.rawAnswers?.get(pattern) ?? this.raw.includes(pattern);
+  }
+
+  /** whether `pattern` is a substring of the folded text */
+  foldedIncludes(pattern: string): boolean {
+    return this.foldedAnswers?.get(pattern) ?? this.folded.includes(pattern);
+  }
 }
 
 /** contract §8.4 `file`: lost iff the path's basename is nowhere in the surviving text (case-sensitive substring). */
 export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
   const name = basename(path);
-  return name !== '' && surviving.raw.includes(name) ? 'kept' : 'lost';
+  return name !== '' && surviving.rawIncludes(name) ? 'kept' : 'lost';
 }
 
 /**
@@ -119,14 +153,14 @@ export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
  */
 export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
-  if (folded !== '' && surviving.folded.includes(folded)) return 'kept';
+  if (folded !== '' && surviving.foldedIncludes(folded)) return 'kept';
   return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
 }
 
 /** contract §8.4 `command`, `error`: kept iff verbatim (white space collapsed, any case), else lost: a command in other words is not the command. */
 export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
-  return folded !== '' && surviving.folded.includes(folded) ? 'kept' : 'lost';
+  return folded !== '' && surviving.foldedIncludes(folded) ? 'kept' : 'lost';
 }
 
 function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
@@ -239,6 +273,11 @@ export class CompactionAuditor {
     const text = new SurvivingText(survivingText);
     const closed = this.closed ?? [];
     this.closed = null;
+    const asked = [...closed, ...this.surviving.values()];
+    text.prepare(
+      asked.filter((p) => p.kind === 'file').map((p) => basename(p.text)),
+      asked.filter((p) => p.kind !== 'file').map((p) => collapseWhitespace(p.text).toLowerCase()),
+    );
     const items: AuditItem[] = closed.map((p) => ({ ...p, status: judge(p.kind, p.text, text) }));
     const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
     const carried: CarriedItem[] = [];
@@ -256,6 +295,7 @@ export class CompactionAuditor {
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
+    this.scanned += text.steps;
     return { items, carried };
   }
 

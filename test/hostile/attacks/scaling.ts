@@ -3,6 +3,7 @@
 // plus the context items the adapter looked at (an operation counter, not wall time).
 // test/hostile/scaling.test.ts asserts each grows at most as n^1.2 from n to 4n;
 // `npm run bench -- scaling` prints the exponents of counted work and of time.
+import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
 import { codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
@@ -78,6 +79,22 @@ export const SCALING_CASES: ScalingCase[] = [
           yield codexLine('compacted', { message: 'summary', replacement_history: history });
         })(),
       ),
+  },
+  {
+    name: 'audit: n file reads and n prompts judged against an n-line summary',
+    n: 2000,
+    run: (n) => {
+      const audit = new CompactionAuditor();
+      for (let i = 0; i < n; i++) {
+        audit.add('file', `/repo/src/module${i}.ts`, 1, `r${i}`);
+        audit.add('user_prompt', `please fix the bug number ${i} in the parser`, 1, `p${i}`);
+      }
+      audit.compact();
+      const lines: string[] = [];
+      for (let i = 0; i < n; i += 2) lines.push(`Read module${i}.ts and fixed the bug number ${i} in the parser.`);
+      const { items } = audit.judge(2, lines.join('\n'));
+      return items.length + audit.scanned;
+    },
   },
 ];
 
