@@ -12,6 +12,7 @@ import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
 import { capThreads, parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
+import { jsonPieces } from './jsonPieces.ts';
 import { escapeLines } from '../core/terminalText.ts';
 import { appendAll } from '../core/arrays.ts';
 
@@ -106,7 +107,11 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   const fresh = options.failOnNew === 'never' ? [] : newIncidents(comparison, options.failOnNew);
   const json = diffJson(comparison, [a, b], results, paths, options.failOnNew, fresh);
   // titles and ids come from the files: shown, not acted on by the terminal (terminalText.ts)
-  await writeAll(io.stdout, options.json ? JSON.stringify(json) + '\n' : escapeLines(humanDiff(json, results)));
+  if (options.json) {
+    // in pieces, never one string (docs/security.md "Output streams")
+    for (const piece of jsonPieces(json)) await writeAll(io.stdout, piece);
+    await writeAll(io.stdout, '\n');
+  } else await writeAll(io.stdout, escapeLines(humanDiff(json, results)));
   return fresh.length > 0 ? 1 : 0;
 }
 
