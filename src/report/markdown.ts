@@ -211,6 +211,9 @@ export function lostFirst<T extends { status: RecordItem['status']; confirmed?: 
 const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
 /** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input). */
+/** The longest summary text a report quotes (characters); what is left out is counted. */
+export const QUOTE_MAX = 64 * 1024;
+
 function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): string[] {
   const out: string[] = [
     '## The compaction',
@@ -227,7 +230,13 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
     out.push('');
   }
   out.push('### Summary', '');
-  out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
+  if (r.summary_text === '') out.push('No summary: the compaction left no summary text.', '');
+  else {
+    // docs/security.md "Hostile transcripts": a huge summary is quoted up to QUOTE_MAX characters, and the rest counted
+    const left = r.summary_text.length - QUOTE_MAX;
+    out.push(mdFence(left > 0 ? r.summary_text.slice(0, QUOTE_MAX) : r.summary_text), '');
+    if (left > 0) out.push(`_The summary goes on for ${left} more characters, left out of this report; the whole text is in the transcript._`, '');
+  }
   out.push('### Items', '');
   if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
   else {

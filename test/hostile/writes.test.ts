@@ -96,3 +96,34 @@ describe('report files', () => {
     expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
   });
 });
+
+describe('report of a huge compaction', () => {
+  it('quotes at most 64 KiB of the summary, says how much it left out, and stays under 10× the input', async () => {
+    const { runCli } = await import('../cli/runCli.ts');
+    const { ccCompactBoundary } = await import('./attacks/transcripts.ts');
+    const dir = tempDir('ch-huge-');
+    const summary = 'This session is being continued from a previous conversation. ' + 'The parser was fixed and tested again. '.repeat(50_000);
+    const file = path.join(dir, 'huge.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        ccUser('u1', null, 'fix the parser'),
+        ccAssistant('a1', 'u1', [{ type: 'text', text: 'reading' }]),
+        ccCompactBoundary('c1', 'a1'),
+        ccUser('u2', 'c1', summary, { isCompactSummary: true }),
+        ccAssistant('a2', 'u2', [{ type: 'text', text: 'continuing' }]),
+      ].join('\n') + '\n',
+    );
+    const out = path.join(dir, 'out');
+    const r = await runCli(['report', file, '--compaction', '1', '--out', out]);
+    expect(r.code, r.stderr).toBeLessThan(2);
+    const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
+    expect(md).toMatch(/_The summary goes on for \d+ more characters, left out of this report; the whole text is in the transcript\._/);
+    const left = Number(/goes on for (\d+) more/.exec(md)![1]);
+    expect(left).toBe(summary.length - 64 * 1024);
+    let written = 0;
+    for (const f of fs.readdirSync(out, { recursive: true }).map(String))
+      if (fs.statSync(path.join(out, f)).isFile()) written += fs.statSync(path.join(out, f)).size;
+    expect(written).toBeLessThan(10 * fs.statSync(file).size);
+  }, 120_000);
+});
