@@ -39,6 +39,24 @@ export default tseslint.config(
     },
   },
   {
+    // docs/security.md "Importers": a spread in a call's arguments puts every element on the
+    // stack, and past ~120k elements (a record of 300k blocks) the call throws and ends the
+    // read. Append and take maxima with loops (src/core/arrays.ts); a spread into an array
+    // literal (`[...a, ...b]`) is fine.
+    files: ['src/**/*.{ts,tsx}', 'app/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(push|unshift|splice|concat|max|min|hypot|fromCharCode|fromCodePoint|apply|call)$/] > SpreadElement',
+          message:
+            'no spread in the arguments of push/unshift/splice/concat/max/min/fromCharCode…: an input-sized array overflows the stack (use appendAll/maxOf of src/core/arrays.ts, or a loop)',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',

@@ -35,10 +35,8 @@ export class SourceSession {
     if (this.worker === null) {
       const client = this.createClient();
       this.worker = client;
-      this.offs.push(
-        client.subscribe((e) => this.wiring.onEvent(e)),
-        ...this.wiring.subscribe(),
-      );
+      this.offs.push(client.subscribe((e) => this.wiring.onEvent(e)));
+      for (const off of this.wiring.subscribe()) this.offs.push(off);
     }
     return this.worker;
   }

@@ -39,7 +39,7 @@ export async function stampedPng(elements: readonly HTMLElement[], stamp: Stamp,
   await prepareForExport(elements);
   const shots: HTMLCanvasElement[] = [];
   for (const el of elements) shots.push(await toCanvas(el, { backgroundColor: '#ffffff', pixelRatio: EXPORT_SCALE, filter: noExport }));
-  const width = Math.max(...shots.map((c) => c.width));
+  const width = shots.reduce((m, c) => Math.max(m, c.width), -Infinity);
   const cssWidth = Math.round(width / EXPORT_SCALE);
   const strip = captionStrip(stamp, cssWidth, 0, caption);
   const stripSvg = `<svg xmlns="http://www.w3.org/2000/svg" width="${cssWidth * EXPORT_SCALE}" height="${strip.height * EXPORT_SCALE}" viewBox="0 0 ${cssWidth} ${strip.height}" font-family="${FIGURE_FONT.replace(/"/g, "'")}">${strip.svg}</svg>`;

@@ -10,9 +10,11 @@ import type { Incident } from '../core/incidents.ts';
 import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
-import { parseThreads } from './threads.ts';
+import { capThreads, parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
+import { writeJsonPieces } from './jsonPieces.ts';
 import { escapeLines } from '../core/terminalText.ts';
+import { appendAll } from '../core/arrays.ts';
 
 export const DIFF_USAGE =
   'context-health diff <a> <b> [--json] [--fail-on-new fault|warning|never] [--align turn|relative] [--session ID [--session ID]] [--set key=value]... [--threads N]';
@@ -105,7 +107,10 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   const fresh = options.failOnNew === 'never' ? [] : newIncidents(comparison, options.failOnNew);
   const json = diffJson(comparison, [a, b], results, paths, options.failOnNew, fresh);
   // titles and ids come from the files: shown, not acted on by the terminal (terminalText.ts)
-  await writeAll(io.stdout, options.json ? JSON.stringify(json) + '\n' : escapeLines(humanDiff(json, results)));
+  if (options.json) {
+    // in pieces, never one string (docs/security.md "Output streams")
+    await writeJsonPieces(io.stdout, json, '\n');
+  } else await writeAll(io.stdout, escapeLines(humanDiff(json, results)));
   return fresh.length > 0 ? 1 : 0;
 }
 
@@ -155,7 +160,8 @@ function parseDiffArgs(args: string[]): DiffOptions {
   }
   const threads = values.threads === undefined ? undefined : parseThreads(values.threads);
   if (typeof threads === 'object') throw new DiffUsageError(threads.error);
-  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds, ...(threads === undefined ? {} : { threads }) };
+  const capped = threads === undefined ? undefined : capThreads(threads, (l) => process.stderr.write(`${l}\n`));
+  return { paths, sessionIds, json: values.json, failOnNew, align, userThresholds, ...(capped === undefined ? {} : { threads: capped }) };
 }
 
 /** The session asked for, else the first with an accepted snapshot; or why there is none. */
@@ -252,7 +258,7 @@ function humanDiff(d: DiffJson, results: CheckResult[]): string {
   };
   listed('incidents only in B', d.incidents.only_b);
   out.push(`incidents only in A: ${d.incidents.only_a.length}; in both: ${d.incidents.both.length} (overlapping pairs)`);
-  if (d.compactions !== undefined) out.push('', ...compactionTable(d.compactions));
+  if (d.compactions !== undefined) appendAll(out, ['', ...compactionTable(d.compactions)]);
   out.push('');
   if (d.fail_on_new === 'never') out.push('--fail-on-new never: exit 0');
   else if (d.new.length === 0) out.push(`nothing new at ${d.fail_on_new} level or above in B: exit 0`);

@@ -6,6 +6,7 @@ import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
 import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type HeadlineKind } from '../report/headline.ts';
 import { escapeControls } from '../core/terminalText.ts';
 import { outOfScope, sessionHeadline } from '../report/sessionHeadline.ts';
+import { appendAll } from '../core/arrays.ts';
 
 /**
  * `pressureThresholds`: each session's pressure_threshold as its engine resolved it (header
@@ -23,7 +24,7 @@ export function humanOutput(
     `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
   );
   for (const s of report.sessions)
-    out.push('', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length, pressureThresholds.get(s.session_id)));
+    appendAll(out, ['', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length, pressureThresholds.get(s.session_id))]);
   if (report.input_errors.length > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
     for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
@@ -58,8 +59,9 @@ function sessionSection(s: SessionOutput, title: string | undefined, inputErrors
       out.push(`  ${signal.padEnd(24)} ${SEVERITY[signal].padEnd(9)} ${String(list.length).padStart(5)}  ${runList(runsOf(list, order))}`);
     }
   }
-  out.push(...(outOfScope(s) ? contextLines(s, inputErrors, pressureThreshold) : headlineLines(s, order, inputErrors)));
-  out.push(...compactionLines(s.compactions), ...notApplicableLines(s.not_applicable));
+  appendAll(out, outOfScope(s) ? contextLines(s, inputErrors, pressureThreshold) : headlineLines(s, order, inputErrors));
+  appendAll(out, compactionLines(s.compactions));
+  appendAll(out, notApplicableLines(s.not_applicable));
   return out;
 }
 

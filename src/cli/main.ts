@@ -10,7 +10,7 @@ import type { BatchOptions } from './batchCheck.ts';
 import fs from 'node:fs';
 import { openHandsFolder } from '../node/openhandsFolder.ts';
 import { writeAll } from './output.ts';
-import { parseThreads } from './threads.ts';
+import { capThreads, parseThreads } from './threads.ts';
 import { escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
@@ -199,7 +199,7 @@ async function runCheck(args: string[]): Promise<number> {
   }
   const parsedThreads = values.threads === undefined ? undefined : parseThreads(values.threads);
   if (typeof parsedThreads === 'object') throw new UsageError(parsedThreads.error);
-  const threads = parsedThreads;
+  const threads = parsedThreads === undefined ? undefined : capThreads(parsedThreads, (l) => process.stderr.write(`${l}\n`));
   const path = positionals[0]!;
   const rawWindow = values['context-window'];
   const contextWindow = rawWindow === undefined ? undefined : Number(rawWindow);

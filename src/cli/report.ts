@@ -8,7 +8,7 @@ import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { reachesFailLevel } from '../core/checkOutput.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
-import { parseThreads, reportThreads } from './threads.ts';
+import { capThreads, parseThreads, reportThreads } from './threads.ts';
 import { STABLE_CONTRACT_URL } from '../report/markdown.ts';
 import { parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
@@ -114,9 +114,9 @@ async function report(args: string[]): Promise<number> {
   } else if (values.turns !== undefined) scope = { kind: 'turns', ...parseTurns(values.turns) };
   let compaction: number | null = null;
   if (values.compaction !== undefined) {
-    compaction = Number(values.compaction);
-    if (!Number.isInteger(compaction) || compaction < 1)
-      throw new ReportUsage(`--compaction expects a whole number ≥ 1, got ${JSON.stringify(values.compaction)}`);
+    // digits only: Number() would take "0x2" as 2, "1e1" as 10 and " 2" or "2.0" as 2
+    compaction = /^[1-9]\d*$/.test(values.compaction) ? Number(values.compaction) : Number.NaN;
+    if (!Number.isSafeInteger(compaction)) throw new ReportUsage(`--compaction expects a whole number ≥ 1, got ${JSON.stringify(values.compaction)}`);
   }
   const format = values.format;
   if (format !== 'md' && format !== 'html') throw new ReportUsage(`--format must be md or html, got ${JSON.stringify(format)}`);
@@ -135,8 +135,9 @@ async function report(args: string[]): Promise<number> {
   if (scorer !== 'auto' && scorer !== 'harness' && scorer !== 'reference' && scorer !== 'both') {
     throw new ReportUsage(`--scorer must be auto, harness, reference or both, got ${JSON.stringify(scorer)}`);
   }
-  const threads = values.threads === undefined ? reportThreads() : parseThreads(values.threads);
-  if (typeof threads === 'object') throw new ReportUsage(threads.error);
+  const asked = values.threads === undefined ? reportThreads() : parseThreads(values.threads);
+  if (typeof asked === 'object') throw new ReportUsage(asked.error);
+  const threads = values.threads === undefined ? asked : capThreads(asked, (l) => process.stderr.write(`${l}\n`));
   let compactionTurn: number | undefined;
   if (compaction !== null) {
     // contract §8.3: the compaction's turn is known only once the file is read, so it is read once first

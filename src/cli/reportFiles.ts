@@ -1,8 +1,10 @@
 // Writing `report`'s files into --out. The folder is the user's; what is written inside it
 // never goes through a symbolic link found there (a planted `report.md -> ~/.bashrc` would
-// otherwise be overwritten), and a folder that cannot be written is one sentence, exit 2.
+// otherwise be overwritten, a FIFO would block the write for good: both are refused, and each
+// file is written under a fresh name and renamed into place), and a folder that cannot be written is one sentence, exit 2.
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicAsync } from '../node/atomicWrite.ts';
 
 export class ReportWriteError extends Error {}
 
@@ -16,6 +18,7 @@ const REASONS: Record<string, string> = {
   EISDIR: 'a folder is in the way',
   ELOOP: 'it is a symbolic link, and the report is not written through links',
   EEXIST: 'a file is in the way',
+  ENOTREG: 'it is not a regular file (a FIFO, a device or a socket), and the report is written only as regular files',
 };
 
 function why(e: unknown): string {
@@ -46,15 +49,26 @@ export async function writeReportFiles(out: string, files: readonly { name: stri
     const target = path.join(root, f.name);
     try {
       await folder(root, path.dirname(target));
-      // O_NOFOLLOW: a symbolic link at the file's own name fails (ELOOP) instead of being written through
-      const handle = await fs.promises.open(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o644);
-      try {
-        await handle.writeFile(f.bytes);
-      } finally {
-        await handle.close();
-      }
+      await refuseNonRegular(target);
+      // a fresh name opened O_EXCL|O_NOFOLLOW, renamed into place: never opened through a
+      // link, a FIFO or a device found at the name (a FIFO would block the open for good)
+      await writeFileAtomicAsync(target, f.bytes);
     } catch (e) {
       throw new ReportWriteError(`cannot write ${path.join(out, f.name)}: ${why(e)}`);
     }
   }
+}
+
+/** A link, FIFO, device or socket at a report file's name is the user's or planted: refused, not replaced. */
+async function refuseNonRegular(target: string): Promise<void> {
+  let st: fs.Stats;
+  try {
+    st = await fs.promises.lstat(target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  if (st.isSymbolicLink()) throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' });
+  if (st.isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+  if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
 }

@@ -17,3 +17,24 @@ export function parseThreads(text: string): number | { error: string } {
 export function reportThreads(): number {
   return Math.max(1, os.availableParallelism() - 1);
 }
+
+/**
+ * What one parsing thread costs at most: its isolate (about 9 MiB: 256 threads took 2.2 GB
+ * on a 12 MiB file, issue 39) and the batches of lines it holds in flight.
+ */
+export const THREAD_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/**
+ * docs/security.md "Threads": --threads beyond the cores only makes threads wait for each
+ * other, and each costs memory; the count is capped by the cores and by a quarter of the
+ * free memory at THREAD_BUDGET_BYTES a thread, and `note` says so when it is.
+ */
+export function capThreads(requested: number, note: (line: string) => void, cores = os.availableParallelism(), freeBytes = os.freemem()): number {
+  const byMemory = Math.max(1, Math.floor(freeBytes / 4 / THREAD_BUDGET_BYTES));
+  const capped = Math.max(1, Math.min(requested, cores, byMemory));
+  if (capped < requested) {
+    const why = capped === cores ? `${cores} core${cores === 1 ? '' : 's'}` : `free memory for ${byMemory} (${THREAD_BUDGET_BYTES / 1024 / 1024} MiB a thread)`;
+    note(`context-health: --threads ${requested} capped to ${capped} (${why})`);
+  }
+  return capped;
+}

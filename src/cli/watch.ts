@@ -21,6 +21,7 @@ import { escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 import { readTail, type FileState, type TailReader } from './watchTail.ts';
 import { isRewrittenWhole, RewrittenFiles } from './watchWhole.ts';
+import { writeFileAtomic } from '../node/atomicWrite.ts';
 
 /** --poll below this rewrites the state file too often to be meant */
 const MIN_POLL_MS = 10;
@@ -63,11 +64,9 @@ export interface Watcher {
 export function startWatch(options: WatchOptions): Watcher {
   const client = new HarnessClient({ url: options.url, token: options.token ?? null });
   const saved = readState(options.statePath);
-  // the state file is rewritten only when it changes: a poll that read nothing new writes nothing
-  // (serve's follower polls folders that are mostly idle, and its data folder may be moved away)
-  let written = JSON.stringify(saved);
   const tails = new Map<string, Tail>();
   const log = options.log ?? (() => undefined);
+  const saveState = stateSaver(options.statePath, JSON.stringify(saved), log);
   let sending: Promise<unknown>[] = [];
 
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -108,7 +107,12 @@ export function startWatch(options: WatchOptions): Watcher {
             // docs/adapters.md watch: the first record says which agent wrote the file
             made.pipeline = makePipeline(watchedFormat(text));
           }
-          made.pipeline.line(text, n);
+          try {
+            made.pipeline.line(text, n);
+          } catch (e) {
+            // docs/security.md "watch": a record that throws is that line's error, logged once (each line is read once)
+            log(`${file}:${n}: ${(e as Error).message}`);
+          }
         },
         // another file under this name: what it holds is a new transcript, adapted from its start
         restart: (why) => {
@@ -145,14 +149,17 @@ export function startWatch(options: WatchOptions): Watcher {
     log,
   );
 
+  /** docs/security.md "watch": files that threw, by what they were then (not retried, not logged again, until that changes) */
+  const isolate = badFiles(log);
   const poll = async (): Promise<void> => {
     for (const file of options.files?.() ?? transcripts(options.paths, log)) {
-      if (isRewrittenWhole(file)) {
-        rewritten.read(file);
-        continue;
-      }
-      const tail = tailOf(file);
-      readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+      isolate(file, () => {
+        if (isRewrittenWhole(file)) rewritten.read(file);
+        else {
+          const tail = tailOf(file);
+          readTail(file, tail.state, Infinity, maxLineBytes, tail.reader);
+        }
+      });
     }
     const batch = sending;
     sending = [];
@@ -161,11 +168,7 @@ export function startWatch(options: WatchOptions): Watcher {
     const state: Record<string, FileState> = {};
     for (const t of tails.values()) state[t.file] = t.state;
     for (const [file, s] of rewritten.states()) state[file] = s;
-    const text = JSON.stringify(state);
-    if (text !== written) {
-      writeState(options.statePath, state);
-      written = text;
-    }
+    saveState(state);
   };
 
   let stopped = false;
@@ -209,6 +212,58 @@ function readAll(tail: Tail, limit: number, maxLineBytes: number): void {
   for (let before = -1; tail.state.offset < limit && tail.state.offset !== before;) {
     before = tail.state.offset;
     readTail(tail.file, tail.state, limit, maxLineBytes, tail.reader);
+  }
+}
+
+/**
+ * docs/security.md "watch": a file that throws is skipped, logged once, until it changes
+ * (identity, size, mtime); it never stops the files after it, nor the state file.
+ */
+function badFiles(log: (line: string) => void): (file: string, read: () => void) => void {
+  const bad = new Map<string, string>();
+  return (file, read) => {
+    const version = fileVersion(file);
+    if (bad.get(file) === version) return;
+    try {
+      read();
+      bad.delete(file);
+    } catch (e) {
+      bad.set(file, version);
+      log(`${file}: ${(e as Error).message}; skipped until it changes`);
+    }
+  };
+}
+
+/**
+ * Writes the state file only when it changed: a poll that read nothing new writes nothing
+ * (serve's follower polls folders that are mostly idle, and its data folder may be moved
+ * away). A write that fails is logged once, not once per poll.
+ */
+function stateSaver(statePath: string, savedText: string, log: (line: string) => void): (state: Record<string, FileState>) => void {
+  let written = savedText;
+  const errors = new Set<string>();
+  return (state) => {
+    const text = JSON.stringify(state);
+    if (text === written) return;
+    try {
+      writeState(statePath, state);
+      written = text;
+      errors.clear();
+    } catch (e) {
+      const line = `watch: cannot write the state file ${statePath}: ${(e as Error).message}`;
+      if (!errors.has(line)) log(line);
+      errors.add(line);
+    }
+  };
+}
+
+/** What a file is now (identity, size, modification time): a bad file is retried when this changes. */
+function fileVersion(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'gone';
   }
 }
 
@@ -284,8 +339,8 @@ function readState(file: string): Record<string, FileState> {
 
 function writeState(file: string, state: Record<string, FileState>): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(state, null, 2) + '\n');
-  fs.renameSync(`${file}.tmp`, file);
+  // a fresh name, O_EXCL|O_NOFOLLOW, renamed: a planted `<state>.tmp` link is never written through (docs/security.md)
+  writeFileAtomic(file, JSON.stringify(state, null, 2) + '\n');
 }
 
 const WATCH_USAGE = `usage: context-health watch <file-or-folder>... [--url URL] [--state FILE] [--poll MS] [--token T]

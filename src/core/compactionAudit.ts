@@ -5,6 +5,7 @@
 // first call after it saw; the auditor judges every item by the rules of §8.4 and notices
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
+import { PatternSet } from './textIndex.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
 export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
@@ -110,12 +111,45 @@ export class SurvivingText {
     this.words ??= wordsOf(this.raw);
     return this.words;
   }
+
+  /** patterns looked up in one pass (prepare), and which of them occur: raw (file basenames), folded (the other kinds) */
+  private rawAnswers: Map<string, boolean> | null = null;
+  private foldedAnswers: Map<string, boolean> | null = null;
+  /** the one-pass searches' steps: the work the scaling tests count */
+  steps = 0;
+
+  /**
+   * docs/security.md "Linear time": the substrings every item will ask for, found in one
+   * Aho–Corasick pass each over the raw and the folded text, instead of one scan per item.
+   */
+  prepare(rawPatterns: readonly string[], foldedPatterns: readonly string[]): void {
+    this.rawAnswers = this.search(rawPatterns, this.raw);
+    this.foldedAnswers = this.search(foldedPatterns, this.folded);
+  }
+
+  private search(patterns: readonly string[], text: string): Map<string, boolean> {
+    const unique = [...new Set(patterns)].filter((p) => p !== '');
+    const set = new PatternSet(unique);
+    const found = set.occurring(text);
+    this.steps += set.steps;
+    return new Map(unique.map((p, i) => [p, found.has(i)]));
+  }
+
+  /** whether `pattern` is a substring of the raw text */
+  rawIncludes(pattern: string): boolean {
+    return this.rawAnswers?.get(pattern) ?? this.raw.includes(pattern);
+  }
+
+  /** whether `pattern` is a substring of the folded text */
+  foldedIncludes(pattern: string): boolean {
+    return this.foldedAnswers?.get(pattern) ?? this.folded.includes(pattern);
+  }
 }
 
 /** contract §8.4 `file`: lost iff the path's basename is nowhere in the surviving text (case-sensitive substring). */
 export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
   const name = basename(path);
-  return name !== '' && surviving.raw.includes(name) ? 'kept' : 'lost';
+  return name !== '' && surviving.rawIncludes(name) ? 'kept' : 'lost';
 }
 
 /**
@@ -125,14 +159,14 @@ export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
  */
 export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
-  if (folded !== '' && surviving.folded.includes(folded)) return 'kept';
+  if (folded !== '' && surviving.foldedIncludes(folded)) return 'kept';
   return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
 }
 
 /** contract §8.4 `command`, `error`: kept iff verbatim (white space collapsed, any case), else lost: a command in other words is not the command. */
 export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
-  return folded !== '' && surviving.folded.includes(folded) ? 'kept' : 'lost';
+  return folded !== '' && surviving.foldedIncludes(folded) ? 'kept' : 'lost';
 }
 
 function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
@@ -162,6 +196,10 @@ export interface AuditResult {
 export class CompactionAuditor {
   /** the stretch's items, by kind + "\0" + text: one item per distinct text (first occurrence kept) */
   private stretch = new Map<string, Pending>();
+  /** the stretch's keys by the span that gave them, so forget() costs what it forgets (docs/security.md "Linear time") */
+  private bySpan = new Map<string, string[]>();
+  /** stretch items looked at by forget(): the work the scaling tests count */
+  scanned = 0;
   /** items closed by compact(), waiting for judge() */
   private closed: Pending[] | null = null;
   /** items of earlier compactions that some compaction still held, by key, with the turn that first audited them */
@@ -178,12 +216,25 @@ export class CompactionAuditor {
   add(kind: AuditItemKind, text: string, fromTurn: number, spanId: string | null): void {
     if (text === '') return;
     const key = kind === 'user_prompt' ? `${kind}\0${text}\0${spanId ?? fromTurn}` : `${kind}\0${text}`;
-    if (!this.stretch.has(key)) this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
+    if (this.stretch.has(key)) return;
+    this.stretch.set(key, { kind, text, from_turn: fromTurn, span_id: spanId });
+    if (spanId === null) return;
+    const keys = this.bySpan.get(spanId);
+    if (keys === undefined) this.bySpan.set(spanId, [key]);
+    else keys.push(key);
   }
 
   /** The items these spans gave the stretch: gone with them (an abandoned branch, adapters.md rewinds). */
   forget(spanIds: ReadonlySet<string>): void {
-    for (const [key, item] of this.stretch) if (item.span_id !== null && spanIds.has(item.span_id)) this.stretch.delete(key);
+    for (const id of spanIds) {
+      const keys = this.bySpan.get(id);
+      if (keys === undefined) continue;
+      this.bySpan.delete(id);
+      for (const key of keys) {
+        this.scanned++;
+        if (this.stretch.get(key)?.span_id === id) this.stretch.delete(key);
+      }
+    }
   }
 
   /** a tool read a path at `turn` (the call that issued it): the first after a compaction refetches its item */
@@ -210,8 +261,11 @@ export class CompactionAuditor {
 
   /** a compaction: the stretch closes (a second boundary before the first call adds to it) */
   compact(): void {
-    this.closed = [...(this.closed ?? []), ...this.stretch.values()];
+    // appended, not copied: n boundaries before a call cost n, not n² (docs/security.md "Linear time")
+    this.closed ??= [];
+    for (const p of this.stretch.values()) this.closed.push(p);
     this.stretch = new Map();
+    this.bySpan = new Map();
     this.watch = new Map();
   }
 
@@ -229,6 +283,11 @@ export class CompactionAuditor {
     const text = new SurvivingText(survivingText);
     const closed = this.closed ?? [];
     this.closed = null;
+    const asked = [...closed, ...this.surviving.values()];
+    text.prepare(
+      asked.filter((p) => p.kind === 'file').map((p) => basename(p.text)),
+      asked.filter((p) => p.kind !== 'file').map((p) => collapseWhitespace(p.text).toLowerCase()),
+    );
     const judged = (kind: AuditItemKind, t: string): AuditStatus => {
       const status = judge(kind, t, text);
       return unreadable && status === 'lost' ? 'unknown' : status;
@@ -250,6 +309,7 @@ export class CompactionAuditor {
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
+    this.scanned += text.steps;
     return { items, carried };
   }
 

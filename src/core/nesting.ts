@@ -33,3 +33,27 @@ export function exceedsNesting(value: unknown, level: number): boolean {
 export function tooDeepMessage(where: string): string {
   return `${where} nests arrays and objects more than ${MAX_NESTING} levels deep: a message may nest at most ${MAX_NESTING} levels (docs/engine.md, "Hostile input")`;
 }
+
+/**
+ * JSON text held in a string field that an importer parses (a Codex `function_call`'s
+ * `arguments`): parsing itself cannot overflow the stack, but any walk of what it gives may,
+ * so what nests deeper than MAX_NESTING is refused here, before anything walks it.
+ */
+export class TooDeepError extends Error {
+  constructor(where: string) {
+    super(tooDeepMessage(where));
+    this.name = 'TooDeepError';
+  }
+}
+
+/** JSON.parse of a stringified field, or null when it is not JSON; throws TooDeepError when it nests too deep. */
+export function parseNestedJson(text: string, where: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+  if (exceedsNesting(value, 1)) throw new TooDeepError(where);
+  return value;
+}

@@ -555,7 +555,7 @@ export class SnapshotScanner {
     if (exact) {
       const v = m / POW10[frac]!;
       this.value = negative ? -v : v;
-    } else this.value = Number(String.fromCharCode(...s.subarray(start, p))); // ASCII, its grammar checked
+    } else this.value = Number(this.utf8(start, p)); // ASCII, its grammar checked; no spread: a number may have any count of digits
     return p;
   }
 

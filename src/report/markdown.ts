@@ -11,6 +11,7 @@ import { rangeAdvice } from './headline.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { printable, sourceText, type StampSource } from './stamp.ts';
+import { appendAll, maxOf } from '../core/arrays.ts';
 
 /** A span named by an incident, as it stood on the incident's first turn it was live. */
 export interface ReportSpan {
@@ -116,7 +117,10 @@ export function mdText(text: string): string {
 /** Inline code holding any text: a fence longer than any backtick run in it. */
 export function mdCode(text: string): string {
   const t = printable(text);
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = maxOf(
+    (t.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
   const fence = '`'.repeat(longest + 1);
   const pad = t.startsWith('`') || t.endsWith('`') || t === '' ? ' ' : '';
   return `${fence}${pad}${t}${pad}${fence}`;
@@ -135,7 +139,10 @@ export function spanCell(id: string, labels: SpanLabelMap | undefined): string {
 export function mdFence(text: string): string {
   // its lines kept (a summary is prose in paragraphs), every other control character made visible
   const t = text.split(/\r?\n/).map(printable).join('\n');
-  const longest = Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = maxOf(
+    (t.match(/`+/g) ?? []).map((r) => r.length),
+    0,
+  );
   const fence = '`'.repeat(Math.max(3, longest + 1));
   return `${fence}text\n${t}\n${fence}`;
 }
@@ -225,6 +232,9 @@ export function lostFirst<T extends { status: RecordItem['status']; confirmed?: 
 const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
 /** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input). */
+/** The longest summary text a report quotes (characters); what is left out is counted. */
+export const QUOTE_MAX = 64 * 1024;
+
 function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): string[] {
   const out: string[] = [
     '## The compaction',
@@ -248,7 +258,13 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
   }
   out.push('### Summary', '');
   if (r.summary_state === 'encrypted') out.push(`${ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase()}${ENCRYPTED_SUMMARY_WORDS.slice(1)}.`, '');
-  else out.push(r.summary_text === '' ? 'No summary: the compaction left no summary text.' : mdFence(r.summary_text), '');
+  else if (r.summary_text === '') out.push('No summary: the compaction left no summary text.', '');
+  else {
+    // docs/security.md "Hostile transcripts": a huge summary is quoted up to QUOTE_MAX characters, and the rest counted
+    const left = r.summary_text.length - QUOTE_MAX;
+    out.push(mdFence(left > 0 ? r.summary_text.slice(0, QUOTE_MAX) : r.summary_text), '');
+    if (left > 0) out.push(`_The summary goes on for ${left} more characters, left out of this report; the whole text is in the transcript._`, '');
+  }
   out.push('### Items', '');
   if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
   else {
@@ -296,8 +312,8 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   ];
   const scored = data.context === undefined;
   if (data.context !== undefined) out.push(`**Headline at turn ${data.context.turn}** (contract §8.9): ${mdText(data.context.text)}`, '');
-  if (data.compaction !== undefined) out.push(...compactionSection(data.compaction, data.labels));
-  if (data.focus !== null) out.push(...incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored));
+  if (data.compaction !== undefined) appendAll(out, compactionSection(data.compaction, data.labels));
+  if (data.focus !== null) appendAll(out, incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored));
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
   if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
@@ -308,8 +324,9 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     out.push('');
   } else {
     for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
-      out.push(
-        ...incidentSection(
+      appendAll(
+        out,
+        incidentSection(
           inc,
           `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`,
           contractUrl,
@@ -364,7 +381,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
         : `Zoomed to ${turnsText(data.range.from, data.range.to)}. Each image has a one-line caption; its whole stamp is below, once for all of them (and as JSON in each PNG's \`context-health\` iTXt chunk).`,
       '',
     );
-    if (stampLines.length > 0) out.push('**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '');
+    if (stampLines.length > 0) appendAll(out, ['**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '']);
     for (const img of images) {
       out.push(`### ${img.title}`, '', `![${img.title}](${encodeURI(img.file)})`, '');
       if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');

@@ -5,6 +5,7 @@
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
 import pkg from '../../package.json' with { type: 'json' };
+import { INVISIBLE_CLASS } from '../core/terminalText.ts';
 
 export const PRODUCT_VERSION: string = pkg.version;
 
@@ -96,9 +97,15 @@ export function sourceText(source: StampSource): string {
   return `${source.url}${seq}`;
 }
 
-/** Control characters (and the lone surrogates XML cannot hold) shown as a visible mark: titles and ids are input. */
+/** C0/C1 controls, bidi and zero-width characters (terminalText.ts INVISIBLE_CLASS), and lone surrogates. */
+const UNPRINTABLE = new RegExp(
+  `[\\u0000-\\u001f\\u007f-\\u009f${INVISIBLE_CLASS}]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]`,
+  'g',
+);
+
+/** Control, bidi and zero-width characters (and the lone surrogates XML cannot hold) shown as a visible mark: titles and ids are input. */
 export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return text.replace(UNPRINTABLE, '\ufffd');
 }
 
 /** The caption strip's lines, the same facts as the JSON, for people. */

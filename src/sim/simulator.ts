@@ -24,6 +24,7 @@ import { Schedule } from './schedule.ts';
 import { keepCanariesUp, keepSpreadWide } from './scoreGuards.ts';
 import { bindingOf, rankKey, tallyOf, type PruneReason, type Role, type SimSpan, type Tally } from './simSpan.ts';
 import { TextWriter } from './text.ts';
+import { appendAll } from '../core/arrays.ts';
 
 const DEFAULT_STARTED_AT = '2026-11-11T10:00:00Z';
 /** Mean spans appended per healthy turn; sets how fast relevance decays so the buffer turns over. */
@@ -207,7 +208,7 @@ export class Simulator implements SimContext {
       }
     }
     for (const hooks of this.on) hooks.append?.(added);
-    this.buffer.push(...added);
+    appendAll(this.buffer, added);
   }
 
   private rewrite(): void {
@@ -436,8 +437,8 @@ export class Simulator implements SimContext {
   }
 
   addReport(modified: string[], spansModified: number, scoresInvalidated: number, invalidated: string[] = modified): void {
-    this.report.modified.push(...modified);
-    this.report.invalidated.push(...invalidated);
+    appendAll(this.report.modified, modified);
+    appendAll(this.report.invalidated, invalidated);
     this.report.spansModified += spansModified;
     this.report.scoresInvalidated += scoresInvalidated;
   }

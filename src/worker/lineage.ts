@@ -6,6 +6,7 @@
 import dagre from '@dagrejs/dagre';
 import type { GraphEdge, GraphNode, LineageGraphData } from './protocol.ts';
 import { bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
+import { appendAll } from '../core/arrays.ts';
 
 export const MAX_GRAPH_NODES = 160;
 /**
@@ -129,7 +130,8 @@ function groupArchived(edges: GraphEdge[]): Map<string, number> {
     groups.set(archivedGroupId(citer), n);
     kept.push({ source: archivedGroupId(citer), target: citer, missing: false, archived: true });
   }
-  edges.splice(0, edges.length, ...kept);
+  edges.length = 0;
+  appendAll(edges, kept);
   return groups;
 }
 

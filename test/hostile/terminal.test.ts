@@ -3,6 +3,9 @@
 // history, replay and the relay's own log: all through check's escaping function.
 import fs from 'node:fs';
 import path from 'node:path';
+import { escapeControls } from '../../src/core/terminalText.ts';
+import { printable } from '../../src/report/stamp.ts';
+import { mdText } from '../../src/report/markdown.ts';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/runCli.ts';
 import { generatedSession, postNdjson, relaysPerTest, ROOT, spawnServe, tempDir } from '../relay/helpers.ts';
@@ -102,4 +105,16 @@ describe('terminal escapes are escaped', () => {
       serve.child.kill('SIGTERM');
     }
   }, 30_000);
+});
+
+describe('bidi controls and zero-width characters (issue 39)', () => {
+  const hostile = 'safe\u202etxt.exe\u2066x\u2069\u200bz\u200d\u2060\ufeff\u061c\u200e\u200f\u202a';
+  it('are shown escaped on the terminal, as C0/C1 are', () => {
+    expect(escapeControls(hostile)).toBe('safe\\u202etxt.exe\\u2066x\\u2069\\u200bz\\u200d\\u2060\\ufeff\\u061c\\u200e\\u200f\\u202a');
+    expect(escapeControls('\u001b[2J \u009b')).toBe('\\x1b[2J \\x9b');
+  });
+  it('are made visible marks in the report (Markdown and HTML), as C0/C1 are', () => {
+    expect(printable(hostile)).toBe('safe\ufffdtxt.exe\ufffdx\ufffd\ufffdz\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd');
+    expect(mdText('a\u202eb')).toBe('a\ufffdb');
+  });
 });

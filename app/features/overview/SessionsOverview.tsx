@@ -425,7 +425,7 @@ const Sparkline = memo(function Sparkline({ values, label, invert }: { values: (
   const path = useMemo(() => {
     const finite = values.filter((v): v is number => v !== null);
     if (finite.length === 0) return '';
-    const max = invert ? 1 : Math.max(0.05, ...finite);
+    const max = invert ? 1 : finite.reduce((m, v) => Math.max(m, v), 0.05);
     const dx = values.length > 1 ? W / (values.length - 1) : 0;
     let d = '';
     let pen = false;

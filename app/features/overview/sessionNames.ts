@@ -45,7 +45,7 @@ export function sessionNames(rows: readonly { session_id: string; title: string 
 /** The shortest start (at least ID_START characters) at which the ids all differ. */
 function distinguishingLength(ids: readonly string[]): number {
   let len = ID_START;
-  const longest = Math.max(...ids.map((id) => id.length));
+  const longest = ids.reduce((m, id) => Math.max(m, id.length), -Infinity);
   while (len < longest && new Set(ids.map((id) => id.slice(0, len))).size < ids.length) len++;
   return len;
 }

@@ -12,6 +12,7 @@ import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
 import { estimateTokens, promptTokens } from './tokens.ts';
+import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
@@ -169,7 +170,7 @@ export class ClaudeCodeAdapter {
     if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result')) return;
     const abandoned = this.context.splice(cut);
     const ids = new Set(abandoned.map((b) => b.id));
-    this.removed.push(...ids);
+    for (const id of ids) this.removed.push(id);
     for (const id of ids) this.modified.delete(id);
     this.audit.forget(ids);
     this.todos = this.todos.filter((t) => !ids.has(t.spanId));
@@ -322,7 +323,7 @@ export class ClaudeCodeAdapter {
       this.firstPromptSeen = true;
       for (const b of blocks) b.pinned = true;
     }
-    this.context.push(...blocks);
+    appendAll(this.context, blocks);
   }
 
   private assistant(record: JsonObject, line: number, out: AdaptedMessage[]): void {
@@ -405,7 +406,7 @@ export class ClaudeCodeAdapter {
     if (subtype === 'compact_boundary') {
       // adapters.md compaction: a new context starts; everything before is replaced by the summary
       const ids = this.context.map((b) => b.id);
-      this.removed.push(...ids);
+      appendAll(this.removed, ids);
       this.replaced = [...(this.replaced ?? []), ...ids];
       this.context = [];
       for (const id of ids) this.modified.delete(id);
@@ -447,7 +448,7 @@ export class ClaudeCodeAdapter {
           replaced: clearedIds,
         };
       } else if (this.compaction.kind === 'microcompact') {
-        this.compaction.replaced.push(...clearedIds);
+        appendAll(this.compaction.replaced, clearedIds);
       }
       return;
     }

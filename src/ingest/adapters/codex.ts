@@ -11,6 +11,7 @@ import { patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemVie
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 /** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
 export const INSTRUCTIONS_SPAN_ID = 'instructions';
@@ -59,11 +60,20 @@ export class CodexAdapter {
   /** adapters.md: the rollout is in Codex's first format (bare items, no usage): a turn per assistant message */
   private legacy = false;
   private linesRead = 0;
+  /** the prompts the user typed still in the context (rollbacks count back to them) */
+  private prompts = 0;
+  /** context items looked at by rollbacks and compactions: the work the scaling tests count (docs/security.md) */
+  scanned = 0;
 
   constructor(private readonly fallbackSessionId = 'codex') {}
 
   get turns(): number {
     return this.turn;
+  }
+
+  /** context and audit items looked at by rollbacks, compactions and the audit's forgetting (the scaling tests' counted work) */
+  get work(): number {
+    return this.scanned + this.audit.scanned;
   }
 
   /** One parsed rollout line; returns the wire messages it completes (often none). */
@@ -164,6 +174,7 @@ export class CodexAdapter {
     if (!item.output) this.callStart = null;
     else if (this.callStart === null) this.callStart = this.context.length;
     this.context.push(item);
+    if (item.prompt) this.prompts++;
     // contract §8.4 items: the prompts the user typed, and the files a patch touched (Codex reads
     // files through shell commands, whose paths no rule can tell apart reliably)
     if (item.prompt) {
@@ -208,7 +219,15 @@ export class CodexAdapter {
   private compacted(payload: JsonObject, line: number): void {
     const message = typeof payload.message === 'string' ? payload.message : '';
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : null;
-    const pool = [...this.context];
+    // docs/security.md "Linear time": a live item equal to a replacement one, found by its
+    // kind, role and text (the first still unclaimed, in context order), not by a scan per entry
+    const pool = new Map<string, { items: ContextItem[]; next: number }>();
+    for (const c of this.context) {
+      const key = itemKey(c);
+      const same = pool.get(key);
+      if (same === undefined) pool.set(key, { items: [c], next: 0 });
+      else same.items.push(c);
+    }
     const kept = new Set<string>();
     const next: ContextItem[] = [];
     if (history !== null) {
@@ -219,10 +238,11 @@ export class CodexAdapter {
         }
         const made = this.item(entry, `line${line}/${i}`);
         if (made === null) return;
-        const same = pool.findIndex((p) => p.kind === made.kind && p.role === made.role && p.text === made.text && p.identity === made.identity);
-        if (same === -1) next.push(made);
+        this.scanned++;
+        const same = pool.get(itemKey(made));
+        if (same === undefined || same.next === same.items.length) next.push(made);
         else {
-          const carried = pool.splice(same, 1)[0]!;
+          const carried = same.items[same.next++]!;
           kept.add(carried.id);
           next.push(carried);
         }
@@ -242,8 +262,9 @@ export class CodexAdapter {
       }
     }
     this.context = next;
+    this.prompts = next.filter((c) => c.prompt).length;
     this.callStart = null;
-    this.removed.push(...replaced);
+    appendAll(this.removed, replaced);
     this.audit.compact();
     // contract §8.3 summary_state: the server's summary is an encrypted `compaction` item; with no
     // clear `message` beside it, nothing of what it kept can be read
@@ -251,7 +272,7 @@ export class CodexAdapter {
     const summaries = [...fresh, ...next.filter((n) => kept.has(n.id) && n.kind === 'compaction' && n.derivedFrom === null)];
     const encrypted = summaryText === '' && summaries.some((f) => f.kind === 'compaction');
     this.compaction = {
-      replaced: [...(this.compaction?.replaced ?? []), ...replaced],
+      replaced: appendAll(this.compaction?.replaced.slice() ?? [], replaced),
       summary: summaries.map((f) => f.id),
       encrypted: encrypted || this.compaction?.encrypted === true,
     };
@@ -300,15 +321,20 @@ export class CodexAdapter {
       this.skipped.add('event_msg:thread_rolled_back (no num_turns)');
       return;
     }
-    const prompts: number[] = [];
-    this.context.forEach((c, i) => {
-      if (c.prompt) prompts.push(i);
-    });
-    if (turns === 0 || prompts.length === 0) return;
-    const cut = turns >= prompts.length ? prompts[0]! : prompts[prompts.length - turns]!;
+    // docs/security.md "Linear time": from the end back to the cut only, so each rollback
+    // costs what it drops (n rollbacks of 0 turns cost nothing, not n scans of the context)
+    let cut = -1;
+    for (let i = this.context.length - 1, seen = 0, wanted = Math.min(turns, this.prompts); i >= 0 && seen < wanted; i--) {
+      if (!this.context[i]!.prompt) continue;
+      cut = i;
+      seen++;
+    }
+    if (cut === -1) return;
+    this.scanned += this.context.length - cut;
     const dropped = this.context.splice(cut);
+    for (const c of dropped) if (c.prompt) this.prompts--;
     const ids = new Set(dropped.map((c) => c.id));
-    this.removed.push(...ids);
+    for (const id of ids) this.removed.push(id);
     // the first prompt, rolled back: the next one the user types is the operator's task
     if (dropped.some((c) => c.prompt && c.pinned)) this.firstPrompt = null;
     this.audit.forget(ids);
@@ -391,6 +417,12 @@ function instructionsItem(text: string, label: string): ContextItem {
 }
 
 /** adapters.md compaction: a rollout without `replacement_history` leaves only the summary. */
+/** What makes a replacement item the same as a live one (contract: Codex carries user messages over). */
+/** the same item: kind, role, text and (an encrypted item's ciphertext) identity */
+function itemKey(c: ItemView): string {
+  return `${c.kind}\u0000${c.role}\u0000${c.text}\u0000${c.identity ?? ''}`;
+}
+
 function summaryItem(text: string, id: string): ContextItem {
   return bareItem(id, text, 'summary', 'text', 'compaction summary');
 }

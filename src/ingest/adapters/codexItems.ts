@@ -2,6 +2,7 @@
 // rollout recorder writes it) as what the model saw of it: its text, who wrote it, what
 // kind of item it is and a short label a person can read (docs/adapters.md "Codex CLI").
 import { firstWords as shorten } from '../../core/shortText.ts';
+import { parseNestedJson } from '../../core/nesting.ts';
 import { isObject, type JsonObject } from './json.ts';
 
 /** What a response item contributes to the context; null when the model never sees it. */
@@ -226,11 +227,7 @@ function clip(label: string): string {
 }
 
 function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
+  return parseNestedJson(text, 'the function call\'s "arguments"');
 }
 
 function str(v: unknown): string {

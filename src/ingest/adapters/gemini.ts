@@ -16,6 +16,7 @@ import { FILE_TOOLS, geminiCallLabel, partView, partsOf, plainText, READ_TOOLS, 
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 /** adapters.md: the session file lacks the system prompt and tool declarations; this span stands for them (never pinned). */
 export const GEMINI_SYSTEM_SPAN_ID = 'system';
@@ -96,7 +97,7 @@ export class GeminiAdapter {
     } else if (meta.sessionId !== this.sessionId) this.skipped.add('metadata of another session');
     this.directories(meta.directories);
     const out: AdaptedMessage[] = [];
-    if (Array.isArray(meta.messages)) for (const m of meta.messages) out.push(...this.record(m, line));
+    if (Array.isArray(meta.messages)) for (const m of meta.messages) appendAll(out, this.record(m, line));
     return out;
   }
 
@@ -143,7 +144,7 @@ export class GeminiAdapter {
     const goneSpans = gone.flatMap((id) => this.visibleItems(id).map((i) => i.id));
     for (const id of gone) this.messages.delete(id);
     this.order = next;
-    this.removed.push(...goneSpans);
+    appendAll(this.removed, goneSpans);
     const summaryIds = fresh.filter((id) => plainText(this.messages.get(id)!.record.content).includes(STATE_SNAPSHOT));
     if (summaryIds.length > 0 && gone.length > 0) {
       // adapters.md compression: the replaced messages' spans, the summary's spans
@@ -155,7 +156,7 @@ export class GeminiAdapter {
       this.audit.forget(new Set(goneSpans));
     }
     const out: AdaptedMessage[] = [];
-    for (const id of fresh) out.push(...this.took(id, line));
+    for (const id of fresh) appendAll(out, this.took(id, line));
     return out;
   }
 
@@ -167,7 +168,7 @@ export class GeminiAdapter {
     const spans = gone.flatMap((g) => this.visibleItems(g).map((i) => i.id));
     for (const g of gone) this.messages.delete(g);
     this.order = this.order.slice(0, cut);
-    this.removed.push(...spans);
+    appendAll(this.removed, spans);
     this.audit.forget(new Set(spans));
     // the first prompt, rewound: the next one the user types is the operator's task
     if (this.firstPromptId !== null && gone.includes(this.firstPromptId)) {
@@ -203,7 +204,7 @@ export class GeminiAdapter {
     for (const c of answeredCalls(record)) this.answered.add(c);
     const tokens = isObject(record.tokens) ? record.tokens.input : undefined;
     if (record.type === 'gemini' && held.turn === null && typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0) {
-      out.push(...this.call(id, tokens, record, line));
+      appendAll(out, this.call(id, tokens, record, line));
       held.turn = this.turn;
     }
     this.auditItems(id, held);
@@ -250,7 +251,7 @@ export class GeminiAdapter {
     const at = this.order.indexOf(id);
     const seen = this.order.slice(0, at === -1 ? this.order.length : at);
     const items: ContextItem[] = [];
-    for (const m of seen) items.push(...this.visibleItems(m));
+    for (const m of seen) appendAll(items, this.visibleItems(m));
     const system = contextItem(GEMINI_SYSTEM_SPAN_ID, SYSTEM_TEXT, 'system', 'placeholder', 'system prompt and tools (not in the session file)');
     const snap: Snapshot = { type: 'snapshot', session_id: this.sid, turn: this.turn, spans: callSpans(system, items, total) };
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;

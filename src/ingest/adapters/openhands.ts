@@ -15,6 +15,7 @@ import { stringify } from './geminiParts.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 /** The event kinds of the SDK (their class names), as `detect.ts` tells the format by. */
 export const OPENHANDS_EVENT_KINDS: ReadonlySet<string> = new Set([
@@ -271,7 +272,7 @@ export class OpenHandsAdapter {
       this.view.splice(Math.min(event.summary_offset, this.view.length), 0, { id: sid, items: [item] });
       summary.push(sid);
     }
-    this.removed.push(...replaced);
+    appendAll(this.removed, replaced);
     const gone = new Set(replaced);
     for (const p of this.pending) if (gone.has(p.spanId)) this.audit.add(p.kind, p.text, p.turn, p.spanId);
     this.pending = this.pending.filter((p) => !gone.has(p.spanId));

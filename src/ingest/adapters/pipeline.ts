@@ -48,7 +48,8 @@ export interface AdapterSummary {
 
 interface Adapter {
   readonly skipped: SkippedRecords;
-  record(value: unknown, line: number): AdaptedMessage[];
+  /** an iterable: a trajectory's history snapshots are made as they are taken (sweAgentHistory.ts) */
+  record(value: unknown, line: number): Iterable<AdaptedMessage>;
   truncatedLastLine(): void;
   /** the input ended: what the adapter still held (a Claude Code call waiting for its usage) */
   end?(): AdaptedMessage[];
@@ -257,8 +258,23 @@ export class TranscriptPipeline {
     }
     this.releaseHeld();
     if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line);
-    // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
-    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
+    // docs/security.md "Importers": a record is one input error, never the end of the read.
+    // A line-per-record transcript's record is refused before anything walks it when it nests
+    // too deep; a trajectory is one document whose adapter reads fixed, shallow fields only.
+    if (this.detected !== 'swe-agent' && exceedsNesting(value, 1)) return this.feed.error(line, tooDeepMessage('the record'));
+    let messages: Iterator<AdaptedMessage> | undefined;
+    for (;;) {
+      let next: IteratorResult<AdaptedMessage>;
+      try {
+        messages ??= adapter.record(value, line)[Symbol.iterator]();
+        next = messages.next();
+      } catch (e) {
+        return this.feed.error(line, recordFailedMessage(e));
+      }
+      if (next.done === true) return;
+      // untrusted text: the engine checks every string for lone surrogates (noSurrogateEscape false)
+      this.feed.value(next.value.value, next.value.line, false, true);
+    }
   }
 
   private decide(format: TranscriptFormat): void {
@@ -292,6 +308,14 @@ export class TranscriptPipeline {
 
 /** The members of a Gemini CLI `ConversationRecord` (chatRecordingTypes.ts), the only ones its `messages` may follow. */
 const GEMINI_MEMBERS = new Set(['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'memoryScratchpad', 'directories', 'kind']);
+
+/** An adapter that threw on one record (a stringified field nested too deep, a bug): that record's input error. */
+function recordFailedMessage(e: unknown): string {
+  const detail = e instanceof Error ? e.message : String(e);
+  return e instanceof Error && e.name === 'TooDeepError'
+    ? detail
+    : `the record could not be read: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
+}
 
 function isBlank(text: string): boolean {
   return text.trim() === '';

@@ -16,25 +16,26 @@ export class SweAgentAdapter {
 
   constructor(private readonly fallbackSessionId = 'swe-agent') {}
 
-  /** The whole trajectory (a .traj file is one JSON document). */
-  record(value: unknown, line: number): AdaptedMessage[] {
+  /** The whole trajectory (a .traj file is one JSON document); its messages as they are read (one history snapshot held at a time). */
+  *record(value: unknown, line: number): Generator<AdaptedMessage> {
     if (this.done) {
       this.skipped.add('second document');
-      return [];
+      return;
     }
     this.done = true;
     if (!isObject(value) || !(Array.isArray(value.trajectory) || isHistoryDocument(value))) {
       this.skipped.add('not a trajectory');
-      return [];
+      return;
     }
     const sid = this.fallbackSessionId;
     const header: SessionHeader = { type: 'session', session_id: sid, title: `SWE-agent trajectory ${sid}`, source: 'swe-agent' };
-    const out: AdaptedMessage[] = [{ value: header, line }];
+    yield { value: header, line };
+    const out: AdaptedMessage[] = [];
     const steps: unknown[] = Array.isArray(value.trajectory) ? value.trajectory : [];
     if (Array.isArray(value.history) && !steps.some((step) => stepMessages(step) !== null)) {
       // adapters.md: no step says what the model saw; the history does
-      for (const snap of historyTurns(value.history, steps, sid, this.skipped)) out.push({ value: snap, line });
-      return out;
+      for (const snap of historyTurns(value.history, steps, sid, this.skipped)) yield { value: snap, line };
+      return;
     }
     let previous = new Map<string, string>();
     let turn = 0;
@@ -59,7 +60,7 @@ export class SweAgentAdapter {
       previous = new Map(spans.map((s) => [s.span_id, s.text]));
       out.push({ value: snap, line });
     });
-    return out;
+    yield* out;
   }
 
   truncatedLastLine(): void {

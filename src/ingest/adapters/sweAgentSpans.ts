@@ -10,24 +10,35 @@ const ELIDED = /^(Old environment output: \(\d+ lines omitted\)|Outdated window 
 
 /** The messages a call saw as spans, each with its id; the roles and pins of adapters.md. */
 export function messagesToSpans(messages: { message: unknown; id: string }[]): Span[] {
-  let instanceSeen = false;
-  return messages.map(({ message: m, id }) => {
+  const maker = new SpanMaker();
+  return messages.map(({ message, id }) => maker.span(message, id));
+}
+
+/**
+ * Messages made spans one at a time, in order: the first user message that is not a
+ * demonstration is the instance prompt, the ones after it observations. The history's calls
+ * each see every message before them, so each message is made a span once (sweAgentHistory.ts).
+ */
+export class SpanMaker {
+  private instanceSeen = false;
+
+  span(m: unknown, id: string): Span {
     const msg = isObject(m) ? m : {};
     const role = typeof msg.role === 'string' ? msg.role : 'unknown';
     const type = typeof msg.message_type === 'string' ? msg.message_type : null;
     // adapters.md: a demonstration put in the history step by step keeps its roles and types and says `is_demo`
     const demo = type === 'demonstration' || msg.is_demo === true;
     const text = contentText(msg.content);
-    const instance = role === 'user' && !demo && !instanceSeen;
+    const instance = role === 'user' && !demo && !this.instanceSeen;
     const span: Span = { span_id: id, text, score: null, text_sha256: null, role: instance ? 'user' : demo ? 'demonstration' : spanRole(role, type) };
     if (type !== null) span.kind = type;
     else if (demo) span.kind = 'demonstration';
     if (role === 'system' || instance) span.pinned = true; // system and instance prompts
-    if (instance) instanceSeen = true;
+    if (instance) this.instanceSeen = true;
     if (ELIDED.test(text)) span.elided = true;
     span.label = labelOf(span.role!, demo, instance, text);
     return span;
-  });
+  }
 }
 
 /** contract §8.8: what a message is, in a glance: "system prompt", "task: Fix …", "observation: …", "action: …". */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { AlertRule, AlertRuleInput } from '../../protocol/relay.ts';
 import { SIGNALS } from '../../core/signals.ts';
 import { BASELINE_MAX_TURNS } from '../analysis/sessionHealth.ts';
+import { writeFileAtomic } from '../../node/atomicWrite.ts';
 
 const SEVERITIES = ['info', 'warning', 'fault'];
 const ACTIONS = ['prune_ok', 'recompute', 'freeze'];
@@ -138,17 +139,11 @@ export class RuleBook {
 
   /** Replaces the file with `rules`; throws `failed` (with the reason) and leaves the old file otherwise. */
   private save(rules: AlertRule[], failed: string): void {
-    const tmp = `${this.file}.tmp`;
     try {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify({ rules }, null, 2) + '\n');
-      fs.renameSync(tmp, this.file);
+      // a fresh name, O_EXCL|O_NOFOLLOW, renamed: a planted `<rules>.tmp` link is never written through
+      writeFileAtomic(this.file, JSON.stringify({ rules }, null, 2) + '\n');
     } catch (e) {
-      try {
-        fs.rmSync(tmp, { force: true });
-      } catch {
-        // nothing to clean up, or not ours to remove
-      }
       throw new Error(`${failed} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message} in ${this.file})`);
     }
   }

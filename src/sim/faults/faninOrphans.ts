@@ -2,6 +2,7 @@
 // parents the pruner then evicts, most the same turn and the last one the next (contract §4
 // orphaned_parent). The harness's eviction of orphaned summaries is off meanwhile.
 import type { FaultStrategy } from './strategy.ts';
+import { appendAll } from '../../core/arrays.ts';
 
 export const faninOrphans: FaultStrategy = {
   signals: ['orphaned_parent'],
@@ -20,7 +21,7 @@ export const faninOrphans: FaultStrategy = {
         for (const p of parents) sim.touch(p);
         const ids = parents.map((p) => p.id);
         sim.addSpan('assistant', sim.text.words(sim.textChars * 0.9, `Summary of ${ids.join(', ')}:`), sim.rng.float(0.75, 0.9), ids);
-        now.push(...ids.slice(0, -1));
+        appendAll(now, ids.slice(0, -1));
         next.push(ids[ids.length - 1]!);
       },
       prune() {

@@ -9,6 +9,7 @@
 // Anything else is skipped and counted by kind, never an error: traces carry many spans
 // (HTTP, tools, chains) that are not model calls.
 import type { AttrValue, Attributes, OtlpSpan } from './model.ts';
+import { appendAll } from '../../../core/arrays.ts';
 
 export interface MessagePart {
   /** the part's type: text, tool_call, tool_call_response, reasoning, … */
@@ -113,7 +114,7 @@ function genAiCall(span: OtlpSpan): ModelCall {
       if (msg !== null) messages.push(msg);
     }
   } else {
-    messages.push(...olderGenAiMessages(span));
+    appendAll(messages, olderGenAiMessages(span));
   }
   const tokens = int(a['gen_ai.usage.input_tokens']) ?? int(a['gen_ai.usage.prompt_tokens']);
   return {

@@ -5,6 +5,7 @@
 // and OpenAI's Responses API (POST /v1/responses, its `input` items). Images, audio and
 // files are counted as a part each and their data is not kept.
 import { isObject, type JsonObject } from '../json.ts';
+import { appendAll } from '../../../core/arrays.ts';
 
 export type ProxyApi = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -154,7 +155,7 @@ function openaiChat(body: JsonObject): CapturedRequest | { error: string } {
     if (!isObject(m)) continue;
     const role = str(m.role) || 'user';
     if (role === 'system' || role === 'developer') {
-      system.push(...chatContent('system', m.content));
+      appendAll(system, chatContent('system', m.content));
       continue;
     }
     if (role === 'tool' || role === 'function') {
@@ -231,7 +232,7 @@ function openaiResponses(body: JsonObject): CapturedRequest | { error: string } 
       if (!isObject(item)) continue;
       const m = responsesItem(item);
       if (m === null) continue;
-      if (m.role === 'system') system.push(...m.parts);
+      if (m.role === 'system') appendAll(system, m.parts);
       else messages.push(m);
     }
   } else if (body.input !== undefined) return { error: 'a Responses request whose "input" is neither a string nor an array' };

@@ -1,0 +1,69 @@
+// Generators of hostile transcripts (issue 39, docs/security.md "Importers"): each builds its
+// input in memory at the size asked, so no large fixture is kept in the repository. The
+// record shapes are the ones the adapters read (docs/adapters.md; Claude Code's
+// ~/.claude/projects/*.jsonl records, Codex's rollout-*.jsonl `response_item` payloads).
+
+/** JSON text nesting `levels` arrays: `[[[…]]]`. */
+export const nestedArrays = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
+
+const CC_TIME = '2026-11-30T10:00:00.000Z';
+
+/** A Claude Code user record. */
+export function ccUser(uuid: string, parent: string | null, content: unknown, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: 'user', uuid, parentUuid: parent, sessionId: 'hostile', timestamp: CC_TIME, message: { role: 'user', content }, ...extra });
+}
+
+/** A Claude Code assistant record (one API call, `requestId` r<uuid>). */
+export function ccAssistant(uuid: string, parent: string, content: unknown[]): string {
+  return JSON.stringify({
+    type: 'assistant',
+    uuid,
+    parentUuid: parent,
+    sessionId: 'hostile',
+    timestamp: CC_TIME,
+    requestId: `r${uuid}`,
+    message: { id: `m${uuid}`, role: 'assistant', content },
+  });
+}
+
+/** A Claude Code compact boundary. */
+export function ccCompactBoundary(uuid: string, parent: string): string {
+  return JSON.stringify({
+    type: 'system',
+    subtype: 'compact_boundary',
+    uuid,
+    parentUuid: parent,
+    sessionId: 'hostile',
+    timestamp: CC_TIME,
+    compactMetadata: { trigger: 'auto', preTokens: 1000 },
+  });
+}
+
+/** `n` tiny text blocks. */
+export function textBlocks(n: number, prefix = 'b'): { type: 'text'; text: string }[] {
+  const out: { type: 'text'; text: string }[] = [];
+  for (let i = 0; i < n; i++) out.push({ type: 'text', text: `${prefix}${i}` });
+  return out;
+}
+
+/** A Claude Code tool_use block whose `input` is a JSON value given as text (spliced in raw). */
+export function ccToolUseLine(uuid: string, parent: string, inputJson: string): string {
+  const marker = '"__INPUT__"';
+  return ccAssistant(uuid, parent, [{ type: 'tool_use', id: `t${uuid}`, name: 'Read', input: '__INPUT__' }]).replace(marker, inputJson);
+}
+
+const CODEX_TIME = '2025-10-04T09:12:00.000Z';
+
+/** A Codex rollout line. */
+export function codexLine(type: string, payload: Record<string, unknown>): string {
+  return JSON.stringify({ timestamp: CODEX_TIME, type, payload });
+}
+
+export const codexMeta = (): string => codexLine('session_meta', { id: 'hostile', timestamp: CODEX_TIME, cwd: '/repo' });
+export const codexUser = (text: string): string => codexLine('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+export const codexAssistant = (text: string): string =>
+  codexLine('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });
+
+/** A Codex `token_count` event: one model call whose input was `input` tokens (totals must change for each call). */
+export const codexCall = (input: number, total: number): string =>
+  codexLine('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input }, total_token_usage: { total_tokens: total } } });
