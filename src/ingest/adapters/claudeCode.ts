@@ -350,6 +350,11 @@ export class ClaudeCodeAdapter {
       if (reported) {
         fitSpans(snap, estimates, total);
         out.push(made);
+      } else if (call.byRequest) {
+        // Anthropic's own API: Claude Code writes the call's usage on each of its records, so a
+        // record without one is a call without one (estimated), not one still streaming; it goes
+        // out now, as `watch` needs it to
+        out.push(made);
       } else this.pending = { callId: call.id, out: made, estimates };
     } else if (reported && this.pending?.callId === call.id) {
       // adapters.md tokens: the call's one record that reports its usage
