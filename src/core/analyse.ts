@@ -92,6 +92,8 @@ export class SessionAnalysis {
   headerWindow: number | null = null;
   optionWindow: number | null = null;
   private contextWindow: ContextWindow | null = null;
+  /** the window came from an Anthropic model, whose 1M-token variant a bigger call reveals */
+  private oneMillionVariant = false;
   /** contract §8.7: null until the first snapshot says whether the session's spans carry kinds */
   private composition: boolean | null = null;
 
@@ -238,12 +240,16 @@ export class SessionAnalysis {
    */
   private resolveWindow(snap: Snapshot, tokensTotal: number): ContextWindow | null {
     const model = typeof snap.model === 'string' ? snap.model : null;
-    const fromModel = model === null ? null : modelWindow(model);
-    if (fromModel !== null && (this.contextWindow === null || this.contextWindow.source !== 'model'))
-      this.contextWindow = { tokens: fromModel, source: 'model', model: model! };
+    const found = model === null ? null : modelWindow(model);
+    // an OpenAI entry yields to the agent's own figure (contract §8.7)
+    const fromModel = found !== null && found.fallback && this.headerWindow !== null ? null : found;
+    if (fromModel !== null && (this.contextWindow === null || this.contextWindow.source !== 'model')) {
+      this.contextWindow = { tokens: fromModel.tokens, source: 'model', model: model! };
+      this.oneMillionVariant = fromModel.oneMillionVariant;
+    }
     if (this.contextWindow === null && this.headerWindow !== null) this.contextWindow = { tokens: this.headerWindow, source: 'header' };
     if (this.contextWindow === null && this.optionWindow !== null) this.contextWindow = { tokens: this.optionWindow, source: 'option' };
-    if (this.contextWindow?.source === 'model' && this.contextWindow.tokens < MILLION && tokensTotal > this.contextWindow.tokens)
+    if (this.oneMillionVariant && this.contextWindow?.source === 'model' && this.contextWindow.tokens < MILLION && tokensTotal > this.contextWindow.tokens)
       this.contextWindow = { ...this.contextWindow, tokens: MILLION };
     return this.contextWindow;
   }

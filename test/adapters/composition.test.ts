@@ -1,6 +1,7 @@
 // contract §8.7–§8.8 on imported sessions as `check` reads them: tokens by kind summing to
 // the total on every turn of every agent fixture, the context window and where it came from,
 // context_pressure at its threshold, and a label on every span.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -136,5 +137,41 @@ describe('contract §8.8 labels on every imported agent', () => {
       expect(typeof s.label, `${s.span_id}`).toBe('string');
       expect((s.label as string).length).toBeLessThanOrEqual(60);
     }
+  });
+});
+
+describe('contract §8.7 OpenAI models in the table', () => {
+  const text = 'Port the parser';
+  const sha = crypto.createHash('sha256').update(text).digest('hex');
+  const wire = (model: string, tokens: number[], header: Record<string, unknown> = {}): string =>
+    [
+      JSON.stringify({ type: 'session', session_id: 'oa', ...header }),
+      ...tokens.map((t, i) =>
+        JSON.stringify({ type: 'snapshot', session_id: 'oa', turn: i + 1, model, tokens_total: t, spans: [{ span_id: 'p', text, text_sha256: sha, tokens: 10, score: null, role: 'user', label: 'Port the parser' }] }),
+      ),
+    ].join('\n') + '\n';
+
+  it('gpt-5 takes 272,000 of context; a bigger call does not make it a 1M variant', async () => {
+    const s = (await checkTranscript(write(wire('gpt-5-codex', [100_000, 230_000, 280_000])), { userThresholds: {} })).report.sessions[0]!;
+    expect(s.context_window).toEqual({ tokens: 272_000, source: 'model', model: 'gpt-5-codex' });
+  });
+
+  it.each([
+    ['gpt-4o-2024-08-06', 128_000],
+    ['openai/gpt-4.1-mini', 1_047_576],
+    ['o3', 200_000],
+    ['o4-mini-2025-04-16', 200_000],
+  ])('%s: %d tokens', async (model, tokens) => {
+    const s = (await checkTranscript(write(wire(model, [1_000])), { userThresholds: {} })).report.sessions[0]!;
+    expect(s.context_window).toEqual({ tokens, source: 'model', model });
+  });
+
+  it("the header's own figure wins over an OpenAI entry, not over Anthropic's", async () => {
+    const oa = (await checkTranscript(write(wire('gpt-5', [1_000], { context_window: 258_400 })), { userThresholds: {} })).report.sessions[0]!;
+    expect(oa.context_window).toEqual({ tokens: 258_400, source: 'header' });
+    const cl = (await checkTranscript(write(wire('claude-opus-4-1', [1_000], { context_window: 50_000 })), { userThresholds: {} })).report.sessions[0]!;
+    expect(cl.context_window).toEqual({ tokens: 200_000, source: 'model', model: 'claude-opus-4-1' });
+    const none = (await checkTranscript(write(wire('llama-3.3-70b', [1_000])), { userThresholds: {} })).report.sessions[0]!;
+    expect(none.context_window).toBeUndefined();
   });
 });
