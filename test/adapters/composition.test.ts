@@ -147,7 +147,14 @@ describe('contract §8.7 OpenAI models in the table', () => {
     [
       JSON.stringify({ type: 'session', session_id: 'oa', ...header }),
       ...tokens.map((t, i) =>
-        JSON.stringify({ type: 'snapshot', session_id: 'oa', turn: i + 1, model, tokens_total: t, spans: [{ span_id: 'p', text, text_sha256: sha, tokens: 10, score: null, role: 'user', label: 'Port the parser' }] }),
+        JSON.stringify({
+          type: 'snapshot',
+          session_id: 'oa',
+          turn: i + 1,
+          model,
+          tokens_total: t,
+          spans: [{ span_id: 'p', text, text_sha256: sha, tokens: 10, score: null, role: 'user', label: 'Port the parser' }],
+        }),
       ),
     ].join('\n') + '\n';
 
