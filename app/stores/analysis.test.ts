@@ -29,6 +29,8 @@ describe('analysis store transforms', () => {
     expect(loadStatusText(src, done, summary([session('a', 120)], 2))).toBe('run.jsonl: 120 turns loaded, 2 input errors');
     expect(loadStatusText(src, done, summary([session('a', 1)], 1))).toBe('run.jsonl: 1 turn loaded, 1 input error');
     expect(loadStatusText(src, done, summary([], 5))).toBe('run.jsonl: 0 turns loaded, 5 input errors: no valid snapshot in this file');
+    const refused = { ...summary([], 3), notATranscript: 'not a transcript this reads: expected one of …' };
+    expect(loadStatusText(src, done, refused)).toBe('run.jsonl: not a transcript this reads: expected one of …');
     expect(loadStatusText(src, { state: 'cancelled', progress: null, message: null }, summary([session('a', 40)]))).toBe(
       'run.jsonl: cancelled: 40 turns loaded, 0 input errors before stopping',
     );

@@ -89,6 +89,8 @@ export function loadStatusText(source: SourceInfo | null, load: LoadInfo, summar
   const counts = `${turns} turn${turns === 1 ? '' : 's'} loaded${sessions > 1 ? ` in ${sessions} sessions` : ''}, ${errors} input error${errors === 1 ? '' : 's'}${adapterNote(summary)}${scoresNote(summary)}`;
   switch (load.state) {
     case 'done':
+      // docs/adapters.md "Telling the format": the one sentence `check` gives, not a count of errors
+      if (turns === 0 && summary?.notATranscript !== undefined) return `${name}${summary.notATranscript}`;
       return turns === 0 ? `${name}${counts}: no valid snapshot in this file` : `${name}${counts}`;
     case 'cancelled':
       return `${name}cancelled: ${counts} before stopping`;

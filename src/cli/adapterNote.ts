@@ -4,15 +4,7 @@
 import { describeSkipped } from '../ingest/adapters/skipped.ts';
 import type { AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
-
-const FORMAT_NAMES: Record<TranscriptFormat, string> = {
-  wire: 'Context Health messages',
-  'claude-code': 'Claude Code transcript',
-  'swe-agent': 'SWE-agent trajectory',
-  codex: 'Codex CLI rollout',
-  gemini: 'Gemini CLI session',
-  openhands: 'OpenHands conversation',
-};
+import { FORMAT_NAMES, isNotARecord, notATranscriptSentence } from '../ingest/adapters/notATranscript.ts';
 
 export function adapterNote(summary: AdapterSummary): string {
   if (summary.format === 'wire') return '';
@@ -34,9 +26,6 @@ export function parseFrom(value: string | undefined): TranscriptFormat | undefin
   return { error: `--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto, got ${JSON.stringify(value)}` };
 }
 
-/** The input errors a line that is no record of any format gets (the engine's words, src/core/validate.ts, inputErrors.ts, lines.ts). */
-const NOT_A_RECORD = /^(not valid JSON|a message must be a JSON object|type must be "session" or "snapshot"|not valid UTF-8)/;
-
 /**
  * docs/adapters.md "Telling the format": a file none of whose lines is a record of any format
  * this reads (no adapter knew its first message, no line was a session or snapshot, every
@@ -46,7 +35,6 @@ const NOT_A_RECORD = /^(not valid JSON|a message must be a JSON object|type must
  */
 export function notATranscript(summary: AdapterSummary, report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[] }): string | null {
   if (summary.format !== 'wire' || report.sessions.length > 0 || report.input_errors.length === 0) return null;
-  if (!report.input_errors.every((e) => NOT_A_RECORD.test(e.message))) return null;
-  const kinds = Object.entries(FORMAT_NAMES).map(([format, name]) => (format === 'wire' ? name : `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`));
-  return `not a transcript this reads: expected one of ${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]!} (check --help shows a line of each)`;
+  if (!report.input_errors.every((e) => isNotARecord(e.message))) return null;
+  return notATranscriptSentence();
 }

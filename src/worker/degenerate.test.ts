@@ -137,4 +137,17 @@ describe('degenerate files', () => {
     // linear: 4× the lines in about 4× the time; generous for a loaded machine, far below 16×
     expect(t4).toBeLessThan(8 * t1 + 250);
   });
+
+  it('a file of no format says the one sentence check says; a broken transcript keeps its errors (docs/adapters.md)', async () => {
+    const { done } = await load(encode('hello world, not a transcript\n<html>\n42\n'));
+    expect(done.summary.sessions).toEqual([]);
+    expect(done.summary.notATranscript).toMatch(
+      /^not a transcript this reads: expected one of Context Health messages, a Claude Code transcript, .* or an OpenHands conversation/,
+    );
+    const broken = await load(encode('not json\n' + JSON.stringify({ type: 'snapshot', session_id: 'run', turn: 'one', spans: [] }) + '\n'));
+    expect(broken.done.summary.inputErrorCount).toBe(2);
+    expect(broken.done.summary.notATranscript).toBeUndefined();
+    const fine = await load(encode(snapshot('run', 1) + '\nnot json\n'));
+    expect(fine.done.summary.notATranscript).toBeUndefined();
+  });
 });

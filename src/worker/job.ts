@@ -12,6 +12,7 @@ import { KnownDigests, type LineRecord, type ReadSnapshot, type TakenRecord } fr
 import type { LiveSubscription } from './liveSource.ts';
 import type { JobSummary, LoadProgress, SessionSummary, Source } from './protocol.ts';
 import { ACTIONS, TurnColumnStore, type StoreLimits } from '../results/store.ts';
+import { isNotARecord, notATranscriptSentence } from '../ingest/adapters/notATranscript.ts';
 
 /** Input errors kept to list on screen; the rest are only counted. */
 export const MAX_LISTED_ERRORS = 500;
@@ -25,6 +26,8 @@ export class Job {
   /** the engine's sha256, told the digests a parsing Worker computed for the record taken in */
   readonly digests: KnownDigests;
   errorCount = 0;
+  /** an input error of a record of some format (not a line of none): the file is a transcript, if a broken one */
+  private someRecord = false;
   /** the turn of the last snapshot read, in file order: where an input error fell on the turn axis */
   lastTurn: number | null = null;
   private readonly errorAfterTurn = new WeakMap<InputError, number | null>();
@@ -123,6 +126,7 @@ export class Job {
 
   addError(error: InputError): void {
     this.errorCount++;
+    if (!isNotARecord(error.message)) this.someRecord = true;
     if (this.errors.length < MAX_LISTED_ERRORS) {
       this.errors.push(error);
       this.errorAfterTurn.set(error, this.lastTurn);
@@ -155,7 +159,13 @@ export class Job {
       gzip: this.gzip,
       scorer: this.scorer,
       ...(this.adapter === undefined ? {} : { adapter: this.adapter }),
+      ...(this.isNotATranscript() ? { notATranscript: notATranscriptSentence() } : {}),
     };
+  }
+
+  /** As `check` decides it (src/cli/adapterNote.ts notATranscript): no session, and every error a line of no format. */
+  private isNotATranscript(): boolean {
+    return this.stores.size === 0 && this.errorCount > 0 && !this.someRecord && (this.adapter === undefined || this.adapter.format === 'wire');
   }
 }
 

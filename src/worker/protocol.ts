@@ -219,6 +219,8 @@ export interface JobSummary {
   scorer: ScorerMode;
   /** another agent's transcript (docs/adapters.md): its format and the records left out, by kind */
   adapter?: { format: 'wire' | 'claude-code' | 'swe-agent' | 'codex' | 'gemini' | 'openhands'; skipped: Record<string, number> };
+  /** docs/adapters.md "Telling the format": a file of no format this reads gets this one sentence, as `check` says it */
+  notATranscript?: string;
 }
 
 export type WorkerEvent =
