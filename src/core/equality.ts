@@ -184,6 +184,75 @@ function objectHash(o: object, level: number): number {
  * the depth limit and this hash together) and keeps the result in the SpanTable.
  */
 export function spanObjectHash(span: object): number {
+  const id = (span as { span_id?: unknown }).span_id;
+  const memo = typeof id === 'string' ? objectMemo.get(id) : undefined;
+  if (memo !== undefined && sameUnknownFields(span, memo)) return memo.hash;
+  const hash = computedSpanObjectHash(span);
+  if (typeof id === 'string' && !Number.isNaN(hash)) {
+    const fields = memoFields(span);
+    if (fields !== null) {
+      if (objectMemo.size >= OBJECT_MEMO_MAX) objectMemo.clear();
+      objectMemo.set(id, { keys: keyCount(span), fields, hash });
+    }
+  }
+  return hash;
+}
+
+/**
+ * The last spanObjectHash of each span id, with what it was of: the object's key count and
+ * its unknown fields as (key, value) pairs in enumeration order, each value a short
+ * primitive. An adapter's span of one turn has the fields of its span of the turn before
+ * (`kind`, `label`, `tool`: the very strings), so comparing them costs no character work,
+ * where hashing them again was a third of validation's time per span
+ * (docs/perf-log/2026-12-03-per-turn.md). Any difference hashes the object again, so the
+ * number is always the one computed. Bounded: emptied when full.
+ */
+interface ObjectMemo {
+  keys: number;
+  fields: unknown[];
+  hash: number;
+}
+
+const objectMemo = new Map<string, ObjectMemo>();
+const OBJECT_MEMO_MAX = 16_384;
+/** a longer string is not kept: comparing two different strings of one length may read them */
+const MEMO_MAX_CHARS = 256;
+
+function sameUnknownFields(span: object, memo: ObjectMemo): boolean {
+  const fields = memo.fields;
+  let u = 0;
+  let keys = 0;
+  for (const key in span) {
+    keys++;
+    if (isSpanKey(key)) continue;
+    if (u >= fields.length || fields[u] !== key || fields[u + 1] !== (span as Record<string, unknown>)[key]) return false;
+    u += 2;
+  }
+  return keys === memo.keys && u === fields.length;
+}
+
+/** The unknown fields as (key, value) pairs, or null when one is not a short primitive (then nothing is kept). */
+function memoFields(span: object): unknown[] | null {
+  const fields: unknown[] = [];
+  for (const key in span) {
+    if (isSpanKey(key)) continue;
+    const v = (span as Record<string, unknown>)[key];
+    if (typeof v === 'object' && v !== null) return null;
+    if (typeof v === 'string' && v.length > MEMO_MAX_CHARS) return null;
+    if (typeof v === 'number' && Number.isNaN(v)) return null;
+    fields.push(key, v);
+  }
+  return fields;
+}
+
+function keyCount(span: object): number {
+  let keys = 0;
+  for (const _ in span) keys++;
+  return keys;
+}
+
+/** spanObjectHash from the object's own values, nothing remembered. */
+function computedSpanObjectHash(span: object): number {
   tooDeep = false;
   let unknown = 0;
   let keys = 0;

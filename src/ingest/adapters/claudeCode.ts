@@ -490,7 +490,6 @@ export class ClaudeCodeAdapter {
 
   private snapshot(record: JsonObject, call: { id: string; byRequest: boolean }, message: JsonObject | null): Snapshot {
     const lean = this.spansIn === 'compactions' && this.compaction === null;
-    const visible = lean ? [] : this.context.map(toSpan);
     const system: Span = {
       span_id: SYSTEM_SPAN_ID,
       text: SYSTEM_SPAN_TEXT,
@@ -504,7 +503,7 @@ export class ClaudeCodeAdapter {
       type: 'snapshot',
       session_id: this.sid(),
       turn: this.turn,
-      spans: [system, ...visible],
+      spans: lean ? [system] : spansOf(system, this.context),
     };
     // an extra field: the API's request id, or the message id that stands for it (adapters.md turn)
     if (call.byRequest) snap.request_id = call.id;
@@ -535,13 +534,22 @@ export class ClaudeCodeAdapter {
     this.compaction = null;
     const refetched = this.audit.takeRefetches();
     if (refetched.length > 0) snap.refetched = refetched;
-    const live = new Set(visible.map((s) => s.span_id));
-    const modified = [...this.modified].filter((id) => live.has(id));
+    // the ids cleared since the last call that are still in the context (most calls: none, and no set of the context's ids made)
+    const live = this.modified.size === 0 || lean ? null : new Set(this.context.map((b) => b.id));
+    const modified = live === null ? [] : [...this.modified].filter((id) => live.has(id));
     if (modified.length > 0) snap.rewrite = { spans_modified: modified.length, scores_invalidated: modified.length, modified_span_ids: modified };
     this.removed = [];
     this.modified = new Set();
     return snap;
   }
+}
+
+/** The system placeholder, then the context's blocks as spans: one array made, not a copy of another (this runs per call over the whole context). */
+function spansOf(system: Span, context: readonly ContextBlock[]): Span[] {
+  const spans = new Array<Span>(context.length + 1);
+  spans[0] = system;
+  for (let i = 0; i < context.length; i++) spans[i + 1] = toSpan(context[i]!);
+  return spans;
 }
 
 function toSpan(b: ContextBlock): Span {

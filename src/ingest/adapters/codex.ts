@@ -208,7 +208,7 @@ export class CodexAdapter {
       this.firstPrompt = requestOf(view.text);
       pinned = true;
     }
-    return { ...view, id, pinned, derivedFrom: null, estimate: estimateTokens(view.text) };
+    return contextItemOf(view, id, pinned);
   }
 
   /**
@@ -410,6 +410,33 @@ export class CodexAdapter {
   private get sid(): string {
     return this.sessionId ?? this.fallbackSessionId;
   }
+}
+
+/**
+ * The view as a context item, written field by field: every item then has one hidden class.
+ * Spread from views that were themselves spread from their options, nearly every item had
+ * its own, and `toSpan`, which reads every item of the context on every call, ran
+ * megamorphic: a third of `check`'s time on a 1,000-call rollout
+ * (docs/perf-log/2026-12-03-per-turn.md).
+ */
+function contextItemOf(view: ItemView, id: string, pinned: boolean): ContextItem {
+  const item: ContextItem = {
+    text: view.text,
+    role: view.role,
+    kind: view.kind,
+    label: view.label,
+    tool: view.tool,
+    output: view.output,
+    instructions: view.instructions,
+    prompt: view.prompt,
+    callId: view.callId,
+    id,
+    pinned,
+    derivedFrom: null,
+    estimate: estimateTokens(view.text),
+  };
+  if (view.identity !== undefined) item.identity = view.identity;
+  return item;
 }
 
 function instructionsItem(text: string, label: string): ContextItem {
