@@ -91,40 +91,44 @@ export function coverage(words: ReadonlySet<string>, pool: ReadonlySet<string>):
   return found / words.size;
 }
 
-/** The text that survives a compaction, prepared once for every item's judgement. */
-export class SurvivingText {
+/** An item to judge: its kind and its whole text (contract §8.4). */
+export interface AskedItem {
+  kind: AuditItemKind;
+  text: string;
+}
+
+/**
+ * The text that survives a compaction, with the answers to every substring question its items
+ * will ask, found in one Aho–Corasick pass each over the raw text (file basenames) and the
+ * folded one (the other kinds), never one scan per item (docs/security.md "Linear time").
+ * Only judgeItems() makes one, so every door asks through the same index.
+ */
+class SurvivingText {
   readonly raw: string;
-  private lowerCollapsed: string | null = null;
+  private readonly folded: string;
   private words: Set<string> | null = null;
+  private readonly rawAnswers: Map<string, boolean>;
+  private readonly foldedAnswers: Map<string, boolean>;
+  /** the one-pass searches' steps: the work the scaling tests count */
+  steps = 0;
 
-  constructor(raw: string) {
+  constructor(raw: string, asked: readonly AskedItem[]) {
     this.raw = raw;
-  }
-
-  /** the text with white space collapsed, lower-cased (the `user_prompt` rule) */
-  get folded(): string {
-    this.lowerCollapsed ??= collapseWhitespace(this.raw).toLowerCase();
-    return this.lowerCollapsed;
+    // the text with white space collapsed, lower-cased (the `user_prompt` rule)
+    this.folded = collapseWhitespace(raw).toLowerCase();
+    const rawPatterns: string[] = [];
+    const foldedPatterns: string[] = [];
+    for (const a of asked) {
+      if (a.kind === 'file') rawPatterns.push(basename(a.text));
+      else foldedPatterns.push(collapseWhitespace(a.text).toLowerCase());
+    }
+    this.rawAnswers = this.search(rawPatterns, this.raw);
+    this.foldedAnswers = this.search(foldedPatterns, this.folded);
   }
 
   get wordSet(): Set<string> {
     this.words ??= wordsOf(this.raw);
     return this.words;
-  }
-
-  /** patterns looked up in one pass (prepare), and which of them occur: raw (file basenames), folded (the other kinds) */
-  private rawAnswers: Map<string, boolean> | null = null;
-  private foldedAnswers: Map<string, boolean> | null = null;
-  /** the one-pass searches' steps: the work the scaling tests count */
-  steps = 0;
-
-  /**
-   * docs/security.md "Linear time": the substrings every item will ask for, found in one
-   * Aho–Corasick pass each over the raw and the folded text, instead of one scan per item.
-   */
-  prepare(rawPatterns: readonly string[], foldedPatterns: readonly string[]): void {
-    this.rawAnswers = this.search(rawPatterns, this.raw);
-    this.foldedAnswers = this.search(foldedPatterns, this.folded);
   }
 
   private search(patterns: readonly string[], text: string): Map<string, boolean> {
@@ -135,19 +139,26 @@ export class SurvivingText {
     return new Map(unique.map((p, i) => [p, found.has(i)]));
   }
 
-  /** whether `pattern` is a substring of the raw text */
+  /** whether `pattern` (a basename some item asked for) is a substring of the raw text */
   rawIncludes(pattern: string): boolean {
-    return this.rawAnswers?.get(pattern) ?? this.raw.includes(pattern);
+    return this.answer(this.rawAnswers, pattern);
   }
 
-  /** whether `pattern` is a substring of the folded text */
+  /** whether `pattern` (a folded text some item asked for) is a substring of the folded text */
   foldedIncludes(pattern: string): boolean {
-    return this.foldedAnswers?.get(pattern) ?? this.folded.includes(pattern);
+    return this.answer(this.foldedAnswers, pattern);
+  }
+
+  private answer(answers: Map<string, boolean>, pattern: string): boolean {
+    const a = answers.get(pattern);
+    // a question no item asked would be a scan of its own: a bug here, not an input error
+    if (a === undefined) throw new Error(`compaction audit: ${JSON.stringify(pattern.slice(0, 40))} was not among the items the index was built for`);
+    return a;
   }
 }
 
 /** contract §8.4 `file`: lost iff the path's basename is nowhere in the surviving text (case-sensitive substring). */
-export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
+function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
   const name = basename(path);
   return name !== '' && surviving.rawIncludes(name) ? 'kept' : 'lost';
 }
@@ -157,14 +168,14 @@ export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
  * space collapsed and case-insensitive, occurs in the surviving text; otherwise paraphrased
  * when at least PARAPHRASE_COVERAGE of its words (≥ 3 characters) occur there, else lost.
  */
-export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
+function judgeText(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
   if (folded !== '' && surviving.foldedIncludes(folded)) return 'kept';
   return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
 }
 
 /** contract §8.4 `command`, `error`: kept iff verbatim (white space collapsed, any case), else lost: a command in other words is not the command. */
-export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
+function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
   return folded !== '' && surviving.foldedIncludes(folded) ? 'kept' : 'lost';
 }
@@ -172,6 +183,13 @@ export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStat
 function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
   if (kind === 'file') return judgeFile(text, surviving);
   return kind === 'command' || kind === 'error' ? judgeVerbatim(text, surviving) : judgeText(text, surviving);
+}
+
+/** Every item judged by the rules of contract §8.4 against the surviving text, through one index; `steps`: the work counted. */
+export function judgeItems(survivingText: string, items: readonly AskedItem[]): { statuses: AuditStatus[]; steps: number } {
+  const surviving = new SurvivingText(survivingText, items);
+  const statuses = items.map((it) => judge(it.kind, it.text, surviving));
+  return { statuses, steps: surviving.steps };
 }
 
 interface Pending {
@@ -280,24 +298,17 @@ export class CompactionAuditor {
    * found in the rest is `unknown`, never `lost` (contract §8.4).
    */
   judge(turn: number, survivingText: string, unreadable = false): AuditResult {
-    const text = new SurvivingText(survivingText);
     const closed = this.closed ?? [];
     this.closed = null;
-    const asked = [...closed, ...this.surviving.values()];
-    text.prepare(
-      asked.filter((p) => p.kind === 'file').map((p) => basename(p.text)),
-      asked.filter((p) => p.kind !== 'file').map((p) => collapseWhitespace(p.text).toLowerCase()),
-    );
-    const judged = (kind: AuditItemKind, t: string): AuditStatus => {
-      const status = judge(kind, t, text);
-      return unreadable && status === 'lost' ? 'unknown' : status;
-    };
-    const items: AuditItem[] = closed.map((p) => ({ ...p, status: judged(p.kind, p.text) }));
     const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
+    const earlier = [...this.surviving].filter(([key]) => !own.has(key));
+    const { statuses, steps } = judgeItems(survivingText, [...closed, ...earlier.map(([, c]) => c)]);
+    // contract §8.4 unknown: not in the readable text, and part of what survived cannot be read
+    const judged = (i: number): AuditStatus => (unreadable && statuses[i] === 'lost' ? 'unknown' : statuses[i]!);
+    const items: AuditItem[] = closed.map((p, i) => ({ ...p, status: judged(i) }));
     const carried: CarriedItem[] = [];
-    for (const [key, c] of this.surviving) {
-      if (own.has(key)) continue;
-      const status = judged(c.kind, c.text);
+    for (const [i, [key, c]] of earlier.entries()) {
+      const status = judged(closed.length + i);
       carried.push({ ...c, status });
       if (status === 'lost') this.surviving.delete(key);
       else c.status = status;
@@ -309,7 +320,7 @@ export class CompactionAuditor {
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
-    this.scanned += text.steps;
+    this.scanned += steps;
     return { items, carried };
   }
 
