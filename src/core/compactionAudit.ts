@@ -5,6 +5,7 @@
 // first call after it saw; the auditor judges every item by the rules of §8.4 and notices
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
+import { RestateWatch } from './restateWatch.ts';
 import { PatternSet } from './textIndex.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
@@ -54,6 +55,13 @@ export const PARAPHRASE_COVERAGE = 0.6;
 export const RESTATE_COVERAGE = 0.7;
 /** contract §8.4: a prompt restates another by its words only when that one has at least this many. */
 const MIN_RESTATE_WORDS = 3;
+/** contract §8.5 as the restate watch applies it (restateWatch.ts) */
+const RESTATE_RULES = {
+  fold: (text: string): string => collapseWhitespace(text).toLowerCase(),
+  wordsOf: (text: string): Set<string> => wordsOf(text),
+  coverage: RESTATE_COVERAGE,
+  minWords: MIN_RESTATE_WORDS,
+};
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
@@ -225,6 +233,9 @@ export class CompactionAuditor {
   /** the last judged compaction's items the agent may still go back for, by key */
   private watch = new Map<string, AuditItem>();
   private watchTurn = -1;
+  /** the watch's prompts indexed (null until a prompt is written after the judge) */
+  private restate: RestateWatch | null = null;
+  private restateSteps = 0;
   private refetches: Refetch[] = [];
 
   /**
@@ -263,18 +274,17 @@ export class CompactionAuditor {
   /** the user wrote a prompt at `turn`: one that restates an audited prompt refetches it */
   promptWritten(text: string, turn: number): void {
     if (this.watch.size === 0) return;
-    const folded = collapseWhitespace(text).toLowerCase();
-    const words = wordsOf(text);
-    for (const [key, item] of this.watch) {
-      if (item.kind !== 'user_prompt') continue;
-      const original = collapseWhitespace(item.text).toLowerCase();
-      // contract §8.5: the same prompt again, or most of its words again
-      if (original === '') continue;
-      const itemWords = wordsOf(item.text);
-      // a prompt of one or two words is restated only word for word: two words prove nothing
-      const similar = itemWords.size >= MIN_RESTATE_WORDS && coverage(itemWords, words) >= RESTATE_COVERAGE;
-      if (folded.includes(original) || similar) this.wentBack(key, turn);
+    // contract §8.5: the same prompt again, or most of its words again; one index over the
+    // watched prompts, built at the first prompt after the judge (docs/security.md "Linear time")
+    if (this.restate === null) {
+      const prompts: { key: string; text: string }[] = [];
+      for (const [key, item] of this.watch) if (item.kind === 'user_prompt') prompts.push({ key, text: item.text });
+      this.restate = new RestateWatch(prompts, RESTATE_RULES);
+      this.restateSteps = 0;
     }
+    for (const key of this.restate.restatedBy(text)) this.wentBack(key, turn);
+    this.scanned += this.restate.steps - this.restateSteps;
+    this.restateSteps = this.restate.steps;
   }
 
   /** a compaction: the stretch closes (a second boundary before the first call adds to it) */
@@ -285,6 +295,7 @@ export class CompactionAuditor {
     this.stretch = new Map();
     this.bySpan = new Map();
     this.watch = new Map();
+    this.restate = null;
   }
 
   /** true between compact() and the judge() of the first call after it */
@@ -320,6 +331,7 @@ export class CompactionAuditor {
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
+    this.restate = null;
     this.scanned += steps;
     return { items, carried };
   }
