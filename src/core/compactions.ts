@@ -144,11 +144,14 @@ export class CompactionLedger {
   private readonly later = new LossHeap();
   private tallied: { losses: number; latest: HeldLoss | null } = { losses: 0, latest: null };
   private talliedTurn = Number.NEGATIVE_INFINITY;
+  /** items indexed, refetches and losses handled, records and items passed: the work the scaling tests count */
+  steps = 0;
 
   private waitingOf(record: CompactionRecord): Map<string, number[]> {
     let m = this.waiting.get(record);
     if (m === undefined) {
       m = new Map();
+      this.steps += record.items.length;
       record.items.forEach((it, i) => {
         if (it.refetched_at !== null) return;
         const key = `${it.kind}\0${it.text}`;
@@ -163,6 +166,7 @@ export class CompactionLedger {
 
   private noteLoss(record: CompactionRecord, index: number): void {
     const item = record.items[index]!;
+    this.steps++;
     this.later.push({
       refetchTurn: item.refetched_at!,
       compactionTurn: record.turn,
@@ -181,13 +185,21 @@ export class CompactionLedger {
    * afresh.
    */
   tally(turn: number): LossTally {
-    if (turn < this.talliedTurn) return tallyOf(this.records, turn);
+    if (turn < this.talliedTurn) {
+      for (const r of this.records) this.steps += 1 + r.items.length;
+      return tallyOf(this.records, turn);
+    }
     this.talliedTurn = turn;
     let compactions = this.records.length;
-    while (compactions > 0 && this.records[compactions - 1]!.turn > turn) compactions--;
+    this.steps++;
+    while (compactions > 0 && this.records[compactions - 1]!.turn > turn) {
+      compactions--;
+      this.steps++;
+    }
     let { losses, latest } = this.tallied;
     for (let l = this.later.peek(); l !== undefined && l.refetchTurn <= turn && l.compactionTurn <= turn; l = this.later.peek()) {
       this.later.pop();
+      this.steps++;
       losses++;
       if (latest === null || laterLoss(l, latest)) latest = l;
     }
@@ -245,6 +257,7 @@ export class CompactionLedger {
     }
     const refetched: CompactionTurn['refetched'] = [];
     const confirmedNow = new Map<CompactionRecord, RecordItem[]>();
+    this.steps += refetches.length;
     for (const r of refetches) {
       const target = this.byTurn.get(r.compaction_turn);
       if (target === undefined) continue;
@@ -270,6 +283,7 @@ export class CompactionLedger {
       for (const k of Object.values(target.retention)) confirmed += k.confirmed;
       if (confirmed < lossMin) continue;
       this.raised.add(target);
+      if (confirmed !== items.length) this.steps += target.items.length;
       losses.push({ record: target, items: confirmed === items.length ? items : target.items.filter((it) => it.confirmed) });
     }
     return { record, refetched, losses };
