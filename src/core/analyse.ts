@@ -3,7 +3,7 @@
 // the previous snapshot's spans (text, hash, score binding), the streak counters, and the
 // ids ever seen pruned.
 import type { Thresholds } from './config.ts';
-import { judgeText, SurvivingText, type AuditItem } from './compactionAudit.ts';
+import { judgeItems, type AuditItem } from './compactionAudit.ts';
 import { CompactionLedger, readArchived, readCompaction, type CompactionMark, type CompactionTurn } from './compactions.ts';
 import { notApplicable, type DetectorScope } from './scope.ts';
 import { DETECTORS, newDetectorState, type DetectorState, type TurnFacts } from './detectors.ts';
@@ -273,14 +273,15 @@ function nativeRewrite(table: SpanTable, prev: PrevTurn, archived: ReadonlySet<s
     for (const p of gone) replaced.add(p);
   }
   if (summary.length === 0) return null;
-  const surviving = new SurvivingText(table.texts.join('\n'));
   const items: AuditItem[] = [];
   for (const id of replaced) {
     const j = prev.spans.index.get(id)!;
     if (prev.spans.roles[j] !== 'user') continue;
-    const text = prev.spans.texts[j]!;
-    items.push({ kind: 'user_prompt', text, status: judgeText(text, surviving), from_turn: prev.turn, span_id: id });
+    items.push({ kind: 'user_prompt', text: prev.spans.texts[j]!, status: 'lost', from_turn: prev.turn, span_id: id });
   }
+  // one index over this turn's text for every item (docs/security.md "Linear time")
+  const { statuses } = judgeItems(table.texts.join('\n'), items);
+  items.forEach((it, i) => (it.status = statuses[i]!));
   return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, summaryState: null, items, carried: [] };
 }
 

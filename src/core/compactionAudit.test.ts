@@ -1,8 +1,16 @@
 // contract §8.4's rules one by one, on the auditor alone.
 import { describe, expect, it } from 'vitest';
-import { basename, CompactionAuditor, judgeFile, judgeText, judgeVerbatim, SurvivingText } from './compactionAudit.ts';
+import { basename, CompactionAuditor, judgeItems, type AuditItemKind, type AuditStatus } from './compactionAudit.ts';
 
-const text = (t: string): SurvivingText => new SurvivingText(t);
+/** one item judged against `surviving` through the audit's index */
+const judged =
+  (kind: AuditItemKind) =>
+  (itemText: string, surviving: string): AuditStatus =>
+    judgeItems(surviving, [{ kind, text: itemText }]).statuses[0]!;
+const judgeFile = judged('file');
+const judgeText = judged('user_prompt');
+const judgeVerbatim = judged('command');
+const text = (t: string): string => t;
 
 describe('contract §8.4 rules', () => {
   it('file: the basename, case-sensitive, as a substring (inside a longer word counts)', () => {
@@ -115,5 +123,25 @@ describe('contract §8.4 unknown: a surviving text that cannot all be read', () 
     a.judge(3, '[encrypted]', true);
     a.fileRead('/repo/b.ts', 4);
     expect(a.takeRefetches()).toEqual([{ compaction_turn: 3, kind: 'file', text: '/repo/b.ts', turn: 4 }]);
+  });
+});
+
+describe('judgeItems: one index for every item', () => {
+  it('judges many items at once exactly as each alone', () => {
+    const surviving = 'Read parser.ts; we must add a test now. ran NPM TEST twice; the API stays public and unchanged';
+    const items: { kind: AuditItemKind; text: string }[] = [
+      { kind: 'file', text: '/repo/parser.ts' },
+      { kind: 'file', text: '/repo/Parser.ts' },
+      { kind: 'file', text: '/repo/parser.ts' },
+      { kind: 'user_prompt', text: 'Add  a\nTEST' },
+      { kind: 'user_prompt', text: 'keep the public API unchanged please' },
+      { kind: 'todo', text: 'nothing of the sort' },
+      { kind: 'command', text: 'npm  test' },
+      { kind: 'error', text: 'npm test -- cache' },
+      { kind: 'user_prompt', text: '   ' },
+    ];
+    const alone = items.map((it) => judgeItems(surviving, [it]).statuses[0]);
+    expect(judgeItems(surviving, items).statuses).toEqual(alone);
+    expect(alone).toEqual(['kept', 'lost', 'kept', 'kept', 'paraphrased', 'lost', 'kept', 'lost', 'lost']);
   });
 });

@@ -5,6 +5,7 @@
 // first call after it saw; the auditor judges every item by the rules of §8.4 and notices
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
+import { RestateWatch } from './restateWatch.ts';
 import { PatternSet } from './textIndex.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
@@ -54,6 +55,13 @@ export const PARAPHRASE_COVERAGE = 0.6;
 export const RESTATE_COVERAGE = 0.7;
 /** contract §8.4: a prompt restates another by its words only when that one has at least this many. */
 const MIN_RESTATE_WORDS = 3;
+/** contract §8.5 as the restate watch applies it (restateWatch.ts) */
+const RESTATE_RULES = {
+  fold: (text: string): string => collapseWhitespace(text).toLowerCase(),
+  wordsOf: (text: string): Set<string> => wordsOf(text),
+  coverage: RESTATE_COVERAGE,
+  minWords: MIN_RESTATE_WORDS,
+};
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
@@ -91,40 +99,44 @@ export function coverage(words: ReadonlySet<string>, pool: ReadonlySet<string>):
   return found / words.size;
 }
 
-/** The text that survives a compaction, prepared once for every item's judgement. */
-export class SurvivingText {
+/** An item to judge: its kind and its whole text (contract §8.4). */
+export interface AskedItem {
+  kind: AuditItemKind;
+  text: string;
+}
+
+/**
+ * The text that survives a compaction, with the answers to every substring question its items
+ * will ask, found in one Aho–Corasick pass each over the raw text (file basenames) and the
+ * folded one (the other kinds), never one scan per item (docs/security.md "Linear time").
+ * Only judgeItems() makes one, so every door asks through the same index.
+ */
+class SurvivingText {
   readonly raw: string;
-  private lowerCollapsed: string | null = null;
+  private readonly folded: string;
   private words: Set<string> | null = null;
+  private readonly rawAnswers: Map<string, boolean>;
+  private readonly foldedAnswers: Map<string, boolean>;
+  /** the one-pass searches' steps: the work the scaling tests count */
+  steps = 0;
 
-  constructor(raw: string) {
+  constructor(raw: string, asked: readonly AskedItem[]) {
     this.raw = raw;
-  }
-
-  /** the text with white space collapsed, lower-cased (the `user_prompt` rule) */
-  get folded(): string {
-    this.lowerCollapsed ??= collapseWhitespace(this.raw).toLowerCase();
-    return this.lowerCollapsed;
+    // the text with white space collapsed, lower-cased (the `user_prompt` rule)
+    this.folded = collapseWhitespace(raw).toLowerCase();
+    const rawPatterns: string[] = [];
+    const foldedPatterns: string[] = [];
+    for (const a of asked) {
+      if (a.kind === 'file') rawPatterns.push(basename(a.text));
+      else foldedPatterns.push(collapseWhitespace(a.text).toLowerCase());
+    }
+    this.rawAnswers = this.search(rawPatterns, this.raw);
+    this.foldedAnswers = this.search(foldedPatterns, this.folded);
   }
 
   get wordSet(): Set<string> {
     this.words ??= wordsOf(this.raw);
     return this.words;
-  }
-
-  /** patterns looked up in one pass (prepare), and which of them occur: raw (file basenames), folded (the other kinds) */
-  private rawAnswers: Map<string, boolean> | null = null;
-  private foldedAnswers: Map<string, boolean> | null = null;
-  /** the one-pass searches' steps: the work the scaling tests count */
-  steps = 0;
-
-  /**
-   * docs/security.md "Linear time": the substrings every item will ask for, found in one
-   * Aho–Corasick pass each over the raw and the folded text, instead of one scan per item.
-   */
-  prepare(rawPatterns: readonly string[], foldedPatterns: readonly string[]): void {
-    this.rawAnswers = this.search(rawPatterns, this.raw);
-    this.foldedAnswers = this.search(foldedPatterns, this.folded);
   }
 
   private search(patterns: readonly string[], text: string): Map<string, boolean> {
@@ -135,19 +147,26 @@ export class SurvivingText {
     return new Map(unique.map((p, i) => [p, found.has(i)]));
   }
 
-  /** whether `pattern` is a substring of the raw text */
+  /** whether `pattern` (a basename some item asked for) is a substring of the raw text */
   rawIncludes(pattern: string): boolean {
-    return this.rawAnswers?.get(pattern) ?? this.raw.includes(pattern);
+    return this.answer(this.rawAnswers, pattern);
   }
 
-  /** whether `pattern` is a substring of the folded text */
+  /** whether `pattern` (a folded text some item asked for) is a substring of the folded text */
   foldedIncludes(pattern: string): boolean {
-    return this.foldedAnswers?.get(pattern) ?? this.folded.includes(pattern);
+    return this.answer(this.foldedAnswers, pattern);
+  }
+
+  private answer(answers: Map<string, boolean>, pattern: string): boolean {
+    const a = answers.get(pattern);
+    // a question no item asked would be a scan of its own: a bug here, not an input error
+    if (a === undefined) throw new Error(`compaction audit: ${JSON.stringify(pattern.slice(0, 40))} was not among the items the index was built for`);
+    return a;
   }
 }
 
 /** contract §8.4 `file`: lost iff the path's basename is nowhere in the surviving text (case-sensitive substring). */
-export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
+function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
   const name = basename(path);
   return name !== '' && surviving.rawIncludes(name) ? 'kept' : 'lost';
 }
@@ -157,14 +176,14 @@ export function judgeFile(path: string, surviving: SurvivingText): AuditStatus {
  * space collapsed and case-insensitive, occurs in the surviving text; otherwise paraphrased
  * when at least PARAPHRASE_COVERAGE of its words (≥ 3 characters) occur there, else lost.
  */
-export function judgeText(text: string, surviving: SurvivingText): AuditStatus {
+function judgeText(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
   if (folded !== '' && surviving.foldedIncludes(folded)) return 'kept';
   return coverage(wordsOf(text), surviving.wordSet) >= PARAPHRASE_COVERAGE ? 'paraphrased' : 'lost';
 }
 
 /** contract §8.4 `command`, `error`: kept iff verbatim (white space collapsed, any case), else lost: a command in other words is not the command. */
-export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
+function judgeVerbatim(text: string, surviving: SurvivingText): AuditStatus {
   const folded = collapseWhitespace(text).toLowerCase();
   return folded !== '' && surviving.foldedIncludes(folded) ? 'kept' : 'lost';
 }
@@ -172,6 +191,13 @@ export function judgeVerbatim(text: string, surviving: SurvivingText): AuditStat
 function judge(kind: AuditItemKind, text: string, surviving: SurvivingText): AuditStatus {
   if (kind === 'file') return judgeFile(text, surviving);
   return kind === 'command' || kind === 'error' ? judgeVerbatim(text, surviving) : judgeText(text, surviving);
+}
+
+/** Every item judged by the rules of contract §8.4 against the surviving text, through one index; `steps`: the work counted. */
+export function judgeItems(survivingText: string, items: readonly AskedItem[]): { statuses: AuditStatus[]; steps: number } {
+  const surviving = new SurvivingText(survivingText, items);
+  const statuses = items.map((it) => judge(it.kind, it.text, surviving));
+  return { statuses, steps: surviving.steps };
 }
 
 interface Pending {
@@ -207,6 +233,9 @@ export class CompactionAuditor {
   /** the last judged compaction's items the agent may still go back for, by key */
   private watch = new Map<string, AuditItem>();
   private watchTurn = -1;
+  /** the watch's prompts indexed (null until a prompt is written after the judge) */
+  private restate: RestateWatch | null = null;
+  private restateSteps = 0;
   private refetches: Refetch[] = [];
 
   /**
@@ -245,18 +274,17 @@ export class CompactionAuditor {
   /** the user wrote a prompt at `turn`: one that restates an audited prompt refetches it */
   promptWritten(text: string, turn: number): void {
     if (this.watch.size === 0) return;
-    const folded = collapseWhitespace(text).toLowerCase();
-    const words = wordsOf(text);
-    for (const [key, item] of this.watch) {
-      if (item.kind !== 'user_prompt') continue;
-      const original = collapseWhitespace(item.text).toLowerCase();
-      // contract §8.5: the same prompt again, or most of its words again
-      if (original === '') continue;
-      const itemWords = wordsOf(item.text);
-      // a prompt of one or two words is restated only word for word: two words prove nothing
-      const similar = itemWords.size >= MIN_RESTATE_WORDS && coverage(itemWords, words) >= RESTATE_COVERAGE;
-      if (folded.includes(original) || similar) this.wentBack(key, turn);
+    // contract §8.5: the same prompt again, or most of its words again; one index over the
+    // watched prompts, built at the first prompt after the judge (docs/security.md "Linear time")
+    if (this.restate === null) {
+      const prompts: { key: string; text: string }[] = [];
+      for (const [key, item] of this.watch) if (item.kind === 'user_prompt') prompts.push({ key, text: item.text });
+      this.restate = new RestateWatch(prompts, RESTATE_RULES);
+      this.restateSteps = 0;
     }
+    for (const key of this.restate.restatedBy(text)) this.wentBack(key, turn);
+    this.scanned += this.restate.steps - this.restateSteps;
+    this.restateSteps = this.restate.steps;
   }
 
   /** a compaction: the stretch closes (a second boundary before the first call adds to it) */
@@ -267,6 +295,7 @@ export class CompactionAuditor {
     this.stretch = new Map();
     this.bySpan = new Map();
     this.watch = new Map();
+    this.restate = null;
   }
 
   /** true between compact() and the judge() of the first call after it */
@@ -280,24 +309,17 @@ export class CompactionAuditor {
    * found in the rest is `unknown`, never `lost` (contract §8.4).
    */
   judge(turn: number, survivingText: string, unreadable = false): AuditResult {
-    const text = new SurvivingText(survivingText);
     const closed = this.closed ?? [];
     this.closed = null;
-    const asked = [...closed, ...this.surviving.values()];
-    text.prepare(
-      asked.filter((p) => p.kind === 'file').map((p) => basename(p.text)),
-      asked.filter((p) => p.kind !== 'file').map((p) => collapseWhitespace(p.text).toLowerCase()),
-    );
-    const judged = (kind: AuditItemKind, t: string): AuditStatus => {
-      const status = judge(kind, t, text);
-      return unreadable && status === 'lost' ? 'unknown' : status;
-    };
-    const items: AuditItem[] = closed.map((p) => ({ ...p, status: judged(p.kind, p.text) }));
     const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
+    const earlier = [...this.surviving].filter(([key]) => !own.has(key));
+    const { statuses, steps } = judgeItems(survivingText, [...closed, ...earlier.map(([, c]) => c)]);
+    // contract §8.4 unknown: not in the readable text, and part of what survived cannot be read
+    const judged = (i: number): AuditStatus => (unreadable && statuses[i] === 'lost' ? 'unknown' : statuses[i]!);
+    const items: AuditItem[] = closed.map((p, i) => ({ ...p, status: judged(i) }));
     const carried: CarriedItem[] = [];
-    for (const [key, c] of this.surviving) {
-      if (own.has(key)) continue;
-      const status = judged(c.kind, c.text);
+    for (const [i, [key, c]] of earlier.entries()) {
+      const status = judged(closed.length + i);
       carried.push({ ...c, status });
       if (status === 'lost') this.surviving.delete(key);
       else c.status = status;
@@ -309,7 +331,8 @@ export class CompactionAuditor {
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
-    this.scanned += text.steps;
+    this.restate = null;
+    this.scanned += steps;
     return { items, carried };
   }
 

@@ -137,6 +137,79 @@ export class CompactionLedger {
   private readonly byTurn = new Map<number, CompactionRecord>();
   /** records whose compaction_loss has been raised (once per compaction, contract §8.5) */
   private readonly raised = new Set<CompactionRecord>();
+  /** a record's items not yet gone back for, by kind and text, in item order (built at its first refetch) */
+  private readonly waiting = new Map<CompactionRecord, Map<string, number[]>>();
+  private readonly position = new Map<CompactionRecord, number>();
+  /** confirmed losses whose refetch turn is past the latest turn asked of tally(), earliest first */
+  private readonly later = new LossHeap();
+  private tallied: { losses: number; latest: HeldLoss | null } = { losses: 0, latest: null };
+  private talliedTurn = Number.NEGATIVE_INFINITY;
+  /** items indexed, refetches and losses handled, records and items passed: the work the scaling tests count */
+  steps = 0;
+
+  private waitingOf(record: CompactionRecord): Map<string, number[]> {
+    let m = this.waiting.get(record);
+    if (m === undefined) {
+      m = new Map();
+      this.steps += record.items.length;
+      record.items.forEach((it, i) => {
+        if (it.refetched_at !== null) return;
+        const key = `${it.kind}\0${it.text}`;
+        const list = m!.get(key);
+        if (list === undefined) m!.set(key, [i]);
+        else list.push(i);
+      });
+      this.waiting.set(record, m);
+    }
+    return m;
+  }
+
+  private noteLoss(record: CompactionRecord, index: number): void {
+    const item = record.items[index]!;
+    this.steps++;
+    this.later.push({
+      refetchTurn: item.refetched_at!,
+      compactionTurn: record.turn,
+      record: this.position.get(record)!,
+      index,
+      kind: item.kind,
+      text: item.text,
+    });
+  }
+
+  /**
+   * contract §8.9 what the headline needs of the compactions as of `turn`: how many took effect,
+   * how many confirmed losses were known, the latest. The same figures as confirmedLosses() over
+   * the records, kept as the turns come (the relay asks at every turn: a pass over every item
+   * was n × n, docs/security.md "Linear time"); a turn before the latest one asked is counted
+   * afresh.
+   */
+  tally(turn: number): LossTally {
+    if (turn < this.talliedTurn) {
+      for (const r of this.records) this.steps += 1 + r.items.length;
+      return tallyOf(this.records, turn);
+    }
+    this.talliedTurn = turn;
+    let compactions = this.records.length;
+    this.steps++;
+    while (compactions > 0 && this.records[compactions - 1]!.turn > turn) {
+      compactions--;
+      this.steps++;
+    }
+    let { losses, latest } = this.tallied;
+    for (let l = this.later.peek(); l !== undefined && l.refetchTurn <= turn && l.compactionTurn <= turn; l = this.later.peek()) {
+      this.later.pop();
+      this.steps++;
+      losses++;
+      if (latest === null || laterLoss(l, latest)) latest = l;
+    }
+    this.tallied = { losses, latest };
+    return {
+      compactions,
+      losses,
+      latest: latest === null ? null : { compactionTurn: latest.compactionTurn, refetchTurn: latest.refetchTurn, kind: latest.kind, text: latest.text },
+    };
+  }
 
   /**
    * `mark`: the snapshot's own `compaction`, or the one the engine recognised (a native
@@ -180,28 +253,38 @@ export class CompactionLedger {
       };
       this.records.push(record);
       this.byTurn.set(snap.turn, record);
+      this.position.set(record, this.records.length - 1);
     }
     const refetched: CompactionTurn['refetched'] = [];
     const confirmedNow = new Map<CompactionRecord, RecordItem[]>();
+    this.steps += refetches.length;
     for (const r of refetches) {
       const target = this.byTurn.get(r.compaction_turn);
       if (target === undefined) continue;
-      const index = target.items.findIndex((it) => it.kind === r.kind && it.text === r.text && it.refetched_at === null);
-      if (index < 0) continue;
+      // the record's first item of that kind and text not yet gone back for, through an index (docs/security.md "Linear time")
+      const index = this.waitingOf(target).get(`${r.kind}\0${r.text}`)?.shift();
+      if (index === undefined) continue;
       const item = target.items[index]!;
       item.refetched_at = r.turn;
       refetched.push({ record: target, index });
       if (item.status !== 'lost') continue;
       item.confirmed = true;
-      confirmedNow.set(target, [...(confirmedNow.get(target) ?? []), item]);
+      // the kind's count of confirmed losses, in place: the same figures retentionOf() gives, without a pass over every item
+      target.retention[item.kind]!.confirmed++;
+      this.noteLoss(target, index);
+      const now = confirmedNow.get(target);
+      if (now === undefined) confirmedNow.set(target, [item]);
+      else now.push(item);
     }
     const losses: CompactionTurn['losses'] = [];
     for (const [target, items] of confirmedNow) {
-      target.retention = retentionOf(target.items);
-      const confirmed = target.items.filter((it) => it.confirmed);
-      if (this.raised.has(target) || confirmed.length < lossMin) continue;
+      if (this.raised.has(target)) continue;
+      let confirmed = 0;
+      for (const k of Object.values(target.retention)) confirmed += k.confirmed;
+      if (confirmed < lossMin) continue;
       this.raised.add(target);
-      losses.push({ record: target, items: confirmed.length === items.length ? items : confirmed });
+      if (confirmed !== items.length) this.steps += target.items.length;
+      losses.push({ record: target, items: confirmed === items.length ? items : target.items.filter((it) => it.confirmed) });
     }
     return { record, refetched, losses };
   }
@@ -230,4 +313,92 @@ function isCarried(v: unknown): v is CarriedItem {
 
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What the headline of contract §8.9 reads of a session's compactions as of a turn. */
+export interface LossTally {
+  compactions: number;
+  losses: number;
+  latest: { compactionTurn: number; refetchTurn: number; kind: string; text: string } | null;
+}
+
+interface HeldLoss {
+  refetchTurn: number;
+  compactionTurn: number;
+  /** the record's place in the ledger and the item's in the record: confirmedLosses()'s order among equal turns */
+  record: number;
+  index: number;
+  kind: string;
+  text: string;
+}
+
+/** confirmedLosses()'s order: the latest refetch first, then the latest compaction, then the first record and item */
+function laterLoss(a: HeldLoss, b: HeldLoss): boolean {
+  return a.refetchTurn !== b.refetchTurn
+    ? a.refetchTurn > b.refetchTurn
+    : a.compactionTurn !== b.compactionTurn
+      ? a.compactionTurn > b.compactionTurn
+      : a.record !== b.record
+        ? a.record < b.record
+        : a.index < b.index;
+}
+
+/** The tally by a pass over the records (a turn before the latest one asked). */
+function tallyOf(records: readonly CompactionRecord[], turn: number): LossTally {
+  let compactions = 0;
+  let losses = 0;
+  let latest: HeldLoss | null = null;
+  records.forEach((c, r) => {
+    if (c.turn > turn) return;
+    compactions++;
+    c.items.forEach((item, index) => {
+      if (!item.confirmed || item.refetched_at === null || item.refetched_at > turn) return;
+      losses++;
+      const l = { refetchTurn: item.refetched_at, compactionTurn: c.turn, record: r, index, kind: item.kind, text: item.text };
+      if (latest === null || laterLoss(l, latest)) latest = l;
+    });
+  });
+  const top = latest as HeldLoss | null;
+  return {
+    compactions,
+    losses,
+    latest: top === null ? null : { compactionTurn: top.compactionTurn, refetchTurn: top.refetchTurn, kind: top.kind, text: top.text },
+  };
+}
+
+/** A binary min-heap of losses by the turn they become known (the refetch's, or the compaction's when later). */
+class LossHeap {
+  private readonly heap: HeldLoss[] = [];
+  private static due(l: HeldLoss): number {
+    return Math.max(l.refetchTurn, l.compactionTurn);
+  }
+  peek(): HeldLoss | undefined {
+    return this.heap[0];
+  }
+  push(l: HeldLoss): void {
+    const h = this.heap;
+    h.push(l);
+    for (let i = h.length - 1; i > 0;) {
+      const p = (i - 1) >> 1;
+      if (LossHeap.due(h[p]!) <= LossHeap.due(h[i]!)) break;
+      [h[p], h[i]] = [h[i]!, h[p]!];
+      i = p;
+    }
+  }
+  pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && LossHeap.due(h[l]!) < LossHeap.due(h[m]!)) m = l;
+      if (r < h.length && LossHeap.due(h[r]!) < LossHeap.due(h[m]!)) m = r;
+      if (m === i) break;
+      [h[m], h[i]] = [h[i]!, h[m]!];
+      i = m;
+    }
+  }
 }

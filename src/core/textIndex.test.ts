@@ -27,3 +27,33 @@ describe('PatternSet', () => {
     }
   });
 });
+
+describe('PatternSet.take', () => {
+  it('returns each pattern once in the set’s life, in the order it ends in the text', () => {
+    const set = new PatternSet(['he', 'she', 'hers', 'e', '', 'he']);
+    expect(set.take('ushers')).toEqual([1, 0, 3, 2]);
+    expect(set.take('ushers')).toEqual([]);
+    expect(new PatternSet(['ab', 'b']).take('xb')).toEqual([1]);
+  });
+
+  it('agrees with a naive model over many texts on a small alphabet', () => {
+    let seed = 11;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const word = (len: number): string => Array.from({ length: len }, () => 'ab'[rnd(2)]).join('');
+    for (let round = 0; round < 200; round++) {
+      const patterns = [...new Set(Array.from({ length: 1 + rnd(10) }, () => word(1 + rnd(4))))];
+      const set = new PatternSet(patterns);
+      const gone = new Set<number>();
+      for (let t = 0; t < 5; t++) {
+        const text = word(rnd(12));
+        const want = naive(patterns, text).filter((i) => !gone.has(i));
+        const got = set.take(text);
+        expect(
+          [...got].sort((a, b) => a - b),
+          `${patterns.join(',')} / ${text}`,
+        ).toEqual(want);
+        for (const i of got) gone.add(i);
+      }
+    }
+  });
+});

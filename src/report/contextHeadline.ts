@@ -44,6 +44,28 @@ export interface ContextHeadlineInput {
   orphanEdges: number;
   /** the session's compactions (records after `turn` are left out here) */
   compactions: readonly ContextCompaction[];
+  /**
+   * the figures below as the caller keeps them turn by turn (CompactionLedger.tally): the
+   * relay words a headline at every turn, and a pass over every item each time was n × n
+   * (docs/security.md "Linear time"); without it they are counted from `compactions`
+   */
+  tally?: CompactionTally;
+}
+
+/** What the headline reads of the compactions as of its turn. */
+export interface CompactionTally {
+  /** records that took effect by the turn */
+  compactions: number;
+  /** confirmed losses known by the turn */
+  losses: number;
+  /** the first of confirmedLosses(), or null */
+  latest: ConfirmedLoss | null;
+}
+
+function tallyOf(input: ContextHeadlineInput): CompactionTally {
+  if (input.tally !== undefined) return input.tally;
+  const losses = confirmedLosses(input.compactions, input.turn);
+  return { compactions: input.compactions.filter((c) => c.turn <= input.turn).length, losses: losses.length, latest: losses[0] ?? null };
 }
 
 /** A confirmed loss as of a turn: the item, the compaction that dropped it, the turn the agent went back for it. */
@@ -90,7 +112,7 @@ function fillWords(input: ContextHeadlineInput): string {
 /** The kind alone, by the contract §8.9 precedence: lineage, then confirmed losses, then pressure. */
 export function contextKind(input: ContextHeadlineInput): ContextKind {
   if (input.orphanEdges > 0) return 'lineage_broken';
-  if (confirmedLosses(input.compactions, input.turn).length > 0) return 'loss_confirmed';
+  if (tallyOf(input).losses > 0) return 'loss_confirmed';
   if (input.window !== null && input.window > 0 && input.tokensTotal >= input.pressureThreshold * input.window) return 'near_limit';
   return 'context_ok';
 }
@@ -101,14 +123,14 @@ export function contextKind(input: ContextHeadlineInput): ContextKind {
  * reports and `check`: `LABEL: what made it so; the compactions and losses; the fill`.
  */
 export function contextHeadline(input: ContextHeadlineInput): Headline & { kind: ContextKind } {
-  const kind = contextKind(input);
-  const compactions = input.compactions.filter((c) => c.turn <= input.turn).length;
-  const losses = confirmedLosses(input.compactions, input.turn);
+  const tally = tallyOf(input);
+  const kind = contextKind({ ...input, tally });
+  const { compactions } = tally;
   const fill = fillWords(input);
   const history =
     compactions === 0
       ? 'no compaction yet'
-      : `${plural(compactions, 'compaction')}, ${losses.length === 0 ? 'no confirmed loss' : plural(losses.length, 'confirmed loss', 'confirmed losses')}`;
+      : `${plural(compactions, 'compaction')}, ${tally.losses === 0 ? 'no confirmed loss' : plural(tally.losses, 'confirmed loss', 'confirmed losses')}`;
   let lead: string;
   let say: string;
   switch (kind) {
@@ -117,7 +139,7 @@ export function contextHeadline(input: ContextHeadlineInput): Headline & { kind:
       say = `A live span derives from a parent that is neither live nor archived (orphaned_parent): ${plural(input.orphanEdges, 'orphan edge')} at turn ${input.turn}.`;
       break;
     case 'loss_confirmed': {
-      const latest = losses[0]!;
+      const latest = tally.latest!;
       lead = lossWords(latest);
       say = `${lead.charAt(0).toUpperCase()}${lead.slice(1)} (${itemName(latest)}): the summary lost something the agent needed.`;
       break;

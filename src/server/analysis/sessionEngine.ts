@@ -8,7 +8,7 @@ import type { TurnResult } from '../../core/analyse.ts';
 import { Engine, type Outcome } from '../../core/engine.ts';
 import type { Severity, Signal } from '../../core/signals.ts';
 import type { AckVerdict, ContextSummary, LastCompaction } from '../../protocol/relay.ts';
-import { confirmedLosses, contextHeadline } from '../../report/contextHeadline.ts';
+import { contextHeadline } from '../../report/contextHeadline.ts';
 import { nodeDecoder, nodeSha256 } from '../../node/platform.ts';
 import type { ParsedMessage } from '../sessionGate.ts';
 
@@ -150,6 +150,8 @@ export function contextSummary(engine: Engine, r: TurnResult): ContextSummary | 
   const analysis = engine.analysis(r.sessionId);
   if (analysis === null || analysis.scope !== 'reference') return null;
   const records = analysis.compactions.records;
+  // kept as the turns come: a pass over every item at every turn was n × n (docs/security.md "Linear time")
+  const tally = analysis.compactions.tally(r.turn);
   const window = r.contextWindow?.tokens ?? null;
   const h = contextHeadline({
     turn: r.turn,
@@ -158,6 +160,7 @@ export function contextSummary(engine: Engine, r: TurnResult): ContextSummary | 
     pressureThreshold: analysis.thresholds.pressure_threshold,
     orphanEdges: r.metrics.orphan_edges,
     compactions: records,
+    tally,
   });
   return {
     kind: h.kind,
@@ -167,7 +170,7 @@ export function contextSummary(engine: Engine, r: TurnResult): ContextSummary | 
     context_window: window,
     fill: window === null || !(window > 0) ? null : Math.round((r.metrics.tokens_total / window) * 1e4) / 1e4,
     compactions: records.length,
-    confirmed_losses: confirmedLosses(records, r.turn).length,
+    confirmed_losses: tally.losses,
     orphan_edges: r.metrics.orphan_edges,
   };
 }

@@ -3,8 +3,11 @@
 // plus the context items the adapter looked at (an operation counter, not wall time).
 // test/hostile/scaling.test.ts asserts each grows at most as n^1.2 from n to 4n;
 // `npm run bench -- scaling` prints the exponents of counted work and of time.
+import { createHash } from 'node:crypto';
 import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
+import { Engine } from '../../../src/core/engine.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
+import { contextSummary } from '../../../src/server/analysis/sessionEngine.ts';
 import { codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
 export interface ScalingCase {
@@ -22,6 +25,42 @@ function readCodex(lines: Iterable<string>): number {
     adapter.record(JSON.parse(l) as unknown, ++records);
   }
   return records + adapter.work;
+}
+
+/**
+ * A refetch storm (issue 39): a compaction of n lost files, then the agent goes back for every
+ * one, in one snapshot (`perTurn` false: one POST to the relay) or one a turn. The lines a
+ * relay takes; refetchStorm() reads them as the relay's analysis does.
+ */
+export function refetchStormLines(n: number, perTurn: boolean): string[] {
+  const span = (id: string, text: string): Record<string, unknown> => ({ span_id: id, text, score: null, text_sha256: null });
+  const out = [JSON.stringify({ type: 'session', session_id: 'storm', source: 'claude-code', scores: 'reference' })];
+  out.push(JSON.stringify({ type: 'snapshot', session_id: 'storm', turn: 1, spans: [span('a', 'read every file')] }));
+  const items = [];
+  const refetched = [];
+  for (let i = 0; i < n; i++) {
+    items.push({ kind: 'file', text: `/repo/src/f${i}.ts`, status: 'lost', from_turn: 1, span_id: null });
+    refetched.push({ compaction_turn: 2, kind: 'file', text: `/repo/src/f${i}.ts`, turn: 2 });
+  }
+  const compaction = { kind: 'compact', trigger: 'auto', replaced: ['a'], summary: ['b'], items, carried: [] };
+  const summary = [span('b', 'summary: nothing of the files')];
+  out.push(JSON.stringify({ type: 'snapshot', session_id: 'storm', turn: 2, spans: summary, pruned: ['a'], compaction, ...(perTurn ? {} : { refetched }) }));
+  if (perTurn)
+    for (let i = 0; i < n; i++)
+      out.push(JSON.stringify({ type: 'snapshot', session_id: 'storm', turn: 3 + i, spans: summary, refetched: [{ ...refetched[i], turn: 3 + i }] }));
+  return out;
+}
+
+/** the storm read as the relay's analysis reads it: each turn analysed, and its overview row's headline worded */
+function refetchStorm(n: number, perTurn: boolean): number {
+  const engine = new Engine({ sha256: (t) => createHash('sha256').update(t).digest('hex') });
+  const lines = refetchStormLines(n, perTurn);
+  lines.forEach((l, i) => {
+    const o = engine.ingestLine(l, i + 1);
+    if (o.kind === 'error') throw new Error(o.error.message);
+    if (o.kind === 'turn') contextSummary(engine, o.result);
+  });
+  return lines.length + engine.analysis('storm')!.compactions.steps;
 }
 
 const rollback = (turns: number): string => codexLine('event_msg', { type: 'thread_rolled_back', num_turns: turns });
@@ -95,6 +134,32 @@ export const SCALING_CASES: ScalingCase[] = [
       const { items } = audit.judge(2, lines.join('\n'));
       return items.length + audit.scanned;
     },
+  },
+  {
+    name: 'audit: n prompts watched after a compaction, n prompts written, every other one restating one',
+    n: 2000,
+    run: (n) => {
+      const audit = new CompactionAuditor();
+      for (let i = 0; i < n; i++) audit.add('user_prompt', `fix parser${i} and lexer${i}, then run the tests`, 1, `p${i}`);
+      audit.compact();
+      audit.judge(2, 'summary: the parsers and lexers have bugs');
+      // even: the prompt again (verbatim); odd: two of its four words, short of the 70% that restates
+      for (let i = 0; i < n; i++)
+        audit.promptWritten(i % 2 === 0 ? `Again: fix parser${i} and  lexer${i}, then run the tests!` : `the tests of parser${i} fail`, 3 + i);
+      const refetched = audit.takeRefetches().length;
+      if (refetched !== n / 2) throw new Error(`${refetched} prompts restated, not ${n / 2}`);
+      return 2 * n + refetched + audit.scanned;
+    },
+  },
+  {
+    name: 'audit: a refetch storm, n lost files gone back for one a turn (the relay’s analysis and headline)',
+    n: 2000,
+    run: (n) => refetchStorm(n, true),
+  },
+  {
+    name: 'audit: a refetch storm, n lost files gone back for in one snapshot (one POST to the relay)',
+    n: 2000,
+    run: (n) => refetchStorm(n, false),
   },
 ];
 

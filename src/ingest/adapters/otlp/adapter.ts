@@ -10,7 +10,7 @@
 // detectors compare scores within a snapshot (contract §4.14–§4.16): the retriever's scores
 // and the reference scorer's (contract §7) are not on one scale.
 import { firstWords } from '../spanLabels.ts';
-import { judgeText, SurvivingText, type AuditItem } from '../../../core/compactionAudit.ts';
+import { judgeItems, type AuditItem } from '../../../core/compactionAudit.ts';
 import type { Sha256Hex } from '../../../core/analyse.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import { estimateTokens, fitTokens } from '../tokens.ts';
@@ -316,11 +316,13 @@ export class OtlpAdapter {
     if ((newSummaries.length > 0 || c.compacted) && pruned.length > 0) {
       // contract §8.2–§8.3: the trace still holds the replaced messages (earlier calls carry them); one compaction event
       snap.archived = pruned;
-      const surviving = new SurvivingText(spans.map((x) => x.text).join('\n'));
       const items: AuditItem[] = pruned.flatMap((id) => {
         const text = s.previousPrompts.get(id);
-        return text === undefined ? [] : [{ kind: 'user_prompt' as const, text, status: judgeText(text, surviving), from_turn: s.turn - 1, span_id: id }];
+        return text === undefined ? [] : [{ kind: 'user_prompt' as const, text, status: 'lost' as const, from_turn: s.turn - 1, span_id: id }];
       });
+      // one index over the call's text for every pruned prompt (docs/security.md "Linear time")
+      const { statuses } = judgeItems(spans.map((x) => x.text).join('\n'), items);
+      items.forEach((it, i) => (it.status = statuses[i]!));
       snap.compaction = { kind: 'compact', trigger: null, pre_tokens: null, replaced: pruned, summary: newSummaries, items, carried: [] };
     }
     s.previousPrompts = new Map(spans.filter((x) => x.role === 'user').map((x) => [x.span_id, x.text]));
