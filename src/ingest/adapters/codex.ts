@@ -3,6 +3,7 @@
 // `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
 // `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
+import { closeCall, type PendingCompaction } from './callTail.ts';
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
@@ -22,14 +23,6 @@ interface ContextItem extends ItemView {
   derivedFrom: string[] | null;
   /** contract §2.3 estimate of `text`, counted once (an item is in every later snapshot) */
   estimate: number;
-}
-
-/** adapters.md compaction: what the first snapshot after a `compacted` record says of it. */
-interface PendingCompaction {
-  replaced: string[];
-  summary: string[];
-  /** the summary is an encrypted `compaction` item: what it kept cannot be read (contract §8.3 `summary_state`) */
-  encrypted: boolean;
 }
 
 export class CodexAdapter {
@@ -362,29 +355,7 @@ export class CodexAdapter {
     const snap: Snapshot = { type: 'snapshot', session_id: this.sid, turn: this.turn, spans };
     if (ts !== null) snap.ts = ts;
     if (this.model !== null) snap.model = this.model;
-    if (this.removed.length > 0) {
-      snap.pruned = this.removed;
-      // adapters.md compaction: still in the rollout, so an audit can read what was replaced
-      snap.archived = this.removed;
-    }
-    if (this.compaction !== null) {
-      // contract §8.4: judged against everything this call saw; what an encrypted summary kept is
-      // not in that text, so an item missing from it is unknown, not lost
-      const encrypted = this.compaction.encrypted;
-      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'), encrypted);
-      snap.compaction = {
-        kind: 'compact',
-        trigger: null,
-        pre_tokens: null,
-        replaced: this.compaction.replaced,
-        summary: this.compaction.summary,
-        ...(encrypted ? { summary_state: 'encrypted' } : {}),
-        items: audit.items,
-        carried: audit.carried,
-      };
-    }
-    const refetched = this.audit.takeRefetches();
-    if (refetched.length > 0) snap.refetched = refetched;
+    closeCall(snap, items, this.removed, this.compaction, this.audit, null);
     this.removed = [];
     this.compaction = null;
     out.push({ value: snap, line });

@@ -11,6 +11,7 @@
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
+import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { FILE_TOOLS, geminiCallLabel, partView, partsOf, plainText, READ_TOOLS, resultText, stringify, toolPath } from './geminiParts.ts';
 import { isObject, type JsonObject } from './json.ts';
@@ -257,25 +258,7 @@ export class GeminiAdapter {
     if (typeof record.timestamp === 'string') snap.ts = record.timestamp;
     // contract §8.7: the model names the context window
     if (typeof record.model === 'string' && record.model !== '') snap.model = record.model;
-    if (this.removed.length > 0) {
-      snap.pruned = this.removed;
-      // contract §8.2: the session file still holds what left the history
-      snap.archived = this.removed;
-    }
-    if (this.compaction !== null) {
-      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'));
-      snap.compaction = {
-        kind: 'compact',
-        trigger: null,
-        pre_tokens: null,
-        replaced: this.compaction.replaced,
-        summary: this.compaction.summary,
-        items: audit.items,
-        carried: audit.carried,
-      };
-    }
-    const refetched = this.audit.takeRefetches();
-    if (refetched.length > 0) snap.refetched = refetched;
+    closeCall(snap, items, this.removed, this.compaction, this.audit, null);
     this.removed = [];
     this.compaction = null;
     out.push({ value: snap, line });

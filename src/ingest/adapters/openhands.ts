@@ -10,6 +10,7 @@
 import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
+import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
 import { isObject, type JsonObject } from './json.ts';
@@ -304,25 +305,7 @@ export class OpenHandsAdapter {
     const snap: Snapshot = { type: 'snapshot', session_id: this.sid, turn: this.turn, spans: callSpans(null, items, usage?.prompt ?? null) };
     if (typeof event.timestamp === 'string') snap.ts = event.timestamp;
     if (usage?.model != null) snap.model = usage.model;
-    if (this.removed.length > 0) {
-      snap.pruned = this.removed;
-      // contract §8.2: the conversation's event files still hold the forgotten events
-      snap.archived = this.removed;
-    }
-    if (this.compaction !== null) {
-      const audit = this.audit.judge(this.turn, items.map((i) => i.text).join('\n'));
-      snap.compaction = {
-        kind: 'compact',
-        trigger: 'condenser',
-        pre_tokens: null,
-        replaced: this.compaction.replaced,
-        summary: this.compaction.summary,
-        items: audit.items,
-        carried: audit.carried,
-      };
-    }
-    const refetched = this.audit.takeRefetches();
-    if (refetched.length > 0) snap.refetched = refetched;
+    closeCall(snap, items, this.removed, this.compaction, this.audit, 'condenser');
     this.removed = [];
     this.compaction = null;
     out.push({ value: snap, line });
