@@ -1,8 +1,10 @@
 // Dropped and picked files: load-status, findings against `check --json`, bad lines by
 // line number, gzip and JSON-array transcripts, and every chart drawn with data.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { expect, test } from './helpers/test.ts';
 import { collectFindings, dropFile, fixture, gotoApp, pickFile, signalCounts, waitLoaded } from './helpers/app.ts';
-import { checkJson, countsBySignal } from './helpers/relay.ts';
+import { BIN, checkJson, countsBySignal, ROOT } from './helpers/relay.ts';
 
 test('a dropped file loads with the right load-status and the same findings as check --json', async ({ page }) => {
   const file = fixture('all-faults.jsonl');
@@ -70,3 +72,16 @@ for (const name of ['all-faults.jsonl.gz', 'all-faults.json']) {
     expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
   });
 }
+
+test('a dropped file of no format gets the one sentence check gives, not an error per line', async ({ page }, info) => {
+  const file = info.outputPath('notes.txt');
+  fs.writeFileSync(file, 'meeting notes\n<html><body>not a transcript</body></html>\n42\n');
+  const cli = spawnSync(process.execPath, [BIN, 'check', file], { cwd: ROOT, encoding: 'utf8' });
+  expect(cli.status).toBe(2);
+  const sentence = /not a transcript this reads: expected one of [^\n]*/.exec(cli.stderr)![0];
+  await gotoApp(page);
+  await dropFile(page, file);
+  const status = await waitLoaded(page);
+  expect(status.turns).toBe(0);
+  expect(status.text).toBe(`notes.txt: ${sentence}`);
+});

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'context-health.mjs');
+export const BIN = path.join(ROOT, 'bin', 'context-health.mjs');
 
 export interface RelayHandle {
   url: string;
