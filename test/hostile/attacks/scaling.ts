@@ -5,7 +5,8 @@
 // `npm run bench -- scaling` prints the exponents of counted work and of time.
 import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
-import { codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
+import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
+import { ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
 export interface ScalingCase {
   name: string;
@@ -21,6 +22,14 @@ function readCodex(lines: Iterable<string>): number {
   for (const l of lines) {
     adapter.record(JSON.parse(l) as unknown, ++records);
   }
+  return records + adapter.work;
+}
+
+function readClaudeCode(lines: Iterable<string>): number {
+  const adapter = new ClaudeCodeAdapter('scaling');
+  let records = 0;
+  for (const l of lines) adapter.record(JSON.parse(l) as unknown, ++records);
+  adapter.end();
   return records + adapter.work;
 }
 
@@ -95,6 +104,17 @@ export const SCALING_CASES: ScalingCase[] = [
       const { items } = audit.judge(2, lines.join('\n'));
       return items.length + audit.scanned;
     },
+  },
+  {
+    name: 'Claude Code: a chain of n prompts, then n rewinds, each editing the last of them',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          for (let i = 0; i < n; i++) yield ccUser(`e${i}`, `u${n - 2}`, `prompt ${n - 1}, edited ${i} times`);
+        })(),
+      ),
   },
 ];
 
