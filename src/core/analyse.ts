@@ -275,7 +275,7 @@ function nativeRewrite(table: SpanTable, prev: PrevTurn, archived: ReadonlySet<s
     const text = prev.spans.texts[j]!;
     items.push({ kind: 'user_prompt', text, status: judgeText(text, surviving), from_turn: prev.turn, span_id: id });
   }
-  return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, summaryState: null, items, carried: [] };
+  return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, summaryState: null, items, carried: [], carriedNotFollowed: 0 };
 }
 
 /** The summary spans' texts, joined (contract §8.3 `summary_text`). */

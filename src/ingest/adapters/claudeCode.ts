@@ -3,7 +3,7 @@
 // main chain. The mapping rules are docs/adapters.md "Claude Code"; each rule below names
 // the one it implements. The output is ordinary wire messages, so every door (check, the
 // Worker, the relay) analyses them with the unchanged engine.
-import { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
@@ -527,7 +527,9 @@ export class ClaudeCodeAdapter {
     if (c !== null) {
       // contract §8.3: the compaction takes effect at this call; §8.4 judges its items against what the call saw
       const audit =
-        c.kind === 'compact' && this.auditing ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n')) : { items: [], carried: [] };
+        c.kind === 'compact' && this.auditing
+          ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n'))
+          : { items: [], carried: [], notFollowed: 0 };
       snap.compaction = {
         kind: c.kind,
         trigger: c.trigger,
@@ -536,6 +538,7 @@ export class ClaudeCodeAdapter {
         summary: this.context.filter((b) => b.role === 'summary').map((b) => b.id),
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
     }
     this.compaction = null;

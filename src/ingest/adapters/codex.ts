@@ -3,7 +3,7 @@
 // `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
 // `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
-import { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
@@ -381,6 +381,7 @@ export class CodexAdapter {
         ...(encrypted ? { summary_state: 'encrypted' } : {}),
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
     }
     const refetched = this.audit.takeRefetches();

@@ -8,7 +8,7 @@
 // The pipeline hands a legacy document over as the same records: its members before
 // `messages` as one metadata record, each message, then each later member as a `$set`.
 // The mapping rules are docs/adapters.md "Gemini CLI"; each rule below names the one it implements.
-import { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
@@ -272,6 +272,7 @@ export class GeminiAdapter {
         summary: this.compaction.summary,
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
     }
     const refetched = this.audit.takeRefetches();

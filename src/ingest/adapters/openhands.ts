@@ -7,7 +7,7 @@
 // removes `forgotten_event_ids` from what the model sees and puts its `summary` at
 // `summary_offset` (event/condenser.py `apply`): one compaction. The mapping rules are
 // docs/adapters.md "OpenHands"; each rule below names the one it implements.
-import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, notFollowedField, type AuditItemKind } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
@@ -319,6 +319,7 @@ export class OpenHandsAdapter {
         summary: this.compaction.summary,
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
     }
     const refetched = this.audit.takeRefetches();

@@ -116,6 +116,25 @@ export const SCALING_CASES: ScalingCase[] = [
         })(),
       ),
   },
+  {
+    // the audit follows 50 items here instead of its 1,000 (CARRIED_MAX), so that n is well past
+    // the cap at a test's size; compactionCarried.test.ts holds the adapter to the 1,000
+    name: 'audit: n compactions, each keeping every earlier item (followed: at most 50, the rest counted)',
+    n: 2000,
+    run: (n) => {
+      const audit = new CompactionAuditor(50);
+      let work = 0;
+      for (let i = 0; i < n; i++) {
+        audit.add('file', `/s${i}/x`, i + 1, `t${i}`);
+        audit.compact();
+        const { items, carried } = audit.judge(i + 2, 'x');
+        work += items.length + carried.length;
+        // bounded memory: the items held from one compaction to the next
+        if (audit.followed > 50) throw new Error(`the audit follows ${audit.followed} items, past its 50`);
+      }
+      return work + audit.scanned;
+    },
+  },
 ];
 
 /** log2 of the work's growth from n to 4n, halved: the exponent k of work ∝ n^k. */
