@@ -282,7 +282,7 @@ function nativeRewrite(table: SpanTable, prev: PrevTurn, archived: ReadonlySet<s
   // one index over this turn's text for every item (docs/security.md "Linear time")
   const { statuses } = judgeItems(table.texts.join('\n'), items);
   items.forEach((it, i) => (it.status = statuses[i]!));
-  return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, summaryState: null, items, carried: [] };
+  return { kind: 'rewrite', trigger: null, preTokens: null, replaced: [...replaced], summary, summaryState: null, items, carried: [], carriedNotFollowed: 0 };
 }
 
 /** The summary spans' texts, joined (contract §8.3 `summary_text`). */

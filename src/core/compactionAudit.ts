@@ -207,10 +207,25 @@ interface Pending {
   span_id: string | null;
 }
 
+/**
+ * contract §8.4 repeated compactions: at most this many items are followed from one compaction
+ * to the next; those a compaction holds past it are counted, not judged again. Each compaction
+ * judges what is followed, so n compactions of one item each cost n × this at most, not n²/2
+ * (docs/security.md "Linear time").
+ */
+export const CARRIED_MAX = 1000;
+
 /** What a compaction's first call hands back: the judged items, and the earlier items judged again. */
 export interface AuditResult {
   items: AuditItem[];
   carried: CarriedItem[];
+  /** items earlier compactions held that this one does not judge again: CARRIED_MAX were followed already */
+  notFollowed: number;
+}
+
+/** contract §8.3 `carried_not_followed`, as the wire's `compaction` carries it: absent when 0, so every other output is as before. */
+export function notFollowedField(r: AuditResult): { carried_not_followed?: number } {
+  return r.notFollowed > 0 ? { carried_not_followed: r.notFollowed } : {};
 }
 
 /**
@@ -230,6 +245,8 @@ export class CompactionAuditor {
   private closed: Pending[] | null = null;
   /** items of earlier compactions that some compaction still held, by key, with the turn that first audited them */
   private surviving = new Map<string, CarriedItem>();
+  /** keys of items a compaction held when CARRIED_MAX were followed already: counted, not judged again until the user brings them back */
+  private readonly unfollowed = new Set<string>();
   /** the last judged compaction's items the agent may still go back for, by key */
   private watch = new Map<string, AuditItem>();
   private watchTurn = -1;
@@ -237,6 +254,14 @@ export class CompactionAuditor {
   private restate: RestateWatch | null = null;
   private restateSteps = 0;
   private refetches: Refetch[] = [];
+
+  /** `carriedMax`: the items followed from one compaction to the next (the scaling tests use fewer, to stay small) */
+  constructor(private readonly carriedMax = CARRIED_MAX) {}
+
+  /** the items followed to the next compaction: at most carriedMax (the memory the scaling tests count) */
+  get followed(): number {
+    return this.surviving.size;
+  }
 
   /**
    * an item of the current stretch. contract §8.4: a path, a command, a todo or an error is one
@@ -312,6 +337,8 @@ export class CompactionAuditor {
     const closed = this.closed ?? [];
     this.closed = null;
     const own = new Set(closed.map((p) => `${p.kind}\0${p.text}`));
+    let notFollowed = this.unfollowed.size;
+    for (const key of own) if (this.unfollowed.has(key)) notFollowed--;
     const earlier = [...this.surviving].filter(([key]) => !own.has(key));
     const { statuses, steps } = judgeItems(survivingText, [...closed, ...earlier.map(([, c]) => c)]);
     // contract §8.4 unknown: not in the readable text, and part of what survived cannot be read
@@ -320,20 +347,25 @@ export class CompactionAuditor {
     const carried: CarriedItem[] = [];
     for (const [i, [key, c]] of earlier.entries()) {
       const status = judged(closed.length + i);
-      carried.push({ ...c, status });
+      // shared, not copied: an item whose status holds is the same (never changed) object at every compaction
+      const now = status === c.status ? c : { ...c, status };
+      carried.push(now);
       if (status === 'lost') this.surviving.delete(key);
-      else c.status = status;
+      else this.surviving.set(key, now);
     }
     for (const it of items) {
       const key = `${it.kind}\0${it.text}`;
-      if (it.status !== 'lost') this.surviving.set(key, { ...it, first_audited_at: turn });
+      this.unfollowed.delete(key);
+      if (it.status !== 'lost' && (this.surviving.has(key) || this.surviving.size < this.carriedMax))
+        this.surviving.set(key, { ...it, first_audited_at: turn });
+      else if (it.status !== 'lost') this.unfollowed.add(key);
       // a prompt written twice is two items, each gone back for on its own
       this.watch.set(it.kind === 'user_prompt' ? `${key}\0${it.span_id ?? it.from_turn}` : key, it);
     }
     this.watchTurn = turn;
     this.restate = null;
-    this.scanned += steps;
-    return { items, carried };
+    this.scanned += steps + carried.length;
+    return { items, carried, notFollowed };
   }
 
   /** Refetches noticed since the last call, in order; the list is emptied. */

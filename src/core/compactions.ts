@@ -50,6 +50,8 @@ export interface CompactionRecord {
   items: RecordItem[];
   /** items of earlier compactions judged again against this one's surviving text */
   carried: CarriedItem[];
+  /** items earlier compactions held that this one did not judge again (the audit follows at most CARRIED_MAX); absent when none */
+  carried_not_followed?: number;
   retention: Partial<Record<AuditItemKind, KindRetention>>;
 }
 
@@ -64,6 +66,8 @@ export interface CompactionMark {
   summaryState: SummaryState | null;
   items: AuditItem[];
   carried: CarriedItem[];
+  /** contract §8.3 `carried_not_followed`, 0 when the wire has none */
+  carriedNotFollowed: number;
 }
 
 type JsonObject = Record<string, unknown>;
@@ -84,6 +88,7 @@ export function readCompaction(snap: Snapshot): CompactionMark | null {
     summaryState: raw.summary_state === 'encrypted' ? 'encrypted' : null,
     items: Array.isArray(raw.items) ? raw.items.filter(isItem) : [],
     carried: Array.isArray(raw.carried) ? raw.carried.filter(isCarried) : [],
+    carriedNotFollowed: Number.isSafeInteger(raw.carried_not_followed) && (raw.carried_not_followed as number) > 0 ? (raw.carried_not_followed as number) : 0,
   };
 }
 
@@ -249,6 +254,7 @@ export class CompactionLedger {
         ...(mark.summaryState === null ? {} : { summary_state: mark.summaryState }),
         items,
         carried: mark.carried,
+        ...(mark.carriedNotFollowed > 0 ? { carried_not_followed: mark.carriedNotFollowed } : {}),
         retention: retentionOf(items),
       };
       this.records.push(record);

@@ -241,3 +241,30 @@ describe('compaction report Markdown (contract §8.3)', () => {
     expect(md).toContain('```\nnot a fence end\n````');
   });
 });
+
+describe("compaction report Markdown: items past the audit's cap (contract §8.4)", () => {
+  const base: NonNullable<ReportData['compaction']> = {
+    turn: 9,
+    kind: 'compact',
+    trigger: 'auto',
+    tokens_before: 900,
+    tokens_after: 100,
+    agent_tokens_before: null,
+    spans_replaced: 3,
+    summary_span_ids: [],
+    summary_text: '',
+    items: [],
+    carried: [{ kind: 'file', text: '/s0/x', status: 'kept', from_turn: 1, span_id: null, first_audited_at: 2 }],
+    retention: {},
+  };
+  const md = (c: NonNullable<ReportData['compaction']>): string =>
+    reportMarkdown({ ...data, scope: { kind: 'turns', from: 1, to: 9 }, focus: null, compaction: c }, []);
+
+  it('says how many earlier items were not judged again, and nothing when none were', () => {
+    expect(md({ ...base, carried_not_followed: 2 })).toContain(
+      '_2 more items of earlier compactions were not judged again: the audit follows at most 1,000 from one compaction to the next._',
+    );
+    expect(md({ ...base, carried_not_followed: 1 })).toContain('_1 more item of earlier compactions was not judged again:');
+    expect(md(base)).not.toContain('not judged again');
+  });
+});

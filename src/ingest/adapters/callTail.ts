@@ -3,7 +3,7 @@
 // archived since the agent's file still holds it, contract §8.2), the compaction the call is
 // the first after (judged against everything the call saw, contract §8.4) and the refetches
 // the auditor saw. Claude Code's is its own: its compactions carry a trigger and pre_tokens.
-import type { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { notFollowedField, type CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { Snapshot } from '../../core/wire.ts';
 import type { ContextItem } from './contextItems.ts';
 
@@ -38,6 +38,7 @@ export function closeCall(
       ...(encrypted ? { summary_state: 'encrypted' } : {}),
       items: judged.items,
       carried: judged.carried,
+      ...notFollowedField(judged),
     };
   }
   const refetched = audit.takeRefetches();

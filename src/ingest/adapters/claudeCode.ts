@@ -3,7 +3,7 @@
 // main chain. The mapping rules are docs/adapters.md "Claude Code"; each rule below names
 // the one it implements. The output is ordinary wire messages, so every door (check, the
 // Worker, the relay) analyses them with the unchanged engine.
-import { CompactionAuditor } from '../../core/compactionAudit.ts';
+import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
@@ -16,6 +16,7 @@ import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
+import { ChainEnds } from './claudeCodeBranches.ts';
 
 export interface AdaptedMessage {
   value: SessionHeader | Snapshot;
@@ -58,7 +59,7 @@ export class ClaudeCodeAdapter {
   /** contract §8.4 `todo`: the stretch's todo lists, in order (the last one's pending items are its items), and where each came from */
   private todos: { items: string[]; turn: number; spanId: string }[] = [];
   /** adapters.md rewinds: the context's length after each main-chain record (by uuid) since the last compact boundary */
-  private readonly endOf = new Map<string, number>();
+  private readonly endOf = new ChainEnds();
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
   /** adapters.md turn: the calls seen, by requestId (else message.id) */
@@ -100,6 +101,11 @@ export class ClaudeCodeAdapter {
 
   get turns(): number {
     return this.turn;
+  }
+
+  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged */
+  get work(): number {
+    return this.endOf.looked + this.audit.scanned;
   }
 
   /** One parsed transcript record; returns the wire messages it completes (often none). */
@@ -147,7 +153,7 @@ export class ClaudeCodeAdapter {
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
         this.skipped.add(type);
     }
-    if (typeof value.uuid === 'string' && !this.endOf.has(value.uuid)) this.endOf.set(value.uuid, this.context.length);
+    if (typeof value.uuid === 'string') this.endOf.mark(value.uuid, this.context.length);
     return out;
   }
 
@@ -163,7 +169,7 @@ export class ClaudeCodeAdapter {
   private rewind(record: JsonObject): void {
     const parent = record.parentUuid;
     if (typeof parent !== 'string' || record.isCompactSummary === true) return;
-    const cut = this.endOf.get(parent);
+    const cut = this.endOf.end(parent);
     if (cut === undefined || cut >= this.context.length) return;
     if (typeof record.uuid === 'string' && this.seenUuids.has(record.uuid)) return; // a repeat, skipped
     const content = isObject(record.message) ? record.message.content : undefined;
@@ -176,7 +182,7 @@ export class ClaudeCodeAdapter {
     this.todos = this.todos.filter((t) => !ids.has(t.spanId));
     // the first prompt, edited: the one written in its place is the operator's task
     if (abandoned.some((b) => b.pinned === true)) this.firstPromptSeen = false;
-    for (const [uuid, end] of this.endOf) if (end > cut) this.endOf.delete(uuid);
+    this.endOf.cut(cut);
   }
 
   /** adapters.md attachments (claudeCodeAttachments.ts): a queued prompt is a user record, context the model is sent a meta span. */
@@ -520,7 +526,9 @@ export class ClaudeCodeAdapter {
     if (c !== null) {
       // contract §8.3: the compaction takes effect at this call; §8.4 judges its items against what the call saw
       const audit =
-        c.kind === 'compact' && this.auditing ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n')) : { items: [], carried: [] };
+        c.kind === 'compact' && this.auditing
+          ? this.audit.judge(this.turn, this.context.map((b) => b.text).join('\n'))
+          : { items: [], carried: [], notFollowed: 0 };
       snap.compaction = {
         kind: c.kind,
         trigger: c.trigger,
@@ -529,6 +537,7 @@ export class ClaudeCodeAdapter {
         summary: this.context.filter((b) => b.role === 'summary').map((b) => b.id),
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
     }
     this.compaction = null;

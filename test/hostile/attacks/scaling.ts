@@ -8,7 +8,8 @@ import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
 import { Engine } from '../../../src/core/engine.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
 import { contextSummary } from '../../../src/server/analysis/sessionEngine.ts';
-import { codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
+import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
+import { ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
 export interface ScalingCase {
   name: string;
@@ -61,6 +62,14 @@ function refetchStorm(n: number, perTurn: boolean): number {
     if (o.kind === 'turn') contextSummary(engine, o.result);
   });
   return lines.length + engine.analysis('storm')!.compactions.steps;
+}
+
+function readClaudeCode(lines: Iterable<string>): number {
+  const adapter = new ClaudeCodeAdapter('scaling');
+  let records = 0;
+  for (const l of lines) adapter.record(JSON.parse(l) as unknown, ++records);
+  adapter.end();
+  return records + adapter.work;
 }
 
 const rollback = (turns: number): string => codexLine('event_msg', { type: 'thread_rolled_back', num_turns: turns });
@@ -160,6 +169,36 @@ export const SCALING_CASES: ScalingCase[] = [
     name: 'audit: a refetch storm, n lost files gone back for in one snapshot (one POST to the relay)',
     n: 2000,
     run: (n) => refetchStorm(n, false),
+  },
+  {
+    name: 'Claude Code: a chain of n prompts, then n rewinds, each editing the last of them',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          for (let i = 0; i < n; i++) yield ccUser(`e${i}`, `u${n - 2}`, `prompt ${n - 1}, edited ${i} times`);
+        })(),
+      ),
+  },
+  {
+    // the audit follows 50 items here instead of its 1,000 (CARRIED_MAX), so that n is well past
+    // the cap at a test's size; compactionCarried.test.ts holds the adapter to the 1,000
+    name: 'audit: n compactions, each keeping every earlier item (followed: at most 50, the rest counted)',
+    n: 2000,
+    run: (n) => {
+      const audit = new CompactionAuditor(50);
+      let work = 0;
+      for (let i = 0; i < n; i++) {
+        audit.add('file', `/s${i}/x`, i + 1, `t${i}`);
+        audit.compact();
+        const { items, carried } = audit.judge(i + 2, 'x');
+        work += items.length + carried.length;
+        // bounded memory: the items held from one compaction to the next
+        if (audit.followed > 50) throw new Error(`the audit follows ${audit.followed} items, past its 50`);
+      }
+      return work + audit.scanned;
+    },
   },
 ];
 

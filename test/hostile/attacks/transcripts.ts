@@ -67,3 +67,20 @@ export const codexAssistant = (text: string): string =>
 /** A Codex `token_count` event: one model call whose input was `input` tokens (totals must change for each call). */
 export const codexCall = (input: number, total: number): string =>
   codexLine('event_msg', { type: 'token_count', info: { last_token_usage: { input_tokens: input }, total_token_usage: { total_tokens: total } } });
+
+/**
+ * Claude Code: `n` compactions, each stretch one Read of a path of its own with the one
+ * basename `x`, each summary `x`: every compaction keeps every earlier file (contract §8.4
+ * `file` is a basename substring), so each carries all the earlier ones (issue 39, the audit).
+ */
+export function* ccCompactionsCarrying(n: number): Generator<string> {
+  yield ccUser('u0', null, 'start');
+  let parent = 'u0';
+  for (let i = 0; i < n; i++) {
+    yield ccAssistant(`a${i}`, parent, [{ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `/s${i}/x` } }]);
+    yield ccCompactBoundary(`c${i}`, `a${i}`);
+    yield ccUser(`s${i}`, `c${i}`, 'x', { isCompactSummary: true });
+    parent = `s${i}`;
+  }
+  yield ccAssistant('last', parent, [{ type: 'text', text: 'done' }]);
+}

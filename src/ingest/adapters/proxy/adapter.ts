@@ -5,6 +5,7 @@
 // (src/proxy/) captures the request and the response's usage and hands them here; what
 // comes out takes the watch path (reference scorer, harness client) into the relay.
 import type { Sha256Hex } from '../../../core/analyse.ts';
+import { notFollowedField } from '../../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import type { AdaptedMessage } from '../claudeCode.ts';
 import { CLEARED_TOOL_RESULT } from '../claudeCode.ts';
@@ -150,6 +151,7 @@ export class ProxyAdapter {
         summary: built.summary,
         items: audit.items,
         carried: audit.carried,
+        ...notFollowedField(audit),
       };
       t.preTokens = null;
     }
