@@ -123,7 +123,8 @@ describe('the JSON-document importers over the hostile corpus, element by elemen
           .slice(0, upTo)
           .map((e, i) => mutated[i] ?? JSON.stringify(e));
         const array = `[\n${body.join(',\n')}\n]`;
-        const text = Array.isArray(doc) ? array : JSON.stringify({ ...(doc as Json), messages: '__M__' }).replace('"__M__"', array);
+        // Gemini CLI writes its document pretty-printed (JSON.stringify(conversation, null, 2)): its head so, its messages a line each
+        const text = Array.isArray(doc) ? array : JSON.stringify({ ...(doc as Json), messages: '__M__' }, null, 2).replace('"__M__"', array);
         fs.writeFileSync(file, text);
       };
       write([]);
@@ -134,9 +135,10 @@ describe('the JSON-document importers over the hostile corpus, element by elemen
         fs
           .readFileSync(file, 'utf8')
           .split('\n')
-          .findIndex((l) => l.startsWith('{')) + 1;
+          .findIndex((l) => l.startsWith('{"')) + 1;
       const n = elements(doc).length;
-      for (let i = 0; i < n; i++) {
+      // the first element names the format (as the first line does above): it is attacked apart
+      for (let i = 1; i < n; i++) {
         let prefixBase: Outcome | null = null;
         for (const [name, text] of mutations(elements(doc)[i]!)) {
           // 300k blocks are the last element (as for the JSONL files above)
