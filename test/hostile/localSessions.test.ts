@@ -174,6 +174,7 @@ describe('100,000 files on disk', () => {
     // an empty file is a row saying so, not a thrown look
     expect(list.sessions[0]!.problem).toBe('is empty');
     index.close();
+    fs.rmSync(home, { recursive: true, force: true });
   }, 120_000);
 });
 
