@@ -6,6 +6,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import zlib from 'node:zlib';
 import type { ProxyApi } from '../ingest/adapters/proxy/requests.ts';
+import { formatBytes } from '../ingest/lines.ts';
 import { UsageReader, type ResponseFacts } from '../ingest/adapters/proxy/usage.ts';
 
 export class RequestCapture {
@@ -43,6 +44,9 @@ export class RequestCapture {
       // codings are listed in the order they were applied: undone last first
       for (const c of codings.reverse()) body = decodeSync(c, body, this.maxBytes);
     } catch (e) {
+      // a body that inflates past the limit (a gzip bomb) is decoded no further than it
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+        return { error: `its ${codings.join(', ')} body decodes to more than ${formatBytes(this.maxBytes)} (--max-capture-bytes)` };
       return { error: (e as Error).message };
     }
     return body.toString('utf8');

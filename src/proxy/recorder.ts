@@ -9,6 +9,7 @@ import { ProxyAdapter } from '../ingest/adapters/proxy/adapter.ts';
 import { redactRequest } from '../ingest/adapters/proxy/redact.ts';
 import { readRequest, type ProxyApi } from '../ingest/adapters/proxy/requests.ts';
 import { formatBytes } from '../ingest/lines.ts';
+import { exceedsNesting, tooDeepMessage } from '../core/nesting.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { RequestCapture, ResponseCapture } from './capture.ts';
 import { sessionHeader } from './headers.ts';
@@ -113,6 +114,12 @@ export class CallRecorder {
     } catch {
       this.counts.malformed++;
       return;
+    }
+    // contract: a message nests at most MAX_NESTING levels; the adapter's walks over a deeper
+    // body would overflow the stack, so it is one input error of its session, not a turn
+    if (exceedsNesting(value, 1)) {
+      this.counts.malformed++;
+      return this.unread(call, tooDeepMessage(`${API_NAMES[call.api]} request`));
     }
     const read = readRequest(call.api, value);
     if ('error' in read) {

@@ -3,7 +3,8 @@
 // A line that is not JSON is skipped, as the adapter skips a truncated last line: the hook
 // is about the compaction, not about reporting input errors (`check` does that).
 import { CompactionFinder, type AuditedCompaction } from '../../ingest/adapters/pendingCompaction.ts';
-import { readBoundedTail } from './boundedRead.ts';
+import { exceedsNesting } from '../../core/nesting.ts';
+import { readBoundedTail, shownPath } from './boundedRead.ts';
 
 /** docs/hooks.md: the most of a transcript read (its tail); a longer file's older part is not audited. */
 export const MAX_TRANSCRIPT_BYTES = 16 * 1024 * 1024;
@@ -27,7 +28,8 @@ export interface AuditOptions {
 
 /** The transcript's last compaction, audited; or why it could not be. */
 export function auditTranscript(path: string, sessionId: string, options: AuditOptions = {}): TranscriptAudit | { error: string } {
-  const read = readBoundedTail(path, options.maxBytes ?? MAX_TRANSCRIPT_BYTES);
+  // Claude Code's transcripts are .jsonl (~/.claude/projects/<project>/<session>.jsonl)
+  const read = readBoundedTail(path, options.maxBytes ?? MAX_TRANSCRIPT_BYTES, '.jsonl');
   if ('error' in read) return read;
   const finder = new CompactionFinder(sessionId, options.keep ?? false);
   const deadline = options.deadline ?? Number.POSITIVE_INFINITY;
@@ -39,7 +41,7 @@ export function auditTranscript(path: string, sessionId: string, options: AuditO
     const raw = text.slice(at, end);
     at = end + 1;
     line++;
-    if ((line & 255) === 0 && performance.now() > deadline) return { error: `${path}: the time budget ran out after ${line} lines` };
+    if ((line & 255) === 0 && performance.now() > deadline) return { error: `${shownPath(path)}: the time budget ran out after ${line} lines` };
     if (raw.trim() === '') continue;
     let value: unknown;
     try {
@@ -47,6 +49,9 @@ export function auditTranscript(path: string, sessionId: string, options: AuditO
     } catch {
       continue;
     }
+    // a record nested past the limit is skipped as check makes it one input error: the
+    // adapter's walks over it would overflow the stack and end the whole audit
+    if (exceedsNesting(value, 1)) continue;
     finder.record(value, line);
   }
   return { compaction: finder.finish(), whole: !read.truncated, finder };

@@ -13,20 +13,38 @@ export interface BoundedText {
   truncated: boolean;
 }
 
-/** Why the path cannot be read, in one sentence, or the text read. */
-export function readBoundedTail(path: string, maxBytes: number): BoundedText | { error: string } {
+/** Linux's PATH_MAX: a longer path names no file, and is not echoed whole to stderr either. */
+export const MAX_PATH_BYTES = 4096;
+const SHOWN_PATH_CHARS = 200;
+
+/** The path as a message shows it: at most SHOWN_PATH_CHARS, so no event makes a huge stderr line. */
+export function shownPath(path: string): string {
+  return path.length <= SHOWN_PATH_CHARS ? path : `${path.slice(0, SHOWN_PATH_CHARS)}… (${path.length} characters)`;
+}
+
+/**
+ * Why the path cannot be read, in one sentence, or the text read. `suffix`: only a file whose
+ * name ends so is read (the hook's transcripts are .jsonl: a path to ~/.ssh/id_rsa through a
+ * linked folder is refused before a byte of it is read).
+ */
+export function readBoundedTail(path: string, maxBytes: number, suffix?: string): BoundedText | { error: string } {
+  const shown = shownPath(path);
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) return { error: `${shown} is longer than ${MAX_PATH_BYTES} bytes: not a path to open` };
+  if (path.includes('\0')) return { error: `${shown} holds a NUL byte: not a path to open` };
   let fd: number;
   try {
     fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP') return { error: `${path} is a symbolic link: not followed` };
-    if (code === 'ENOENT') return { error: `${path} does not exist` };
-    return { error: `cannot open ${path}: ${(e as Error).message}` };
+    if (code === 'ELOOP') return { error: `${shown} is a symbolic link: not followed` };
+    if (code === 'ENOENT') return { error: `${shown} does not exist` };
+    // the code, not the message: Node's message repeats the whole path
+    return { error: `cannot open ${shown}: ${code ?? (e as Error).message}` };
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { error: `${path} is not a regular file (${kindOf(st)})` };
+    if (!st.isFile()) return { error: `${shown} is not a regular file (${kindOf(st)})` };
+    if (suffix !== undefined && !path.endsWith(suffix)) return { error: `${shown} is not a ${suffix} file: not read` };
     const size = st.size;
     const start = Math.max(0, size - maxBytes);
     const buf = Buffer.allocUnsafe(size - start);
@@ -44,7 +62,7 @@ export function readBoundedTail(path: string, maxBytes: number): BoundedText | {
     }
     return { text: body.toString('utf8'), size, truncated: start > 0 };
   } catch (e) {
-    return { error: `cannot read ${path}: ${(e as Error).message}` };
+    return { error: `cannot read ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
   } finally {
     fs.closeSync(fd);
   }

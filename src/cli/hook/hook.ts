@@ -9,7 +9,7 @@ import { isObject } from '../../ingest/adapters/json.ts';
 import { relayBase } from '../relayUrl.ts';
 import { writeAll } from '../output.ts';
 import { auditTranscript, HOOK_TIME_BUDGET_MS } from './auditTranscript.ts';
-import { readStdin } from './boundedRead.ts';
+import { readStdin, shownPath } from './boundedRead.ts';
 import { handbackOf } from './handbackOf.ts';
 
 /** docs/hooks.md: an event is a few hundred bytes; more than this is not one. */
@@ -59,7 +59,7 @@ export async function runHookEvent(options: HookOptions): Promise<number> {
     const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : 'claude-code';
     const audit = auditTranscript(transcript, sessionId, { deadline: started + HOOK_TIME_BUDGET_MS, keep: options.url !== null });
     if ('error' in audit) return (warn(audit.error), 0);
-    if (audit.compaction === null) return (warn(`${transcript} holds no compaction to audit`), 0);
+    if (audit.compaction === null) return (warn(`${shownPath(transcript)} holds no compaction to audit`), 0);
     const handback = handbackOf(audit.compaction, transcript, options.budget, audit.whole);
     if (handback.text === '') warn(`--budget ${options.budget} is too small to hand anything back`);
     else await writeAll(process.stdout, JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: handback.text } }) + '\n');

@@ -7,6 +7,7 @@ import type { LocalSessionList } from '../../protocol/localSessions.ts';
 import { drainedOrClosed, json } from '../httpReply.ts';
 import type { Route } from '../routes.ts';
 import type { LocalSessionIndex } from './localIndex.ts';
+import { NotRegularFile, openRegularFile } from './openRegular.ts';
 
 export const LOCAL_LIST_PATH = '/api/local';
 const ROW_ID = /^[0-9a-f]{24}$/;
@@ -50,9 +51,11 @@ export function localRoutes(index: LocalSessionIndex | null, reason: string | nu
 async function sendFile(headOnly: boolean, res: import('node:http').ServerResponse, file: string, name: string): Promise<void> {
   let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    handle = await openRegularFile(file);
   } catch (e) {
-    return json(res, 404, { error: `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    return json(res, 404, {
+      error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    });
   }
   try {
     const size = (await handle.stat()).size;

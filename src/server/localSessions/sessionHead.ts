@@ -10,6 +10,7 @@ import type { LocalAgent } from '../../protocol/localSessions.ts';
 import { detectFormat } from '../../ingest/adapters/detect.ts';
 import { contentText, requestOf } from '../../ingest/adapters/codexItems.ts';
 import { typedText } from '../../ingest/adapters/injectedText.ts';
+import { NotRegularFile, openRegularFile } from './openRegular.ts';
 
 export interface SessionHead {
   agent: LocalAgent;
@@ -38,9 +39,9 @@ const TITLE_CHARS = 200;
 export async function readSessionHead(file: string, agent: LocalAgent, limits: HeadLimits = DEFAULT_HEAD_LIMITS): Promise<SessionHead> {
   let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    handle = await openRegularFile(file);
   } catch (e) {
-    return problem(agent, `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    return problem(agent, e instanceof NotRegularFile ? `is ${e.message}` : `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -57,12 +58,12 @@ export async function readSessionHead(file: string, agent: LocalAgent, limits: H
       if (after.size === before.size && after.mtimeMs === before.mtimeMs && !replaced) return headOf(file, agent, head, tail, whole);
       if (replaced) {
         await handle.close();
-        handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+        handle = await openRegularFile(file);
       }
     }
     return problem(agent, 'kept changing while it was read; it is read again at the next look');
   } catch (e) {
-    return problem(agent, `cannot be read: ${(e as Error).message}`);
+    return problem(agent, e instanceof NotRegularFile ? `is ${e.message}` : `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   } finally {
     await handle.close().catch(() => undefined);
   }
