@@ -4,6 +4,8 @@
 import { describeSkipped } from '../ingest/adapters/skipped.ts';
 import type { AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
+import type { OmittedInputErrors } from '../core/inputErrorList.ts';
+import type { InputErrorReason } from '../core/inputErrorReasons.ts';
 
 const FORMAT_NAMES: Record<TranscriptFormat, string> = {
   wire: 'Context Health messages',
@@ -36,6 +38,8 @@ export function parseFrom(value: string | undefined): TranscriptFormat | undefin
 
 /** The input errors a line that is no record of any format gets (the engine's words, src/core/validate.ts, inputErrors.ts, lines.ts). */
 const NOT_A_RECORD = /^(not valid JSON|a message must be a JSON object|type must be "session" or "snapshot"|not valid UTF-8)/;
+/** The same errors by their reasons (src/core/inputErrorReasons.ts) */
+const NOT_A_RECORD_REASONS: ReadonlySet<InputErrorReason> = new Set(['not-json', 'not-object', 'bad-type', 'not-utf8']);
 
 /**
  * docs/adapters.md "Telling the format": a file none of whose lines is a record of any format
@@ -44,9 +48,15 @@ const NOT_A_RECORD = /^(not valid JSON|a message must be a JSON object|type must
  * transcript with any message of the product's own format, even a broken one, keeps its
  * report exactly as before.
  */
-export function notATranscript(summary: AdapterSummary, report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[] }): string | null {
+export function notATranscript(
+  summary: AdapterSummary,
+  report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[]; input_errors_omitted?: OmittedInputErrors },
+): string | null {
   if (summary.format !== 'wire' || report.sessions.length > 0 || report.input_errors.length === 0) return null;
   if (!report.input_errors.every((e) => NOT_A_RECORD.test(e.message))) return null;
+  // past the first 1,000 (contract §2.5) the rest are known by their reasons: the same four kinds
+  const counted = Object.keys(report.input_errors_omitted?.by_reason ?? {}) as InputErrorReason[];
+  if (!counted.every((reason) => NOT_A_RECORD_REASONS.has(reason))) return null;
   const kinds = Object.entries(FORMAT_NAMES).map(([format, name]) => (format === 'wire' ? name : `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}`));
   return `not a transcript this reads: expected one of ${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]!} (check --help shows a line of each)`;
 }
