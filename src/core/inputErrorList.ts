@@ -43,6 +43,11 @@ export class InputErrorList<E extends { line: number; message: string }> {
     if (this.kept.length >= 2 * this.limit) this.cut();
   }
 
+  /** Errors held now: at most twice the limit, whatever was added (what bounds the memory). */
+  get held(): number {
+    return this.kept.length;
+  }
+
   /** The listed errors, in line order (at most `limit`). */
   listed(): E[] {
     this.cut();
