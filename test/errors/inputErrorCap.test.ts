@@ -11,9 +11,6 @@ import { checkTranscript } from '../../src/cli/check.ts';
 import { checkJson } from '../../src/cli/checkOutput.ts';
 import { humanOutput } from '../../src/cli/humanOutput.ts';
 import { batchRow, batchTable } from '../../src/cli/batchRows.ts';
-import { nodeSha256 } from '../../src/node/platform.ts';
-import { Job } from '../../src/worker/job.ts';
-import { DEFAULT_STORE_LIMITS } from '../../src/results/store.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'errcap-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -118,29 +115,5 @@ describe('check past the first 1,000 input errors', () => {
     expect(result.report.input_errors).toHaveLength(1000);
     expect(Object.keys(checkJson(result))).toEqual(['sessions', 'input_errors']);
     expect(humanOutput(result.report, 'f')).toContain('  … and 980 more (see --json)\n');
-  });
-});
-
-describe("the dashboard's Worker past the first 1,000", () => {
-  it('lists the first 1,000, counts the rest by reason, and never holds more than twice that', () => {
-    const job = new Job(1, { kind: 'url', url: 'x', name: 'x' }, {}, 'auto', nodeSha256, DEFAULT_STORE_LIMITS);
-    const t = transcript(20_000, 10);
-    const lines = t.text.split('\n');
-    let most = 0;
-    lines.forEach((text, i) => {
-      if (text !== '') job.line(text, i + 1);
-      most = Math.max(most, job.errors.held);
-    });
-    expect(most).toBeLessThanOrEqual(2 * LISTED_INPUT_ERRORS);
-    const s = job.summary();
-    expect(s.sessions[0]!.turns).toBe(t.turns);
-    expect(s.inputErrorCount).toBe(t.errorLines.length);
-    expect(s.inputErrors.map((e) => e.line)).toEqual(t.errorLines.slice(0, 1000));
-    expect(s.inputErrorAfterTurn).toHaveLength(1000);
-    expect(s.inputErrorAfterTurn![999]).toBe(Math.floor(t.errorLines[999]! / 10));
-    expect(s.inputErrorsOmitted).toEqual({
-      count: t.errorLines.length - 1000,
-      by_reason: { 'not-json': t.byReason.get('not-json'), 'not-object': t.byReason.get('not-object'), 'bad-type': t.byReason.get('bad-type') },
-    });
   });
 });

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src/core/engine.ts';
 import { inputErrorReason, INPUT_ERROR_REASONS, type InputErrorReason } from '../../src/core/inputErrorReasons.ts';
-import { relayInputErrors } from '../../src/worker/relayInputErrors.ts';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { nodeSha256 } from '../../src/node/platform.ts';
 
@@ -89,11 +88,6 @@ describe('the reason of each input error (contract §2.5)', () => {
       for (const e of report.input_errors) expect(inputErrorReason(e.message), e.message).toBe(reason);
     },
   );
-
-  it('OTLP spans the relay could not place are otlp (the dashboard following a live session)', () => {
-    const relayed = relayInputErrors({ session_id: 's', input_errors: [{ trace_id: 't', span_id: 'p', message: 'late' }], input_errors_not_listed: 4 }, 7);
-    expect(relayed.map((e) => inputErrorReason(e.message))).toEqual(['otlp', 'otlp']);
-  });
 
   it('an event file of an OpenHands folder keeps its reason behind its name; an unknown sentence is other', () => {
     expect(inputErrorReason('event-3.json: not valid JSON: Unexpected token')).toBe('not-json');
