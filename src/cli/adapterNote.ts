@@ -5,6 +5,8 @@ import { describeSkipped } from '../ingest/adapters/skipped.ts';
 import type { AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { FORMAT_NAMES, isNotARecord, notATranscriptSentence } from '../ingest/adapters/notATranscript.ts';
+import type { OmittedInputErrors } from '../core/inputErrorList.ts';
+import type { InputErrorReason } from '../core/inputErrorReasons.ts';
 
 export function adapterNote(summary: AdapterSummary): string {
   if (summary.format === 'wire') return '';
@@ -26,6 +28,9 @@ export function parseFrom(value: string | undefined): TranscriptFormat | undefin
   return { error: `--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto, got ${JSON.stringify(value)}` };
 }
 
+/** The errors of isNotARecord() by their reasons (src/core/inputErrorReasons.ts) */
+const NOT_A_RECORD_REASONS: ReadonlySet<InputErrorReason> = new Set(['not-json', 'not-object', 'bad-type', 'not-utf8']);
+
 /**
  * docs/adapters.md "Telling the format": a file none of whose lines is a record of any format
  * this reads (no adapter knew its first message, no line was a session or snapshot, every
@@ -33,8 +38,14 @@ export function parseFrom(value: string | undefined): TranscriptFormat | undefin
  * transcript with any message of the product's own format, even a broken one, keeps its
  * report exactly as before.
  */
-export function notATranscript(summary: AdapterSummary, report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[] }): string | null {
+export function notATranscript(
+  summary: AdapterSummary,
+  report: { sessions: readonly unknown[]; input_errors: readonly { message: string }[]; input_errors_omitted?: OmittedInputErrors },
+): string | null {
   if (summary.format !== 'wire' || report.sessions.length > 0 || report.input_errors.length === 0) return null;
   if (!report.input_errors.every((e) => isNotARecord(e.message))) return null;
+  // past the first 1,000 (contract §2.5) the rest are known by their reasons: the same four kinds
+  const counted = Object.keys(report.input_errors_omitted?.by_reason ?? {}) as InputErrorReason[];
+  if (!counted.every((reason) => NOT_A_RECORD_REASONS.has(reason))) return null;
   return notATranscriptSentence();
 }

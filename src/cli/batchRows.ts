@@ -2,12 +2,14 @@
 // file (agent, turns, compactions, confirmed losses, faults, headline), worst files first, then
 // one line of totals. A row is summed in the thread that read the file, so only the row
 // crosses to the main thread, never the file's report.
-import type { CheckOutput } from '../core/checkOutput.ts';
+import { inputErrorCount, type CheckOutput } from '../core/checkOutput.ts';
+import type { OmittedInputErrors } from '../core/inputErrorList.ts';
 import { escapeControls } from '../core/terminalText.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import type { ContextKind } from '../report/contextHeadline.ts';
 import { type HeadlineKind } from '../report/headline.ts';
 import { sessionHeadline } from '../report/sessionHeadline.ts';
+import { inputErrorsNote } from '../report/inputErrorWords.ts';
 
 export interface BatchRow {
   file: string;
@@ -18,6 +20,8 @@ export interface BatchRow {
   confirmedLosses: number;
   faults: number;
   inputErrors: number;
+  /** contract §2.5: the errors past the first 1,000, counted by reason; absent when all are listed */
+  inputErrorsOmitted?: OmittedInputErrors;
   /** the worst of its sessions' headlines (src/report/sessionHeadline.ts), or null with no turn */
   headline: { kind: RowKind; label: string } | null;
   error?: string;
@@ -70,7 +74,18 @@ export function batchRow(file: string, agent: TranscriptFormat, report: CheckOut
     const h = sessionHeadline(s, threshold === undefined ? {} : { pressureThreshold: threshold });
     if (h !== null && (worst === null || ROW_RANK[h.kind] > ROW_RANK[worst.kind])) worst = { kind: h.kind, label: h.label };
   }
-  return { file, agent, turns, compactions, confirmedLosses, faults, inputErrors: report.input_errors.length, headline: worst };
+  const omitted = report.input_errors_omitted;
+  return {
+    file,
+    agent,
+    turns,
+    compactions,
+    confirmedLosses,
+    faults,
+    inputErrors: inputErrorCount(report),
+    ...(omitted === undefined ? {} : { inputErrorsOmitted: omitted }),
+    headline: worst,
+  };
 }
 
 export function unreadableRow(file: string, error: string): BatchRow {
@@ -84,6 +99,10 @@ function worse(a: BatchRow, b: BatchRow): number {
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "3 input errors", or past the first 1,000 (contract §2.5) what was only counted, by reason */
+const errorsNote = (r: BatchRow): string =>
+  r.inputErrorsOmitted === undefined ? plural(r.inputErrors, 'input error') : inputErrorsNote(r.inputErrors - r.inputErrorsOmitted.count, r.inputErrorsOmitted);
 
 /** The table, worst files first, and the line of totals. File names are shown escaped (they come from the disk). */
 export function batchTable(rows: readonly BatchRow[], skipped: number): string {
@@ -99,9 +118,7 @@ export function batchTable(rows: readonly BatchRow[], skipped: number): string {
           String(r.compactions),
           String(r.confirmedLosses),
           String(r.faults),
-          r.headline === null
-            ? `no valid snapshot (${plural(r.inputErrors, 'input error')})`
-            : r.headline.label + (r.inputErrors > 0 ? ` (${plural(r.inputErrors, 'input error')})` : ''),
+          r.headline === null ? `no valid snapshot (${errorsNote(r)})` : r.headline.label + (r.inputErrors > 0 ? ` (${errorsNote(r)})` : ''),
         ],
   );
   const all = [header, ...cells.map((row) => row.map((c, i) => (i === 0 || i === 6 ? escapeControls(c) : c)))];

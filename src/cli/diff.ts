@@ -7,7 +7,7 @@ import { compareCompactions, type CompactionComparison, type CompactionTotals } 
 import { compareSessions, newIncidents, outlineOfReport, relativePosition, type Alignment, type Comparison, type TurnVerdict } from '../core/compare.ts';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import type { Incident } from '../core/incidents.ts';
-import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
+import { inputErrorCount, type CheckOutput, type SessionOutput } from '../core/checkOutput.ts';
 import { SEVERITY, type Severity } from '../core/signals.ts';
 import { checkTranscript, type CheckResult } from './check.ts';
 import { capThreads, parseThreads } from './threads.ts';
@@ -172,7 +172,7 @@ function pickSession(report: CheckOutput, id: string | undefined): SessionOutput
     const known = report.sessions.map((x) => JSON.stringify(x.session_id)).join(', ');
     return `no session ${JSON.stringify(id)} (sessions: ${known || 'none'})`;
   }
-  return report.sessions.find((x) => x.turns > 0) ?? `holds no valid snapshot (${report.input_errors.length} input errors)`;
+  return report.sessions.find((x) => x.turns > 0) ?? `holds no valid snapshot (${inputErrorCount(report)} input errors)`;
 }
 
 const shown = (path: string): string => (path === '-' ? 'stdin' : path);
@@ -193,7 +193,7 @@ function diffJson(
     file: shown(paths[i]),
     session_id: sessions[i].session_id,
     turns: sessions[i].turns,
-    input_errors: results[i]!.report.input_errors.length,
+    input_errors: inputErrorCount(results[i]!.report),
   });
   const verdict = (v: TurnVerdict, s: SessionOutput): VerdictJson => ({
     turn: v.turn,

@@ -1,5 +1,5 @@
 // The terminal report of `check` without --json: what a person reads first.
-import type { CheckOutput, SessionOutput } from '../core/checkOutput.ts';
+import { inputErrorCount, type CheckOutput, type SessionOutput } from '../core/checkOutput.ts';
 import { runsOf } from '../core/incidents.ts';
 import { compactionLines, notApplicableLines } from '../report/compactionWords.ts';
 import { SIGNALS, SEVERITY, type Signal } from '../core/signals.ts';
@@ -7,6 +7,10 @@ import { droppedLinesWords, headline, HEADLINE_RANK, type Headline, type Headlin
 import { escapeControls } from '../core/terminalText.ts';
 import { outOfScope, sessionHeadline } from '../report/sessionHeadline.ts';
 import { appendAll } from '../core/arrays.ts';
+import { moreInputErrorsWords, unshownReasons } from '../report/inputErrorWords.ts';
+
+/** Input errors the terminal shows one by one; the rest are summed up in one line. */
+const SHOWN_ERRORS = 20;
 
 /**
  * `pressureThresholds`: each session's pressure_threshold as its engine resolved it (header
@@ -20,15 +24,20 @@ export function humanOutput(
 ): string {
   const out: string[] = [];
   const turns = report.sessions.reduce((n, s) => n + s.turns, 0);
+  const errors = inputErrorCount(report);
   out.push(
-    `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${report.input_errors.length} input error${report.input_errors.length === 1 ? '' : 's'}`,
+    `${source}: ${report.sessions.length} session${report.sessions.length === 1 ? '' : 's'}, ${turns} turns, ${errors} input error${errors === 1 ? '' : 's'}`,
   );
-  for (const s of report.sessions)
-    appendAll(out, ['', ...sessionSection(s, titles.get(s.session_id), report.input_errors.length, pressureThresholds.get(s.session_id))]);
-  if (report.input_errors.length > 0) {
+  for (const s of report.sessions) appendAll(out, ['', ...sessionSection(s, titles.get(s.session_id), errors, pressureThresholds.get(s.session_id))]);
+  if (errors > 0) {
     out.push('', 'Input errors (these lines were skipped; every other line was analysed):');
-    for (const e of report.input_errors.slice(0, 20)) out.push(`  line ${e.line}: ${e.message}`);
-    if (report.input_errors.length > 20) out.push(`  … and ${report.input_errors.length - 20} more (see --json)`);
+    for (const e of report.input_errors.slice(0, SHOWN_ERRORS)) out.push(`  line ${e.line}: ${e.message}`);
+    const omitted = report.input_errors_omitted;
+    if (omitted !== undefined) {
+      // contract §2.5: past the first 1,000 only counts are kept, so --json cannot show the rest either
+      const reasons = unshownReasons(report.input_errors.slice(SHOWN_ERRORS), omitted);
+      out.push(`  ${moreInputErrorsWords(errors - SHOWN_ERRORS, reasons)}; --json lists the first ${report.input_errors.length} and counts the rest`);
+    } else if (errors > SHOWN_ERRORS) out.push(`  … and ${errors - SHOWN_ERRORS} more (see --json)`);
   }
   // Titles, ids and bad lines come from the input: a terminal must not act on their control
   // characters (an ESC starts a sequence that can repaint or retitle the terminal)

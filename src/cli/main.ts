@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
-import { reachesFailLevel } from '../core/checkOutput.ts';
+import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
 import { notATranscript, parseFrom } from './adapterNote.ts';
 import type { CheckOptions } from './check.ts';
@@ -270,9 +270,7 @@ async function runCheck(args: string[]): Promise<number> {
   await writeCheckOutput(process.stdout, result, { json: values.json, source: path === '-' ? 'stdin' : path });
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(
-      escapeLines(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${report.input_errors.length} input errors)\n`),
-    );
+    process.stderr.write(escapeLines(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${inputErrorCount(report)} input errors)\n`));
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;

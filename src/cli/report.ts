@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
-import { reachesFailLevel } from '../core/checkOutput.ts';
+import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
 import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { capThreads, parseThreads, reportThreads } from './threads.ts';
@@ -230,7 +230,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(escapeLines(`context-health: ${file} holds no valid snapshot (${result.report.input_errors.length} input errors)\n`));
+    process.stderr.write(escapeLines(`context-health: ${file} holds no valid snapshot (${inputErrorCount(result.report)} input errors)\n`));
     return 2;
   }
   let rendered;

@@ -4,6 +4,7 @@ import type { CompactionRecord } from './compactions.ts';
 import type { ContextWindow } from './composition.ts';
 import { notApplicable, scopeOf } from './scope.ts';
 import type { InputError, Outcome } from './engine.ts';
+import { InputErrorList, type OmittedInputErrors } from './inputErrorList.ts';
 import { SEVERITY_RANK, type Finding, type Severity, type Signal, type Verdict } from './signals.ts';
 
 /** contract §6: the per-turn metrics of the `check --json` shape, exactly these keys. */
@@ -28,12 +29,20 @@ export interface SessionOutput {
 
 export interface CheckOutput {
   sessions: SessionOutput[];
+  /** contract §2.5: the first 1,000 input errors by line */
   input_errors: InputError[];
+  /** contract §6.1: the errors past those, counted by reason; absent when every error is listed */
+  input_errors_omitted?: OmittedInputErrors;
+}
+
+/** Every input error of the report, listed or only counted (contract §2.5). */
+export function inputErrorCount(report: Pick<CheckOutput, 'input_errors' | 'input_errors_omitted'>): number {
+  return report.input_errors.length + (report.input_errors_omitted?.count ?? 0);
 }
 
 export class CheckOutputBuilder {
   private readonly bySession = new Map<string, SessionOutput>();
-  private readonly inputErrors: InputError[] = [];
+  private readonly inputErrors = new InputErrorList<InputError>();
   /** header titles, for the human output (not part of contract §6 JSON shape) */
   readonly titles = new Map<string, string>();
 
@@ -50,7 +59,7 @@ export class CheckOutputBuilder {
         break;
       }
       case 'error':
-        this.inputErrors.push(outcome.error);
+        this.inputErrors.add(outcome.error);
         break;
       case 'ignored':
         break;
@@ -58,13 +67,15 @@ export class CheckOutputBuilder {
   }
 
   addError(error: InputError): void {
-    this.inputErrors.push(error);
+    this.inputErrors.add(error);
   }
 
   build(): CheckOutput {
-    // contract §6 shape: {line, message} per input error, in line order
-    const input_errors = [...this.inputErrors].sort((a, b) => a.line - b.line).map((e) => ({ line: e.line, message: e.message }));
-    return { sessions: [...this.bySession.values()], input_errors };
+    // contract §6 shape: {line, message} per input error, in line order; past the first
+    // 1,000 (§2.5), one more key, so a report of fewer errors is the same bytes as before
+    const input_errors = this.inputErrors.listed().map((e) => ({ line: e.line, message: e.message }));
+    const omitted = this.inputErrors.omitted();
+    return { sessions: [...this.bySession.values()], input_errors, ...(omitted === null ? {} : { input_errors_omitted: omitted }) };
   }
 
   private addTurn(r: TurnResult): void {

@@ -3,6 +3,7 @@
 import type { Sha256Hex } from '../core/analyse.ts';
 import { resolveThresholds, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import { Engine, type InputError, type Outcome } from '../core/engine.ts';
+import { InputErrorList, LISTED_INPUT_ERRORS } from '../core/inputErrorList.ts';
 import { ReferenceDisagreement } from '../core/referenceDisagreement.ts';
 import type { ScorerMode } from '../ingest/adapters/scoringStage.ts';
 import { SIGNALS, type Signal } from '../core/signals.ts';
@@ -14,18 +15,18 @@ import type { JobSummary, LoadProgress, SessionSummary, Source } from './protoco
 import { ACTIONS, TurnColumnStore, type StoreLimits } from '../results/store.ts';
 import { isNotARecord, notATranscriptSentence } from '../ingest/adapters/notATranscript.ts';
 
-/** Input errors kept to list on screen; the rest are only counted. */
-export const MAX_LISTED_ERRORS = 500;
+/** Input errors kept to list on screen, as `check` keeps them (contract §2.5); the rest are only counted, by reason. */
+export const MAX_LISTED_ERRORS = LISTED_INPUT_ERRORS;
 
 export class Job {
   readonly engine: Engine;
   /** contract §7 reference_disagreement, after the engine, exactly as src/cli/check.ts wires it */
   readonly disagreement = new ReferenceDisagreement();
   readonly stores = new Map<string, TurnColumnStore>();
-  readonly errors: InputError[] = [];
+  /** the first input errors by line, the rest counted (contract §2.5): the Worker never holds them all */
+  readonly errors = new InputErrorList<InputError>(MAX_LISTED_ERRORS, (e) => this.errorAfterTurn.delete(e));
   /** the engine's sha256, told the digests a parsing Worker computed for the record taken in */
   readonly digests: KnownDigests;
-  errorCount = 0;
   /** an input error of a record of some format (not a line of none): the file is a transcript, if a broken one */
   private someRecord = false;
   /** the turn of the last snapshot read, in file order: where an input error fell on the turn axis */
@@ -125,12 +126,9 @@ export class Job {
   }
 
   addError(error: InputError): void {
-    this.errorCount++;
     if (!isNotARecord(error.message)) this.someRecord = true;
-    if (this.errors.length < MAX_LISTED_ERRORS) {
-      this.errors.push(error);
-      this.errorAfterTurn.set(error, this.lastTurn);
-    }
+    this.errorAfterTurn.set(error, this.lastTurn);
+    this.errors.add(error);
   }
 
   store(sid: string): TurnColumnStore {
@@ -144,15 +142,20 @@ export class Job {
   }
 
   /** The listed input errors by line, and beside each the turn read last before it (the turn axis marks where lines were lost). */
-  private listedErrors(): Pick<JobSummary, 'inputErrors' | 'inputErrorAfterTurn'> {
-    const inputErrors = [...this.errors].sort((a, b) => a.line - b.line);
-    return { inputErrors, inputErrorAfterTurn: inputErrors.map((e) => this.errorAfterTurn.get(e) ?? null) };
+  private listedErrors(): Pick<JobSummary, 'inputErrors' | 'inputErrorAfterTurn' | 'inputErrorsOmitted'> {
+    const inputErrors = this.errors.listed();
+    const omitted = this.errors.omitted();
+    return {
+      inputErrors,
+      inputErrorAfterTurn: inputErrors.map((e) => this.errorAfterTurn.get(e) ?? null),
+      ...(omitted === null ? {} : { inputErrorsOmitted: omitted }),
+    };
   }
 
   summary(): JobSummary {
     return {
       sessions: [...this.stores.values()].map(sessionSummary),
-      inputErrorCount: this.errorCount,
+      inputErrorCount: this.errors.total,
       ...this.listedErrors(),
       linesRead: this.lines,
       format: this.format,
@@ -165,7 +168,7 @@ export class Job {
 
   /** As `check` decides it (src/cli/adapterNote.ts notATranscript): no session, and every error a line of no format. */
   private isNotATranscript(): boolean {
-    return this.stores.size === 0 && this.errorCount > 0 && !this.someRecord && (this.adapter === undefined || this.adapter.format === 'wire');
+    return this.stores.size === 0 && this.errors.total > 0 && !this.someRecord && (this.adapter === undefined || this.adapter.format === 'wire');
   }
 }
 

@@ -3,6 +3,7 @@
 // it belongs to, and the client drops anything for a job that is no longer current
 // (docs/architecture.md "Worker messages"). Bulk numbers travel as typed arrays in the transfer list.
 import type { InputError } from '../core/engine.ts';
+import type { OmittedInputErrors } from '../core/inputErrorList.ts';
 import type { Thresholds } from '../core/config.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
 import type { ReportData } from '../report/markdown.ts';
@@ -208,8 +209,10 @@ export interface SessionSummary {
 export interface JobSummary {
   sessions: SessionSummary[];
   inputErrorCount: number;
-  /** the first input errors (at most a few hundred), in line order */
+  /** the first input errors (at most 1,000, contract §2.5), in line order */
   inputErrors: InputError[];
+  /** the errors past those, counted by reason; absent when every error is listed */
+  inputErrorsOmitted?: OmittedInputErrors;
   /** for each of `inputErrors`, the turn of the last snapshot read before it (null: before any) */
   inputErrorAfterTurn?: (number | null)[];
   linesRead: number;

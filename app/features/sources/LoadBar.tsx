@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { cancelLoad } from '../../analysis.ts';
 import { loadStatusText, useAnalysis } from '../../stores/analysis.ts';
+import { moreInputErrorsWords, unshownReasons } from '../../../src/report/inputErrorWords.ts';
 
 export function LoadBar() {
   const source = useAnalysis((s) => s.source);
@@ -60,7 +61,13 @@ export function LoadBar() {
                   : {e.message}
                 </li>
               ))}
-              {errors > summary!.inputErrors.length && <li className="muted">… and {errors - summary!.inputErrors.length} more</li>}
+              {errors > summary!.inputErrors.length && (
+                <li className="muted" data-testid="input-errors-more">
+                  {summary!.inputErrorsOmitted === undefined
+                    ? `… and ${errors - summary!.inputErrors.length} more`
+                    : moreInputErrorsWords(errors - summary!.inputErrors.length, unshownReasons([], summary!.inputErrorsOmitted))}
+                </li>
+              )}
             </ol>
           )}
         </div>
