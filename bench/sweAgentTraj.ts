@@ -40,7 +40,12 @@ function pretty(value: unknown, level: number): string {
 
 /** The document's text piece by piece (joined, one pretty-printed JSON object). */
 export function* trajPieces(shape: TrajShape): Generator<string> {
-  const system = { role: 'system', content: 'You are a helpful assistant that can interact with a computer to solve tasks.', agent: 'main', message_type: 'system_prompt' };
+  const system = {
+    role: 'system',
+    content: 'You are a helpful assistant that can interact with a computer to solve tasks.',
+    agent: 'main',
+    message_type: 'system_prompt',
+  };
   const task = { role: 'user', content: `<uploaded_files>/testbed</uploaded_files> ${prose(7, 400)}`, agent: 'main', message_type: 'observation' };
   const history: Record<string, unknown>[] = [system, task];
   const response = (i: number): string => `Step ${i}: ${prose(i * 3 + 1, 200)}\n\n\`\`\`\nopen src/file${i % 40}.py\n\`\`\``;

@@ -71,4 +71,3 @@ export class HistoryCalls {
     return { type: 'snapshot', session_id: this.sessionId, turn: ++this.calls, spans: this.seen.map((s) => ({ ...s })) };
   }
 }
-
