@@ -5,12 +5,19 @@
 // is the patterns' length plus the text's, and each pattern is reported once.
 
 export class PatternSet {
-  private readonly next: Map<number, number>[] = [new Map()];
-  private readonly fail: number[] = [0];
+  // docs/security.md "Bounded memory": a node is a few 32-bit cells, not a Map, since an
+  // item's text of 10 MB (a huge prompt) is a chain of 10M nodes with one child each; only a
+  // node with two children or more keeps a Map of them (`wide`)
+  private size = 1;
+  /** the code unit to the node's one child (−1: none, or see `wide`) */
+  private ch = new Int32Array(16).fill(-1);
+  private to = new Int32Array(16);
+  private readonly wide = new Map<number, Map<number, number>>();
+  private fail = new Int32Array(16);
   /** the pattern ending at the node, or -1 */
-  private readonly own: number[] = [-1];
+  private own = new Int32Array(16).fill(-1);
   /** the nearest node along the fail links (itself excluded) where a pattern ends, or -1 */
-  private readonly dict: number[] = [-1];
+  private dict = new Int32Array(16).fill(-1);
   /** node and code-unit steps taken: the work the scaling tests count */
   steps = 0;
 
@@ -20,14 +27,10 @@ export class PatternSet {
       let node = 0;
       for (let k = 0; k < p.length; k++) {
         const c = p.charCodeAt(k);
-        let to = this.next[node]!.get(c);
+        let to = this.get(node, c);
         if (to === undefined) {
-          to = this.next.length;
-          this.next.push(new Map());
-          this.fail.push(0);
-          this.own.push(-1);
-          this.dict.push(-1);
-          this.next[node]!.set(c, to);
+          to = this.add();
+          this.set(node, c, to);
         }
         node = to;
         this.steps++;
@@ -35,36 +38,37 @@ export class PatternSet {
       if (this.own[node] === -1) this.own[node] = i;
     });
     // breadth first: a node's fail link is the longest proper suffix that is also a prefix
-    const queue: number[] = [];
-    for (const child of this.next[0]!.values()) queue.push(child);
-    for (let q = 0; q < queue.length; q++) {
+    const queue = new Int32Array(this.size);
+    let tail = 0;
+    this.forChildren(0, (_c, child) => (queue[tail++] = child));
+    for (let q = 0; q < tail; q++) {
       const node = queue[q]!;
-      for (const [c, child] of this.next[node]!) {
+      this.forChildren(node, (c, child) => {
         let f = this.fail[node]!;
-        while (f !== 0 && !this.next[f]!.has(c)) {
+        while (f !== 0 && this.get(f, c) === undefined) {
           f = this.fail[f]!;
           this.steps++;
         }
-        const to = this.next[f]!.get(c);
+        const to = this.get(f, c);
         this.fail[child] = to !== undefined && to !== child ? to : 0;
         const fc = this.fail[child]!;
         this.dict[child] = this.own[fc] !== -1 ? fc : this.dict[fc]!;
-        queue.push(child);
-      }
+        queue[tail++] = child;
+      });
     }
   }
 
   /** The indexes of the patterns that occur in `text`. */
   occurring(text: string): Set<number> {
     const found = new Set<number>();
-    const reported = new Uint8Array(this.next.length);
+    const reported = new Uint8Array(this.size);
     let node = 0;
     for (let k = 0; k < text.length; k++) {
       const c = text.charCodeAt(k);
-      let to = this.next[node]!.get(c);
+      let to = this.get(node, c);
       while (to === undefined && node !== 0) {
         node = this.fail[node]!;
-        to = this.next[node]!.get(c);
+        to = this.get(node, c);
         this.steps++;
       }
       node = to ?? 0;
@@ -77,5 +81,52 @@ export class PatternSet {
       }
     }
     return found;
+  }
+
+  private get(node: number, c: number): number | undefined {
+    const w = this.wide.get(node);
+    if (w !== undefined) return w.get(c);
+    return this.ch[node] === c ? this.to[node] : undefined;
+  }
+
+  private set(node: number, c: number, to: number): void {
+    const w = this.wide.get(node);
+    if (w !== undefined) w.set(c, to);
+    else if (this.ch[node] === -1) {
+      this.ch[node] = c;
+      this.to[node] = to;
+    } else {
+      this.wide.set(
+        node,
+        new Map([
+          [this.ch[node]!, this.to[node]!],
+          [c, to],
+        ]),
+      );
+      this.ch[node] = -1;
+    }
+  }
+
+  private forChildren(node: number, each: (c: number, child: number) => void): void {
+    const w = this.wide.get(node);
+    if (w !== undefined) for (const [c, child] of w) each(c, child);
+    else if (this.ch[node] !== -1) each(this.ch[node]!, this.to[node]!);
+  }
+
+  /** A new node, the arrays doubled when full. */
+  private add(): number {
+    if (this.size === this.ch.length) {
+      const grow = (a: Int32Array<ArrayBuffer>, fill: number): Int32Array<ArrayBuffer> => {
+        const b = new Int32Array(a.length * 2).fill(fill, a.length);
+        b.set(a);
+        return b;
+      };
+      this.ch = grow(this.ch, -1);
+      this.to = grow(this.to, 0);
+      this.fail = grow(this.fail, 0);
+      this.own = grow(this.own, -1);
+      this.dict = grow(this.dict, -1);
+    }
+    return this.size++;
   }
 }
