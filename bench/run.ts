@@ -24,4 +24,6 @@ if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
 if (want('handback')) await (await import('./handback.ts')).benchHandback();
 if (want('proxy')) await (await import('./proxy.ts')).benchProxy();
 if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessions();
+if (want('traj-memory')) (await import('./peakMemory.ts')).benchTrajMemory();
+if (want('report-huge')) (await import('./peakMemory.ts')).benchReportHuge();
 if (want('scaling')) (await import('./scaling.ts')).benchScaling();

@@ -13,6 +13,8 @@ export interface DocumentSink {
   member(key: string, value: unknown, line: number): void;
   /** the streamed array member begins: what came before it has been handed on */
   arrayStart(key: string, line: number): void;
+  /** the streamed array member ended (its `]`) */
+  arrayEnd?(key: string, line: number): void;
   /** one element of the streamed array, as JSON text, with the line it starts on */
   element(text: string, line: number): void;
   /** an element that cannot be read (over the size or nesting limit); reading goes on after it */
@@ -37,6 +39,8 @@ type State = (typeof S)[keyof typeof S];
 export interface DocumentOptions {
   /** the longest element or member text held, in UTF-16 units (default the reader's line limit) */
   maxValueChars?: number;
+  /** false: an element nesting past MAX_NESTING is read all the same (its reader reads fixed, shallow fields; JSON.parse does not recurse) */
+  checkNesting?: boolean;
 }
 
 /**
@@ -58,13 +62,18 @@ export class JsonDocumentStream {
   private overflow: 'size' | 'depth' | null = null;
   private failure: { line: number; message: string } | null = null;
   private readonly maxValueChars: number;
+  /** the array members whose elements are handed on one at a time (a SWE-agent trajectory streams two) */
+  private readonly streamed: ReadonlySet<string>;
+  private readonly maxNesting: number;
 
   constructor(
     private readonly sink: DocumentSink,
-    private readonly streamed: string,
+    streamed: string | readonly string[],
     options: DocumentOptions = {},
   ) {
+    this.streamed = new Set(typeof streamed === 'string' ? [streamed] : streamed);
     this.maxValueChars = options.maxValueChars ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxNesting = options.checkNesting === false ? Infinity : MAX_NESTING;
   }
 
   /** the first structural error, or null */
@@ -132,7 +141,7 @@ export class JsonDocumentStream {
           break;
         case S.BeforeValue:
           if (isSpace(c)) break;
-          if (this.key === this.streamed && c === 0x5b) {
+          if (this.streamed.has(this.key) && c === 0x5b) {
             this.sink.arrayStart(this.key, line);
             this.state = S.BeforeElement;
             break;
@@ -144,6 +153,7 @@ export class JsonDocumentStream {
           if (isSpace(c) || c === 0x2c) break;
           if (c === 0x5d) {
             this.state = S.AfterMember;
+            this.sink.arrayEnd?.(this.key, line);
             break;
           }
           this.startValue(line, S.InElement);
@@ -161,7 +171,10 @@ export class JsonDocumentStream {
           const closer = text.charCodeAt(end);
           this.endValue();
           if (this.state === S.InValue) this.state = closer === 0x7d ? S.Done : S.BeforeKey;
-          else this.state = closer === 0x5d ? S.AfterMember : S.BeforeElement;
+          else if (closer === 0x5d) {
+            this.state = S.AfterMember;
+            this.sink.arrayEnd?.(this.key, line);
+          } else this.state = S.BeforeElement;
           i = end + 1;
           continue;
         }
@@ -236,7 +249,7 @@ export class JsonDocumentStream {
       else if (c === 0x7b || c === 0x5b) {
         depth++;
         // nesting.ts: an element is level 1, so its containers start at level 1
-        if (depth > MAX_NESTING && this.overflow === null) this.drop('depth');
+        if (depth > this.maxNesting && this.overflow === null) this.drop('depth');
       } else if (c === 0x7d || c === 0x5d) {
         if (depth === 0) {
           end = i;
@@ -269,7 +282,7 @@ export class JsonDocumentStream {
 
   private endValue(): void {
     const element = this.state === S.InElement;
-    const where = element ? `the element of "${this.streamed}" that starts on line ${this.valueLine}` : `the member "${this.key}" (line ${this.valueLine})`;
+    const where = element ? `the element of "${this.key}" that starts on line ${this.valueLine}` : `the member "${this.key}" (line ${this.valueLine})`;
     if (this.overflow !== null) {
       const message =
         this.overflow === 'size'

@@ -12,6 +12,8 @@ import { detectFormat, type TranscriptFormat } from './detect.ts';
 import { GeminiAdapter } from './gemini.ts';
 import { OpenHandsAdapter } from './openhands.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
+import { SweAgentDocument } from './sweAgentDocument.ts';
+import type { Snapshot } from '../../core/wire.ts';
 import type { SkippedRecords } from './skipped.ts';
 
 /** Where messages go next: the engine's three ways in (Engine.ingestLine / ingestParsedLine). */
@@ -75,6 +77,8 @@ export class TranscriptPipeline {
   /** the Gemini document's members before `messages`, handed to the adapter as its metadata record */
   private streamMeta: Record<string, unknown> = {};
   private streaming = false;
+  /** adapters.md "SWE-agent": the same document read as a trajectory as it streams; once it is one, it alone reads the lines */
+  private trajectory: SweAgentDocument | null = null;
   private lastLine = 0;
 
   constructor(
@@ -98,14 +102,20 @@ export class TranscriptPipeline {
     if (this.detected === 'wire') return this.feed.text(text, line);
     this.lastLine = line;
     if (this.streaming) return this.stream!.push(text, line);
+    if (this.trajectoryReading()) return this.trajectory!.push(text, line);
     if (this.document !== null) {
       this.document.push({ text, line });
       this.stream?.push(text, line);
+      this.trajectory?.push(text, line);
+      if (this.trajectoryReading())
+        this.document = null; // nothing of a trajectory is held whole
+      else if (this.trajectory?.failed === true) this.trajectory = null;
       return;
     }
     if ((this.detected === null || this.detected === 'swe-agent' || this.detected === 'gemini') && text.trim() === '{') {
       this.document = [{ text, line }];
       if (this.detected !== 'swe-agent') this.startStream(text, line);
+      if (this.detected !== 'gemini') this.startTrajectory(text, line);
       return;
     }
     if (isBlank(text)) {
@@ -142,7 +152,10 @@ export class TranscriptPipeline {
 
   end(): void {
     if (this.streaming) this.endStream();
-    else if (this.document !== null) this.endDocument(this.document);
+    else if (this.trajectoryReading()) {
+      this.trajectory!.end(this.lastLine);
+      this.trajectory = null;
+    } else if (this.document !== null) this.endDocument(this.document);
     if (this.heldError !== null) {
       this.heldError = null;
       this.adapter?.truncatedLastLine();
@@ -178,6 +191,7 @@ export class TranscriptPipeline {
           }
           this.streaming = true;
           this.document = null; // nothing of a Gemini session is held whole
+          this.trajectory = null;
           if (this.detected === null) this.decide('gemini');
           this.adapted(meta, at);
         },
@@ -197,6 +211,48 @@ export class TranscriptPipeline {
       this.options.maxRecordChars === undefined ? {} : { maxValueChars: this.options.maxRecordChars },
     );
     this.stream.push(text, line);
+  }
+
+  private trajectoryReading(): boolean {
+    return this.trajectory?.reading === true;
+  }
+
+  /** adapters.md "SWE-agent": a pretty-printed trajectory is read as it streams, never held whole. */
+  private startTrajectory(text: string, line: number): void {
+    const first = line;
+    this.trajectory = new SweAgentDocument(
+      {
+        decided: () => {
+          if (this.detected === null) this.decide('swe-agent');
+          this.releaseHeld();
+          const opened = (this.adapter as SweAgentAdapter).stream(first);
+          if (opened === null) return null;
+          this.feed.value(opened.header.value, opened.header.line, false, true);
+          return opened.reader;
+        },
+        snapshots: (made) => this.trajectorySnapshots(made, first),
+        error: (at, message) => this.feed.error(at, message),
+        truncated: () => this.adapter?.truncatedLastLine(),
+      },
+      this.options.maxRecordChars === undefined ? {} : { maxValueChars: this.options.maxRecordChars },
+    );
+    this.trajectory.push(text, line);
+  }
+
+  /** A trajectory's snapshots, numbered by its first line as the whole document's are; an adapter that throws is that part's input error. */
+  private trajectorySnapshots(made: () => Iterable<Snapshot>, line: number): void {
+    let snaps: Iterator<Snapshot> | undefined;
+    for (;;) {
+      let next: IteratorResult<Snapshot>;
+      try {
+        snaps ??= made()[Symbol.iterator]();
+        next = snaps.next();
+      } catch (e) {
+        return this.feed.error(line, recordFailedMessage(e));
+      }
+      if (next.done === true) return;
+      this.feed.value(next.value, line, false, true);
+    }
   }
 
   private endStream(): void {
@@ -225,6 +281,7 @@ export class TranscriptPipeline {
   private endDocument(held: { text: string; line: number }[]): void {
     this.document = null;
     this.stream = null;
+    this.trajectory = null;
     let value: unknown = undefined;
     try {
       value = JSON.parse(held.map((h) => h.text).join('\n'));

@@ -2,13 +2,15 @@
 // contract §2 messages: one snapshot per step, from the messages the model saw at that
 // step; when the steps do not carry them (most published files), one snapshot per model
 // call of the main agent, from its `history` (sweAgentHistory.ts). The mapping rules are
-// docs/adapters.md "SWE-agent".
-import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
+// docs/adapters.md "SWE-agent". A document on one line is handed in parsed (record); a
+// pretty-printed one is read as it streams (sweAgentDocument.ts), through the same
+// TrajectoryReader, so both give the same messages.
+import type { SessionHeader } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { SkippedRecords } from './skipped.ts';
-import { historyTurns, isHistoryDocument } from './sweAgentHistory.ts';
+import { isHistoryDocument } from './sweAgentHistory.ts';
 import { isObject } from './json.ts';
-import { messagesToSpans } from './sweAgentSpans.ts';
+import { TrajectoryReader } from './sweAgentTrajectory.ts';
 
 export class SweAgentAdapter {
   readonly skipped = new SkippedRecords();
@@ -27,54 +29,44 @@ export class SweAgentAdapter {
       this.skipped.add('not a trajectory');
       return;
     }
-    const sid = this.fallbackSessionId;
-    const header: SessionHeader = { type: 'session', session_id: sid, title: `SWE-agent trajectory ${sid}`, source: 'swe-agent' };
-    yield { value: header, line };
-    const out: AdaptedMessage[] = [];
-    const steps: unknown[] = Array.isArray(value.trajectory) ? value.trajectory : [];
-    if (Array.isArray(value.history) && !steps.some((step) => stepMessages(step) !== null)) {
-      // adapters.md: no step says what the model saw; the history does
-      for (const snap of historyTurns(value.history, steps, sid, this.skipped)) yield { value: snap, line };
-      return;
+    const { header, reader } = this.open(line);
+    yield header;
+    const at = (snaps: Iterable<AdaptedMessage['value']>): Generator<AdaptedMessage> => withLine(snaps, line);
+    if (Array.isArray(value.trajectory)) for (const step of value.trajectory as unknown[]) yield* at(reader.step(step));
+    reader.trajectoryEnd();
+    if (Array.isArray(value.history)) {
+      reader.historyStart();
+      for (const m of value.history as unknown[]) yield* at(reader.historyMessage(m));
+      yield* at(reader.historyEnd());
     }
-    let previous = new Map<string, string>();
-    let turn = 0;
-    steps.forEach((step: unknown) => {
-      const messages = stepMessages(step);
-      if (messages === null) {
-        this.skipped.add('step without query');
-        return;
-      }
-      turn++;
-      const spans = toSpans(messages);
-      const modified = spans.filter((s) => previous.has(s.span_id) && previous.get(s.span_id) !== s.text).map((s) => s.span_id);
-      const snap: Snapshot = { type: 'snapshot', session_id: sid, turn, spans };
-      // adapters.md: a history processor's replacement is a rewrite the agent did not score
-      if (modified.length > 0) snap.rewrite = { spans_modified: modified.length, scores_invalidated: modified.length, modified_span_ids: modified };
-      // contract §8.3: text a history processor elided is one compaction event, at the step that first shows it
-      const elided = modified.filter((id) => spans.find((x) => x.span_id === id)?.elided === true);
-      if (elided.length > 0) snap.compaction = { kind: 'elision', trigger: 'history processor', pre_tokens: null, replaced: elided, summary: [], items: [] };
-      const live = new Set(spans.map((s) => s.span_id));
-      const pruned = [...previous.keys()].filter((id) => !live.has(id));
-      if (pruned.length > 0) snap.pruned = pruned;
-      previous = new Map(spans.map((s) => [s.span_id, s.text]));
-      out.push({ value: snap, line });
-    });
-    yield* out;
+    yield* at(reader.end());
+  }
+
+  /**
+   * A trajectory read as it streams: its session header (at the document's first line) and the
+   * reader its steps and history messages go to; null when a document was read already.
+   */
+  stream(line: number): { header: AdaptedMessage; reader: TrajectoryReader } | null {
+    if (this.done) {
+      this.skipped.add('second document');
+      return null;
+    }
+    this.done = true;
+    return this.open(line);
   }
 
   truncatedLastLine(): void {
     this.skipped.add('truncated last line');
   }
+
+  private open(line: number): { header: AdaptedMessage; reader: TrajectoryReader } {
+    const sid = this.fallbackSessionId;
+    const header: SessionHeader = { type: 'session', session_id: sid, title: `SWE-agent trajectory ${sid}`, source: 'swe-agent' };
+    return { header: { value: header, line }, reader: new TrajectoryReader(sid, this.skipped) };
+  }
 }
 
-/** adapters.md: SWE-agent 1.1 calls the messages a step saw `query`; older files `messages`. */
-function stepMessages(step: unknown): unknown[] | null {
-  if (!isObject(step)) return null;
-  return Array.isArray(step.query) ? step.query : Array.isArray(step.messages) ? step.messages : null;
-}
-
-/** adapters.md: message index → span id (`m<i>`), stable because history processors edit in place. */
-function toSpans(messages: unknown[]): Span[] {
-  return messagesToSpans(messages.map((m, i) => ({ message: m, id: `m${i}` })));
+/** Snapshots as adapted messages, all numbered by the document's first line (as the whole document's are). */
+export function* withLine(snaps: Iterable<AdaptedMessage['value']>, line: number): Generator<AdaptedMessage> {
+  for (const value of snaps) yield { value, line };
 }

@@ -15,48 +15,59 @@ export function isHistoryDocument(value: Record<string, unknown>): boolean {
 }
 
 /**
- * One snapshot per model call of the main agent. `steps` (the trajectory) only adds the calls
- * the history lacks: some files end with a step (the final submit) whose messages were never
- * appended to the history; that call saw the whole history.
+ * One snapshot per model call of the main agent, the history handed in message by message
+ * (sweAgentTrajectory.ts reads a pretty-printed file so). `steps` (the trajectory) only adds
+ * the calls the history lacks: some files end with a step (the final submit) whose messages
+ * were never appended to the history; that call saw the whole history.
  */
-export function* historyTurns(history: unknown[], steps: unknown[], sessionId: string, skipped: SkippedRecords): Generator<Snapshot> {
-  const main = mainAgent(history);
+export class HistoryCalls {
   // docs/security.md "Linear time": each message is made a span once; a call's snapshot
   // holds copies of the spans before it (the stages after the adapter write scores into
   // them), made as the snapshot is read, so one snapshot is held at a time, not n²/2 spans
-  const seen: Span[] = [];
-  const maker = new SpanMaker();
-  let calls = 0;
-  const call = (): Snapshot => ({ type: 'snapshot', session_id: sessionId, turn: ++calls, spans: seen.map((s) => ({ ...s })) });
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i];
+  private readonly seen: Span[] = [];
+  private readonly maker = new SpanMaker();
+  private calls = 0;
+  private index = 0;
+  /** adapters.md: the main agent is the one named by the first history message that names one (its system prompt, written at setup) */
+  private main: string | null = null;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly skipped: SkippedRecords,
+  ) {}
+
+  /** The next history message. */
+  *message(m: unknown): Generator<Snapshot> {
+    const i = this.index++;
     if (!isObject(m)) {
-      skipped.add('history entry not an object');
-      continue;
+      this.skipped.add('history entry not an object');
+      return;
     }
     const agent = typeof m.agent === 'string' ? m.agent : null;
-    if (agent !== null && main !== null && agent !== main) {
+    this.main ??= agent;
+    if (agent !== null && agent !== this.main) {
       // adapters.md: another agent's messages (a reviewer, a sub-agent) are not in the main agent's context
-      skipped.add(`history message of agent ${agent}`);
-      continue;
+      this.skipped.add(`history message of agent ${agent}`);
+      return;
     }
     // adapters.md: every assistant message of the main agent is a model call, except a demonstration's
-    if (m.role === 'assistant' && m.is_demo !== true && m.message_type !== 'demonstration') yield call();
+    if (m.role === 'assistant' && m.is_demo !== true && m.message_type !== 'demonstration') yield this.call();
     // adapters.md: history index → span id (`h<i>`): the history is only appended to
-    seen.push(maker.span(m, `h${i}`));
+    this.seen.push(this.maker.span(m, `h${i}`));
   }
-  // adapters.md: steps beyond the history's calls; each saw the history and the steps before it
-  for (let s = calls; s < steps.length; s++) {
-    yield call();
-    const raw = steps[s];
-    const step = isObject(raw) ? raw : {};
-    seen.push(maker.span({ role: 'assistant', content: step.response, message_type: 'action' }, `s${s}.response`));
-    seen.push(maker.span({ role: 'user', content: step.observation, message_type: 'observation' }, `s${s}.observation`));
-  }
-}
 
-/** adapters.md: the main agent is the one named by the first history message (its system prompt, written at setup). */
-function mainAgent(history: unknown[]): string | null {
-  for (const m of history) if (isObject(m) && typeof m.agent === 'string') return m.agent;
-  return null;
+  /** The history ended: the steps beyond its calls; each saw the history and the steps before it. */
+  *steps(steps: readonly unknown[]): Generator<Snapshot> {
+    for (let s = this.calls; s < steps.length; s++) {
+      yield this.call();
+      const raw = steps[s];
+      const step = isObject(raw) ? raw : {};
+      this.seen.push(this.maker.span({ role: 'assistant', content: step.response, message_type: 'action' }, `s${s}.response`));
+      this.seen.push(this.maker.span({ role: 'user', content: step.observation, message_type: 'observation' }, `s${s}.observation`));
+    }
+  }
+
+  private call(): Snapshot {
+    return { type: 'snapshot', session_id: this.sessionId, turn: ++this.calls, spans: this.seen.map((s) => ({ ...s })) };
+  }
 }

@@ -1,0 +1,78 @@
+// Peak memory of the CLI on generated hostile inputs (issue 39, "Bounded memory", "Bounded
+// amplification"), each run in a child that reports its own peak RSS (peakRss.mjs). RSS
+// includes what Node and the CLI take before reading a byte (~100 MB here), so the ratio
+// printed is the growth over that baseline (the same command on a file of a few hundred
+// bytes), divided by the input's size: `npm run bench -- traj-memory` and `-- report-huge`.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { hugeCompaction } from './hugeCompaction.ts';
+import { writeTraj } from './sweAgentTraj.ts';
+import { OUT } from './transcripts.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin/context-health.mjs');
+const PEAK_RSS = path.join(import.meta.dirname, 'peakRss.mjs');
+
+/** One CLI run to its end: wall time and peak RSS. */
+function run(args: string[]): { ms: number; rss: number } {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, ['--import', PEAK_RSS, BIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const ms = performance.now() - t0;
+  const m = /peak-rss-bytes (\d+)/.exec(r.stderr);
+  if (m === null || (r.status !== 0 && r.status !== 1)) throw new Error(`context-health ${args.join(' ')} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+  return { ms, rss: Number(m[1]) };
+}
+
+const mib = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+function report(name: string, file: string, args: (f: string) => string[], baselineFile: string): void {
+  const size = fs.statSync(file).size;
+  const base = run(args(baselineFile));
+  const big = run(args(file));
+  const growth = big.rss - base.rss;
+  console.log(
+    `${name}: ${mib(size)} in, ${(big.ms / 1000).toFixed(1)} s, peak RSS ${mib(big.rss)} (baseline ${mib(base.rss)}); ` +
+      `growth ${mib(growth)} = ${(growth / size).toFixed(2)}× the file, whole RSS ${(big.rss / size).toFixed(2)}×; load average ${os.loadavg()[0]!.toFixed(2)}`,
+  );
+}
+
+/** A pretty-printed ~19 MiB SWE-agent trajectory (the steps' `history` form, and the `query` form): `check --json`. */
+export function benchTrajMemory(): void {
+  console.log('\n== traj-memory: check --json of a pretty-printed SWE-agent .traj (goal: growth ≤ 4× the file) ==');
+  const small = writeTraj(path.join(OUT, 'swe-agent-2x100.traj'), { steps: 2, observationChars: 100 });
+  const check = (f: string): string[] => ['check', f, '--json', '--fail-on', 'never'];
+  report(
+    'history form, 1,100 steps × 8,000 chars',
+    writeTraj(path.join(OUT, 'swe-agent-1100x8000.traj'), { steps: 1100, observationChars: 8000 }),
+    check,
+    small,
+  );
+  report(
+    'query form, 130 steps × 1,000 chars',
+    writeTraj(path.join(OUT, 'swe-agent-130x1000-query.traj'), { steps: 130, observationChars: 1000, queries: true }),
+    check,
+    small,
+  );
+}
+
+/** A compaction with a 50 MB summary and a 10 MB prompt: `report --compaction 1` (goal: under 10× the input). */
+export function benchReportHuge(): void {
+  console.log('\n== report-huge: report --compaction 1 of a 50 MB summary with a 10 MB prompt (goal: under 10× the input) ==');
+  const summary = Number(process.env.CONTEXT_HEALTH_BENCH_SUMMARY ?? 50_000_000);
+  const prompt = Number(process.env.CONTEXT_HEALTH_BENCH_PROMPT ?? 10_000_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-report-huge-'));
+  try {
+    const small = hugeCompaction(path.join(OUT, 'huge-compaction-100x100.jsonl'), 100, 100);
+    const file = hugeCompaction(path.join(OUT, `huge-compaction-${summary}x${prompt}.jsonl`), summary, prompt);
+    let k = 0;
+    const args = (f: string): string[] => ['report', f, '--compaction', '1', '--out', path.join(dir, `r${k++}`)];
+    report('report', file, args, small);
+    console.log(`  report.md ${mib(fs.statSync(path.join(dir, 'r1', 'report.md')).size)}`);
+    k = 0;
+    report('check --json (the same file, for comparison)', file, (f) => ['check', f, '--json', '--fail-on', 'never'], small);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
