@@ -61,8 +61,10 @@ export interface RequestSpan {
  * not a request.
  */
 export function forEachRequestSpan(body: Uint8Array, visit: (s: RequestSpan) => void): void {
-  walkRequest(body, (start, end, resource, where) =>
-    visit({ span: SpanType.toObject(SpanType.decode(body.subarray(start, end)), TO_OBJECT), resource, where }),
+  // a Buffer view (no copy): protobufjs then reads strings with Node's native UTF-8 decoder, not its own in JS
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  walkRequest(bytes, (start, end, resource, where) =>
+    visit({ span: SpanType.toObject(SpanType.decode(bytes.subarray(start, end)), TO_OBJECT), resource, where }),
   );
 }
 
