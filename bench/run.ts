@@ -21,6 +21,7 @@ if (want('compare') && fs.existsSync(path.join(import.meta.dirname, 'compare.ts'
 if (want('batch')) await (await import('./batch.ts')).benchBatch();
 if (want('stream-json')) await (await import('./streamJson.ts')).benchStreamJson();
 if (want('otlp')) await (await import('./otlp.ts')).benchOtlp();
+if (want('otlp') || want('otlp-memory')) await (await import('./otlpMemory.ts')).benchOtlpMemory();
 if (want('handback')) await (await import('./handback.ts')).benchHandback();
 if (want('proxy')) await (await import('./proxy.ts')).benchProxy();
 if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessions();

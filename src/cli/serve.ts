@@ -59,6 +59,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
   --validator-threads N    worker threads parsing and validating large messages (default: none with the analysis on or on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation
                            before it becomes a turn (default ${DEFAULT_REORDER_MS}; 0 = stored before the export is answered)
+  --otlp-decode-budget N   OTLP: request bytes read and decoded at once; an export past it is answered 503 with
+                           Retry-After (default 2 × --max-message-bytes; K/M/G suffixes)
   --no-analysis            do not analyse sessions: acks carry no verdict, no overview, no alerts
   --analysis-threads N     worker threads running the sessions' analysis, each session on one (default 1 with 2 cores
                            or more, else 0 = on the main thread)
@@ -102,6 +104,7 @@ const SERVE_OPTIONS = {
   'max-connections': { type: 'string' },
   'validator-threads': { type: 'string' },
   'otlp-reorder-ms': { type: 'string' },
+  'otlp-decode-budget': { type: 'string' },
   'no-analysis': { type: 'boolean', default: false },
   'analysis-threads': { type: 'string' },
   'analysis-idle': { type: 'string' },
@@ -127,6 +130,7 @@ function tuningOf(values: ServeValues, positionals: string[]): { port: number; d
   let validatorThreads: number | undefined;
   let analysisThreads: number | undefined;
   let otlpReorderMs: number | undefined;
+  let otlpDecodeBudgetBytes: number | undefined;
   let analysisIdleMs: number | undefined;
   let retainMs: number | null = null;
   let retainBytes: number | null = null;
@@ -153,6 +157,7 @@ function tuningOf(values: ServeValues, positionals: string[]): { port: number; d
   if (values['analysis-threads'] !== undefined) analysisThreads = count(values['analysis-threads'], '--analysis-threads', 0);
   if (values['analysis-idle'] !== undefined) analysisIdleMs = seconds(values['analysis-idle'], '--analysis-idle');
   if (values['otlp-reorder-ms'] !== undefined) otlpReorderMs = count(values['otlp-reorder-ms'], '--otlp-reorder-ms', 0);
+  if (values['otlp-decode-budget'] !== undefined) otlpDecodeBudgetBytes = bytes(values['otlp-decode-budget'], '--otlp-decode-budget');
   if (values.retain !== undefined) retainMs = parseDuration(values.retain, '--retain');
   if (values['retain-bytes'] !== undefined) retainBytes = bytes(values['retain-bytes'], '--retain-bytes');
   return {
@@ -165,6 +170,7 @@ function tuningOf(values: ServeValues, positionals: string[]): { port: number; d
       fanout: subscriberBuffer === undefined ? {} : { maxBufferedBytes: subscriberBuffer },
       ...(validatorThreads === undefined ? {} : { validatorThreads }),
       ...(otlpReorderMs === undefined ? {} : { otlpReorderMs }),
+      ...(otlpDecodeBudgetBytes === undefined ? {} : { otlpDecodeBudgetBytes }),
       ...(analysisThreads === undefined ? {} : { analysisThreads }),
       ...(analysisIdleMs === undefined ? {} : { analysisIdleMs }),
       retainMs,

@@ -71,6 +71,8 @@ export interface RelayOptions {
   heartbeatMs?: number;
   /** OTLP receiver (POST /v1/traces): how long spans wait for earlier ones (default 2000 ms) */
   otlpReorderMs?: number;
+  /** OTLP receiver: request bytes read and decoded at once, past which an export is answered 503 (default 2 × maxMessageBytes) */
+  otlpDecodeBudgetBytes?: number;
   /**
    * where sessions live: absent (or a path) = the JSONL logs under dataDir; `redis://host:port`
    * = Redis Streams, shared by every relay given the same URL (redisStore.ts, docs/scale-out.md)
@@ -411,6 +413,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
     maxBodyBytes: limits.maxMessageBytes,
     maxSpans: limits.maxSpansPerSnapshot,
     reorderMs: options.otlpReorderMs,
+    decodeBudgetBytes: options.otlpDecodeBudgetBytes ?? 2 * limits.maxMessageBytes,
     storedTurn: (id) => backend.storedTurn(id),
     log,
   });

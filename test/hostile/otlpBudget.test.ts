@@ -85,3 +85,35 @@ it('an export of more spans than --max-spans is refused with 413, naming the fla
   expect(answer.text).toContain('the export holds 101 spans; this relay accepts at most 100 per OTLP request (--max-spans)');
   expect(await post(serve.url, exportOf(100, 1))).toBe(200);
 }, 30_000);
+
+it('an export past --otlp-decode-budget beside one in progress is answered 503 with Retry-After; one alone is always taken', async () => {
+  const serve = await spawnServe(['--port', '0', '--data', tempDir(), '--no-static', '--no-analysis', '--otlp-decode-budget', '1M']);
+  children.push(serve.child);
+  const first = exportOf(1000, 25); // ~1.5 MB: over the budget, and taken since nothing else is in progress
+  expect(first.length).toBeGreaterThan(1024 * 1024);
+  // the first export's body is held half sent: its bytes stay reserved
+  const held = http.request(new URL('v1/traces', serve.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-protobuf', 'content-length': String(first.length) },
+  });
+  const heldStatus = new Promise<number>((resolve, reject) => {
+    held.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    held.on('error', reject);
+  });
+  held.write(first.subarray(0, 1000));
+  await new Promise((r) => setTimeout(r, 300));
+  const refused = await fetch(new URL('v1/traces', serve.url), {
+    method: 'POST',
+    body: Buffer.from(exportOf(10, 1)),
+    headers: { 'content-type': 'application/x-protobuf' },
+  });
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('1');
+  expect(Buffer.from(await refused.arrayBuffer()).toString('latin1')).toContain('(--otlp-decode-budget): retry after 1 s');
+  held.end(first.subarray(1000));
+  expect(await heldStatus).toBe(200);
+  expect(await post(serve.url, exportOf(10, 1))).toBe(200); // the budget is given back once answered
+}, 30_000);

@@ -3,8 +3,9 @@
 // decode thread (decodeWorker.ts), never on the relay's event loop, where a 16 MiB
 // protobuf once blocked every other request for 1.9 s.
 import zlib from 'node:zlib';
-import { prepareExport, type PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
-import { decodeTraceRequest } from './protobuf.ts';
+import { prepareExport, prepareSpan, type PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
+import { attributes, type Attributes } from '../../ingest/adapters/otlp/model.ts';
+import { countRequestSpans, forEachRequestSpan } from './protobuf.ts';
 
 export interface DecodeJob {
   body: Uint8Array;
@@ -30,9 +31,10 @@ export function decodeExport(job: DecodeJob): Decoded {
       return { ok: false, kind: 'gzip', message: (e as Error).message };
     }
   }
+  if (job.encoding === 'protobuf') return decodeProtobuf(body, job.maxSpans);
   let request: unknown;
   try {
-    request = job.encoding === 'protobuf' ? decodeTraceRequest(body) : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    request = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch (e) {
     return { ok: false, kind: 'decode', message: (e as Error).message };
   }
@@ -44,6 +46,36 @@ export function decodeExport(job: DecodeJob): Decoded {
   } catch (e) {
     return { ok: false, kind: 'not-a-request', message: (e as Error).message };
   }
+}
+
+/**
+ * A protobuf export read span by span (protobuf.ts forEachRequestSpan): what is held at
+ * once is the body, the events read so far and one span as objects, not the whole
+ * request three times over (docs/security.md "Bounded amplification").
+ */
+function decodeProtobuf(body: Uint8Array, maxSpans: number): Decoded {
+  let spans: number;
+  try {
+    spans = countRequestSpans(body);
+  } catch (e) {
+    return { ok: false, kind: 'decode', message: (e as Error).message };
+  }
+  if (spans > maxSpans) return { ok: false, kind: 'too-many-spans', message: '', spans };
+  const prepared: PreparedExport = { events: [], rejected: [] };
+  let resourceOf: Record<string, unknown> | undefined;
+  let resource: Attributes = {};
+  try {
+    forEachRequestSpan(body, (s) => {
+      if (s.resource !== resourceOf) {
+        resourceOf = s.resource;
+        resource = attributes(s.resource?.attributes);
+      }
+      prepareSpan(s.span, resource, s.where, prepared);
+    });
+  } catch (e) {
+    return { ok: false, kind: 'decode', message: (e as Error).message };
+  }
+  return { ok: true, prepared, spans };
 }
 
 function countSpans(request: unknown): number {

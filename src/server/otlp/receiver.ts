@@ -31,6 +31,9 @@ const PERMISSION_DENIED = 7;
 const RESOURCE_EXHAUSTED = 8;
 const UNAUTHENTICATED = 16;
 const UNIMPLEMENTED = 12;
+const UNAVAILABLE = 14;
+/** seconds an exporter refused for the decode budget is asked to wait */
+const RETRY_AFTER_S = 1;
 /** rejections listed in one partial_success message; the rest are counted */
 const LISTED_REJECTIONS = 20;
 /** sessions whose reference scorer is kept (it holds the last turn's texts); the least recently used beyond are dropped */
@@ -46,6 +49,13 @@ export interface OtlpReceiverOptions {
   /** the most spans in one export (the relay's --max-spans): more would hold the event loop while they are mapped */
   maxSpans: number;
   reorderMs?: number;
+  /**
+   * request bytes read and decoded at once (the relay's --otlp-decode-budget): each export
+   * reserves its Content-Length (the limit when it is gzip or gives none) until it is
+   * answered; one that does not fit beside those in progress is answered 503 with
+   * Retry-After, which OTLP exporters retry. One export is always taken, whatever its size.
+   */
+  decodeBudgetBytes?: number;
   /** the last turn the relay holds for a session, null when it has none (after a restart) */
   storedTurn: (sessionId: string) => number | null;
   log: (line: string) => void;
@@ -58,6 +68,8 @@ export class OtlpReceiver {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly decoder = new OtlpDecoder();
+  /** bytes reserved by the exports being read or decoded (decodeBudgetBytes) */
+  private reserved = 0;
 
   constructor(private readonly options: OtlpReceiverOptions) {
     this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
@@ -98,6 +110,31 @@ export class OtlpReceiver {
       );
     }
     const limit = this.options.maxBodyBytes;
+    const declared = Number(req.headers['content-length']);
+    const reserve = contentEncoding === 'identity' && Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+    const budget = this.options.decodeBudgetBytes ?? Number.POSITIVE_INFINITY;
+    if (this.reserved > 0 && this.reserved + reserve > budget) {
+      drain(req);
+      return reply(
+        res,
+        503,
+        encoding,
+        status(
+          UNAVAILABLE,
+          `the relay is decoding ${this.reserved} bytes of other exports; it decodes at most ${budget} at once (--otlp-decode-budget): retry after ${RETRY_AFTER_S} s`,
+        ),
+        { 'retry-after': String(RETRY_AFTER_S) },
+      );
+    }
+    this.reserved += reserve;
+    try {
+      await this.decodeAndStore(req, res, encoding, contentEncoding, limit);
+    } finally {
+      this.reserved -= reserve;
+    }
+  }
+
+  private async decodeAndStore(req: IncomingMessage, res: ServerResponse, encoding: Encoding, contentEncoding: string, limit: number): Promise<void> {
     const tooLarge = (what: string): Promise<void> | void =>
       reply(
         res,

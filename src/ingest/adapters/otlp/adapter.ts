@@ -16,7 +16,7 @@ import type { SessionHeader, Snapshot, Span } from '../../../core/wire.ts';
 import { estimateTokens, fitTokens } from '../tokens.ts';
 import { SkippedRecords } from '../skipped.ts';
 import { extract, type Extracted, type ModelCall, type Retrieval } from './conventions.ts';
-import { readTraceRequest, type Rejected } from './model.ts';
+import { readSpan, readTraceRequest, type Attributes, type Rejected } from './model.ts';
 import { ReorderBuffer } from './reorder.ts';
 
 /** docs/adapters.md: the default reorder window (`serve --otlp-reorder-ms`). */
@@ -73,6 +73,21 @@ export interface PreparedExport {
 export function prepareExport(request: unknown): PreparedExport {
   const { spans, rejected } = readTraceRequest(request);
   return { events: spans.map((span) => ({ key: `${span.traceId}/${span.spanId}`, event: extract(span) })), rejected };
+}
+
+/**
+ * One span read into `into` (prepareExport one span at a time): the relay's protobuf path
+ * decodes a request span by span, so no copy of the whole request is held as objects.
+ */
+export function prepareSpan(raw: unknown, resource: Attributes, where: string, into: PreparedExport): void {
+  let span;
+  try {
+    span = readSpan(raw, resource, where);
+  } catch (e) {
+    into.rejected.push({ where, message: (e as Error).message });
+    return;
+  }
+  into.events.push({ key: `${span.traceId}/${span.spanId}`, event: extract(span) });
 }
 
 interface Item {

@@ -78,7 +78,8 @@ export function readTraceRequest(request: unknown): ReadRequest {
   return { spans, rejected };
 }
 
-function readSpan(raw: unknown, resource: Attributes, where: string): OtlpSpan {
+/** One span of a request (as readTraceRequest reads each); throws, with why, when it cannot be read. */
+export function readSpan(raw: unknown, resource: Attributes, where: string): OtlpSpan {
   if (!isObject(raw)) throw new Error('the span is not an object');
   const traceId = id(field(raw, 'traceId', 'trace_id'), 16, 'traceId');
   const spanId = id(field(raw, 'spanId', 'span_id'), 8, 'spanId');
