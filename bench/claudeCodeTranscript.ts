@@ -6,24 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OUT } from './transcripts.ts';
+import { prose as wordProse } from './prose.ts';
 
 const WORDS =
   'login cookie session token retry schema migration table index query cache build test flaky race await promise config option handler request response header'.split(
     ' ',
   );
 
-function prose(seed: number, chars: number): string {
-  const out: string[] = [];
-  let n = 0;
-  let x = seed;
-  while (n < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const w = WORDS[x % WORDS.length]!;
-    out.push(w);
-    n += w.length + 1;
-  }
-  return out.join(' ');
-}
+const prose = (seed: number, chars: number): string => wordProse(WORDS, seed, chars);
 
 /**
  * `reads`: every other call reads a file instead of running a command (one of 75 paths, each

@@ -6,6 +6,7 @@
 //
 //   node --import tsx bench/codexTranscript.ts OUT.jsonl [CALLS]
 import fs from 'node:fs';
+import { proseSource } from './prose.ts';
 
 const WORDS =
   'login cookie session token retry schema migration table index query cache build test flaky race await promise config option handler request response header'.split(
@@ -13,18 +14,7 @@ const WORDS =
   );
 
 export function writeCodexRollout(file: string, calls: number): void {
-  let x = 7;
-  const prose = (chars: number): string => {
-    const out: string[] = [];
-    let n = 0;
-    while (n < chars) {
-      x = (x * 1103515245 + 12345) % 2147483648;
-      const w = WORDS[x % WORDS.length]!;
-      out.push(w);
-      n += w.length + 1;
-    }
-    return out.join(' ');
-  };
+  const prose = proseSource(WORDS, 7);
   const time = '2025-10-04T09:12:00.000Z';
   const line = (type: string, payload: Record<string, unknown>): string => JSON.stringify({ timestamp: time, type, payload });
   const lines = [line('session_meta', { id: 'bench-codex', timestamp: time, cwd: '/repo', originator: 'codex_cli_rs', cli_version: '0.46.0' })];

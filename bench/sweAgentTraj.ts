@@ -8,21 +8,11 @@
 // size costs the generator one step's text.
 import fs from 'node:fs';
 import path from 'node:path';
+import { prose as wordProse } from './prose.ts';
 
 const WORDS = 'open edit scroll search file line error test passed failed import module function class return value config path'.split(' ');
 
-function prose(seed: number, chars: number): string {
-  const out: string[] = [];
-  let n = 0;
-  let x = seed;
-  while (n < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const w = WORDS[x % WORDS.length]!;
-    out.push(w);
-    n += w.length + 1;
-  }
-  return out.join(' ');
-}
+const prose = (seed: number, chars: number): string => wordProse(WORDS, seed, chars);
 
 export interface TrajShape {
   /** model calls (steps) */

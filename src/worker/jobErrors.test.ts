@@ -5,33 +5,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { LISTED_INPUT_ERRORS } from '../core/inputErrorList.ts';
-import { inputErrorReason, type InputErrorReason } from '../core/inputErrorReasons.ts';
+import { inputErrorReason } from '../core/inputErrorReasons.ts';
 import { DEFAULT_STORE_LIMITS } from '../results/store.ts';
 import { Job } from './job.ts';
 import { relayInputErrors } from './relayInputErrors.ts';
+import { junkTranscript as transcript } from '../../test/errors/junkTranscript.ts';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-const good = (turn: number): string =>
-  JSON.stringify({ type: 'snapshot', session_id: 's', turn, spans: [{ span_id: 'a', text: 'the text', score: 0.5, text_sha256: null, tokens: 3 }] });
-const junk = (n: number): string => (n % 3 === 0 ? `junk ${n}` : n % 3 === 1 ? String(n) : `{"type":"x${n}","session_id":"s"}`);
-const junkReason = (n: number): InputErrorReason => (n % 3 === 0 ? 'not-json' : n % 3 === 1 ? 'not-object' : 'bad-type');
-
-function transcript(lines: number, every: number): { lines: string[]; turns: number; errorLines: number[]; byReason: Map<InputErrorReason, number> } {
-  const out: string[] = [];
-  const errorLines: number[] = [];
-  let turns = 0;
-  for (let n = 1; n <= lines; n++) {
-    if (n % every === 0) out.push(good(++turns));
-    else {
-      out.push(junk(n));
-      errorLines.push(n);
-    }
-  }
-  const byReason = new Map<InputErrorReason, number>();
-  for (const n of errorLines.slice(LISTED_INPUT_ERRORS)) byReason.set(junkReason(n), (byReason.get(junkReason(n)) ?? 0) + 1);
-  return { lines: out, turns, errorLines, byReason };
-}
-
 describe("the dashboard's Worker past the first 1,000", () => {
   it('lists the first 1,000, counts the rest by reason, and never holds more than twice that', () => {
     const job = new Job(1, { kind: 'url', url: 'x', name: 'x' }, {}, 'auto', sha256, DEFAULT_STORE_LIMITS);

@@ -6,36 +6,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputErrorList, LISTED_INPUT_ERRORS } from '../../src/core/inputErrorList.ts';
-import { inputErrorReason, type InputErrorReason } from '../../src/core/inputErrorReasons.ts';
+import { inputErrorReason } from '../../src/core/inputErrorReasons.ts';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { checkJson } from '../../src/cli/checkOutput.ts';
 import { humanOutput } from '../../src/cli/humanOutput.ts';
 import { batchRow, batchTable } from '../../src/cli/batchRows.ts';
+import { junkReason, junkTranscript, type JunkTranscript } from './junkTranscript.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'errcap-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const good = (turn: number): string =>
-  JSON.stringify({ type: 'snapshot', session_id: 's', turn, spans: [{ span_id: 'a', text: 'the text', score: 0.5, text_sha256: null, tokens: 3 }] });
-/** three kinds of junk, by line number: not JSON, not an object, a bad type */
-const junk = (n: number): string => (n % 3 === 0 ? `junk ${n}` : n % 3 === 1 ? String(n) : `{"type":"x${n}","session_id":"s"}`);
-const junkReason = (n: number): InputErrorReason => (n % 3 === 0 ? 'not-json' : n % 3 === 1 ? 'not-object' : 'bad-type');
-
-/** `lines` lines, every `every`-th a good snapshot (turns 1, 2, …), the rest junk; what the report must say */
-function transcript(lines: number, every: number): { text: string; turns: number; errorLines: number[]; byReason: Map<InputErrorReason, number> } {
-  const out: string[] = [];
-  const errorLines: number[] = [];
-  let turns = 0;
-  for (let n = 1; n <= lines; n++) {
-    if (n % every === 0) out.push(good(++turns));
-    else {
-      out.push(junk(n));
-      errorLines.push(n);
-    }
-  }
-  const byReason = new Map<InputErrorReason, number>();
-  for (const n of errorLines.slice(LISTED_INPUT_ERRORS)) byReason.set(junkReason(n), (byReason.get(junkReason(n)) ?? 0) + 1);
-  return { text: out.join('\n') + '\n', turns, errorLines, byReason };
+/** `lines` lines, every `every`-th a good snapshot, the rest junk, as one file's text */
+function transcript(lines: number, every: number): Omit<JunkTranscript, 'lines'> & { text: string } {
+  const { lines: out, ...rest } = junkTranscript(lines, every);
+  return { ...rest, text: out.join('\n') + '\n' };
 }
 
 describe('InputErrorList', () => {
