@@ -1,8 +1,8 @@
 // Issue 35, bad input for the Gemini CLI and OpenHands readers: a Gemini session document of
 // a million messages read in chunks (never one string), a gzip bomb inside one message,
-// non-UTF-8 bytes, a record cut short, records too large or nested too deep, one message of 300k
-// parts (issue 39). Each is a clear
-// input error or a bounded result, never a stack trace. Every input is generated here.
+// non-UTF-8 bytes, a record cut short, records too large or nested too deep, one message of
+// 300k parts (issue 39). Each is a clear input error or a bounded result, never a stack
+// trace. Every input is generated here.
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
