@@ -116,7 +116,8 @@ async function bundledEntry(): Promise<string> {
   const dir = path.join(OUT, 'hookcli');
   await build({
     absWorkingDir: ROOT,
-    entryPoints: { hook: 'src/cli/hook/entry.ts' },
+    // the hook's audit runs in a process of its own (src/cli/hook/auditProcess.ts), found beside hook.mjs
+    entryPoints: { hook: 'src/cli/hook/entry.ts', hookAudit: 'src/cli/hook/hookAudit.ts' },
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -7,6 +7,7 @@
 //   build/cli/main.mjs   the CLI and the relay, and the chunks it loads per command
 //   build/cli/validatorWorker.mjs, analysisWorker.mjs   the relay's worker threads
 //   build/cli/hook.mjs   `hook` and `statusline` alone (docs/hooks.md: they start on every compaction and refresh)
+//   build/cli/hookAudit.mjs                              the hook's audit, a process the hook kills at its time budget
 //   build/cli/lineWorker.mjs                             check's parsing threads (src/node/lineWorkerCode.ts)
 //   build/cli/batchWorker.mjs                            check's file pool (src/cli/batchCheck.ts)
 //   build/cli/analyse.mjs, draw.cjs                      the report renderer (src/cli/rendererBundle.ts)
@@ -69,6 +70,8 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
       entryPoints: {
         main: 'src/cli/main.ts',
         hook: 'src/cli/hook/entry.ts',
+        // the hook's audit, in a process of its own that the hook kills at its time budget (src/cli/hook/auditProcess.ts)
+        hookAudit: 'src/cli/hook/hookAudit.ts',
         validatorWorker: 'src/server/validatorWorker.ts',
         analysisWorker: 'src/server/analysis/analysisWorker.ts',
         // check's file pool over several files and folders (src/cli/batchCheck.ts)

@@ -1,7 +1,8 @@
 // Issue 35, bad input for the Gemini CLI and OpenHands readers: a Gemini session document of
 // a million messages read in chunks (never one string), a gzip bomb inside one message,
-// non-UTF-8 bytes, a record cut short, records too large or nested too deep. Each is a clear
-// input error or a bounded result, never a stack trace. Every input is generated here.
+// non-UTF-8 bytes, a record cut short, records too large or nested too deep, one message of
+// 300k parts (issue 39). Each is a clear input error or a bounded result, never a stack
+// trace. Every input is generated here.
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -136,6 +137,52 @@ describe('a Gemini CLI session that is hostile', () => {
     );
     expect(result.report.sessions[0]!.turns).toBe(2);
   }, 60_000);
+
+  it('one message of 300k parts (tool calls and responses) is one input error naming the limit; the ten turns after it are read in a 640 MB heap', async () => {
+    const dir = tempDir('ch-gemini-parts-');
+    const file = path.join(dir, 'session-parts.json');
+    const fd = fs.openSync(file, 'w');
+    let lines = 0;
+    let bytes = 0;
+    const write = (s: string): void => {
+      lines += s.split('\n').length - 1;
+      bytes += fs.writeSync(fd, s);
+    };
+    write(head());
+    write(message({ id: 'u0', timestamp: 't', type: 'user', content: [{ text: 'Read every file' }] }) + ',\n');
+    write(message({ id: 'g0', timestamp: 't', type: 'gemini', content: 'On it.', tokens: { input: 100, output: 1 } }) + ',\n');
+    // the message pretty-printed, as Gemini CLI writes it, in pieces: 300k functionResponse parts
+    const PARTS = 300_000;
+    const frame = message({ id: 'many', timestamp: 't', type: 'user', content: ['__P__'] }).split('\n');
+    const at = frame.findIndex((l) => l.includes('__P__'));
+    const manyLine = lines + 1;
+    const before = bytes;
+    write(frame.slice(0, at).join('\n') + '\n');
+    for (let i = 0; i < PARTS; i++) {
+      const part = { functionResponse: { id: `c${i}`, name: 'read_file', response: { output: `contents of file ${i}` } } };
+      write(JSON.stringify(part, null, 2).replace(/^/gm, '        ') + (i < PARTS - 1 ? ',\n' : '\n'));
+    }
+    write(frame.slice(at + 1).join('\n') + ',\n');
+    expect(bytes - before).toBeGreaterThan(40_000_000);
+    for (let t = 1; t <= 10; t++) {
+      write(message({ id: `u${t}`, timestamp: 't', type: 'user', content: `question ${t}` }) + ',\n');
+      write(message({ id: `g${t}`, timestamp: 't', type: 'gemini', content: `answer ${t}`, tokens: { input: 1000 + t, output: 1 } }) + (t < 10 ? ',\n' : ''));
+    }
+    write('\n  ]\n}\n');
+    fs.closeSync(fd);
+    // its 300k spans in each of the ten later snapshots ran a 2 GB heap out; refused, the
+    // message costs its parse (a few times its bytes), so a 640 MB heap is room enough
+    const run = await runCli(['check', '--json', '--fail-on', 'never', file], { nodeArgs: ['--max-old-space-size=640'] });
+    expect(run.stderr).not.toMatch(/heap out of memory/);
+    const out = JSON.parse(run.stdout) as { sessions: { turns: number }[]; input_errors: { line: number; message: string }[] };
+    expect(out.input_errors).toEqual([
+      {
+        line: manyLine,
+        message: `the message "many" holds ${PARTS} parts (content parts, tool calls and thoughts); a Gemini CLI message is read with at most 10000: it was skipped, not read`,
+      },
+    ]);
+    expect(out.sessions[0]!.turns).toBe(11);
+  }, 180_000);
 
   it('non-UTF-8 bytes in a message are an input error naming the line; the other messages are read', async () => {
     const dir = tempDir('ch-gemini-utf8-');

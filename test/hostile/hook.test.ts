@@ -102,3 +102,47 @@ describe('a hostile transcript', () => {
     } else expect(b.error).toMatch(/time budget ran out/);
   }, 60_000);
 });
+
+describe('the time budget is a hard limit', () => {
+  /** Runs the hook on `file` with --time-budget `ms`; the run's wall time in `took`. */
+  async function hookWithin(file: string, ms: number): Promise<{ code: number; stdout: string; stderr: string; took: number }> {
+    const t0 = performance.now();
+    const r = await runCli(['hook', '--time-budget', String(ms)], { stdin: sessionStartEvent('compact', file) });
+    return { ...r, took: performance.now() - t0 };
+  }
+
+  it('one 10 MB line of 300k blocks, the only line the budget could be checked after: the audit is stopped, nothing handed back, exit 0', async () => {
+    const dir = tempDir('ch-hook-hard-');
+    const file = path.join(dir, 'one-line.jsonl');
+    // the whole transcript is within the 16 MiB the hook reads; its first line alone is the work
+    fs.writeFileSync(
+      file,
+      compacted([ccAssistant('a0', 'u0', textBlocks(300_000))])
+        .split('\n')
+        .slice(1)
+        .join('\n'),
+    );
+    expect(fs.statSync(file).size).toBeGreaterThan(9_000_000);
+    const r = await hookWithin(file, 100);
+    // the reader checked its deadline between lines only: it read the line whole and answered, late
+    quietRefusal(r, /^context-health hook: the time budget of \d+ ms ran out before the audit of .*one-line\.jsonl was done: nothing handed back$/, 'one line');
+  }, 60_000);
+
+  it('the same transcript in a budget that holds it: the hand-back, as before', async () => {
+    const dir = tempDir('ch-hook-hard-');
+    const file = path.join(dir, 's.jsonl');
+    fs.writeFileSync(file, compacted([ccAssistant('a0', 'u0', [{ type: 'text', text: 'ok' }])]));
+    const r = await hookWithin(file, 30_000);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"hookEventName":"SessionStart"');
+    expect(r.stdout).toContain('Keep the public API unchanged');
+  }, 60_000);
+
+  it('--time-budget takes whole milliseconds from 100 to 600000, else a usage error (exit 2)', async () => {
+    for (const bad of ['0', '99', '1e3', '600001', '-5', 'abc', '']) {
+      const r = await runCli(['hook', `--time-budget=${bad}`], { stdin: '{}' });
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toContain('--time-budget expects a whole number of milliseconds from 100 to 600000');
+    }
+  }, 60_000);
+});

@@ -9,11 +9,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LocalSessionList } from '../../src/protocol/localSessions.ts';
 import { analyseLocal, openLocalIndex } from '../../src/cli/localSessions.ts';
-import type { AgentFolder } from '../../src/server/localSessions/agentFolders.ts';
+import { defaultAgentFolders, type AgentFolder } from '../../src/server/localSessions/agentFolders.ts';
 import { LocalSessionIndex } from '../../src/server/localSessions/localIndex.ts';
 import { localRoutes } from '../../src/server/localSessions/localRoutes.ts';
 import { readSessionHead } from '../../src/server/localSessions/sessionHead.ts';
 import { walkFolder } from '../../src/server/localSessions/folderWalk.ts';
+import { openHooks } from '../../src/node/openRegular.ts';
 import { writeAgentHome } from '../adapters/agentHome.ts';
 import { codingSession } from '../adapters/codingSession.ts';
 import { relaysPerTest, tempDir } from '../relay/helpers.ts';
@@ -228,6 +229,122 @@ describe('a request path that tries to leave the agents’ folders', () => {
       expect(list.sessions.length, limit).toBeLessThanOrEqual(5000);
     }
     expect((await fetch(`${r.url}api/local/${id}/file`)).status).toBe(200);
+    index.close();
+  });
+});
+
+describe('a name swapped after its check (a FIFO or a link renamed over it)', () => {
+  const relay = relaysPerTest();
+
+  afterEach(() => {
+    delete openHooks.checked;
+  });
+
+  /** At the first check of `file`'s descriptor, `swap` runs: the name changes between the check and the read. */
+  function swapAfterCheck(file: string, swap: () => void): () => boolean {
+    let swapped = false;
+    openHooks.checked = (f) => {
+      if (f !== file || swapped) return;
+      swapped = true;
+      swap();
+    };
+    return () => swapped;
+  }
+
+  /** `file`'s name made a FIFO (created aside, renamed over it: the old file lives on in its descriptor only). */
+  function fifoOver(file: string): () => void {
+    return () => {
+      const aside = `${file}.fifo`;
+      execFileSync('mkfifo', [aside]);
+      fs.renameSync(aside, file);
+    };
+  }
+
+  it('the background analysis reads the file that was checked: a FIFO renamed over it is never opened (it would wait for a writer)', async () => {
+    const { home, claude } = writeAgentHome(tempDir('ch-home-'));
+    const expected = await analyseLocal(claude, 'claude-code');
+    expect(expected.analysis?.turns).toBeGreaterThan(0);
+    const swapped = swapAfterCheck(claude, fifoOver(claude));
+    expect(await within(10_000, analyseLocal(claude, 'claude-code', fs.realpathSync(home)))).toEqual(expected);
+    expect(swapped()).toBe(true);
+    expect(fs.statSync(claude).isFIFO()).toBe(true);
+  });
+
+  it('the background analysis reads the file that was checked: a link to another session renamed over it is not followed', async () => {
+    const dir = tempDir('ch-link-');
+    const file = path.join(dir, 's.jsonl');
+    fs.writeFileSync(file, codingSession({ sessionId: 'checked', cwd: '/a' }));
+    const expected = await analyseLocal(file, 'claude-code');
+    const elsewhere = path.join(tempDir('ch-elsewhere-'), 'other.jsonl');
+    fs.writeFileSync(elsewhere, '{"type":"user"}\n');
+    swapAfterCheck(file, () => {
+      fs.symlinkSync(elsewhere, `${file}.link`);
+      fs.renameSync(`${file}.link`, file);
+    });
+    expect(await within(10_000, analyseLocal(file, 'claude-code'))).toEqual(expected);
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(true);
+  });
+
+  it('a row analysed by the index is of the checked file, and its head says the name is a FIFO now: the FIFO is never read', async () => {
+    const { home, claude } = writeAgentHome(tempDir('ch-home-'));
+    const seen: string[] = [];
+    const index = new LocalSessionIndex({
+      folders: defaultAgentFolders(home).filter((f) => f.agent === 'claude-code'),
+      analyse: (file, agent, inside) => {
+        seen.push(file);
+        if (seen.length === 1) swapAfterCheck(claude, fifoOver(claude));
+        return analyseLocal(file, agent, inside);
+      },
+    });
+    await index.update();
+    await expect.poll(() => index.list().sessions[0]?.analysis?.turns ?? null, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(seen).toEqual([claude]);
+    expect(fs.statSync(claude).isFIFO()).toBe(true);
+    index.close();
+    // the head reads its checked descriptor, then sees the name replaced: it opens the name
+    // again, which is checked again, so the row says what the name is now, at once
+    const file = path.join(tempDir('ch-head-'), 's.jsonl');
+    fs.writeFileSync(file, codingSession({ sessionId: 'checked', cwd: '/a' }));
+    swapAfterCheck(file, fifoOver(file));
+    expect((await within(5000, readSessionHead(file, 'claude-code'))).problem).toBe('is not a regular file (a FIFO, a device, a socket or a folder): not read');
+  });
+
+  it('"open this session": a folder on the way swapped for a link out of the agents’ folders after the row was resolved is refused (404)', async () => {
+    const { home, claude } = writeAgentHome(tempDir('ch-home-'));
+    const index = openLocalIndex(choice, home);
+    await index.update();
+    const r = await relay({ extraRoutes: localRoutes(index, null) });
+    const id = index.list().sessions.find((s) => s.agent === 'claude-code')!.id;
+    // outside the folders, a file of the same name: a project folder swapped for a link to it
+    const project = path.dirname(claude);
+    const outside = tempDir('ch-outside-');
+    fs.writeFileSync(path.join(outside, path.basename(claude)), 'SECRET outside the agents’ folders\n');
+    const fileOf = index.fileOf.bind(index);
+    vi.spyOn(index, 'fileOf').mockImplementation(async (row) => {
+      const found = await fileOf(row);
+      fs.renameSync(project, `${project}.moved`);
+      fs.symlinkSync(outside, project);
+      return found;
+    });
+    const res = await within(5000, fetch(`${r.url}api/local/${id}/file`));
+    const body = await res.text();
+    expect(res.status).toBe(404);
+    expect(body).not.toContain('SECRET');
+    expect(body).toMatch(/is not a file inside .* any more \(a folder on its path was replaced\): not read/);
+    index.close();
+  });
+
+  it('"open this session": a FIFO renamed over the file after its check sends the checked file’s bytes', async () => {
+    const { home, claude } = writeAgentHome(tempDir('ch-home-'));
+    const bytes = fs.readFileSync(claude);
+    const index = openLocalIndex(choice, home);
+    await index.update();
+    const r = await relay({ extraRoutes: localRoutes(index, null) });
+    const id = index.list().sessions.find((s) => s.agent === 'claude-code')!.id;
+    swapAfterCheck(fs.realpathSync(claude), fifoOver(claude));
+    const res = await within(5000, fetch(`${r.url}api/local/${id}/file`));
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
     index.close();
   });
 });

@@ -37,6 +37,7 @@ describe('the packed package', () => {
     expect(pkg.files).toContain('build/cli/analysisWorker.mjs');
     expect(pkg.files).toContain('build/cli/lineWorker.mjs'); // check's parsing threads (issue 25)
     expect(pkg.files).toContain('build/cli/batchWorker.mjs'); // check's file pool (issue 37)
+    expect(pkg.files).toContain('build/cli/hookAudit.mjs'); // the hook's audit process, killed at its time budget (issue 39)
     expect(pkg.files.some((f) => f.startsWith('assets/fonts/') && f.endsWith('.ttf'))).toBe(true);
     expect(pkg.files.some((f) => f.startsWith('docs/'))).toBe(true);
     expect(pkg.files.filter((f) => /^(src|app|test|e2e|bench|scripts|node_modules)\//.test(f) || /\.tsx?$/.test(f))).toEqual([]);

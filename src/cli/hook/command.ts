@@ -4,7 +4,7 @@ import { writeAll } from '../output.ts';
 import { hookOptions, runHookEvent } from './hook.ts';
 import { defaultCommand, runInstall, settingsPath } from './install.ts';
 
-export const HOOK_HELP = `usage: context-health hook [--budget N] [--url URL] [--token T]
+export const HOOK_HELP = `usage: context-health hook [--budget N] [--time-budget MS] [--url URL] [--token T]
        context-health hook install [--project | --user | --settings FILE] [--budget N] [--url URL] [--command CMD]
        context-health hook uninstall [--project | --user | --settings FILE]
 
@@ -15,6 +15,8 @@ word for word, the pending todos, the files it does not name. Any other event pr
 nothing. Always exits 0; a problem is one line on stderr (docs/hooks.md).
 
   --budget N       the most tokens handed back (contract §2.3 estimate; default 2000)
+  --time-budget MS the longest the hook takes, in milliseconds (100 to 600000; default
+                   4000): past it the audit is stopped and nothing is handed back
   --url URL        also send the session, through the compaction, to this relay
   --token T        the relay's token (default: CONTEXT_HEALTH_TOKEN)
 
@@ -36,7 +38,13 @@ export async function runHook(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { budget: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    options: {
+      budget: { type: 'string' },
+      'time-budget': { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
   if (values.help) return (await writeAll(process.stdout, HOOK_HELP), 0);
   if (positionals.length > 0) throw new HookUsage(`hook takes no file (the event comes on stdin), got ${JSON.stringify(positionals[0])}`);

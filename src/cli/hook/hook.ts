@@ -8,9 +8,9 @@ import { escapeLines } from '../../core/terminalText.ts';
 import { isObject } from '../../ingest/adapters/json.ts';
 import { relayBase } from '../relayUrl.ts';
 import { writeAll } from '../output.ts';
-import { auditTranscript, HOOK_TIME_BUDGET_MS } from './auditTranscript.ts';
-import { readStdin, shownPath } from './boundedRead.ts';
-import { handbackOf } from './handbackOf.ts';
+import { HOOK_TIME_BUDGET_MS } from './auditTranscript.ts';
+import { auditInProcess } from './auditProcess.ts';
+import { readStdin } from './boundedRead.ts';
 
 /** docs/hooks.md: an event is a few hundred bytes; more than this is not one. */
 const MAX_EVENT_BYTES = 1024 * 1024;
@@ -18,21 +18,32 @@ const STDIN_TIMEOUT_MS = 3000;
 
 export interface HookOptions {
   budget: number;
+  /** --time-budget: the milliseconds the hook takes at most, from the event read to its answer */
+  timeBudget: number;
   url: string | null;
   token: string | null;
 }
 
 /** The options, or why they are wrong (a usage error: the one case that exits 2, at install time, not in the agent). */
-export function hookOptions(values: { budget?: string | undefined; url?: string | undefined; token?: string | undefined }): HookOptions | { error: string } {
+export function hookOptions(values: {
+  budget?: string | undefined;
+  url?: string | undefined;
+  token?: string | undefined;
+  'time-budget'?: string | undefined;
+}): HookOptions | { error: string } {
   const budget = values.budget === undefined ? DEFAULT_HANDBACK_BUDGET : Number(values.budget);
   if (!Number.isInteger(budget) || budget < 1) return { error: `--budget expects a whole number of tokens above 0, got ${JSON.stringify(values.budget)}` };
+  const time = values['time-budget'];
+  const timeBudget = time === undefined ? HOOK_TIME_BUDGET_MS : /^\d{1,7}$/.test(time) ? Number(time) : NaN;
+  if (!(timeBudget >= 100 && timeBudget <= 600_000))
+    return { error: `--time-budget expects a whole number of milliseconds from 100 to 600000, got ${JSON.stringify(time)}` };
   let url: string | null = null;
   if (values.url !== undefined) {
     const base = relayBase(values.url);
     if ('error' in base) return base;
     url = base.toString();
   }
-  return { budget, url, token: values.token ?? null };
+  return { budget, timeBudget, url, token: values.token ?? null };
 }
 
 const warn = (message: string): void => {
@@ -57,16 +68,20 @@ export async function runHookEvent(options: HookOptions): Promise<number> {
     const transcript = event.transcript_path;
     if (typeof transcript !== 'string' || transcript === '') return (warn('the SessionStart event names no transcript_path'), 0);
     const sessionId = typeof event.session_id === 'string' && event.session_id !== '' ? event.session_id : 'claude-code';
-    const audit = auditTranscript(transcript, sessionId, { deadline: started + HOOK_TIME_BUDGET_MS, keep: options.url !== null });
-    if ('error' in audit) return (warn(audit.error), 0);
-    if (audit.compaction === null) return (warn(`${shownPath(transcript)} holds no compaction to audit`), 0);
-    const handback = handbackOf(audit.compaction, transcript, options.budget, audit.whole);
-    if (handback.text === '') warn(`--budget ${options.budget} is too small to hand anything back`);
-    else await writeAll(process.stdout, JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: handback.text } }) + '\n');
-    if (options.url !== null) {
+    // docs/hooks.md: a hard limit: the audit runs in a process of its own, killed when the budget runs out
+    const request = { transcript, sessionId, budget: options.budget, keep: options.url !== null };
+    const audit = await auditInProcess(request, started + options.timeBudget - performance.now(), options.timeBudget);
+    if (audit.warning !== null) warn(audit.warning);
+    if (audit.output !== null) await writeAll(process.stdout, audit.output);
+    if (options.url !== null && audit.messages !== null) {
       // loaded only here: the relay client (ws, zod) is most of the hook's start-up otherwise
-      const { sendToRelay } = await import('./relaySend.ts');
-      const failed = await sendToRelay(options.url, options.token, audit.finder.messages);
+      const { sendToRelay, RELAY_TIMEOUT_MS } = await import('./relaySend.ts');
+      // the budget holds for the relay too: what is left of it, up to the relay's own limit
+      const left = Math.min(RELAY_TIMEOUT_MS, Math.floor(started + options.timeBudget - performance.now()));
+      const failed =
+        left <= 0
+          ? `the time budget of ${options.timeBudget} ms was used up: the session was not sent to the relay`
+          : await sendToRelay(options.url, options.token, audit.messages, left);
       if (failed !== null) warn(failed);
     }
     return 0;

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import { detectFormat } from './detect.ts';
 import { GEMINI_SYSTEM_SPAN_ID } from './gemini.ts';
+import { MAX_MESSAGE_PARTS } from './geminiParts.ts';
 import { TranscriptPipeline, type AdapterSummary, type PipelineOptions } from './pipeline.ts';
 
 const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
@@ -229,5 +230,39 @@ describe('a Gemini session file that is cut short or damaged', () => {
     const { errors, snapshots } = convertLines('{\n  "trajectory": 1\n}', { from: 'gemini' });
     expect(snapshots).toEqual([]);
     expect(errors).toEqual([{ line: 1, message: 'not a Gemini CLI session: the file is not one JSON object with a "messages" array' }]);
+  });
+
+  it('a message over the part limit is one input error naming it and the limit; one at the limit is read, and the turns after it', () => {
+    const meta = JSON.stringify({ sessionId: 's', projectHash: 'p', startTime: 't' });
+    const calls = (n: number): unknown[] =>
+      Array.from({ length: n }, (_, i) => ({ functionCall: { id: `c${i}`, name: 'read_file', args: { file_path: `/f${i}` } } }));
+    const gemini = (id: string, input: number, content: unknown): string => JSON.stringify({ id, type: 'gemini', content, tokens: { input } });
+    const at = convertLines(
+      [meta, gemini('g1', 10, calls(MAX_MESSAGE_PARTS)), JSON.stringify({ id: 'u1', type: 'user', content: 'next' }), gemini('g2', 20, 'ok')].join('\n'),
+    );
+    expect(at.errors).toEqual([]);
+    expect(at.snapshots[1]!.spans.filter((s) => s.span_id.startsWith('g1#p'))).toHaveLength(MAX_MESSAGE_PARTS);
+    // content parts, tool calls and thoughts are counted together
+    const over = {
+      id: 'g1',
+      type: 'gemini',
+      content: calls(MAX_MESSAGE_PARTS - 1),
+      toolCalls: [{ id: 'x', name: 'ls', args: {} }],
+      thoughts: [{ subject: 'a' }],
+      tokens: { input: 10 },
+    };
+    const refused = convertLines([meta, JSON.stringify(over), JSON.stringify({ id: 'u1', type: 'user', content: 'next' }), gemini('g2', 20, 'ok')].join('\n'));
+    expect(refused.errors).toEqual([
+      {
+        line: 2,
+        message: `the message "g1" holds ${MAX_MESSAGE_PARTS + 1} parts (content parts, tool calls and thoughts); a Gemini CLI message is read with at most ${MAX_MESSAGE_PARTS}: it was skipped, not read`,
+      },
+    ]);
+    expect(refused.snapshots.map((s) => s.spans.map((x) => x.span_id))).toEqual([['system', 'u1']]);
+    // a checkpoint holding one is refused whole: the history stands as it was
+    const checkpoint = JSON.stringify({ $set: { messages: [{ id: 'u1', type: 'user', content: 'next' }, over] } });
+    const set = convertLines([meta, JSON.stringify({ id: 'u1', type: 'user', content: 'next' }), checkpoint, gemini('g2', 20, 'ok')].join('\n'));
+    expect(set.errors.map((e) => e.line)).toEqual([3]);
+    expect(set.snapshots.map((s) => s.spans.map((x) => x.span_id))).toEqual([['system', 'u1']]);
   });
 });

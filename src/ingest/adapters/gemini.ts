@@ -13,7 +13,7 @@ import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
-import { FILE_TOOLS, geminiCallLabel, partView, partsOf, plainText, READ_TOOLS, resultText, stringify, toolPath } from './geminiParts.ts';
+import { checkPartCount, FILE_TOOLS, geminiCallLabel, partView, partsOf, plainText, READ_TOOLS, resultText, stringify, toolPath } from './geminiParts.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
@@ -115,6 +115,8 @@ export class GeminiAdapter {
   private update(set: JsonObject, line: number): AdaptedMessage[] {
     this.directories(set.directories);
     if (!Array.isArray(set.messages)) return [];
+    // a checkpoint holding a message over the part limit is refused whole, before any of it is taken
+    for (const m of set.messages) if (isObject(m) && typeof m.id === 'string' && isModelMessage(m)) checkPartCount(m);
     const before = this.order;
     const kept = new Set<string>();
     const next: string[] = [];
@@ -184,6 +186,8 @@ export class GeminiAdapter {
       this.skipped.add(`${typeof record.type === 'string' ? record.type : '(no type)'} (not sent to the model)`);
       return [];
     }
+    // docs/security.md "The new importers": refused (one input error) before it is held
+    checkPartCount(record);
     const id = record.id as string;
     const held = this.messages.get(id);
     if (held === undefined) {

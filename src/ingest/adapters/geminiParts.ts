@@ -14,6 +14,40 @@ export interface PartView {
   tool: string | null;
 }
 
+/**
+ * docs/security.md "The new importers": the most parts (content parts, tool calls and
+ * thoughts together) one message is read with. Each call and response part is a span of its
+ * own, and a snapshot lists every message before its call (contract §2), so a message of
+ * 300k parts cost 300k spans in every later turn: ten turns took more than a 2 GB heap. A
+ * message over the limit is refused whole, before anything of it is held.
+ */
+export const MAX_MESSAGE_PARTS = 10_000;
+
+/** A message over MAX_MESSAGE_PARTS: its record's input error, worded in full (pipeline.ts passes it on as it is). */
+export class TooManyPartsError extends Error {
+  constructor(id: string, count: number) {
+    super(
+      `the message "${id.length > 40 ? id.slice(0, 40) + '…' : id}" holds ${count} parts (content parts, tool calls and thoughts); a Gemini CLI message is read with at most ${MAX_MESSAGE_PARTS}: it was skipped, not read`,
+    );
+    this.name = 'TooManyPartsError';
+  }
+}
+
+/** How many parts a message record holds: its content parts, tool calls and thoughts (each list's length, nothing walked). */
+export function partCount(record: JsonObject): number {
+  const content = record.content;
+  const parts = Array.isArray(content) ? content.length : content === undefined || content === null ? 0 : 1;
+  const calls = Array.isArray(record.toolCalls) ? record.toolCalls.length : 0;
+  const thoughts = Array.isArray(record.thoughts) ? record.thoughts.length : 0;
+  return parts + calls + thoughts;
+}
+
+/** Throws TooManyPartsError for a message over MAX_MESSAGE_PARTS. */
+export function checkPartCount(record: JsonObject): void {
+  const count = partCount(record);
+  if (count > MAX_MESSAGE_PARTS) throw new TooManyPartsError(typeof record.id === 'string' ? record.id : '(no id)', count);
+}
+
 export function partsOf(content: unknown): unknown[] {
   if (content === undefined || content === null) return [];
   if (Array.isArray(content)) return content;

@@ -275,7 +275,14 @@ export class TranscriptPipeline {
       this.feed.error(line, tooDeepMessage(`the record on line ${line}`));
       return;
     }
-    for (const m of adapter.record(value, line)) this.feed.value(m.value, m.line, false, true);
+    // docs/security.md "Importers": a record the adapter refuses or fails on is that record's input error, never the end of the read
+    let made: Iterable<AdaptedMessage>;
+    try {
+      made = adapter.record(value, line);
+    } catch (e) {
+      return this.feed.error(line, recordFailedMessage(e));
+    }
+    for (const m of made) this.feed.value(m.value, m.line, false, true);
   }
 
   private endDocument(held: { text: string; line: number }[]): void {
@@ -366,10 +373,13 @@ export class TranscriptPipeline {
 /** The members of a Gemini CLI `ConversationRecord` (chatRecordingTypes.ts), the only ones its `messages` may follow. */
 const GEMINI_MEMBERS = new Set(['sessionId', 'projectHash', 'startTime', 'lastUpdated', 'summary', 'memoryScratchpad', 'directories', 'kind']);
 
+/** Errors whose message is already the whole input error (where, why and the limit). */
+const WORDED_ERRORS = new Set(['TooDeepError', 'TooManyPartsError']);
+
 /** An adapter that threw on one record (a stringified field nested too deep, a bug): that record's input error. */
 function recordFailedMessage(e: unknown): string {
   const detail = e instanceof Error ? e.message : String(e);
-  return e instanceof Error && e.name === 'TooDeepError'
+  return e instanceof Error && WORDED_ERRORS.has(e.name)
     ? detail
     : `the record could not be read: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
 }

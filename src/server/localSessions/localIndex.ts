@@ -29,8 +29,11 @@ export interface LocalIndexOptions {
   readConcurrency?: number;
   /** looks at most this often (default 2 s): a listing asked sooner answers from the last one */
   minLookMs?: number;
-  /** the engine `check` runs, on one file (cli/localSessions.ts injects it); none: rows carry no analysis */
-  analyse?: (file: string, agent: LocalAgent) => Promise<AnalysisOutcome>;
+  /**
+   * the engine `check` runs, on one file (cli/localSessions.ts injects it); none: rows carry no
+   * analysis. `inside`: the real path of the file's folder, which the file it reads must still be in
+   */
+  analyse?: (file: string, agent: LocalAgent, inside: string | undefined) => Promise<AnalysisOutcome>;
   /** most files analysed in the background per look, newest first (default 200) */
   analyseQueue?: number;
   /** larger files are not analysed in the background (default 16 MiB): opening one analyses it */
@@ -134,7 +137,7 @@ export class LocalSessionIndex {
   }
 
   /** The row's file, by its id, once more checked to be a file inside its folder; undefined when it is not one. */
-  async fileOf(id: string): Promise<{ path: string; agent: LocalAgent; name: string } | undefined> {
+  async fileOf(id: string): Promise<{ path: string; agent: LocalAgent; name: string; root: string } | undefined> {
     const e = this.byId.get(id);
     if (e === undefined) return undefined;
     const root = this.folderStates[e.folder]?.report?.realRoot ?? null;
@@ -143,7 +146,8 @@ export class LocalSessionIndex {
       // the path may have become a link since it was found: its real path must still be inside
       const real = await fs.promises.realpath(e.path);
       if (!real.startsWith(root + path.sep) || !(await fs.promises.stat(real)).isFile()) return undefined;
-      return { path: real, agent: e.head?.agent ?? e.agent, name: path.basename(real) };
+      // the opener checks its descriptor against `root` again: this name may change before it is opened
+      return { path: real, agent: e.head?.agent ?? e.agent, name: path.basename(real), root };
     } catch {
       return undefined;
     }
@@ -252,7 +256,7 @@ export class LocalSessionIndex {
           };
         } else {
           try {
-            e.analysis = await analyse(e.path, e.head?.agent ?? e.agent);
+            e.analysis = await analyse(e.path, e.head?.agent ?? e.agent, this.folderStates[e.folder]?.report?.realRoot ?? undefined);
           } catch (err) {
             e.analysis = { analysis: null, note: `the analysis failed: ${(err as Error).message}` };
           }

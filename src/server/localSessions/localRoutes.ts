@@ -7,7 +7,7 @@ import type { LocalSessionList } from '../../protocol/localSessions.ts';
 import { drainedOrClosed, json } from '../httpReply.ts';
 import type { Route } from '../routes.ts';
 import type { LocalSessionIndex } from './localIndex.ts';
-import { NotRegularFile, openRegularFile } from './openRegular.ts';
+import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
 
 export const LOCAL_LIST_PATH = '/api/local';
 const ROW_ID = /^[0-9a-f]{24}$/;
@@ -37,7 +37,7 @@ export function localRoutes(index: LocalSessionIndex | null, reason: string | nu
         if (!ROW_ID.test(id)) return json(res, 400, { error: 'not a local session id (a row of GET /api/local names its file; a path is never accepted)' });
         const file = await index.fileOf(id);
         if (file === undefined) return json(res, 404, { error: `no local session ${id} (listed again? it may have moved out of its folder)` });
-        return sendFile(req.method === 'HEAD', res, file.path, file.name);
+        return sendFile(req.method === 'HEAD', res, file.path, file.name, file.root);
       },
     },
   ];
@@ -48,10 +48,11 @@ export function localRoutes(index: LocalSessionIndex | null, reason: string | nu
  * part it had; one replaced keeps the open one's bytes). A file truncated under the read is
  * cut off mid-answer, so the page fails the load instead of analysing a mix.
  */
-async function sendFile(headOnly: boolean, res: import('node:http').ServerResponse, file: string, name: string): Promise<void> {
+async function sendFile(headOnly: boolean, res: import('node:http').ServerResponse, file: string, name: string, root: string): Promise<void> {
   let handle: fs.promises.FileHandle;
   try {
-    handle = await openRegularFile(file);
+    // docs/security.md "Local sessions": from here on only the checked descriptor is read
+    handle = await openRegularFile(file, root);
   } catch (e) {
     return json(res, 404, {
       error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,

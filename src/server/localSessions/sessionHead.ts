@@ -10,7 +10,7 @@ import type { LocalAgent } from '../../protocol/localSessions.ts';
 import { detectFormat } from '../../ingest/adapters/detect.ts';
 import { contentText, requestOf } from '../../ingest/adapters/codexItems.ts';
 import { typedText } from '../../ingest/adapters/injectedText.ts';
-import { NotRegularFile, openRegularFile } from './openRegular.ts';
+import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
 
 export interface SessionHead {
   agent: LocalAgent;
