@@ -13,8 +13,17 @@ export type AnalysisRequest =
   | { s: string; q: number; b: Uint8Array; w: boolean }
   /** the session was deleted, or idle and parked (analysisThreads.ts): its engine goes */
   | { s: string; drop: true }
-  /** tests: the thread's heap in use after a full collection, answered as `{heap}` */
+  /** tests and benches: the thread's memory after a full collection, answered as a ThreadMemory */
   | { heap: true };
+
+/** One analysis thread's own memory after a full collection, bytes (its isolate: the process's RSS is shared). */
+export interface ThreadMemory {
+  heap: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  engines: number;
+}
 
 export interface AnalysisAnswer {
   o: LineOutcome;
@@ -32,7 +41,7 @@ port.on('message', (batch: AnalysisRequest[]) => {
   const out: AnalysisAnswer[] = [];
   for (const r of batch) {
     if ('heap' in r) {
-      port.postMessage({ heap: heapAfterCollection() });
+      port.postMessage(memoryAfterCollection());
       continue;
     }
     if ('drop' in r) {
@@ -53,11 +62,13 @@ port.on('message', (batch: AnalysisRequest[]) => {
   }
   if (out.length > 0) port.postMessage(out);
 });
-/** What the engines hold: the heap in use once garbage is collected (V8's gc, exposed for this one call). */
-function heapAfterCollection(): number {
+/** What the engines hold: the memory in use once garbage is collected (V8's gc, exposed for this one call). */
+function memoryAfterCollection(): ThreadMemory {
   v8.setFlagsFromString('--expose-gc');
   (vm.runInNewContext('gc') as () => void)();
-  return v8.getHeapStatistics().used_heap_size;
+  const h = v8.getHeapStatistics();
+  const m = process.memoryUsage();
+  return { heap: h.used_heap_size, heapTotal: h.total_heap_size, external: m.external, arrayBuffers: m.arrayBuffers, engines: engines.size };
 }
 
 // the engine's modules are loaded (through tsx, a few hundred ms): lines are analysed at full speed from now on
