@@ -114,9 +114,11 @@ function shown(label: string, m: RelayMemory): string {
   const threadExternal = m.threads.reduce((a, t) => a + t.external, 0);
   const live = m.heap + threadHeap;
   const engines = m.threads.reduce((a, t) => a + t.engines, 0);
+  const asItStood = m.threads.reduce((a, t) => a + t.heapAsItStood, 0);
+  const collections = m.threads.reduce((a, t) => a + t.collections, 0);
   return (
     `    ${label}: RSS ${(m.rss / MiB).toFixed(0)} MiB; main heap ${(m.heap / MiB).toFixed(1)} MiB, external ${(m.external / MiB).toFixed(1)} MiB (ArrayBuffers ${(m.arrayBuffers / MiB).toFixed(1)}); ` +
-    `analysis threads ${m.threads.length}: heap ${(threadHeap / MiB).toFixed(1)} MiB, external ${(threadExternal / MiB).toFixed(1)} MiB, ${engines} engines; ` +
+    `analysis threads ${m.threads.length}: heap ${(threadHeap / MiB).toFixed(1)} MiB (${(asItStood / MiB).toFixed(1)} before the forced gc, ${collections} collections after parking), external ${(threadExternal / MiB).toFixed(1)} MiB, ${engines} engines; ` +
     `${m.parked} parked; RSS / live heap ×${(m.rss / live).toFixed(2)}`
   );
 }

@@ -308,12 +308,12 @@ export class AnalysisThreads {
     return (await this.memoryOf(i)).heap;
   }
 
-  /** Tests and benches: thread i's own memory after a full garbage collection. */
-  memoryOf(i: number): Promise<ThreadMemory> {
+  /** Tests and benches: thread i's own memory, after a full garbage collection unless `collect` is false. */
+  memoryOf(i: number, collect = true): Promise<ThreadMemory> {
     const t = this.threads[i]!;
     return new Promise((resolve) => {
       t.heapQueries.push(resolve);
-      t.post({ heap: true }, null);
+      t.post({ heap: true, collect }, null);
     });
   }
 
