@@ -28,3 +28,5 @@ if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessi
 if (want('traj-memory')) (await import('./peakMemory.ts')).benchTrajMemory();
 if (want('report-huge')) (await import('./peakMemory.ts')).benchReportHuge();
 if (want('scaling')) (await import('./scaling.ts')).benchScaling();
+if (want('idle-rss')) await (await import('./idleRss.ts')).benchIdleRss();
+if (want('connection-flood')) await (await import('./connectionFlood.ts')).benchConnectionFlood();

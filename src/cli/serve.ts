@@ -53,8 +53,8 @@ export const SERVE_USAGE = `usage: context-health serve [options]
                            the same for the connections of one remote address (default ${DEFAULT_CONNECTION_LIMITS.maxUnfinishedBytesPerAddress})
   --idle-timeout S         close a connection that sends no request within S seconds (default ${DEFAULT_CONNECTION_LIMITS.idleTimeoutMs / 1000})
   --body-timeout S         a request, or one WebSocket message, must arrive whole within S seconds (default ${DEFAULT_CONNECTION_LIMITS.bodyTimeoutMs / 1000})
-  --max-connections N      TCP connections open at once; past it new ones are closed at once (default: the
-                           open-file limit less a quarter kept for files, ${defaultMaxConnections()} here)
+  --max-connections N      TCP connections open at once; past it the oldest that sent no request is closed for
+                           the new one (default: the open-file limit less a quarter kept for files, ${defaultMaxConnections()} here)
   --subscriber-buffer N    unsent bytes a dashboard may fall behind before it is cut off (default ${DEFAULT_FANOUT.maxBufferedBytes})
   --validator-threads N    worker threads parsing and validating large messages (default: none with the analysis on or on 2 cores, else cores - 1, at most 4)
   --otlp-reorder-ms MS     OTLP (POST /v1/traces): how long a model call waits for earlier ones of its conversation

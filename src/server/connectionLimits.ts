@@ -11,7 +11,7 @@ export interface ConnectionLimits extends UnfinishedLimits {
   idleTimeoutMs: number;
   /** a request (headers and body), or one WebSocket message, must arrive whole within this */
   bodyTimeoutMs: number;
-  /** TCP connections open at once; past it a new one is closed at once (default: from the open-file limit, descriptorBudget.ts) */
+  /** TCP connections open at once; past it the oldest that sent no request is closed for the new one (default: from the open-file limit, descriptorBudget.ts) */
   maxConnections?: number;
 }
 

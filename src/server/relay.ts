@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { AccessPolicy, isLoopbackHost } from './accessPolicy.ts';
 import { openBackend, type Backend } from './backend.ts';
 import { guardConnections, serverTimeoutOptions } from './connectionGuards.ts';
-import { capConnections, defaultMaxConnections } from './descriptorBudget.ts';
+import { capConnections, ConnectionCap, defaultMaxConnections, LISTEN_BACKLOG } from './descriptorBudget.ts';
 import { StartupError } from './dataLock.ts';
 import { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connectionLimits.ts';
 import { CLOSE_GONE, CLOSE_SHUTDOWN, DEFAULT_FANOUT, Fanout, type FanoutOptions } from './fanout.ts';
@@ -238,6 +238,7 @@ function healthOf(
   s: Sessions,
   sockets: Sockets,
   unfinished: UnfinishedBudget,
+  cap: ConnectionCap,
   startedAt: number,
 ): () => { status: number; body: unknown } {
   const store = s.backend.store;
@@ -253,6 +254,7 @@ function healthOf(
         store: store.name,
         sessions: store.knownCount(),
         ingest_connections: sockets.ingestSockets.size,
+        connections: cap.stats(),
         subscribers: s.fanout.stats(),
         ingest: s.ingest.counters,
         limits: { ...settings.limits, ...settings.connection },
@@ -380,7 +382,7 @@ function listen(server: http.Server, options: RelayOptions, cleanup: () => void)
       else reject(e);
     };
     server.once('error', onError);
-    server.listen(options.port, options.host, () => {
+    server.listen(options.port, options.host, LISTEN_BACKLOG, () => {
       server.off('error', onError);
       resolve();
     });
@@ -406,7 +408,8 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   const { backend, fanout, ingest, analysis, alerts, overview, validator } = s;
   const stopRetention = retainSessions(options, s, log);
   const sockets = openSockets(options, limits);
-  const health = healthOf(options, settings, s, sockets, unfinished, Date.now());
+  const cap = new ConnectionCap(connection.maxConnections);
+  const health = healthOf(options, settings, s, sockets, unfinished, cap, Date.now());
   const otlp = new OtlpReceiver({
     ingest,
     access,
@@ -439,7 +442,7 @@ export async function startRelay(options: RelayOptions): Promise<Relay> {
   );
   server.keepAliveTimeout = 65_000;
   const guards = guardConnections(server, connection, unfinished);
-  capConnections(server, connection.maxConnections, log);
+  capConnections(server, cap, log);
   server.on('upgrade', upgradeHandler(access, sockets, s, unfinished, guards, log));
   await listen(server, options, () => {
     guards.stop();

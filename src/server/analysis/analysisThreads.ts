@@ -11,7 +11,7 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { quoted } from '../quoted.ts';
-import type { AnalysisAnswer, AnalysisRequest } from './analysisWorker.ts';
+import type { AnalysisAnswer, AnalysisRequest, ThreadMemory } from './analysisWorker.ts';
 
 /** a line that was in flight on this many threads that died is answered with an error instead of being posted again */
 const MAX_TRIES = 2;
@@ -82,8 +82,8 @@ class AnalysisThread {
   scheduled = false;
   /** active time of the threads that died, for the CPU figures */
   pastActiveMs = 0;
-  /** tests: heap queries waiting for their answer, in order */
-  readonly heapQueries: ((bytes: number) => void)[] = [];
+  /** tests and benches: memory queries waiting for their answer, in order */
+  readonly heapQueries: ((m: ThreadMemory) => void)[] = [];
   /** resolves once the current worker has loaded the engine */
   ready: Promise<void> = Promise.resolve();
 
@@ -103,13 +103,13 @@ class AnalysisThread {
     let loaded: () => void = () => {};
     this.ready = new Promise((resolve) => (loaded = resolve));
     worker.on('exit', () => loaded()); // a thread that never loads is replaced ('exit' below)
-    worker.on('message', (answers: AnalysisAnswer[] | 'ready' | { heap: number }) => {
+    worker.on('message', (answers: AnalysisAnswer[] | 'ready' | ThreadMemory) => {
       if (answers === 'ready') {
         loaded();
         return;
       }
       if (!Array.isArray(answers)) {
-        for (const r of this.heapQueries.splice(0, 1)) r(answers.heap);
+        for (const r of this.heapQueries.splice(0, 1)) r(answers);
         return;
       }
       if (worker !== this.worker) return;
@@ -304,11 +304,16 @@ export class AnalysisThreads {
   }
 
   /** Tests: thread i's heap in use after a full garbage collection, bytes. */
-  heapUsedForTest(i: number): Promise<number> {
+  async heapUsedForTest(i: number): Promise<number> {
+    return (await this.memoryOf(i)).heap;
+  }
+
+  /** Tests and benches: thread i's own memory, after a full garbage collection unless `collect` is false. */
+  memoryOf(i: number, collect = true): Promise<ThreadMemory> {
     const t = this.threads[i]!;
     return new Promise((resolve) => {
       t.heapQueries.push(resolve);
-      t.post({ heap: true }, null);
+      t.post({ heap: true, collect }, null);
     });
   }
 

@@ -5,6 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import type { Engine } from '../../core/engine.ts';
+import { CollectAfterDrop } from './collectAfterDrop.ts';
 import { analyseLine, newSessionEngine, type LineOutcome } from './sessionEngine.ts';
 import { lowerThreadPriority } from '../../node/threadPriority.ts';
 
@@ -13,8 +14,23 @@ export type AnalysisRequest =
   | { s: string; q: number; b: Uint8Array; w: boolean }
   /** the session was deleted, or idle and parked (analysisThreads.ts): its engine goes */
   | { s: string; drop: true }
-  /** tests: the thread's heap in use after a full collection, answered as `{heap}` */
-  | { heap: true };
+  /** tests and benches: the thread's memory, after a full collection unless `collect` is false, answered as a ThreadMemory */
+  | { heap: true; collect?: boolean };
+
+/** One analysis thread's own memory, bytes (its isolate: the process's RSS is shared). */
+export interface ThreadMemory {
+  /** after a full collection (as it stood when none was asked for) */
+  heap: number;
+  /** before it: what the thread's own collections left */
+  heapAsItStood: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  /** engines held */
+  engines: number;
+  /** full collections the thread ran after dropping engines (collectAfterDrop.ts) */
+  collections: number;
+}
 
 export interface AnalysisAnswer {
   o: LineOutcome;
@@ -28,15 +44,17 @@ if (port === null) throw new Error('analysisWorker.ts runs as a worker thread');
 // below the main thread when the cores are short: the fan-out is not delayed behind an analysis
 lowerThreadPriority();
 const engines = new Map<string, Engine>();
+const release = new CollectAfterDrop(() => fullCollection());
 port.on('message', (batch: AnalysisRequest[]) => {
   const out: AnalysisAnswer[] = [];
   for (const r of batch) {
     if ('heap' in r) {
-      port.postMessage({ heap: heapAfterCollection() });
+      port.postMessage(memoryNow(r.collect !== false));
       continue;
     }
     if ('drop' in r) {
       engines.delete(r.s);
+      release.dropped(r.s);
       continue;
     }
     let engine = engines.get(r.s);
@@ -49,15 +67,36 @@ port.on('message', (batch: AnalysisRequest[]) => {
       // an engine bug must not stall the session's acks: the main thread logs it
       o = { k: 'error', message: `the engine failed: ${(e as Error).message}` };
     }
+    release.analysed(r.s, r.b.length);
     if (!r.w) out.push({ o, ms: performance.now() - t0 });
   }
   if (out.length > 0) port.postMessage(out);
 });
-/** What the engines hold: the heap in use once garbage is collected (V8's gc, exposed for this one call). */
-function heapAfterCollection(): number {
-  v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
-  return v8.getHeapStatistics().used_heap_size;
+let gc: (() => void) | null = null;
+/** A full collection (V8's gc, exposed here only: the flag is set once, when first needed). */
+function fullCollection(): void {
+  if (gc === null) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
+
+/** What the engines hold: the memory in use once garbage is collected (unless not `collect`); `heapAsItStood`: before that collection. */
+function memoryNow(collect: boolean): ThreadMemory {
+  const heapAsItStood = v8.getHeapStatistics().used_heap_size;
+  if (collect) fullCollection();
+  const h = v8.getHeapStatistics();
+  const m = process.memoryUsage();
+  return {
+    heap: h.used_heap_size,
+    heapAsItStood,
+    heapTotal: h.total_heap_size,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+    engines: engines.size,
+    collections: release.collections,
+  };
 }
 
 // the engine's modules are loaded (through tsx, a few hundred ms): lines are analysed at full speed from now on
