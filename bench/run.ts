@@ -28,3 +28,4 @@ if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessi
 if (want('traj-memory')) (await import('./peakMemory.ts')).benchTrajMemory();
 if (want('report-huge')) (await import('./peakMemory.ts')).benchReportHuge();
 if (want('scaling')) (await import('./scaling.ts')).benchScaling();
+if (want('refetch-browser')) await (await import('./refetchBrowser.ts')).benchRefetchBrowser();
