@@ -30,3 +30,4 @@ if (want('report-huge')) (await import('./peakMemory.ts')).benchReportHuge();
 if (want('scaling')) (await import('./scaling.ts')).benchScaling();
 if (want('idle-rss')) await (await import('./idleRss.ts')).benchIdleRss();
 if (want('connection-flood')) await (await import('./connectionFlood.ts')).benchConnectionFlood();
+if (want('refetch-browser')) await (await import('./refetchBrowser.ts')).benchRefetchBrowser();

@@ -12,6 +12,7 @@ import { dropFile, gotoApp, waitLoaded } from './helpers/app.ts';
 import { followSession } from './helpers/live.ts';
 import { checkJson, ROOT } from './helpers/relay.ts';
 import { COMPACTIONS_FIXTURE, SUMMARY_MARKUP } from './fixtures/claudeCodeCompactions.ts';
+import { carriedPastCapTranscript } from './fixtures/claudeCodeCarried.ts';
 
 interface CompactionJson {
   turn: number;
@@ -146,6 +147,43 @@ test('a Codex session whose summaries are encrypted: its items are unknown, neve
   expect(statuses).not.toContain('lost');
   // a refetched unknown item is no confirmed loss: compaction_loss never fires (shown as 0 or not at all)
   await expect(page.locator('[data-testid="signal-count"][data-signal="compaction_loss"]:not([data-count="0"])')).toHaveCount(0);
+});
+
+test("past the audit cap (1,000 carried items): the panel says, in report.md's words, how many earlier items were not judged again; only then", async ({
+  page,
+}, testInfo) => {
+  // contract §8.4: the first summary keeps 1,005 files, the second compaction follows 1,000 of them
+  const file = testInfo.outputPath('cc-carried-past-cap.jsonl');
+  fs.writeFileSync(file, carriedPastCapTranscript(1005));
+  const oracle = checkJson(file).sessions[0] as unknown as { compactions: (CompactionJson & { carried_not_followed?: number })[] };
+  expect(oracle.compactions.map((c) => c.carried_not_followed)).toEqual([undefined, 5]);
+  await gotoApp(page);
+  await dropFile(page, file);
+  expect((await waitLoaded(page)).state).toBe('done');
+  const marks = page.getByTestId('compactions-strip').getByTestId('compaction');
+  await expect(marks).toHaveCount(2);
+  const panel = page.getByTestId('compaction-panel');
+
+  await marks.first().click();
+  await expect(panel).toHaveAttribute('data-turn', String(oracle.compactions[0]!.turn));
+  await expect(panel.getByTestId('compaction-not-followed')).toHaveCount(0);
+
+  await marks.nth(1).click();
+  await expect(panel).toHaveAttribute('data-turn', String(oracle.compactions[1]!.turn));
+  const note = panel.getByTestId('compaction-not-followed');
+  await expect(note).toHaveAttribute('data-count', '5');
+  await expect(note).toHaveText('5 more items of earlier compactions were not judged again: the audit follows at most 1,000 from one compaction to the next.');
+  // the 1,000 carried rows are listed up to the panel's cap, the rest counted
+  await expect(panel.locator('[data-testid="compaction-item"][data-carried="true"]')).toHaveCount(200);
+  await expect(panel).toContainText('… and 800 more');
+
+  // the same sentence in the compaction's report
+  await panel.getByTestId('report-compaction').click();
+  const dialog = page.getByTestId('report-dialog');
+  await expect(dialog).toHaveAttribute('data-state', 'ready', { timeout: 30_000 });
+  expect((await dialog.getByTestId('report-markdown').textContent()) ?? '').toContain(
+    '_5 more items of earlier compactions were not judged again: the audit follows at most 1,000 from one compaction to the next._',
+  );
 });
 
 test('live: a compaction that watch streams into serve appears on the strip about a second after its first call', async ({ page, baseURL }) => {

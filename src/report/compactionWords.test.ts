@@ -1,7 +1,7 @@
 // check's line for a compaction (contract §8.3) when its summary cannot be read (§8.4 unknown).
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord } from '../core/compactions.ts';
-import { compactionLine, ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
+import { carriedNotFollowedWords, compactionLine, ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
 
 const record = (over: Partial<CompactionRecord>): CompactionRecord => ({
   turn: 5,
@@ -42,5 +42,22 @@ describe('compactionLine', () => {
       'turn 5: 9,000 → 2,500 tokens, 7 spans replaced; the summary names 1 of 3 files (2 dropped, 1 of them read again)',
     );
     expect(compactionLine(record({ summary_span_ids: [], summary_text: '' }))).toBe('turn 5: 9,000 → 2,500 tokens, 7 spans replaced; no summary');
+  });
+});
+
+describe('carriedNotFollowedWords (contract §8.4 repeated compactions)', () => {
+  it('says how many earlier items the cap left unjudged, in the words report.md and the panel share', () => {
+    expect(carriedNotFollowedWords(5)).toBe(
+      '5 more items of earlier compactions were not judged again: the audit follows at most 1,000 from one compaction to the next.',
+    );
+    expect(carriedNotFollowedWords(1)).toBe(
+      '1 more item of earlier compactions was not judged again: the audit follows at most 1,000 from one compaction to the next.',
+    );
+    expect(carriedNotFollowedWords(12_345)).toMatch(/^12,345 more items /);
+  });
+
+  it('says nothing when the cap left nothing out (the field is absent then)', () => {
+    expect(carriedNotFollowedWords(undefined)).toBeNull();
+    expect(carriedNotFollowedWords(0)).toBeNull();
   });
 });

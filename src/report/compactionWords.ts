@@ -1,6 +1,7 @@
 // What `check`'s human output, `diff` and the compaction report say of a session's compactions (contract §8.3) and
 // of the detectors that do not apply to it (§8.1): one line per compaction, in words a person
 // debugging a lost thread reads first.
+import { CARRIED_MAX } from '../core/compactionAudit.ts';
 import type { CompactionRecord, KindRetention } from '../core/compactions.ts';
 import type { Signal } from '../core/signals.ts';
 
@@ -8,6 +9,18 @@ const SHOWN = 10;
 
 /** contract §8.3 `summary_state: "encrypted"`: what the record says, in a user's words (check, reports and the dashboard). */
 export const ENCRYPTED_SUMMARY_WORDS = 'the summary is encrypted (Codex): what it kept cannot be read';
+
+/**
+ * contract §8.4 "Repeated compactions": a compaction's `carried_not_followed`, as report.md
+ * (under the carried table) and the dashboard's compaction panel both say it; null when the
+ * cap left nothing out, so nothing is said. "5 more items of earlier compactions were not
+ * judged again: the audit follows at most 1,000 from one compaction to the next."
+ */
+export function carriedNotFollowedWords(notFollowed: number | undefined): string | null {
+  const n = notFollowed ?? 0;
+  if (!(n > 0)) return null;
+  return `${n.toLocaleString('en-US')} more item${n === 1 ? '' : 's'} of earlier compactions ${n === 1 ? 'was' : 'were'} not judged again: the audit follows at most ${CARRIED_MAX.toLocaleString('en-US')} from one compaction to the next.`;
+}
 
 /** "turn 160: 167,012 → 31,002 tokens, 451 spans replaced; the summary names 41 of 58 files (17 dropped, 3 of them read again), …" */
 export function compactionLine(r: CompactionRecord): string {

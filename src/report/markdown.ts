@@ -5,9 +5,8 @@
 // ReportData (src/report/reportData.ts makes one from a session's columns).
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
 import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
-import { CARRIED_MAX } from '../core/compactionAudit.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
-import { ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
+import { carriedNotFollowedWords, ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
 import { rangeAdvice } from './headline.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
@@ -282,14 +281,9 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
     for (const it of lostFirst(r.carried)) out.push(`| ${it.status} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.first_audited_at} | ${it.from_turn} |`);
     out.push('');
   }
-  const notFollowed = r.carried_not_followed ?? 0;
-  if (notFollowed > 0) {
-    // contract §8.4: the audit follows at most CARRIED_MAX items from one compaction to the next
-    out.push(
-      `_${notFollowed} more item${notFollowed === 1 ? '' : 's'} of earlier compactions ${notFollowed === 1 ? 'was' : 'were'} not judged again: the audit follows at most ${CARRIED_MAX.toLocaleString('en-US')} from one compaction to the next._`,
-      '',
-    );
-  }
+  // contract §8.4: the audit follows at most CARRIED_MAX items from one compaction to the next (the dashboard's panel says the same words)
+  const notFollowed = carriedNotFollowedWords(r.carried_not_followed);
+  if (notFollowed !== null) out.push(`_${notFollowed}_`, '');
   return out;
 }
 

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckOutput } from '../core/checkOutput.ts';
 import { Controller } from './controller.ts';
 import type { CompactionsView, JobSummary, WorkerEvent } from './protocol.ts';
+import { carriedPastCapTranscript } from '../../e2e/fixtures/claudeCodeCarried.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const sha256 = (t: string): string => createHash('sha256').update(t, 'utf8').digest('hex');
@@ -105,4 +106,18 @@ describe('compactions through the Worker (contract §8)', () => {
     expect(s.compactions).toBe(0);
     expect(w.compactions(s.sessionId).records).toEqual([]);
   });
+
+  it('past the audit cap the page gets carried_not_followed on the record, as check --json prints it, and only there', async () => {
+    // contract §8.4: 1,005 files kept by the first summary, 1,000 followed into the second
+    const text = carriedPastCapTranscript(1005);
+    const expected = checkJson(text).sessions[0]!;
+    const w = await open(text);
+    const view = w.compactions(w.summary.sessions[0]!.sessionId);
+    expect(view.records.map((r) => [r.turn, r.carried.length, r.carried_not_followed])).toEqual([
+      [2, 0, undefined],
+      [3, 1000, 5],
+    ]);
+    expect('carried_not_followed' in view.records[0]!).toBe(false);
+    expect(view.records.map((r) => r.carried_not_followed)).toEqual(expected.compactions!.map((r) => r.carried_not_followed));
+  }, 30_000);
 });

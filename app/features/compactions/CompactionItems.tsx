@@ -3,30 +3,31 @@
 // from. Item texts are the agent's input: rendered as text, never as HTML.
 import type { CarriedItem, RecordItem } from '../../../src/worker/client.ts';
 import { selectSpan, selectTurn } from '../../analysis.ts';
-import { itemsByKind, KIND_LABEL } from './compactionRows.ts';
+import { itemsByKind, KIND_LABEL, shownRows } from './compactionRows.ts';
 import { useSpanLabel } from '../../stores/spanLabels.ts';
 import { shortLabel } from '../turn/spanNames.ts';
-
-/** rows listed per kind; the rest are counted (a long session can audit hundreds of commands) */
-const SHOWN = 200;
 
 export function CompactionItems({ items, carried = false }: { items: readonly (RecordItem | CarriedItem)[]; carried?: boolean }) {
   const groups = itemsByKind(items);
   return (
     <>
-      {groups.map((g) => (
-        <section key={g.kind} className="compaction-kind" data-testid="compaction-kind" data-kind={g.kind}>
-          <h4>
-            {KIND_LABEL[g.kind].many} <span className="muted">{g.items.length}</span>
-          </h4>
-          <ul className="compaction-items">
-            {g.items.slice(0, SHOWN).map((it, i) => (
-              <ItemRow key={`${i}:${it.text}`} item={it} carried={carried} />
-            ))}
-          </ul>
-          {g.items.length > SHOWN && <p className="muted">… and {g.items.length - SHOWN} more (every item is in the report and in check --json)</p>}
-        </section>
-      ))}
+      {groups.map((g) => {
+        // rows listed per kind, the rest counted: a refetch storm's compaction lists every file it lost
+        const { rows, more } = shownRows(g.items);
+        return (
+          <section key={g.kind} className="compaction-kind" data-testid="compaction-kind" data-kind={g.kind}>
+            <h4>
+              {KIND_LABEL[g.kind].many} <span className="muted">{g.items.length}</span>
+            </h4>
+            <ul className="compaction-items">
+              {rows.map((it, i) => (
+                <ItemRow key={`${i}:${it.text}`} item={it} carried={carried} />
+              ))}
+            </ul>
+            {more > 0 && <p className="muted">… and {more} more (every item is in the report and in check --json)</p>}
+          </section>
+        );
+      })}
     </>
   );
 }

@@ -4,7 +4,7 @@
 import { useAnalysis } from '../../stores/analysis.ts';
 import { setUi, useUi } from '../../stores/ui.ts';
 import { reportCompaction } from '../report/reportIncident.ts';
-import { ENCRYPTED_SUMMARY_WORDS } from '../../../src/report/compactionWords.ts';
+import { carriedNotFollowedWords, ENCRYPTED_SUMMARY_WORDS } from '../../../src/report/compactionWords.ts';
 import { CompactionItems } from './CompactionItems.tsx';
 import { compactionAt, retentionWords, tokensWords, totalRetention } from './compactionRows.ts';
 
@@ -19,6 +19,7 @@ export function CompactionPanel({ fallback = null }: { fallback?: number | null 
   if (r === null) return null;
   const t = totalRetention(r.retention);
   const words = retentionWords(r.retention);
+  const notFollowed = carriedNotFollowedWords(r.carried_not_followed);
   return (
     <section
       className="panel compaction-panel"
@@ -80,6 +81,12 @@ export function CompactionPanel({ fallback = null }: { fallback?: number | null 
           <p className="muted">What an earlier summary kept, judged again against this one&apos;s text: the decay of a paraphrase of a paraphrase.</p>
           <CompactionItems items={r.carried} carried />
         </>
+      )}
+      {notFollowed !== null && (
+        // contract §8.4: past the audit's cap, report.md's words under its carried table
+        <p className="muted" data-testid="compaction-not-followed" data-count={r.carried_not_followed}>
+          {notFollowed}
+        </p>
       )}
     </section>
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactionRecord, RecordItem } from '../../../src/worker/client.ts';
-import { compactionAt, itemsByKind, retentionShares, retentionWords, tokensWords, totalRetention } from './compactionRows.ts';
+import { compactionAt, itemsByKind, retentionShares, retentionWords, ROWS_SHOWN, shownRows, tokensWords, totalRetention } from './compactionRows.ts';
 
 const item = (kind: RecordItem['kind'], text: string, status: RecordItem['status'], confirmed = false): RecordItem => ({
   kind,
@@ -65,5 +65,28 @@ describe('compaction rows', () => {
     expect(compactionAt([r], 5)).toBe(r);
     expect(compactionAt([r], 6)).toBeNull();
     expect(compactionAt(undefined, 5)).toBeNull();
+  });
+});
+
+describe('a refetch storm in the panel (bench refetch-browser)', () => {
+  // n lost files, every one gone back for but the last: the rows the panel draws stay ROWS_SHOWN whatever n is
+  const storm = (n: number): RecordItem[] => Array.from({ length: n }, (_, i) => item('file', `/repo/src/f${i}.ts`, 'lost', i < n - 1));
+
+  it('draws ROWS_SHOWN rows of a kind at n, 2n and 4n, confirmed losses first, and counts the rest', () => {
+    const drawn = [2500, 5000, 10_000].map((n) => {
+      const [files] = itemsByKind(storm(n));
+      const { rows, more } = shownRows(files!.items);
+      expect(rows.length + more).toBe(n);
+      expect(rows.every((r) => r.confirmed)).toBe(true);
+      return rows.length;
+    });
+    expect(drawn).toEqual([ROWS_SHOWN, ROWS_SHOWN, ROWS_SHOWN]);
+  });
+
+  it('a kind of no more than ROWS_SHOWN items is drawn whole, nothing counted', () => {
+    const few = storm(3);
+    expect(shownRows(few)).toEqual({ rows: few, more: 0 });
+    expect(shownRows(storm(ROWS_SHOWN)).more).toBe(0);
+    expect(shownRows(storm(ROWS_SHOWN + 1)).more).toBe(1);
   });
 });

@@ -76,6 +76,18 @@ export function itemsByKind<T extends RecordItem | CarriedItem>(items: readonly 
   return groups;
 }
 
+/**
+ * Rows the panel draws per kind; the rest are counted ("… and N more"). A refetch storm's
+ * compaction lists every file it lost (tens of thousands): the panel draws this many of them
+ * whatever n is, so opening it costs the same (bench refetch-browser, docs/dashboard.md).
+ */
+export const ROWS_SHOWN = 200;
+
+/** The rows of one kind's group the panel draws, and how many it counts instead. */
+export function shownRows<T>(items: readonly T[], max = ROWS_SHOWN): { rows: readonly T[]; more: number } {
+  return items.length > max ? { rows: items.slice(0, max), more: items.length - max } : { rows: items, more: 0 };
+}
+
 /** The record that took effect at `turn`, or null. */
 export function compactionAt(records: readonly CompactionRecord[] | undefined, turn: number | null): CompactionRecord | null {
   if (records === undefined || turn === null) return null;
