@@ -23,57 +23,111 @@ interface MessageType {
 const require = createRequire(import.meta.url);
 const ROOT = path.join(import.meta.dirname, '..');
 
-function request(): MessageType {
+function requestType(): MessageType {
   const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
     opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: MessageType } } } } };
   };
   return root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 }
 
-const span = (i: number, name: string, attributes: unknown[]): Record<string, unknown> => ({
+const span = (i: number, name: string, attributes: unknown[], events: unknown[] = []): Record<string, unknown> => ({
   traceId: Buffer.alloc(16, 1),
   spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
   name,
   startTimeUnixNano: 1 + i,
   endTimeUnixNano: 2 + i,
   attributes,
+  ...(events.length > 0 ? { events } : {}),
 });
 
-/** the export of a shape, as protobuf */
-export function otlpExport(shape: 'attributes' | 'genai', spans = 10_000): Uint8Array {
-  const list = Array.from({ length: spans }, (_, i) =>
-    shape === 'attributes'
-      ? span(
+const text = (k: string): { stringValue: string } => ({ stringValue: k });
+const said = (m: number, i: number): string => `message ${m} of ${i} `.padEnd(90, 'y');
+
+/**
+ * The shapes measured, each a 10,000-span export of about 15 MiB:
+ * - attributes: 25 attributes per span the adapter does not map (the audit's export);
+ * - genai: the GenAI conventions' chat span, `gen_ai.input.messages` (10 messages) and
+ *   `gen_ai.output.messages` as JSON strings;
+ * - openllmetry: OpenLLMetry's indexed attributes, `gen_ai.prompt.N.role/content` (10) and
+ *   `gen_ai.completion.0.role/content`;
+ * - events: the GenAI conventions before 1.37, one `gen_ai.user.message` /
+ *   `gen_ai.assistant.message` event per input message and a `gen_ai.choice` event.
+ */
+export const SHAPES = ['attributes', 'genai', 'openllmetry', 'events'] as const;
+export type Shape = (typeof SHAPES)[number];
+
+function spansOf(shape: Shape, spans: number): Record<string, unknown>[] {
+  return Array.from({ length: spans }, (_, i) => {
+    const conversation = { key: 'gen_ai.conversation.id', value: text(`c${i % 10}`) };
+    const role = (m: number): string => (m % 2 ? 'assistant' : 'user');
+    switch (shape) {
+      case 'attributes':
+        return span(
           i,
           'work',
-          Array.from({ length: 25 }, (_, k) => ({ key: `attribute.${k}`, value: { stringValue: `value ${i} ${k} `.padEnd(40, 'x') } })),
-        )
-      : span(i, 'chat', [
-          { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-          { key: 'gen_ai.conversation.id', value: { stringValue: `c${i % 10}` } },
+          Array.from({ length: 25 }, (_, k) => ({ key: `attribute.${k}`, value: text(`value ${i} ${k} `.padEnd(40, 'x')) })),
+        );
+      case 'genai':
+        return span(i, 'chat', [
+          { key: 'gen_ai.operation.name', value: text('chat') },
+          conversation,
           {
             key: 'gen_ai.input.messages',
-            value: {
-              stringValue: JSON.stringify(
-                Array.from({ length: 10 }, (_, m) => ({
-                  role: m % 2 ? 'assistant' : 'user',
-                  parts: [{ type: 'text', content: `message ${m} of ${i} `.padEnd(90, 'y') }],
-                })),
-              ),
-            },
+            value: text(JSON.stringify(Array.from({ length: 10 }, (_, m) => ({ role: role(m), parts: [{ type: 'text', content: said(m, i) }] })))),
           },
-        ]),
-  );
-  const R = request();
-  return R.encode(R.fromObject({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'bench' }, spans: list }] }] })).finish();
+          { key: 'gen_ai.output.messages', value: text(JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: said(10, i) }] }])) },
+        ]);
+      case 'openllmetry':
+        return span(i, 'openai.chat', [
+          conversation,
+          ...Array.from({ length: 10 }, (_, m) => [
+            { key: `gen_ai.prompt.${m}.role`, value: text(role(m)) },
+            { key: `gen_ai.prompt.${m}.content`, value: text(said(m, i)) },
+          ]).flat(),
+          { key: 'gen_ai.completion.0.role', value: text('assistant') },
+          { key: 'gen_ai.completion.0.content', value: text(said(10, i)) },
+        ]);
+      case 'events':
+        return span(
+          i,
+          'chat',
+          [{ key: 'gen_ai.operation.name', value: text('chat') }, conversation],
+          [
+            ...Array.from({ length: 10 }, (_, m) => ({
+              name: `gen_ai.${role(m)}.message`,
+              timeUnixNano: 1 + i,
+              attributes: [{ key: 'content', value: text(said(m, i)) }],
+            })),
+            { name: 'gen_ai.choice', timeUnixNano: 2 + i, attributes: [{ key: 'message', value: text(said(10, i)) }] },
+          ],
+        );
+    }
+  });
 }
 
-/** run in the child: decode the body in argv[3] once warm, print the peak RSS growth */
-async function decodeChild(file: string): Promise<void> {
+/** the export of a shape, as protobuf or as OTLP/JSON (hex ids, 64-bit integers as strings) */
+export function otlpExport(shape: Shape, spans = 10_000, encoding: 'protobuf' | 'json' = 'protobuf'): Uint8Array {
+  const request = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'bench' }, spans: spansOf(shape, spans) }] }] };
+  if (encoding === 'json') {
+    // `this[key]`: the value before Buffer's toJSON turned it into {type, data}
+    return Buffer.from(
+      JSON.stringify(request, function (this: Record<string, unknown>, key: string, v: unknown) {
+        const raw = this[key];
+        if (Buffer.isBuffer(raw)) return raw.toString('hex');
+        return typeof v === 'number' && key.endsWith('UnixNano') ? String(v) : v;
+      }),
+    );
+  }
+  const R = requestType();
+  return R.encode(R.fromObject(request)).finish();
+}
+
+/** run in the child: decode the body in argv[3] (argv[4] its encoding) once warm, print the peak RSS growth */
+async function decodeChild(file: string, encoding: Encoding): Promise<void> {
   const { decodeExport } = await import('../src/server/otlp/decoding.ts');
   const body = new Uint8Array(fs.readFileSync(file));
-  const job = (b: Uint8Array) => ({ body: b, encoding: 'protobuf' as const, gzip: false, maxBytes: 1 << 30, maxSpans: 1e9 });
-  decodeExport(job(body.subarray(0, 0)));
+  const job = (b: Uint8Array) => ({ body: b, encoding, gzip: false, maxBytes: 1 << 30, maxSpans: 1e9 });
+  decodeExport(job(otlpExport('genai', 10, encoding)));
   (globalThis as { gc?: () => void }).gc?.();
   const base = process.memoryUsage().rss;
   const decoded = decodeExport(job(body));
@@ -86,9 +140,12 @@ function vm(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(m![1]) * 1024;
 }
 
-function post(url: string, body: Uint8Array): Promise<number> {
+type Encoding = 'protobuf' | 'json';
+const MEDIA: Record<Encoding, string> = { protobuf: 'application/x-protobuf', json: 'application/json' };
+
+function post(url: string, body: Uint8Array, encoding: Encoding = 'protobuf'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL('v1/traces', url), { method: 'POST', headers: { 'content-type': 'application/x-protobuf' } }, (res) => {
+    const req = http.request(new URL('v1/traces', url), { method: 'POST', headers: { 'content-type': MEDIA[encoding] } }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
@@ -97,7 +154,7 @@ function post(url: string, body: Uint8Array): Promise<number> {
   });
 }
 
-async function relayGrowth(body: Uint8Array, atOnce: number): Promise<{ growth: number; statuses: number[] }> {
+async function relayGrowth(body: Uint8Array, encoding: Encoding, atOnce: number): Promise<{ growth: number; statuses: number[] }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlpmem-'));
   const child = spawn(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--data', dataDir, '--no-static', '--no-analysis'], {
     cwd: ROOT,
@@ -116,7 +173,7 @@ async function relayGrowth(body: Uint8Array, atOnce: number): Promise<{ growth: 
     await post(url, otlpExport('attributes', 10)); // the decode thread started
     await new Promise((r) => setTimeout(r, 500));
     const base = vm(child.pid!, 'VmRSS');
-    const statuses = await Promise.all(Array.from({ length: atOnce }, () => post(url, body)));
+    const statuses = await Promise.all(Array.from({ length: atOnce }, () => post(url, body, encoding)));
     return { growth: vm(child.pid!, 'VmHWM') - base, statuses };
   } finally {
     child.kill('SIGKILL');
@@ -127,26 +184,32 @@ async function relayGrowth(body: Uint8Array, atOnce: number): Promise<{ growth: 
 export async function benchOtlpMemory(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlpmem-'));
   console.log('\nOTLP decoding memory: peak RSS growth over the body (issue 39 asks ≤ 4× per request)');
-  for (const shape of ['attributes', 'genai'] as const) {
-    const body = otlpExport(shape);
-    const file = path.join(dir, `${shape}.pb`);
-    fs.writeFileSync(file, body);
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file], { cwd: ROOT, encoding: 'utf8' });
-    if (run.status !== 0) throw new Error(run.stderr);
-    const decode = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { growth: number }).growth;
-    const one = await relayGrowth(body, 1);
-    const eight = await relayGrowth(body, 8);
-    const mib = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MiB`;
-    const taken = eight.statuses.filter((s) => s === 200).length;
-    if (one.statuses[0] !== 200 || taken + eight.statuses.filter((s) => s === 503).length !== 8)
-      throw new Error(`unexpected answers: ${one.statuses} ${eight.statuses}`);
-    console.log(
-      `  ${shape.padEnd(10)} body ${mib(body.length)}: decode ${(decode / body.length).toFixed(2)}×, relay one export ${(one.growth / body.length).toFixed(2)}× (${mib(one.growth)}), ` +
-        `eight at once ${mib(eight.growth)} = ${(eight.growth / body.length).toFixed(2)}× one body (${taken} taken, ${8 - taken} answered 503)`,
-    );
+  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MiB`;
+  for (const encoding of ['protobuf', 'json'] as const) {
+    for (const shape of SHAPES) {
+      const body = otlpExport(shape, 10_000, encoding);
+      const file = path.join(dir, `${shape}.${encoding}`);
+      fs.writeFileSync(file, body);
+      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file, encoding], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      if (run.status !== 0) throw new Error(run.stderr);
+      const decode = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { growth: number }).growth;
+      const one = await relayGrowth(body, encoding, 1);
+      const eight = await relayGrowth(body, encoding, 8);
+      const taken = eight.statuses.filter((s) => s === 200).length;
+      if (one.statuses[0] !== 200 || taken + eight.statuses.filter((s) => s === 503).length !== 8)
+        throw new Error(`unexpected answers: ${one.statuses} ${eight.statuses}`);
+      console.log(
+        `  ${encoding.padEnd(8)} ${shape.padEnd(11)} body ${mib(body.length)}: decode ${(decode / body.length).toFixed(2)}×, ` +
+          `relay one export ${(one.growth / body.length).toFixed(2)}× (${mib(one.growth)}), ` +
+          `eight at once ${mib(eight.growth)} = ${(eight.growth / body.length).toFixed(2)}× one body, ${(eight.growth / body.length / Math.max(1, taken)).toFixed(2)}× per export taken (${taken} taken, ${8 - taken} answered 503)`,
+      );
+    }
   }
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-if (process.argv[2] === '--decode-child') await decodeChild(process.argv[3]!);
+if (process.argv[2] === '--decode-child') await decodeChild(process.argv[3]!, process.argv[4] as Encoding);
 else if (import.meta.url === `file://${process.argv[1]}`) await benchOtlpMemory();
