@@ -1,17 +1,16 @@
 // The adapter's events as they cross from the decode thread to the event loop, and wait
 // there in the reorder window (docs/security.md "Bounded amplification"). A model call's
 // messages (a retrieval's documents) are most of an export and are only needed when its
-// snapshot is built: each is written with v8.serialize, as it is extracted, into chunks of
-// bytes that are transferred (not cloned) to the event loop; what crosses as objects is the
+// snapshot is built: each is written as JSON, as it is extracted, into chunks of bytes
+// that are transferred (not cloned) to the event loop; what crosses as objects is the
 // rest of each event (ids, times, conversation). There, each event reads its messages from
 // the chunk when they are asked for, and drops them again: held as objects they took ~3×
 // the body (43 MiB for a 16 MiB GenAI export), cloned across threads twice that.
-import v8 from 'node:v8';
 import type { Extracted, InputMessage, ModelCall, RetrievedDocument, Retrieval } from '../../ingest/adapters/otlp/conventions.ts';
 import type { PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
 import type { Rejected } from '../../ingest/adapters/otlp/model.ts';
 
-/** bytes of serialized payloads gathered before they are copied into one transferable chunk */
+/** bytes of payloads written before they are copied out into one transferable chunk */
 const CHUNK_BYTES = 1 << 20;
 
 type Head = Omit<ModelCall, 'messages'> | Omit<Retrieval, 'documents'> | { kind: 'skip'; what: string };
@@ -34,8 +33,9 @@ export interface PackedExport {
 export class EventPacker {
   private readonly events: PackedEvent[] = [];
   private readonly chunks: ArrayBuffer[] = [];
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  /** where payloads are written, then copied out at their length (seal): one buffer for the whole export */
+  private scratch: Buffer | null = null;
+  private used = 0;
 
   add(key: string, event: Extracted): void {
     if (event.kind === 'skip') {
@@ -53,35 +53,38 @@ export class EventPacker {
       head = rest;
       list = documents;
     }
-    this.events.push({ key, head, payload: list.length === 0 ? null : this.write(v8.serialize(list)) });
+    this.events.push({ key, head, payload: list.length === 0 ? null : this.write(JSON.stringify(list)) });
   }
 
   /** The export, its chunks ready to be transferred. */
   finish(rejected: Rejected[]): PackedExport {
     this.seal();
+    this.scratch = null;
     return { events: this.events, rejected, chunks: this.chunks };
   }
 
-  private write(bytes: Buffer): [number, number, number] {
-    const at: [number, number, number] = [this.chunks.length, this.pendingBytes, bytes.length];
-    this.pending.push(bytes);
-    this.pendingBytes += bytes.length;
-    if (this.pendingBytes >= CHUNK_BYTES) this.seal();
+  /**
+   * JSON, not v8.serialize: written straight into the chunk, without a buffer per event
+   * (those outlived their event until a full collection). Exact for what is written here:
+   * strings (a lone surrogate is written as its \u escape), finite numbers, booleans, null.
+   */
+  private write(json: string): [number, number, number] {
+    const length = Buffer.byteLength(json);
+    if (this.scratch !== null && this.used + length > this.scratch.length) this.seal();
+    this.scratch ??= Buffer.allocUnsafeSlow(Math.max(CHUNK_BYTES, length));
+    const at: [number, number, number] = [this.chunks.length, this.used, length];
+    this.scratch.write(json, this.used);
+    this.used += length;
     return at;
   }
 
   private seal(): void {
-    if (this.pending.length === 0) return;
-    // a buffer of its own (never Node's shared pool, which a transfer would take from every other Buffer)
-    const chunk = Buffer.allocUnsafeSlow(this.pendingBytes);
-    let offset = 0;
-    for (const b of this.pending) {
-      chunk.set(b, offset);
-      offset += b.length;
-    }
+    if (this.scratch === null || this.used === 0) return;
+    // a buffer of its own, of the length written (never Node's shared pool, which a transfer would take from every other Buffer)
+    const chunk = Buffer.allocUnsafeSlow(this.used);
+    this.scratch.copy(chunk, 0, 0, this.used);
     this.chunks.push(chunk.buffer as ArrayBuffer);
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.used = 0;
   }
 }
 
@@ -94,7 +97,7 @@ export function unpack(packed: PackedExport): PreparedExport {
   const events = packed.events.map(({ key, head, payload }) => {
     if (head.kind === 'skip') return { key, event: head };
     const list = payload === null ? null : Buffer.from(packed.chunks[payload[0]]!, payload[1], payload[2]);
-    const read = (): unknown[] => (list === null ? [] : (v8.deserialize(list) as unknown[]));
+    const read = (): unknown[] => (list === null ? [] : (JSON.parse(list.toString('utf8')) as unknown[]));
     const event = { ...head } as ModelCall | Retrieval;
     Object.defineProperty(event, head.kind === 'call' ? 'messages' : 'documents', { enumerable: true, get: read });
     return { key, event };
