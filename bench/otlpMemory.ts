@@ -1,12 +1,13 @@
-// OTLP decoding memory (issue 39, bounded amplification: ≤ 4× the request body). Two
-// figures, each in a child process so that nothing else in this one is counted:
+// OTLP decoding memory (issue 39, bounded amplification: ≤ 4× the request body). Each
+// figure in a child process so that nothing else in this one is counted, each divided by
+// the body's size:
 // - the decode alone (decoding.ts, as the decode thread runs it): peak RSS over a baseline
-//   taken after a warm-up decode, divided by the body's size;
+//   taken after a warm-up decode;
 // - the relay: `serve --no-analysis`, its peak RSS (VmHWM) over its RSS after a warm-up
-//   export, for one export and for eight posted at once (the decode budget answers the
-//   ones past it 503; they are counted).
-// Two shapes of about 15 MiB: 10,000 spans × 25 attributes the adapter does not map (the
-// audit's export), and 10,000 GenAI model calls of 10 input messages each.
+//   export, when the exports are answered (decoded, held in the reorder window) and once
+//   their turns are stored; for one export and for eight posted at once (the decode
+//   budget answers the ones past it 503; they are counted).
+// Four shapes (SHAPES), each as protobuf and as OTLP/JSON, of about 15 MiB.
 //
 //   node --import tsx bench/otlpMemory.ts
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,8 +31,8 @@ function requestType(): MessageType {
   return root.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 }
 
-const span = (i: number, name: string, attributes: unknown[], events: unknown[] = []): Record<string, unknown> => ({
-  traceId: Buffer.alloc(16, 1),
+const span = (i: number, name: string, attributes: unknown[], events: unknown[] = [], trace = 1): Record<string, unknown> => ({
+  traceId: Buffer.alloc(16, trace),
   spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
   name,
   startTimeUnixNano: 1 + i,
@@ -56,7 +57,7 @@ const said = (m: number, i: number): string => `message ${m} of ${i} `.padEnd(90
 export const SHAPES = ['attributes', 'genai', 'openllmetry', 'events'] as const;
 export type Shape = (typeof SHAPES)[number];
 
-function spansOf(shape: Shape, spans: number): Record<string, unknown>[] {
+function spansOf(shape: Shape, spans: number, trace: number): Record<string, unknown>[] {
   return Array.from({ length: spans }, (_, i) => {
     const conversation = { key: 'gen_ai.conversation.id', value: text(`c${i % 10}`) };
     const role = (m: number): string => (m % 2 ? 'assistant' : 'user');
@@ -66,6 +67,8 @@ function spansOf(shape: Shape, spans: number): Record<string, unknown>[] {
           i,
           'work',
           Array.from({ length: 25 }, (_, k) => ({ key: `attribute.${k}`, value: text(`value ${i} ${k} `.padEnd(40, 'x')) })),
+          [],
+          trace,
         );
       case 'genai':
         return span(i, 'chat', [
@@ -105,9 +108,9 @@ function spansOf(shape: Shape, spans: number): Record<string, unknown>[] {
   });
 }
 
-/** the export of a shape, as protobuf or as OTLP/JSON (hex ids, 64-bit integers as strings) */
-export function otlpExport(shape: Shape, spans = 10_000, encoding: 'protobuf' | 'json' = 'protobuf'): Uint8Array {
-  const request = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'bench' }, spans: spansOf(shape, spans) }] }] };
+/** the export of a shape, as protobuf or as OTLP/JSON (hex ids, 64-bit integers as strings); `trace`: the trace id's byte (of the plain spans) */
+export function otlpExport(shape: Shape, spans = 10_000, encoding: 'protobuf' | 'json' = 'protobuf', trace = 1): Uint8Array {
+  const request = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'bench' }, spans: spansOf(shape, spans, trace) }] }] };
   if (encoding === 'json') {
     // `this[key]`: the value before Buffer's toJSON turned it into {type, data}
     return Buffer.from(
@@ -162,12 +165,18 @@ function post(url: string, body: Uint8Array, encoding: Encoding = 'protobuf'): P
 }
 
 /** `turns`: what the export stores (its model calls), waited for before the peak is read */
-async function relayGrowth(body: Uint8Array, encoding: Encoding, atOnce: number, turns: number): Promise<{ growth: number; statuses: number[] }> {
+async function relayGrowth(
+  body: Uint8Array,
+  encoding: Encoding,
+  atOnce: number,
+  turns: number,
+): Promise<{ answered: number; growth: number; statuses: number[] }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlpmem-'));
   const child = spawn(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--data', dataDir, '--no-static', '--no-analysis'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  child.stderr.resume(); // never let a full pipe stall the relay
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -178,15 +187,17 @@ async function relayGrowth(body: Uint8Array, encoding: Encoding, atOnce: number,
       });
       child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
     });
-    await post(url, otlpExport('attributes', 10)); // the decode thread started
+    await post(url, otlpExport('attributes', 10, 'protobuf', 2)); // the decode thread started (another trace: its spans are not the export's)
     await new Promise((r) => setTimeout(r, 500));
     const base = vm(child.pid!, 'VmRSS');
     const statuses = await Promise.all(Array.from({ length: atOnce }, () => post(url, body, encoding)));
+    // decoded and placed in the reorder window: the decoding's own cost
+    const answered = vm(child.pid!, 'VmHWM') - base;
     // the reorder window (2 s by default) passes, then what it held is stored: counted too
     const deadline = Date.now() + STORE_MS;
     while ((await storedTurns(url)) < turns && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     if ((await storedTurns(url)) < turns) throw new Error(`the relay stored fewer than ${turns} turns in ${STORE_MS} ms`);
-    return { growth: vm(child.pid!, 'VmHWM') - base, statuses };
+    return { answered, growth: vm(child.pid!, 'VmHWM') - base, statuses };
   } finally {
     child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -216,10 +227,11 @@ export async function benchOtlpMemory(): Promise<void> {
       const taken = eight.statuses.filter((s) => s === 200).length;
       if (one.statuses[0] !== 200 || taken + eight.statuses.filter((s) => s === 503).length !== 8)
         throw new Error(`unexpected answers: ${one.statuses} ${eight.statuses}`);
+      const x = (n: number, per = 1): string => `${(n / body.length / per).toFixed(2)}×`;
       console.log(
-        `  ${encoding.padEnd(8)} ${shape.padEnd(11)} ${String(spans).padStart(6)} spans, body ${mib(body.length)}: decode ${(decode / body.length).toFixed(2)}×, ` +
-          `relay one export ${(one.growth / body.length).toFixed(2)}× (${mib(one.growth)}), ` +
-          `eight at once ${mib(eight.growth)} = ${(eight.growth / body.length).toFixed(2)}× one body, ${(eight.growth / body.length / Math.max(1, taken)).toFixed(2)}× per export taken (${taken} taken, ${8 - taken} answered 503)`,
+        `  ${encoding.padEnd(8)} ${shape.padEnd(11)} ${String(spans).padStart(6)} spans, body ${mib(body.length)}: decode ${x(decode)}; ` +
+          `relay, one export: answered ${x(one.answered)}, stored ${x(one.growth)} (${mib(one.growth)}); ` +
+          `eight at once (${taken} taken, ${8 - taken} answered 503): answered ${x(eight.answered, taken)} per export taken, stored ${x(eight.growth, taken)} (${mib(eight.growth)})`,
       );
     }
   }

@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { prepareExport } from '../../src/ingest/adapters/otlp/adapter.ts';
 import type { Ingest, IngestResult } from '../../src/server/ingest.ts';
 import { decodeExport, type Decoded } from '../../src/server/otlp/decoding.ts';
-import { unpack } from '../../src/server/otlp/packedEvents.ts';
+import { EventPacker, unpack } from '../../src/server/otlp/packedEvents.ts';
+import type { ModelCall, Retrieval } from '../../src/ingest/adapters/otlp/conventions.ts';
 import { decodeTraceRequest } from '../../src/server/otlp/protobuf.ts';
 import { OtlpReceiver } from '../../src/server/otlp/receiver.ts';
 import type { AccessPolicy } from '../../src/server/accessPolicy.ts';
@@ -69,6 +70,59 @@ describe('an OTLP export decoded is held in about its own size', () => {
     expect(read).toBe(SPANS * 10);
     // read once, dropped: nothing of the 20,000 messages stays
     expect(held() - before).toBeLessThan(body.length / 10);
+  });
+});
+
+describe('packed events', () => {
+  it('read back as they were extracted: calls, retrievals, skips, odd text, across chunks', () => {
+    const base = { conversation: 'c', traceId: 'a'.repeat(32), where: 'w', service: null };
+    const call = (i: number): ModelCall => ({
+      kind: 'call',
+      convention: 'genai',
+      ...base,
+      spanId: i.toString(16).padStart(16, '0'),
+      startNs: BigInt(i) * 10n ** 12n,
+      messages: [
+        { role: 'system', parts: [{ type: 'text', text: 'be brief' }], summary: false },
+        {
+          role: 'user',
+          parts: [
+            { type: 'text', text: `ask ${i} \ud800 "q" é 😀 ${'z'.repeat(i % 3 === 0 ? 300_000 : 10)}` },
+            { type: 'tool_call', text: 'f {}' },
+          ],
+          summary: false,
+        },
+        { role: 'assistant', parts: [{ type: 'compaction', text: 'earlier' }], summary: true },
+      ],
+      inputTokens: i % 2 ? null : 12,
+      model: i % 2 ? 'm' : null,
+      compacted: i % 5 === 0,
+    });
+    const retrieval: Retrieval = {
+      kind: 'retrieval',
+      source: 'reranker',
+      ...base,
+      spanId: 'f'.repeat(16),
+      startNs: 5n,
+      documents: [
+        { id: null, text: 'doc', score: null, pinned: false },
+        { id: '7', text: 'other', score: -1.25e-7, pinned: true },
+      ],
+    };
+    const events = [
+      ...Array.from({ length: 20 }, (_, i) => call(i)),
+      retrieval,
+      { kind: 'skip' as const, what: 'not a model call' },
+      { ...call(99), messages: [] },
+    ];
+    const packer = new EventPacker();
+    events.forEach((e, i) => packer.add(`k${i}`, e));
+    const packed = packer.finish([{ where: 'x', message: 'y' }]);
+    // 300,000-character messages do not fit one chunk: several were made
+    expect(packed.chunks.length).toBeGreaterThan(1);
+    const back = unpack(structuredClone(packed, { transfer: packed.chunks }));
+    expect(back.rejected).toEqual([{ where: 'x', message: 'y' }]);
+    expect(back.events.map((e) => ({ key: e.key, event: { ...e.event } }))).toEqual(events.map((event, i) => ({ key: `k${i}`, event })));
   });
 });
 

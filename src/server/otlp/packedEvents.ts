@@ -6,7 +6,7 @@
 // rest of each event (ids, times, conversation). There, each event reads its messages from
 // the chunk when they are asked for, and drops them again: held as objects they took ~3×
 // the body (43 MiB for a 16 MiB GenAI export), cloned across threads twice that.
-import type { Extracted, InputMessage, ModelCall, RetrievedDocument, Retrieval } from '../../ingest/adapters/otlp/conventions.ts';
+import type { Extracted, InputMessage, MessagePart, ModelCall, RetrievedDocument, Retrieval } from '../../ingest/adapters/otlp/conventions.ts';
 import type { PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
 import type { Rejected } from '../../ingest/adapters/otlp/model.ts';
 
@@ -53,7 +53,12 @@ export class EventPacker {
       head = rest;
       list = documents;
     }
-    this.events.push({ key, head, payload: list.length === 0 ? null : this.write(JSON.stringify(list)) });
+    // written as arrays, not objects: the property names of 10 messages a call were a third of the payload
+    this.events.push({
+      key,
+      head,
+      payload: list.length === 0 ? null : this.write(JSON.stringify(event.kind === 'call' ? packMessages(event.messages) : packDocuments(event.documents))),
+    });
   }
 
   /** The export, its chunks ready to be transferred. */
@@ -97,10 +102,37 @@ export function unpack(packed: PackedExport): PreparedExport {
   const events = packed.events.map(({ key, head, payload }) => {
     if (head.kind === 'skip') return { key, event: head };
     const list = payload === null ? null : Buffer.from(packed.chunks[payload[0]]!, payload[1], payload[2]);
-    const read = (): unknown[] => (list === null ? [] : (JSON.parse(list.toString('utf8')) as unknown[]));
-    const event = { ...head } as ModelCall | Retrieval;
-    Object.defineProperty(event, head.kind === 'call' ? 'messages' : 'documents', { enumerable: true, get: read });
+    const json = (): unknown[] => (list === null ? [] : (JSON.parse(list.toString('utf8')) as unknown[]));
+    // the head itself becomes the event (no copy of it is made)
+    const event = head as ModelCall | Retrieval;
+    if (event.kind === 'call') Object.defineProperty(event, 'messages', { enumerable: true, get: () => unpackMessages(json() as PackedMessage[]) });
+    else Object.defineProperty(event, 'documents', { enumerable: true, get: () => unpackDocuments(json() as PackedDocument[]) });
     return { key, event };
   });
   return { events, rejected: packed.rejected };
+}
+
+/** an InputMessage as written: role, summary (1 or 0), then each part's type and text */
+type PackedMessage = [string, number, ...string[]];
+/** a RetrievedDocument as written */
+type PackedDocument = [string | null, string, number | null, boolean];
+
+function packMessages(messages: InputMessage[]): PackedMessage[] {
+  return messages.map((m) => [m.role, m.summary ? 1 : 0, ...m.parts.flatMap((p) => [p.type, p.text])]);
+}
+
+function unpackMessages(packed: PackedMessage[]): InputMessage[] {
+  return packed.map(([role, summary, ...rest]) => {
+    const parts: MessagePart[] = [];
+    for (let k = 0; k < rest.length; k += 2) parts.push({ type: rest[k]!, text: rest[k + 1]! });
+    return { role, parts, summary: summary === 1 };
+  });
+}
+
+function packDocuments(documents: RetrievedDocument[]): PackedDocument[] {
+  return documents.map((d) => [d.id, d.text, d.score, d.pinned]);
+}
+
+function unpackDocuments(packed: PackedDocument[]): RetrievedDocument[] {
+  return packed.map(([id, text, score, pinned]) => ({ id, text, score, pinned }));
 }
