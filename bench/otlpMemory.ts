@@ -9,7 +9,8 @@
 //   budget answers the ones past it 503; they are counted).
 // Four shapes (SHAPES), each as protobuf and as OTLP/JSON, of about 15 MiB.
 //
-//   node --import tsx bench/otlpMemory.ts
+//   npm run bench -- otlp-memory
+//   OTLP_BENCH_RELAY_NODE_OPTIONS=--max-semi-space-size=2 npm run bench -- otlp-memory
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -175,6 +176,8 @@ async function relayGrowth(
   const child = spawn(process.execPath, ['bin/context-health.mjs', 'serve', '--port', '0', '--data', dataDir, '--no-static', '--no-analysis'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // e.g. OTLP_BENCH_RELAY_NODE_OPTIONS=--max-semi-space-size=2: the relay's main thread with a small young generation
+    env: { ...process.env, NODE_OPTIONS: process.env.OTLP_BENCH_RELAY_NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? '' },
   });
   child.stderr.resume(); // never let a full pipe stall the relay
   try {

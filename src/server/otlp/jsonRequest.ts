@@ -61,15 +61,15 @@ export function countJsonRequestSpans(body: Uint8Array, root: number): number {
   let n = 0;
   if (body[root] !== OPEN_OBJECT) return 0;
   const [resources] = members(body, root, ['resourceSpans']);
-  if (resources === null || body[resources!] !== OPEN_ARRAY) return 0;
-  elements(body, resources!, (r) => {
+  if (resources === null || body[resources] !== OPEN_ARRAY) return 0;
+  elements(body, resources, (r) => {
     if (body[r] !== OPEN_OBJECT) return;
     const [scopes] = members(body, r, ['scopeSpans']);
-    if (scopes === null || body[scopes!] !== OPEN_ARRAY) return;
-    elements(body, scopes!, (s) => {
+    if (scopes === null || body[scopes] !== OPEN_ARRAY) return;
+    elements(body, scopes, (s) => {
       if (body[s] !== OPEN_OBJECT) return;
       const [spans] = members(body, s, ['spans']);
-      if (spans !== null && body[spans!] === OPEN_ARRAY) elements(body, spans!, () => n++);
+      if (spans !== null && body[spans] === OPEN_ARRAY) elements(body, spans, () => n++);
     });
   });
   return n;
@@ -89,7 +89,7 @@ export function forEachJsonRequestSpan(
 ): void {
   if (body[root] !== OPEN_OBJECT) throw new Error('the body is not an ExportTraceServiceRequest: expected a JSON object with "resourceSpans"');
   const [camel, snake] = members(body, root, ['resourceSpans', 'resource_spans']);
-  const resources = either(camel!, snake);
+  const resources = either(camel, snake);
   if (resources === null || isNull(body, resources)) return;
   if (body[resources] !== OPEN_ARRAY) throw new Error('"resourceSpans" is not an array');
   let r = 0;
@@ -98,15 +98,15 @@ export function forEachJsonRequestSpan(
     if (body[rs] !== OPEN_OBJECT) return reject(`resourceSpans[${index}]`, 'not an object');
     const [resourceAt, scopeCamel, scopeSnake] = members(body, rs, ['resource', 'scopeSpans', 'scope_spans']);
     let resource: Attributes = {};
-    if (resourceAt !== null && body[resourceAt!] === OPEN_OBJECT) {
-      resource = attributes((parse(body, resourceAt!, skip(body, resourceAt!)) as { attributes?: unknown }).attributes);
+    if (resourceAt !== null && body[resourceAt] === OPEN_OBJECT) {
+      resource = attributes((parse(body, resourceAt, skip(body, resourceAt)) as { attributes?: unknown }).attributes);
     }
-    const scopes = either(scopeCamel!, scopeSnake);
+    const scopes = either(scopeCamel, scopeSnake);
     if (scopes === null || body[scopes] !== OPEN_ARRAY) return;
     let s = 0;
     elements(body, scopes, (ss) => {
       const scope = s++;
-      const spans = body[ss] === OPEN_OBJECT ? members(body, ss, ['spans'])[0]! : null;
+      const spans = body[ss] === OPEN_OBJECT ? members(body, ss, ['spans'])[0] : null;
       if (spans === null || body[spans] !== OPEN_ARRAY) return;
       let i = 0;
       elements(body, spans, (at, end) => {
@@ -125,8 +125,8 @@ function parse(body: Uint8Array, at: number, end: number): unknown {
  * Where the values of the object's members named `names` start (each the last of that
  * name: JSON.parse keeps the last), null for a name it lacks; one pass over the object.
  */
-function members(body: Uint8Array, object: number, names: readonly string[]): (number | null)[] {
-  const found: (number | null)[] = names.map(() => null);
+function members<const N extends readonly string[]>(body: Uint8Array, object: number, names: N): { [K in keyof N]: number | null } {
+  const found = names.map(() => null) as (number | null)[] as { [K in keyof N]: number | null };
   let i = space(body, object + 1);
   if (body[i] === CLOSE_OBJECT) return found;
   for (;;) {
@@ -134,7 +134,7 @@ function members(body: Uint8Array, object: number, names: readonly string[]): (n
     const valueAt = space(body, space(body, nameEnd) + 1);
     if (nameEnd - i <= MAX_NAME_BYTES) {
       const k = names.indexOf(nameOf(body, i, nameEnd));
-      if (k !== -1) found[k] = valueAt;
+      if (k !== -1) (found as (number | null)[])[k] = valueAt;
     }
     i = space(body, skip(body, valueAt));
     if (body[i] !== COMMA) return found;
@@ -143,8 +143,8 @@ function members(body: Uint8Array, object: number, names: readonly string[]): (n
 }
 
 /** model.ts field(): the camelCase member if there is one, else the snake_case one. */
-function either(camel: number | null, snake: number | null | undefined): number | null {
-  return camel ?? snake ?? null;
+function either(camel: number | null, snake: number | null): number | null {
+  return camel ?? snake;
 }
 
 function nameOf(body: Uint8Array, start: number, end: number): string {
