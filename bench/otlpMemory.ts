@@ -1,8 +1,8 @@
 // OTLP decoding memory (issue 39, bounded amplification: ≤ 4× the request body). Each
 // figure in a child process so that nothing else in this one is counted, each divided by
 // the body's size:
-// - the decode alone (decoding.ts, as the decode thread runs it): peak RSS over a baseline
-//   taken after a warm-up decode;
+// - the decode alone (decoding.ts, as the decode thread runs it, with its small young
+//   generation): peak RSS over a baseline taken after a warm-up decode;
 // - the relay: `serve --no-analysis`, its peak RSS (VmHWM) over its RSS after a warm-up
 //   export, when the exports are answered (decoded, held in the reorder window) and once
 //   their turns are stored; for one export and for eight posted at once (the decode
@@ -218,10 +218,15 @@ export async function benchOtlpMemory(): Promise<void> {
       const body = otlpExport(shape, spans, encoding);
       const file = path.join(dir, `${shape}.${encoding}`);
       fs.writeFileSync(file, body);
-      const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file, encoding], {
-        cwd: ROOT,
-        encoding: 'utf8',
-      });
+      // a young generation of the decode thread's size (decoder.ts: 6 MiB, three 2 MiB semi-spaces)
+      const run = spawnSync(
+        process.execPath,
+        ['--expose-gc', '--max-semi-space-size=2', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file, encoding],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
       if (run.status !== 0) throw new Error(run.stderr);
       const decode = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { growth: number }).growth;
       const turns = shape === 'attributes' ? 0 : spans;
