@@ -4,6 +4,9 @@
 import { Worker } from 'node:worker_threads';
 import type { DecodeJob, Decoded } from './decoding.ts';
 
+/** the decode thread's young generation (its three semi-spaces), MiB */
+const YOUNG_GENERATION_MB = 6;
+
 export class OtlpDecoder {
   private worker: Worker | null = null;
   private nextId = 1;
@@ -26,7 +29,10 @@ export class OtlpDecoder {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(new URL('./decodeWorker.mjs', import.meta.url));
+    // A small young generation: V8 grows it to 32 MiB under a decode's rate of short-lived
+    // objects (one span's at a time), twice a 16 MiB body's worth of memory for nothing
+    // (docs/security.md "Bounded amplification"); collected more often, it stays small.
+    const worker = new Worker(new URL('./decodeWorker.mjs', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     worker.unref();
     worker.on('message', (m: { id: number; decoded: Decoded }) => {
       const p = this.pending.get(m.id);

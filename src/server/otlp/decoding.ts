@@ -1,10 +1,13 @@
 // Turning an OTLP request body into the adapter's events: gunzip, then protobuf or JSON, a
-// count of its spans against the limit, and each span read (prepareExport). Pure and synchronous: it runs on the
+// count of its spans against the limit, and each span read (prepareSpan) and packed
+// (packedEvents.ts). Pure and synchronous: it runs on the
 // decode thread (decodeWorker.ts), never on the relay's event loop, where a 16 MiB
 // protobuf once blocked every other request for 1.9 s.
 import zlib from 'node:zlib';
-import { prepareExport, prepareSpan, type PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
-import { attributes, type Attributes } from '../../ingest/adapters/otlp/model.ts';
+import { prepareSpan, type PreparedExport } from '../../ingest/adapters/otlp/adapter.ts';
+import { attributes, type Attributes, type Rejected } from '../../ingest/adapters/otlp/model.ts';
+import { checkJsonBody, countJsonRequestSpans, forEachJsonRequestSpan } from './jsonRequest.ts';
+import { EventPacker, type PackedExport } from './packedEvents.ts';
 import { countRequestSpans, forEachRequestSpan } from './protobuf.ts';
 
 export interface DecodeJob {
@@ -18,7 +21,7 @@ export interface DecodeJob {
 }
 
 export type Decoded =
-  | { ok: true; prepared: PreparedExport; spans: number }
+  | { ok: true; prepared: PackedExport; spans: number }
   | { ok: false; kind: 'too-large' | 'gzip' | 'decode' | 'not-a-request' | 'too-many-spans'; message: string; spans?: number };
 
 export function decodeExport(job: DecodeJob): Decoded {
@@ -31,27 +34,13 @@ export function decodeExport(job: DecodeJob): Decoded {
       return { ok: false, kind: 'gzip', message: (e as Error).message };
     }
   }
-  if (job.encoding === 'protobuf') return decodeProtobuf(body, job.maxSpans);
-  let request: unknown;
-  try {
-    request = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-  } catch (e) {
-    return { ok: false, kind: 'decode', message: (e as Error).message };
-  }
-  const spans = countSpans(request);
-  if (spans > job.maxSpans) return { ok: false, kind: 'too-many-spans', message: '', spans };
-  // the spans become events here too: only what the adapter maps crosses back to the event loop
-  try {
-    return { ok: true, prepared: prepareExport(request), spans };
-  } catch (e) {
-    return { ok: false, kind: 'not-a-request', message: (e as Error).message };
-  }
+  return job.encoding === 'protobuf' ? decodeProtobuf(body, job.maxSpans) : decodeJson(body, job.maxSpans);
 }
 
 /**
  * A protobuf export read span by span (protobuf.ts forEachRequestSpan): what is held at
- * once is the body, the events read so far and one span as objects, not the whole
- * request three times over (docs/security.md "Bounded amplification").
+ * once is the body, the events read so far (packed, packedEvents.ts) and one span as
+ * objects, not the whole request three times over (docs/security.md "Bounded amplification").
  */
 function decodeProtobuf(body: Uint8Array, maxSpans: number): Decoded {
   let spans: number;
@@ -61,7 +50,8 @@ function decodeProtobuf(body: Uint8Array, maxSpans: number): Decoded {
     return { ok: false, kind: 'decode', message: (e as Error).message };
   }
   if (spans > maxSpans) return { ok: false, kind: 'too-many-spans', message: '', spans };
-  const prepared: PreparedExport = { events: [], rejected: [] };
+  const packer = new EventPacker();
+  const rejected: Rejected[] = [];
   let resourceOf: Record<string, unknown> | undefined;
   let resource: Attributes = {};
   try {
@@ -70,25 +60,47 @@ function decodeProtobuf(body: Uint8Array, maxSpans: number): Decoded {
         resourceOf = s.resource;
         resource = attributes(s.resource?.attributes);
       }
-      prepareSpan(s.span, resource, s.where, prepared);
+      packSpan(s.span, resource, s.where, packer, rejected);
     });
   } catch (e) {
     return { ok: false, kind: 'decode', message: (e as Error).message };
   }
-  return { ok: true, prepared, spans };
+  return { ok: true, prepared: packer.finish(rejected), spans };
 }
 
-function countSpans(request: unknown): number {
-  let n = 0;
-  const resources = (request as { resourceSpans?: unknown } | null)?.resourceSpans;
-  if (!Array.isArray(resources)) return 0;
-  for (const r of resources) {
-    const scopes = (r as { scopeSpans?: unknown } | null)?.scopeSpans;
-    if (!Array.isArray(scopes)) continue;
-    for (const s of scopes) {
-      const spans = (s as { spans?: unknown } | null)?.spans;
-      if (Array.isArray(spans)) n += spans.length;
-    }
+/**
+ * An OTLP/JSON export read span by span from its bytes (jsonRequest.ts), never parsed
+ * whole: the same answers as `JSON.parse` of the body then model.ts readTraceRequest, in
+ * the same order of checks (not JSON, then --max-spans, then not a request).
+ */
+function decodeJson(body: Uint8Array, maxSpans: number): Decoded {
+  let root: number;
+  try {
+    root = checkJsonBody(body);
+  } catch (e) {
+    return { ok: false, kind: 'decode', message: (e as Error).message };
   }
-  return n;
+  const spans = countJsonRequestSpans(body, root);
+  if (spans > maxSpans) return { ok: false, kind: 'too-many-spans', message: '', spans };
+  const packer = new EventPacker();
+  const rejected: Rejected[] = [];
+  try {
+    forEachJsonRequestSpan(
+      body,
+      root,
+      (s) => packSpan(s.span, s.resource, s.where, packer, rejected),
+      (where, message) => rejected.push({ where, message }),
+    );
+  } catch (e) {
+    return { ok: false, kind: 'not-a-request', message: (e as Error).message };
+  }
+  return { ok: true, prepared: packer.finish(rejected), spans };
+}
+
+/** One span read by the adapter (prepareSpan) and packed at once: only one span's objects live at a time. */
+function packSpan(raw: unknown, resource: Attributes, where: string, packer: EventPacker, rejected: Rejected[]): void {
+  const one: PreparedExport = { events: [], rejected };
+  prepareSpan(raw, resource, where, one);
+  const e = one.events[0];
+  if (e !== undefined) packer.add(e.key, e.event);
 }

@@ -21,6 +21,7 @@ import { nodeSha256 } from '../../node/platform.ts';
 import type { AccessPolicy } from '../accessPolicy.ts';
 import type { Ingest } from '../ingest.ts';
 import { OtlpDecoder } from './decoder.ts';
+import { unpack } from './packedEvents.ts';
 import { encodeStatus, encodeTraceResponse } from './protobuf.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
@@ -39,7 +40,21 @@ const LISTED_REJECTIONS = 20;
 /** sessions whose reference scorer is kept (it holds the last turn's texts); the least recently used beyond are dropped */
 const KEPT_SCORERS = 1000;
 
+/**
+ * bytes of messages handed to the relay and not yet answered, per release: past it the
+ * next snapshot waits (send). Small beside a 16 MiB export, large enough that storing
+ * never waits on one message at a time.
+ */
+const SEND_WINDOW_BYTES = 2 << 20;
+
 type Encoding = 'json' | 'protobuf';
+
+/** what a refusal of a sent message is reported with (the message itself is dropped once sent) */
+interface Sent {
+  sessionId: string;
+  turn: number | undefined;
+  spanId: string | undefined;
+}
 
 export interface OtlpReceiverOptions {
   ingest: Ingest;
@@ -70,6 +85,8 @@ export class OtlpReceiver {
   private readonly decoder = new OtlpDecoder();
   /** bytes reserved by the exports being read or decoded (decodeBudgetBytes) */
   private reserved = 0;
+  /** the release in progress (inTurn) */
+  private releasing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: OtlpReceiverOptions) {
     this.adapter = new OtlpAdapter({ sha256: nodeSha256, reorderMs: options.reorderMs, storedTurn: options.storedTurn });
@@ -176,7 +193,7 @@ export class OtlpReceiver {
     }
     let result;
     try {
-      result = this.adapter.receivePrepared(decoded.prepared, Date.now());
+      result = this.adapter.receivePrepared(unpack(decoded.prepared), Date.now());
     } catch (e) {
       return reply(res, 400, encoding, status(INVALID_ARGUMENT, (e as Error).message));
     }
@@ -209,31 +226,60 @@ export class OtlpReceiver {
     await this.decoder.close();
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    await this.send(this.adapter.flush());
+    await this.inTurn(() => this.send(this.adapter.flushEach()));
   }
 
   /** Sends the messages whose window has passed; returns the ones the relay refused, as rejections. */
   private async release(): Promise<Rejected[]> {
-    return this.send(this.adapter.due(Date.now()));
+    return this.inTurn(() => this.send(this.adapter.dueEach(Date.now())));
   }
 
-  private async send(messages: OtlpMessage[]): Promise<Rejected[]> {
-    const sent: { value: unknown; result: ReturnType<Ingest['message']> }[] = [];
+  /**
+   * Runs one release after the one before it has sent everything: a release hands its
+   * messages to the relay a window at a time (send), so two at once would interleave one
+   * session's turns. (They were all handed over at once before, in one synchronous step.)
+   */
+  private inTurn<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.releasing.then(run);
+    this.releasing = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
+  }
+
+  /**
+   * Each message built (the adapter's iterable builds one when asked), stored through the
+   * ingest path and dropped: at most SEND_WINDOW_BYTES of them wait for their verdict at
+   * once, so an export of 10,000 model calls is never 10,000 snapshots and their JSON at
+   * once (docs/security.md "Bounded amplification"). The order they reach the relay in is
+   * the adapter's, as before.
+   */
+  private async send(messages: Iterable<OtlpMessage>): Promise<Rejected[]> {
+    const waiting: { about: Sent; bytes: number; result: ReturnType<Ingest['message']> }[] = [];
+    let bytes = 0;
+    const rejected: Rejected[] = [];
+    const settle = async (): Promise<void> => {
+      const w = waiting.shift()!;
+      bytes -= w.bytes;
+      const r = await w.result;
+      if (r.ok === false) {
+        const v = w.about;
+        const where = v.spanId !== undefined ? `span ${v.spanId}` : `the header of session ${JSON.stringify(v.sessionId)}`;
+        rejected.push({ where, message: r.message });
+        this.options.log(`OTLP: the relay refused ${where} (session ${JSON.stringify(v.sessionId)}, turn ${v.turn ?? '-'}): ${r.message}`);
+      }
+    };
     for (const m of messages) {
       // contract §7: sessions without scores are scored by the reference, as other adapters' are
       if (m.unscored && m.value.type === 'snapshot') this.score(m.value);
-      sent.push({ value: m.value, result: this.options.ingest.message(Buffer.from(JSON.stringify(m.value))) });
+      const raw = Buffer.from(JSON.stringify(m.value));
+      const v = m.value as { session_id: string; turn?: number; otlp?: { span_id?: string } };
+      waiting.push({ about: { sessionId: v.session_id, turn: v.turn, spanId: v.otlp?.span_id }, bytes: raw.length, result: this.options.ingest.message(raw) });
+      bytes += raw.length;
+      while (bytes > SEND_WINDOW_BYTES) await settle();
     }
-    const rejected: Rejected[] = [];
-    for (const { value, result } of sent) {
-      const r = await result;
-      if (r.ok === false) {
-        const v = value as { session_id?: string; turn?: number; otlp?: { span_id?: string } };
-        const where = v.otlp?.span_id !== undefined ? `span ${v.otlp.span_id}` : `the header of session ${JSON.stringify(v.session_id)}`;
-        rejected.push({ where, message: r.message });
-        this.options.log(`OTLP: the relay refused ${where} (session ${JSON.stringify(v.session_id)}, turn ${v.turn ?? '-'}): ${r.message}`);
-      }
-    }
+    while (waiting.length > 0) await settle();
     return rejected;
   }
 
@@ -295,20 +341,29 @@ function describeRejected(rejected: Rejected[]): string {
 /**
  * The body, or null when it is longer than `limit`. A longer body is still read (and
  * thrown away) up to 4 × limit, so the exporter reads the 413 instead of a reset
- * connection; past that the connection is closed.
+ * connection; past that the connection is closed. With a Content-Length the body is read
+ * into one buffer of that size as it arrives (not gathered, then copied: twice the body at
+ * once), a buffer of its own so that it can be handed to the decode thread.
  */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  const declared = Number(req.headers['content-length']);
+  const into = Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? Buffer.allocUnsafeSlow(declared) : null;
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of req) {
-    length += (chunk as Buffer).length;
+    const c = chunk as Buffer;
+    if (into !== null && length + c.length <= into.length) into.set(c, length);
+    else if (into === null && length + c.length <= limit) chunks.push(c);
+    length += c.length;
     if (length > 4 * limit) {
       req.destroy();
       return null;
     }
-    if (length <= limit) chunks.push(chunk as Buffer);
   }
-  return length > limit ? null : Buffer.concat(chunks);
+  if (length > limit) return null;
+  // Node's parser ends the body at its Content-Length, so a declared length is the length read
+  if (into !== null) return length === into.length ? into : into.subarray(0, length);
+  return Buffer.concat(chunks);
 }
 
 function drain(req: IncomingMessage): void {

@@ -184,11 +184,26 @@ export class OtlpAdapter {
 
   /** The messages of every call whose reorder window has passed. */
   due(nowMs: number): OtlpMessage[] {
-    return this.map(this.buffer.due(nowMs));
+    return [...this.dueEach(nowMs)];
   }
 
   /** Everything held, whatever its window (the relay is closing). */
   flush(): OtlpMessage[] {
+    return [...this.flushEach()];
+  }
+
+  /**
+   * due(), one message at a time: the calls are taken from the window now, each message is
+   * built only when the one before it was taken, so a caller that stores each before asking
+   * for the next never holds a large export's snapshots all at once (docs/security.md
+   * "Bounded amplification"). Take them all before calling due() again.
+   */
+  dueEach(nowMs: number): Iterable<OtlpMessage> {
+    return this.map(this.buffer.due(nowMs));
+  }
+
+  /** flush(), one message at a time (dueEach). */
+  flushEach(): Iterable<OtlpMessage> {
     return this.map(this.buffer.flush());
   }
 
@@ -219,8 +234,7 @@ export class OtlpAdapter {
     return message;
   }
 
-  private map(items: Item[]): OtlpMessage[] {
-    const out: OtlpMessage[] = [];
+  private *map(items: Item[]): Generator<OtlpMessage> {
     for (const item of items) {
       const e = item.event;
       let s = this.sessions.get(item.session);
@@ -247,7 +261,7 @@ export class OtlpAdapter {
           this.sessions.delete(oldest);
           this.buffer.forget(oldest);
         }
-        if (stored === null) out.push({ value: this.header(s, e), unscored: !s.retrieval });
+        if (stored === null) yield { value: this.header(s, e), unscored: !s.retrieval };
       }
       s.turn++;
       const snap = e.kind === 'call' ? this.callSnapshot(s, e) : this.retrievalSnapshot(s, e);
@@ -258,9 +272,8 @@ export class OtlpAdapter {
         s.errors = [];
         s.unlisted = 0;
       }
-      out.push({ value: snap, unscored: !s.retrieval });
+      yield { value: snap, unscored: !s.retrieval };
     }
-    return out;
   }
 
   private header(s: SessionState, e: ModelCall | Retrieval): SessionHeader {
