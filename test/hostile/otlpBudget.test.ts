@@ -1,6 +1,6 @@
 // Issue 26, risky: a 16 MiB OTLP protobuf blocked the relay's event loop for 1.9 s while it
 // was decoded (100k spans: /api/health blocked 5-12 s). Decoding runs on its own thread and
-// an export is capped at --max-spans spans: /api/health answers within 100 ms meanwhile.
+// an export is capped at --max-spans spans: /api/health keeps answering meanwhile.
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { afterEach, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ async function healthTime(url: string): Promise<number> {
   return performance.now() - t;
 }
 
-it('/api/health answers within 100 ms while the largest accepted export is decoded', async () => {
+it('/api/health answers throughout while the largest accepted export is decoded (never held a quarter of its time)', async () => {
   const serve = await spawnServe(['--port', '0', '--data', tempDir(), '--no-static', '--no-analysis']);
   children.push(serve.child);
   const body = exportOf(10_000, 25); // the most spans accepted, ~14 MB
@@ -66,6 +66,7 @@ it('/api/health answers within 100 ms while the largest accepted export is decod
   expect(await post(serve.url, exportOf(10, 1))).toBe(200); // the decode thread started
   for (let i = 0; i < 5; i++) await healthTime(serve.url);
   let done = false;
+  const t0 = performance.now();
   const exported = post(serve.url, body).finally(() => (done = true));
   const times: number[] = [];
   while (!done) {
@@ -73,8 +74,13 @@ it('/api/health answers within 100 ms while the largest accepted export is decod
     await new Promise((r) => setTimeout(r, 5));
   }
   expect(await exported).toBe(200);
-  expect(times.length).toBeGreaterThan(3);
-  expect(Math.max(...times), times.map((t) => t.toFixed(0)).join(' ')).toBeLessThan(100);
+  const exportMs = performance.now() - t0;
+  // Against the export's own time, not a clock figure: on a loaded machine both stretch
+  // together (a fixed 100 ms failed at load 10 on a healthy relay). A decode on the event
+  // loop would hold one health answer for most of the export and leave room for few others.
+  const shown = `${times.map((t) => t.toFixed(0)).join(' ')} during ${exportMs.toFixed(0)} ms`;
+  expect(times.length, shown).toBeGreaterThan(3);
+  expect(Math.max(...times), shown).toBeLessThan(exportMs / 4);
 }, 60_000);
 
 it('an export of more spans than --max-spans is refused with 413, naming the flag', async () => {
