@@ -30,10 +30,10 @@ const YOUNG_GENERATION_MB = 4;
 /**
  * How far V8 lets a heap grow past what its last full collection kept, in percent (V8's own
  * default is a factor of up to 4 for a heap that allocates fast). A thread's live heap
- * between two files is ~15 MB, and a file's turns are garbage by the next turn; with the
+ * between two files is ~15 MiB, and a file's turns are garbage by the next turn; with the
  * default factor each thread's heap grew to several times that before a full collection, and
  * over a folder the pool's RSS climbed past that of two of its largest files at once. 50%:
- * 20 files of 0.5-4 MB on 2 threads, peak RSS 194 → 155 MB at the same CPU time
+ * 20 files of 0.5-4 MB on 2 threads, peak RSS 190-201 → 143-152 MiB, and 12 → 31 full collections
  * (docs/perf-log/2026-12-03-incremental.md). V8 reads the flag at each collection, so it
  * holds for the pool's threads and the main thread alike; it is set only for a batch.
  */
