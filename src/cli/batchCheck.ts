@@ -33,7 +33,7 @@ const YOUNG_GENERATION_MB = 4;
  * between two files is ~15 MiB, and a file's turns are garbage by the next turn; with the
  * default factor each thread's heap grew to several times that before a full collection, and
  * over a folder the pool's RSS climbed past that of two of its largest files at once. 50%:
- * 20 files of 0.5-4 MB on 2 threads, peak RSS 190-201 → 143-152 MiB, and 12 → 31 full collections
+ * 20 files of 0.5-4 MB on 2 threads, peak RSS 190-201 → 143-152 MiB, for 12 → 31 full collections and ~5% more CPU
  * (docs/perf-log/2026-12-03-incremental.md). V8 reads the flag at each collection, so it
  * holds for the pool's threads and the main thread alike; it is set only for a batch.
  */
