@@ -4,6 +4,7 @@
 // turn is held; no thread is given a file more than WINDOW places ahead of the next one to be
 // printed, so memory holds a few files' answers at once, never the folder's.
 import os from 'node:os';
+import v8 from 'node:v8';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { escapeLines } from '../core/terminalText.ts';
@@ -25,6 +26,18 @@ export interface BatchOptions extends BatchWorkerData {
  * same within the machine's noise; docs/perf-log/2026-12-03-batch.md).
  */
 const YOUNG_GENERATION_MB = 4;
+
+/**
+ * How far V8 lets a heap grow past what its last full collection kept, in percent (V8's own
+ * default is a factor of up to 4 for a heap that allocates fast). A thread's live heap
+ * between two files is ~15 MiB, and a file's turns are garbage by the next turn; with the
+ * default factor each thread's heap grew to several times that before a full collection, and
+ * over a folder the pool's RSS climbed past that of two of its largest files at once. 50%:
+ * 20 files of 0.5-4 MB on 2 threads, peak RSS 190-201 → 143-152 MiB, for 12 → 31 full collections and ~5% more CPU
+ * (docs/perf-log/2026-12-03-incremental.md). V8 reads the flag at each collection, so it
+ * holds for the pool's threads and the main thread alike; it is set only for a batch.
+ */
+const HEAP_GROWING_PERCENT = 50;
 
 /** How many files past the next one to print may be given out: per thread, its own and one more. */
 const WINDOW_PER_THREAD = 2;
@@ -48,6 +61,7 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     await writeAll(err, `context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)\n`);
     return 2;
   }
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const size = Math.max(1, Math.min(files.length, Math.floor(options.threads ?? os.availableParallelism())));
   const window = size * WINDOW_PER_THREAD;
   const data: BatchWorkerData = { check: options.check, json: options.json, failOn: options.failOn };
