@@ -118,8 +118,10 @@ describe('report of a huge compaction', () => {
     const r = await runCli(['report', file, '--compaction', '1', '--out', out]);
     expect(r.code, r.stderr).toBeLessThan(2);
     const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-    expect(md).toMatch(/_The summary goes on for \d+ more characters, left out of this report; the whole text is in the transcript\._/);
-    const left = Number(/goes on for (\d+) more/.exec(md)![1]);
+    expect(md).toMatch(
+      /_… \([\d,]+ more characters not shown\): a report quotes at most 65,536 characters of a summary; the whole text is in the transcript\._/,
+    );
+    const left = Number(/… \(([\d,]+) more characters not shown\)/.exec(md)![1]!.replace(/,/g, ''));
     expect(left).toBe(summary.length - 64 * 1024);
     let written = 0;
     for (const f of fs.readdirSync(out, { recursive: true }).map(String))
