@@ -7,6 +7,7 @@
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
 import { RestateWatch } from './restateWatch.ts';
 import { PatternSet } from './textIndex.ts';
+import { collapseWhitespace as collapseRuns } from './shortText.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
 export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
@@ -65,10 +66,8 @@ const RESTATE_RULES = {
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
-/** contract §8.4: runs of white space as one space, ends trimmed. */
-export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+/** contract §8.4: runs of white space as one space, ends trimmed (a piece at a time for a huge text: shortText.ts). */
+export const collapseWhitespace = collapseRuns;
 
 /** The last component of a path (either separator), as the `file` rule compares it. */
 export function basename(path: string): string {
