@@ -31,56 +31,13 @@ export class PatternSet {
   steps = 0;
 
   constructor(patterns: readonly string[]) {
-    const order: number[] = [];
-    let units = 0;
-    patterns.forEach((p, i) => {
-      if (p === '') return;
-      order.push(i);
-      units += p.length;
-    });
-    // a stable sort: of equal patterns the first index comes first and owns the node
-    order.sort((a, b) => byCodeUnits(patterns[a]!, patterns[b]!));
-    const capacity = units + 1;
-    const parent = new Int32Array(capacity);
-    const incoming = new Uint16Array(capacity);
-    const own = new Int32Array(capacity).fill(-1);
-    let nodes = 1;
-    // the path of the previous pattern: path[d] is its node at depth d
-    const path: number[] = [0];
-    let previous = '';
-    for (const i of order) {
-      const p = patterns[i]!;
-      let shared = 0;
-      const limit = Math.min(p.length, previous.length);
-      while (shared < limit && p.charCodeAt(shared) === previous.charCodeAt(shared)) shared++;
-      this.steps += shared + 1;
-      path.length = shared + 1;
-      for (let k = shared; k < p.length; k++) {
-        parent[nodes] = path[k]!;
-        incoming[nodes] = p.charCodeAt(k);
-        path.push(nodes++);
-        this.steps++;
-      }
-      const end = path[p.length]!;
-      if (own[end] === -1) own[end] = i;
-      previous = p;
-    }
-    // children in node order: made in code-unit order under each parent, since the patterns were sorted
-    const childStart = new Int32Array(nodes + 1);
-    for (let v = 1; v < nodes; v++) childStart[parent[v]! + 1]!++;
-    for (let v = 0; v < nodes; v++) childStart[v + 1]! += childStart[v]!;
-    const fill = childStart.slice(0, nodes);
-    const edgeChar = new Uint16Array(Math.max(0, nodes - 1));
-    const edgeTo = new Int32Array(Math.max(0, nodes - 1));
-    for (let v = 1; v < nodes; v++) {
-      const e = fill[parent[v]!]!++;
-      edgeChar[e] = incoming[v]!;
-      edgeTo[e] = v;
-    }
+    // the trie in its own function: its scaffolding (a parent and code unit a node, the path)
+    // is let go before the fail links are made, not held beside them (issue 39)
+    const { childStart, edgeChar, edgeTo, own, nodes } = buildTrie(patterns, this);
     this.childStart = childStart;
     this.edgeChar = edgeChar;
     this.edgeTo = edgeTo;
-    this.own = own.slice(0, nodes);
+    this.own = own;
     this.fail = new Int32Array(nodes);
     this.dict = new Int32Array(nodes).fill(-1);
     // breadth first: a node's fail link is the longest proper suffix that is also a prefix
@@ -193,4 +150,59 @@ export class PatternSet {
     }
     return r;
   }
+}
+
+/** The trie of `patterns` in flat arrays (see PatternSet), its steps counted on `counted`. */
+function buildTrie(
+  patterns: readonly string[],
+  counted: { steps: number },
+): { childStart: Int32Array; edgeChar: Uint16Array; edgeTo: Int32Array; own: Int32Array; nodes: number } {
+  const order: number[] = [];
+  let units = 0;
+  let longest = 0;
+  patterns.forEach((p, i) => {
+    if (p === '') return;
+    order.push(i);
+    units += p.length;
+    longest = Math.max(longest, p.length);
+  });
+  // a stable sort: of equal patterns the first index comes first and owns the node
+  order.sort((a, b) => byCodeUnits(patterns[a]!, patterns[b]!));
+  const capacity = units + 1;
+  const parent = new Int32Array(capacity);
+  const incoming = new Uint16Array(capacity);
+  const own = new Int32Array(capacity).fill(-1);
+  let nodes = 1;
+  // the path of the previous pattern: path[d] is its node at depth d (path[0], the root, is 0)
+  const path = new Int32Array(longest + 1);
+  let previous = '';
+  for (const i of order) {
+    const p = patterns[i]!;
+    let shared = 0;
+    const limit = Math.min(p.length, previous.length);
+    while (shared < limit && p.charCodeAt(shared) === previous.charCodeAt(shared)) shared++;
+    counted.steps += shared + 1;
+    for (let k = shared; k < p.length; k++) {
+      parent[nodes] = path[k]!;
+      incoming[nodes] = p.charCodeAt(k);
+      path[k + 1] = nodes++;
+      counted.steps++;
+    }
+    const end = path[p.length]!;
+    if (own[end] === -1) own[end] = i;
+    previous = p;
+  }
+  // children in node order: made in code-unit order under each parent, since the patterns were sorted
+  const childStart = new Int32Array(nodes + 1);
+  for (let v = 1; v < nodes; v++) childStart[parent[v]! + 1]!++;
+  for (let v = 0; v < nodes; v++) childStart[v + 1]! += childStart[v]!;
+  const fill = childStart.slice(0, nodes);
+  const edgeChar = new Uint16Array(Math.max(0, nodes - 1));
+  const edgeTo = new Int32Array(Math.max(0, nodes - 1));
+  for (let v = 1; v < nodes; v++) {
+    const e = fill[parent[v]!]!++;
+    edgeChar[e] = incoming[v]!;
+    edgeTo[e] = v;
+  }
+  return { childStart, edgeChar, edgeTo, own: own.slice(0, nodes), nodes };
 }
