@@ -88,3 +88,41 @@ export function benchReportHuge(): void {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * What the compaction audit's pattern index (src/core/textIndex.ts) holds for 3 MB of prompts
+ * (docs/security.md quotes it): the bytes of its typed arrays, counted off the object, so the
+ * figure does not depend on when the collector ran. Also what the audit now does with a prompt
+ * past 64 Ki code units instead (one KMP pass, 4 bytes a code unit while it runs).
+ */
+export async function benchTextIndexMemory(): Promise<void> {
+  const { PatternSet } = await import('../src/core/textIndex.ts');
+  console.log("\n== text-index: bytes the audit's pattern index holds for 3 MB of prompts ==");
+  const words = (n: number, seed: number): string => {
+    let x = seed;
+    const out: string[] = [];
+    let len = 0;
+    while (len < n) {
+      x = (x * 1103515245 + 12345) >>> 0;
+      const w = `w${(x % 50_000).toString(36)}`;
+      out.push(w);
+      len += w.length + 1;
+    }
+    return out.join(' ').slice(0, n);
+  };
+  const held = (set: object): number => Object.values(set).reduce((n: number, v: unknown) => n + (ArrayBuffer.isView(v) ? v.byteLength : 0), 0);
+  const cases: [string, string[]][] = [
+    ['one prompt of 3,000,000 characters', [words(3_000_000, 1)]],
+    ['3,000 prompts of 1,000 characters', Array.from({ length: 3000 }, (_, i) => words(1000, i + 7))],
+    ['30,000 prompts of 100 characters', Array.from({ length: 30_000 }, (_, i) => words(100, i + 7))],
+  ];
+  for (const [name, prompts] of cases) {
+    const set = new PatternSet(prompts);
+    const built = held(set);
+    set.take('x');
+    const units = prompts.reduce((n, p) => n + p.length, 0);
+    console.log(
+      `${name}: ${(built / 1e6).toFixed(1)} MB held (${(built / units).toFixed(1)} bytes a code unit), ${(held(set) / 1e6).toFixed(1)} MB once take() is used`,
+    );
+  }
+}
