@@ -6,7 +6,7 @@
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
 import { RestateWatch } from './restateWatch.ts';
-import { occurs, PatternSet } from './textIndex.ts';
+import { longestPatterns, occurs, PatternSet } from './textIndex.ts';
 import { collapseWhitespace as collapseRuns } from './shortText.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
@@ -63,10 +63,6 @@ const RESTATE_RULES = {
   coverage: RESTATE_COVERAGE,
   minWords: MIN_RESTATE_WORDS,
 };
-/** A pattern longer than this (code units) may be searched for on its own rather than through the trie (SurvivingText.search). */
-const LONG_PATTERN = 1 << 16;
-/** At most this many patterns are searched for on their own: each is one more pass over the surviving text. */
-const LONG_SEARCHES = 4;
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
@@ -145,14 +141,9 @@ class SurvivingText {
   private search(patterns: readonly string[], text: string): Map<string, boolean> {
     const unique = [...new Set(patterns)].filter((p) => p !== '');
     // the few longest patterns past LONG_PATTERN (a prompt of megabytes) are searched for one
-    // pass each (textIndex.ts occurs): the same answers, in a tenth of the trie's memory; at
-    // most LONG_SEARCHES of them, so the passes over the text stay a bounded number
-    const long = new Set(
-      unique
-        .filter((p) => p.length > LONG_PATTERN)
-        .sort((a, b) => b.length - a.length)
-        .slice(0, LONG_SEARCHES),
-    );
+    // pass each (textIndex.ts SinglePattern): the same answers, in a tenth of the trie's memory;
+    // at most LONG_SEARCHES of them, so the passes over the text stay a bounded number
+    const long = longestPatterns(unique);
     const indexed = long.size === 0 ? unique : unique.filter((p) => !long.has(p));
     const set = new PatternSet(indexed);
     const found = set.occurring(text);

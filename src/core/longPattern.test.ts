@@ -57,3 +57,22 @@ describe('an audit of prompts past the length searched through the trie', () => 
     expect(steps).toBeLessThan(12 * units);
   });
 });
+
+describe('the restated-prompt watch with prompts past the length searched through the trie (contract §8.5)', () => {
+  it('finds a long watched prompt restated word for word once, as a short one is found', async () => {
+    const { RestateWatch } = await import('./restateWatch.ts');
+    const { collapseWhitespace, wordsOf } = await import('./compactionAudit.ts');
+    const rules = { fold: (t: string) => collapseWhitespace(t).toLowerCase(), wordsOf, coverage: 0.7, minWords: 3 };
+    const unit = 'zq%d: wire the batching queue through the scheduler; ';
+    const long = (k: number): string => Array.from({ length: 1300 }, (_, i) => unit.replace('%d', String(k * 10_000 + i))).join('');
+    const prompts = [1, 2, 3, 4, 5, 6].map((k) => ({ key: `p${k}`, text: long(k) }));
+    prompts.push({ key: 'short', text: 'rename the parser module' });
+    const watch = new RestateWatch(prompts, rules);
+    expect(watch.restatedBy('nothing of the kind')).toEqual([]);
+    // white space and case folded; the longest four are searched on their own, p1 and p2 through the trie
+    expect(watch.restatedBy(`again: ${long(6).toUpperCase()} and ${long(1).replace(/ /g, '\n')}`)).toEqual(['p1', 'p6']);
+    expect(watch.restatedBy(`${long(6)} ${long(3)} Rename the parser module`)).toEqual(['p3', 'short']);
+    expect(watch.restatedBy(long(2))).toEqual(['p2']);
+    expect(watch.restatedBy(long(6))).toEqual([]);
+  });
+});

@@ -208,35 +208,64 @@ function buildTrie(
 }
 
 /**
- * Whether `pattern` occurs in `text` (Knuth–Morris–Pratt, over UTF-16 code units): one pass
- * over each, and 4 bytes a code unit of the pattern, where the trie takes 22 held and about
- * twice that while it is built. For the few longest of an audit's patterns (a prompt of
- * megabytes), its steps counted on `counted` as the trie's are.
+ * One pattern searched for on its own (Knuth–Morris–Pratt, over UTF-16 code units): its border
+ * table made once (4 bytes a code unit, where the trie takes 22 held and about twice that while
+ * it is built), then one pass over each text asked. For the few longest of the audit's patterns
+ * and watched prompts (a prompt of megabytes); steps counted on `counted` as the trie's are.
  */
+export class SinglePattern {
+  /** border[k]: the length of the longest proper border of pattern[0..k] */
+  private readonly border: Int32Array;
+
+  constructor(
+    readonly pattern: string,
+    counted: { steps: number },
+  ) {
+    const m = pattern.length;
+    this.border = new Int32Array(m);
+    for (let k = 1, b = 0; k < m; k++) {
+      while (b > 0 && pattern.charCodeAt(k) !== pattern.charCodeAt(b)) {
+        b = this.border[b - 1]!;
+        counted.steps++;
+      }
+      if (pattern.charCodeAt(k) === pattern.charCodeAt(b)) b++;
+      this.border[k] = b;
+      counted.steps++;
+    }
+  }
+
+  /** whether the pattern occurs in `text` */
+  in(text: string, counted: { steps: number }): boolean {
+    const { pattern, border } = this;
+    const m = pattern.length;
+    if (m === 0) return true;
+    if (m > text.length) return false;
+    for (let i = 0, q = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      while (q > 0 && c !== pattern.charCodeAt(q)) {
+        q = border[q - 1]!;
+        counted.steps++;
+      }
+      if (c === pattern.charCodeAt(q)) q++;
+      counted.steps++;
+      if (q === m) return true;
+    }
+    return false;
+  }
+}
+
+/** Whether `pattern` occurs in `text` (SinglePattern, made for one text). */
 export function occurs(pattern: string, text: string, counted: { steps: number }): boolean {
-  const m = pattern.length;
-  if (m === 0) return true;
-  if (m > text.length) return false;
-  // border[k]: the length of the longest proper border of pattern[0..k]
-  const border = new Int32Array(m);
-  for (let k = 1, b = 0; k < m; k++) {
-    while (b > 0 && pattern.charCodeAt(k) !== pattern.charCodeAt(b)) {
-      b = border[b - 1]!;
-      counted.steps++;
-    }
-    if (pattern.charCodeAt(k) === pattern.charCodeAt(b)) b++;
-    border[k] = b;
-    counted.steps++;
-  }
-  for (let i = 0, q = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    while (q > 0 && c !== pattern.charCodeAt(q)) {
-      q = border[q - 1]!;
-      counted.steps++;
-    }
-    if (c === pattern.charCodeAt(q)) q++;
-    counted.steps++;
-    if (q === m) return true;
-  }
-  return false;
+  return new SinglePattern(pattern, counted).in(text, counted);
+}
+
+/** A pattern longer than this (code units) may be searched for on its own rather than through the trie. */
+export const LONG_PATTERN = 1 << 16;
+/** At most this many patterns of one set are searched for on their own: each is one more pass over every text asked. */
+export const LONG_SEARCHES = 4;
+
+/** The (at most LONG_SEARCHES) longest of `patterns` past LONG_PATTERN: those to search for on their own. */
+export function longestPatterns(patterns: readonly string[]): Set<string> {
+  const long = patterns.filter((p) => p.length > LONG_PATTERN);
+  return new Set(long.length <= LONG_SEARCHES ? long : long.sort((a, b) => b.length - a.length).slice(0, LONG_SEARCHES));
 }
