@@ -2,27 +2,48 @@
 // white space collapsed, cut at a word when one ends past half the room, and "…" to say so.
 // One rule for the adapters' labels and the page's rows, so a name reads alike everywhere.
 
-/** Characters collapsed at a time (collapseWhitespace): a huge text is never replaced in one call. */
-const RUN_PIECE = 1 << 16;
+/** JavaScript's `\s` (WhiteSpace and LineTerminator): 1 at each code unit below U+3001 that is one */
+const WHITE_SPACE = new Uint8Array(0x3001);
+for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000]) WHITE_SPACE[c] = 1;
+for (let c = 0x2000; c <= 0x200a; c++) WHITE_SPACE[c] = 1;
 
-const WHITE = /\s/;
+/** whether code unit `c` is matched by `\s` */
+export const isWhiteSpace = (c: number): boolean => (c <= 0x3000 ? WHITE_SPACE[c] === 1 : c === 0xfeff);
+
+/** Characters of the result joined at a time, so the pieces held stay few. */
+const PIECE = 1 << 12;
 
 /**
- * `text.replace(/\s+/g, ' ').trim()`, the same string, made a piece at a time: one replace over
- * a text of megabytes held every part of its result at once (about 17 bytes a character of the
- * text, issue 39 "Bounded amplification"). A piece is cut only after a character that is not
- * white space, so no run of white space is split between two pieces.
+ * `text.replace(/\s+/g, ' ').trim()`, the same string, made by one scan: over a text of
+ * megabytes that replace took about 13 bytes a character of the text (678 MB for a 50 MB
+ * summary, issue 39 "Bounded amplification"), in any size of pieces; this, the result and
+ * pieces of PIECE characters.
  */
 export function collapseWhitespace(text: string): string {
-  if (text.length <= RUN_PIECE) return text.replace(/\s+/g, ' ').trim();
-  const parts: string[] = [];
-  for (let at = 0; at < text.length;) {
-    let end = Math.min(text.length, at + RUN_PIECE);
-    while (end < text.length && WHITE.test(text[end - 1]!)) end++;
-    parts.push(text.slice(at, end).replace(/\s+/g, ' '));
-    at = end;
+  const n = text.length;
+  const whole: string[] = [];
+  const piece: string[] = [];
+  let held = 0;
+  for (let i = 0; i < n;) {
+    let j = i;
+    while (j < n && !isWhiteSpace(text.charCodeAt(j))) j++;
+    if (j > i) {
+      piece.push(text.slice(i, j));
+      held += j - i;
+    }
+    if (j >= n) break;
+    while (j < n && isWhiteSpace(text.charCodeAt(j))) j++;
+    piece.push(' ');
+    held++;
+    if (held >= PIECE) {
+      whole.push(piece.join(''));
+      piece.length = 0;
+      held = 0;
+    }
+    i = j;
   }
-  return parts.join('').trim();
+  whole.push(piece.join(''));
+  return whole.join('').trim();
 }
 
 export function firstWords(text: string, max: number): string {
