@@ -15,9 +15,9 @@ const PIECE = 1 << 12;
 
 /**
  * `text.replace(/\s+/g, ' ').trim()`, the same string, made by one scan: over a text of
- * megabytes that replace took about 13 bytes a character of the text (678 MB for a 50 MB
- * summary, issue 39 "Bounded amplification"), in any size of pieces; this, the result and
- * pieces of PIECE characters.
+ * megabytes that replace took about 13 bytes a character of the text (678 MiB of heap for a
+ * 50 MB summary, issue 39 "Bounded amplification"), and as much when made in pieces of any
+ * size; this scan holds the result and pieces of PIECE characters.
  */
 export function collapseWhitespace(text: string): string {
   const n = text.length;
