@@ -27,6 +27,7 @@ if (want('proxy')) await (await import('./proxy.ts')).benchProxy();
 if (want('sessions')) await (await import('./localSessions.ts')).benchLocalSessions();
 if (want('traj-memory')) (await import('./peakMemory.ts')).benchTrajMemory();
 if (want('report-huge')) (await import('./peakMemory.ts')).benchReportHuge();
+if (want('text-index')) await (await import('./peakMemory.ts')).benchTextIndexMemory();
 if (want('scaling')) (await import('./scaling.ts')).benchScaling();
 if (want('idle-rss')) await (await import('./idleRss.ts')).benchIdleRss();
 if (want('connection-flood')) await (await import('./connectionFlood.ts')).benchConnectionFlood();

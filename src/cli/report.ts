@@ -6,7 +6,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
-import type { CompactionRecord } from '../core/compactions.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { capThreads, parseThreads, reportThreads } from './threads.ts';
 import { STABLE_CONTRACT_URL } from '../report/markdown.ts';
@@ -146,9 +145,9 @@ async function report(args: string[]): Promise<number> {
       process.stderr.write(`context-health report: ${found}\n`);
       return 2;
     }
-    scope = { kind: 'turns', from: Math.max(1, found.record.turn - 5), to: found.record.turn + 5 };
+    scope = { kind: 'turns', from: Math.max(1, found.turn - 5), to: found.turn + 5 };
     values.session ??= found.sessionId;
-    compactionTurn = found.record.turn;
+    compactionTurn = found.turn;
   }
 
   // loaded at run time, prebuilt (rendererBundle.ts): the Node project's type check stays free of the app (tsconfig.render.json checks it).
@@ -265,13 +264,13 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   return reachesFailLevel(filtered, failOn) ? 1 : 0;
 }
 
-/** contract §8.3: the N-th compaction of the session (`--session`, else the first session that has one). */
+/** contract §8.3: the turn of the N-th compaction of the session (`--session`, else the first session that has one). */
 async function findCompaction(
   file: string,
   n: number,
   sessionId: string | undefined,
   options: Pick<CheckOptions, 'userThresholds' | 'scorer' | 'from'>,
-): Promise<{ record: CompactionRecord; sessionId: string } | string> {
+): Promise<{ turn: number; sessionId: string } | string> {
   let result;
   try {
     result = await checkTranscript(file, options);
@@ -284,5 +283,6 @@ async function findCompaction(
   const list = session.compactions ?? [];
   const record = list[n - 1];
   if (record === undefined) return `session ${JSON.stringify(session.session_id)} has ${list.length} compaction${list.length === 1 ? '' : 's'}, not ${n}`;
-  return { record, sessionId: session.session_id };
+  // its turn only: the record (a summary of megabytes, its items) is not held while the file is read again
+  return { turn: record.turn, sessionId: session.session_id };
 }

@@ -4,7 +4,7 @@
 // file is written under a fresh name and renamed into place), and a folder that cannot be written is one sentence, exit 2.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicAsync } from '../node/atomicWrite.ts';
+import { writeFileAtomicAsync, type Chunks } from '../node/atomicWrite.ts';
 
 export class ReportWriteError extends Error {}
 
@@ -35,7 +35,7 @@ async function folder(root: string, dir: string): Promise<void> {
 }
 
 /** Writes every file under `out`; throws a ReportWriteError naming the file and the reason. */
-export async function writeReportFiles(out: string, files: readonly { name: string; bytes: Uint8Array | string }[]): Promise<void> {
+export async function writeReportFiles(out: string, files: readonly { name: string; bytes: Chunks }[]): Promise<void> {
   const root = path.resolve(out);
   try {
     await fs.promises.mkdir(root, { recursive: true });
@@ -51,7 +51,8 @@ export async function writeReportFiles(out: string, files: readonly { name: stri
       await folder(root, path.dirname(target));
       await refuseNonRegular(target);
       // a fresh name opened O_EXCL|O_NOFOLLOW, renamed into place: never opened through a
-      // link, a FIFO or a device found at the name (a FIFO would block the open for good)
+      // link, a FIFO or a device found at the name (a FIFO would block the open for good);
+      // report.md and report.html come in pieces and go to the file piece by piece
       await writeFileAtomicAsync(target, f.bytes);
     } catch (e) {
       throw new ReportWriteError(`cannot write ${path.join(out, f.name)}: ${why(e)}`);

@@ -9,10 +9,16 @@ export const BM25_B = 0.75;
 
 /** A text's terms: runs of letters and digits (any script), lower-cased. */
 export function terms(text: string): string[] {
+  const out: string[] = [];
+  eachTerm(text, (t) => out.push(t));
+  return out;
+}
+
+/** Each of the text's terms in order, to `visit`: no list of them all (a 5 MB text has ~800,000). */
+function eachTerm(text: string, visit: (term: string) => void): void {
   // the same as text.toLowerCase().match(/[\p{L}\p{N}]+/gu) (the property test holds them
   // equal), a few times faster: the regular expression's Unicode classes are slow per char
   const lower = text.toLowerCase();
-  const out: string[] = [];
   let start = -1;
   for (let i = 0; i < lower.length; i++) {
     const c = lower.charCodeAt(i);
@@ -27,13 +33,12 @@ export function terms(text: string): string[] {
     if (word) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      out.push(lower.slice(start, i));
+      visit(lower.slice(start, i));
       start = -1;
     }
     i += width - 1;
   }
-  if (start >= 0) out.push(lower.slice(start));
-  return out;
+  if (start >= 0) visit(lower.slice(start));
 }
 
 /** 1 for the ASCII letters and digits */
@@ -119,6 +124,18 @@ export class TermDictionary {
       if (this.tallyOne(id, 1)) distinct.push(id);
     }
     return this.takeTally(Int32Array.from(distinct));
+  }
+
+  /** count(terms(text)) and the number of terms, each term tallied as it is read (no list of them all). */
+  countText(text: string): { ids: Int32Array; counts: Int32Array; length: number } {
+    const distinct: number[] = [];
+    let length = 0;
+    eachTerm(text, (t) => {
+      length++;
+      const id = this.id(t);
+      if (this.tallyOne(id, 1)) distinct.push(id);
+    });
+    return { ...this.takeTally(Int32Array.from(distinct)), length };
   }
 
   /**
@@ -240,9 +257,8 @@ export interface TermCounts {
 }
 
 export function termCounts(text: string, dictionary: TermDictionary): TermCounts {
-  const all = terms(text);
-  const { ids, counts } = dictionary.count(all);
-  return { length: all.length, ids, counts, handle: -1, slots: null, seenTurn: -1 };
+  const { ids, counts, length } = dictionary.countText(text);
+  return { length, ids, counts, handle: -1, slots: null, seenTurn: -1 };
 }
 
 /** A query ready to score with: its distinct terms numbered in sorted order, and how often each was asked. */

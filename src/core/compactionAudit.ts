@@ -6,7 +6,8 @@
 // when the agent goes back for one. Its output rides on the snapshot (`compaction.items`,
 // `refetched`), so every door (check, the Worker, the relay) reads the same audit.
 import { RestateWatch } from './restateWatch.ts';
-import { PatternSet } from './textIndex.ts';
+import { longestPatterns, occurs, PatternSet } from './textIndex.ts';
+import { collapseWhitespace as collapseRuns } from './shortText.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
 export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
@@ -65,10 +66,8 @@ const RESTATE_RULES = {
 /** contract §8.4: words shorter than this are not counted (articles, "is", "to": they prove nothing). */
 const MIN_WORD = 3;
 
-/** contract §8.4: runs of white space as one space, ends trimmed. */
-export function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+/** contract §8.4: runs of white space as one space, ends trimmed (by one scan, not a replace: shortText.ts). */
+export const collapseWhitespace = collapseRuns;
 
 /** The last component of a path (either separator), as the `file` rule compares it. */
 export function basename(path: string): string {
@@ -86,9 +85,53 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 
 /** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters, stop words left out. */
 export function wordsOf(text: string): Set<string> {
+  // the runs `text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)` finds, found by one scan: that
+  // match loop made a match object a word (156 MB of them for a 5 MB summary, issue 39)
   const out = new Set<string>();
-  for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) if (m[0].length >= MIN_WORD && !STOP_WORDS.has(m[0])) out.add(m[0]);
+  const lower = text.toLowerCase();
+  const n = lower.length;
+  let start = -1;
+  for (let i = 0; i < n; i++) {
+    const c = lower.charCodeAt(i);
+    let width = 1;
+    let word: boolean;
+    if (c < 0x80) word = ASCII_WORD[c] === 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (lower.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // a surrogate pair is one code point, a letter or digit or not as a whole (the u flag)
+      word = isWordCodePoint(lower.codePointAt(i)!);
+      width = 2;
+    } else word = isWordCodePoint(c);
+    if (word) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      addWord(out, lower, start, i);
+      start = -1;
+    }
+    i += width - 1;
+  }
+  if (start >= 0) addWord(out, lower, start, n);
   return out;
+}
+
+function addWord(out: Set<string>, lower: string, start: number, end: number): void {
+  if (end - start < MIN_WORD) return;
+  const w = lower.slice(start, end);
+  if (!STOP_WORDS.has(w)) out.add(w);
+}
+
+/** 1 for the ASCII code units in [\p{L}\p{N}_] */
+const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(c)) ? 1 : 0));
+const WORD_CODE_POINT = /^[\p{L}\p{N}_]$/u;
+/** non-ASCII code points seen so far: in the class or not (a text uses few distinct ones) */
+const wordCodePoints = new Map<number, boolean>();
+
+function isWordCodePoint(cp: number): boolean {
+  let word = wordCodePoints.get(cp);
+  if (word === undefined) {
+    word = WORD_CODE_POINT.test(String.fromCodePoint(cp));
+    if (wordCodePoints.size < 65_536) wordCodePoints.set(cp, word);
+  }
+  return word;
 }
 
 /** Share of `words` found in `pool` (0 when `words` is empty). */
@@ -141,10 +184,17 @@ class SurvivingText {
 
   private search(patterns: readonly string[], text: string): Map<string, boolean> {
     const unique = [...new Set(patterns)].filter((p) => p !== '');
-    const set = new PatternSet(unique);
+    // the few longest patterns past LONG_PATTERN (a prompt of megabytes) are searched for one
+    // pass each (textIndex.ts SinglePattern): the same answers, in a tenth of the trie's memory;
+    // at most LONG_SEARCHES of them, so the passes over the text stay a bounded number
+    const long = longestPatterns(unique);
+    const indexed = long.size === 0 ? unique : unique.filter((p) => !long.has(p));
+    const set = new PatternSet(indexed);
     const found = set.occurring(text);
     this.steps += set.steps;
-    return new Map(unique.map((p, i) => [p, found.has(i)]));
+    const answers = new Map(indexed.map((p, i) => [p, found.has(i)]));
+    for (const p of long) answers.set(p, occurs(p, text, this));
+    return answers;
   }
 
   /** whether `pattern` (a basename some item asked for) is a substring of the raw text */

@@ -7,7 +7,7 @@
 // - the word rule by prefix filtering: a prompt of k words needs t of them, so one of any
 //   k − t + 1 must be in the new prompt; each is listed under its k − t + 1 rarest words only,
 //   and a new prompt checks the ones listed under its words. Exact: the same prompts match.
-import { PatternSet } from './textIndex.ts';
+import { longestPatterns, PatternSet, SinglePattern } from './textIndex.ts';
 
 /** Watched prompts of one text: found together, since the rules read only the text. */
 interface Group {
@@ -33,6 +33,12 @@ export interface RestateRules {
 export class RestateWatch {
   private readonly groups: Group[] = [];
   private readonly patterns: PatternSet;
+  /** the few longest watched texts (a prompt of megabytes), each searched for on its own, not through the trie (textIndex.ts) */
+  private readonly long: { group: Group; pattern: SinglePattern }[] = [];
+  /** the long patterns' own steps */
+  private readonly longSteps = { steps: 0 };
+  /** the groups in the trie, by its pattern numbers */
+  private readonly indexed: readonly Group[];
   /** word → the groups listing it among their rarest (dead entries dropped as met) */
   private readonly byWord = new Map<string, number[]>();
   private readonly checkedAt: Int32Array;
@@ -60,7 +66,12 @@ export class RestateWatch {
       }
       this.groups[g]!.keys.push({ key, order });
     });
-    this.patterns = new PatternSet(this.groups.map((g) => g.folded));
+    // the same answers either way; the trie would take ~44 bytes a code unit to build for a prompt of megabytes
+    const long = longestPatterns(this.groups.map((g) => g.folded));
+    const indexed = long.size === 0 ? this.groups : this.groups.filter((g) => !long.has(g.folded));
+    for (const g of this.groups) if (long.has(g.folded)) this.long.push({ group: g, pattern: new SinglePattern(g.folded, this.longSteps) });
+    this.patterns = new PatternSet(indexed.map((g) => g.folded));
+    this.indexed = indexed;
     // rarity: how many watched texts hold the word
     const frequency = new Map<string, number>();
     for (const g of this.groups) if (g.needed > 0) for (const w of g.words) frequency.set(w, (frequency.get(w) ?? 0) + 1);
@@ -78,7 +89,7 @@ export class RestateWatch {
   }
 
   get steps(): number {
-    return this.ownSteps + this.patterns.steps;
+    return this.ownSteps + this.patterns.steps + this.longSteps.steps;
   }
 
   /** the fewest words of `size` that make `found / size >= coverage`, as coverage() computes it */
@@ -99,7 +110,8 @@ export class RestateWatch {
     };
     const folded = this.rules.fold(text);
     this.ownSteps += text.length;
-    for (const i of this.patterns.take(folded)) take(this.groups[i]!);
+    for (const i of this.patterns.take(folded)) take(this.indexed[i]!);
+    for (const l of this.long) if (!l.group.found && l.pattern.in(folded, this.longSteps)) take(l.group);
     const words = this.rules.wordsOf(text);
     const stamp = ++this.prompt;
     for (const w of words) {

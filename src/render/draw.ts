@@ -5,8 +5,8 @@
 // on the worker thread `report` starts at once (drawWorker.ts) or in the CLI's own thread.
 import type { ReportData, ReportImage } from '../report/markdown.ts';
 import { figureSvg } from '../report/figure.ts';
-import { reportHtml } from '../report/html.ts';
-import { reportMarkdown } from '../report/markdown.ts';
+import { reportHtmlPieces } from '../report/html.ts';
+import { reportMarkdownPieces } from '../report/markdown.ts';
 import { STAMP_KEYWORD, withITxt } from '../report/png.ts';
 import type { DrawInput, ReportFile, ReportJob } from '../report/renderer.ts';
 import { captionLines, stampJson, type Stamp } from '../report/stamp.ts';
@@ -39,6 +39,13 @@ export const prepare = async (): Promise<void> => {
 };
 
 const encoder = new TextEncoder();
+
+/**
+ * The report's text as UTF-8, piece by piece (issue 39, "Output streams"): never one string
+ * nor one buffer; written to the file in the same pieces (src/cli/reportFiles.ts). A piece
+ * ends between two lines or parts, never inside a surrogate pair.
+ */
+const encoded = (pieces: Iterable<string>): Uint8Array[] => Array.from(pieces, (p) => encoder.encode(p));
 
 /** What a drawing started before the end of the file can still tell about the input it ends with. */
 export interface Drawing {
@@ -158,13 +165,13 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
       const files: ReportFile[] = [];
       if (final.format === 'md') {
         const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
-        files.push({ name: 'report.md', bytes: encoder.encode(reportMarkdown(final.data, images, final.contractUrl, captionLines(base))) });
+        files.push({ name: 'report.md', bytes: encoded(reportMarkdownPieces(final.data, images, final.contractUrl, captionLines(base))) });
         done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
       } else
         files.push({
           name: 'report.html',
-          bytes: encoder.encode(
-            reportHtml(
+          bytes: encoded(
+            reportHtmlPieces(
               final.data,
               done.map((f) => ({ title: f.title, svg: f.svg })),
               final.contractUrl,

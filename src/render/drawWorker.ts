@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import type { DrawReply, DrawRequest } from '../report/renderer.ts';
+import { fileBuffers, type DrawReply, type DrawRequest } from '../report/renderer.ts';
 import { draw, prepare, startDrawing, type Drawing } from './draw.ts';
 import { phase } from '../node/phases.ts';
 
@@ -45,7 +45,7 @@ let hashed: Promise<string> | undefined;
 let early: Promise<Drawing> | undefined;
 
 const post = (reply: DrawReply): void => {
-  port.postMessage(reply, 'files' in reply ? [...new Set(reply.files.map((f) => f.bytes.buffer as ArrayBuffer))] : []);
+  port.postMessage(reply, 'files' in reply ? fileBuffers(reply.files) : []);
 };
 
 port.on('message', (request: DrawRequest) => {

@@ -5,6 +5,7 @@
 // by score, and nothing here checked a score. The banner, the overview's chip, `check`'s human
 // output, the reports and the print page all take these words from here. Pure: no DOM, no Node.
 import type { Headline } from './headline.ts';
+import { collapsedStart } from '../core/shortText.ts';
 
 /** What the headline of an out-of-scope session says, worst first (contract §8.9 precedence). */
 export type ContextKind = 'lineage_broken' | 'loss_confirmed' | 'near_limit' | 'context_ok';
@@ -100,7 +101,7 @@ export function lossWords(loss: ConfirmedLoss): string {
 /** A file's last path component, a prompt's first words: the item named in a sentence (the whole text stays in the record). */
 function itemName(loss: ConfirmedLoss): string {
   if (loss.kind === 'file') return loss.text.split(/[\\/]/).pop() ?? loss.text;
-  const words = loss.text.replace(/\s+/g, ' ').trim();
+  const words = collapsedStart(loss.text, 60);
   return words.length > 60 ? `“${words.slice(0, 59)}…”` : `“${words}”`;
 }
 

@@ -17,6 +17,7 @@ import {
 } from './markdown.ts';
 import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
+import { joinedPieces, jsonTextPieces } from './pieces.ts';
 import { sourceText } from './stamp.ts';
 
 export interface HtmlFigure {
@@ -61,6 +62,24 @@ function incidentHtml(inc: ReportIncident, heading: string, contractUrl: string,
 }
 
 export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], contractUrl = CONTRACT_URL): string {
+  return [...reportHtmlPieces(data, figures, contractUrl)].join('');
+}
+
+/**
+ * Levels of the report's data walked before an element is stringified whole: the data, the
+ * compaction, its items, one item (an incident, a verdict run: one piece each).
+ */
+const DATA_LEVELS = 3;
+
+/**
+ * The same document in pieces of about PIECE_CHARS (issue 39, "Output streams"): what `report
+ * --format html` writes to report.html, never one string. Joined, they are reportHtml's text.
+ */
+export function reportHtmlPieces(data: ReportData, figures: readonly HtmlFigure[], contractUrl = CONTRACT_URL): Generator<string> {
+  return joinedPieces(htmlParts(data, figures, contractUrl));
+}
+
+function* htmlParts(data: ReportData, figures: readonly HtmlFigure[], contractUrl: string): Generator<string> {
   const what =
     data.focus !== null
       ? `Incident ${data.focus.number}: ${data.focus.signal} (${data.focus.severity}), ${turns(data.focus.firstTurn, data.focus.lastTurn)}`
@@ -122,12 +141,15 @@ export function reportHtml(data: ReportData, figures: readonly HtmlFigure[], con
     out.push(`<h2>Charts</h2><p>Zoomed to ${turns(data.range.from, data.range.to)}; each carries its stamp (caption strip).</p>`);
     for (const f of figures) out.push(`<figure data-figure="${e(f.title)}" aria-label="${e(f.title)}">${f.svg.replace(/^<\?xml[^>]*>/, '')}</figure>`);
   }
-  // the report's data, for tools: JSON inside a non-executed script element, "<" escaped so no text can close it
-  const json = JSON.stringify(data).replace(/</g, '\\u003c');
-  return (
+  yield (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">` +
-    `<title>${e(what)} · ${e(data.sessionId)} · context-health report</title><style>${STYLE}</style></head><body>${out.join('\n')}\n` +
-    `<script type="application/json" id="context-health-report">${json}</script></body></html>\n`
+    `<title>${e(what)} · ${e(data.sessionId)} · context-health report</title><style>${STYLE}</style></head><body>`
   );
+  for (let i = 0; i < out.length; i++) yield i === 0 ? out[i]! : `\n${out[i]!}`;
+  yield '\n<script type="application/json" id="context-health-report">';
+  // the report's data, for tools: JSON inside a non-executed script element, "<" escaped so no
+  // text can close it (one character at a time: the same escaping piece by piece as whole)
+  for (const piece of jsonTextPieces(data, DATA_LEVELS)) yield piece.replace(/</g, '\\u003c');
+  yield '</script></body></html>\n';
 }

@@ -4,7 +4,7 @@
 // dashboard's "Report this incident" and `context-health report` build it from the same
 // ReportData (src/report/reportData.ts makes one from a session's columns).
 import { DEFAULT_THRESHOLDS, THRESHOLD_KEYS, type Thresholds } from '../core/config.ts';
-import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
+import type { RecordItem } from '../core/compactions.ts';
 import type { Action, Severity, Signal } from '../core/signals.ts';
 import { carriedNotFollowedWords, ENCRYPTED_SUMMARY_WORDS } from './compactionWords.ts';
 import { rangeAdvice } from './headline.ts';
@@ -12,14 +12,18 @@ import { RULES } from './rules.ts';
 import { SIGNAL_INFO } from './signalInfo.ts';
 import { printable, sourceText, type StampSource } from './stamp.ts';
 import { appendAll, maxOf } from '../core/arrays.ts';
+import { joinedPieces } from './pieces.ts';
+import { capText, leftOutWords, QUOTE_MAX, type ReportCompaction } from './quoteCap.ts';
 
 /** A span named by an incident, as it stood on the incident's first turn it was live. */
 export interface ReportSpan {
   id: string;
   /** the turn the text, score and binding are from */
   turn: number;
-  /** shortened (SHORT_TEXT characters at most); null when the text is no longer held */
+  /** its text, up to TEXT_MAX characters (quoteCap.ts; shown shortened to SHORT_TEXT); null when the text is no longer held */
   text: string | null;
+  /** characters of the text past TEXT_MAX, not carried; absent when none */
+  textLeftOut?: number;
   score: number | null;
   /** contract §4.3: bound, unscored, unbound or stale */
   binding: string;
@@ -82,7 +86,7 @@ export interface ReportData {
   /** UTC ISO time, or null (reproducible output) */
   exportedAt: string | null;
   /** the compaction the report is about ("Report this compaction", contract §8.3), when it is about one */
-  compaction?: CompactionRecord;
+  compaction?: ReportCompaction;
   /** contract §8.8: span id → label for the spans the report names that have one (absent: none has) */
   labels?: Record<string, string>;
   /**
@@ -231,12 +235,9 @@ export function lostFirst<T extends { status: RecordItem['status']; confirmed?: 
 
 const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
 
-/** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input). */
-/** The longest summary text a report quotes (characters); what is left out is counted. */
-export const QUOTE_MAX = 64 * 1024;
-
-function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): string[] {
-  const out: string[] = [
+/** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input), line by line. */
+function* compactionSection(r: ReportCompaction, labels: SpanLabelMap = {}): Generator<string> {
+  yield* [
     '## The compaction',
     '',
     `- **Took effect:** turn ${r.turn} (${mdText(r.kind)}${r.trigger === null ? '' : `, trigger ${mdText(r.trigger)}`})`,
@@ -248,43 +249,44 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
   // contract §8.4 `unknown`: a column only where some item could not be judged, so other reports read as before
   const unknown = kinds.some(([, k]) => k.unknown !== undefined);
   if (kinds.length > 0) {
-    out.push(
-      `| kind | items | kept | paraphrased | lost |${unknown ? ' unknown |' : ''} confirmed losses |`,
-      `| --- | ---: | ---: | ---: | ---: |${unknown ? ' ---: |' : ''} ---: |`,
-    );
+    yield `| kind | items | kept | paraphrased | lost |${unknown ? ' unknown |' : ''} confirmed losses |`;
+    yield `| --- | ---: | ---: | ---: | ---: |${unknown ? ' ---: |' : ''} ---: |`;
     for (const [kind, k] of kinds)
-      out.push(`| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} |${unknown ? ` ${k.unknown ?? 0} |` : ''} ${k.confirmed} |`);
-    out.push('');
+      yield `| ${kind} | ${k.items} | ${k.kept} | ${k.paraphrased} | ${k.lost} |${unknown ? ` ${k.unknown ?? 0} |` : ''} ${k.confirmed} |`;
+    yield '';
   }
-  out.push('### Summary', '');
-  if (r.summary_state === 'encrypted') out.push(`${ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase()}${ENCRYPTED_SUMMARY_WORDS.slice(1)}.`, '');
-  else if (r.summary_text === '') out.push('No summary: the compaction left no summary text.', '');
+  yield* ['### Summary', ''];
+  if (r.summary_state === 'encrypted') yield* [`${ENCRYPTED_SUMMARY_WORDS[0]!.toUpperCase()}${ENCRYPTED_SUMMARY_WORDS.slice(1)}.`, ''];
+  else if (r.summary_text === '') yield* ['No summary: the compaction left no summary text.', ''];
   else {
-    // docs/security.md "Hostile transcripts": a huge summary is quoted up to QUOTE_MAX characters, and the rest counted
-    const left = r.summary_text.length - QUOTE_MAX;
-    out.push(mdFence(left > 0 ? r.summary_text.slice(0, QUOTE_MAX) : r.summary_text), '');
-    if (left > 0) out.push(`_The summary goes on for ${left} more characters, left out of this report; the whole text is in the transcript._`, '');
+    // docs/security.md "Hostile transcripts": a huge summary is quoted up to QUOTE_MAX characters,
+    // and the rest counted (cut already when the data was made, quoteCap.ts, or here)
+    const quoted = capText(r.summary_text, QUOTE_MAX);
+    const left = (r.summary_left_out ?? 0) + quoted.leftOut;
+    yield* [mdFence(quoted.text), ''];
+    if (left > 0)
+      yield* [
+        `_${leftOutWords(left)}: a report quotes at most ${QUOTE_MAX.toLocaleString('en-US')} characters of a summary; the whole text is in the transcript._`,
+        '',
+      ];
   }
-  out.push('### Items', '');
-  if (r.items.length === 0) out.push('No load-bearing item was audited (a microcompaction keeps every call, so it has none).', '');
+  yield* ['### Items', ''];
+  if (r.items.length === 0) yield* ['No load-bearing item was audited (a microcompaction keeps every call, so it has none).', ''];
   else {
-    out.push('| status | confirmed | kind | item | from turn | span | gone back for at |', '| --- | --- | --- | --- | ---: | --- | ---: |');
+    yield* ['| status | confirmed | kind | item | from turn | span | gone back for at |', '| --- | --- | --- | --- | ---: | --- | ---: |'];
     for (const it of lostFirst(r.items)) {
-      out.push(
-        `| ${it.status} | ${it.confirmed ? '**yes**' : ''} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.from_turn} | ${it.span_id === null ? '' : spanCell(it.span_id, labels)} | ${it.refetched_at ?? ''} |`,
-      );
+      yield `| ${it.status} | ${it.confirmed ? '**yes**' : ''} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.from_turn} | ${it.span_id === null ? '' : spanCell(it.span_id, labels)} | ${it.refetched_at ?? ''} |`;
     }
-    out.push('');
+    yield '';
   }
   if (r.carried.length > 0) {
-    out.push('### Carried from earlier compactions', '', '| status | kind | item | first audited at | from turn |', '| --- | --- | --- | ---: | ---: |');
-    for (const it of lostFirst(r.carried)) out.push(`| ${it.status} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.first_audited_at} | ${it.from_turn} |`);
-    out.push('');
+    yield* ['### Carried from earlier compactions', '', '| status | kind | item | first audited at | from turn |', '| --- | --- | --- | ---: | ---: |'];
+    for (const it of lostFirst(r.carried)) yield `| ${it.status} | ${it.kind} | ${mdText(shorten(it.text))} | ${it.first_audited_at} | ${it.from_turn} |`;
+    yield '';
   }
   // contract §8.4: the audit follows at most CARRIED_MAX items from one compaction to the next (the dashboard's panel says the same words)
   const notFollowed = carriedNotFollowedWords(r.carried_not_followed);
-  if (notFollowed !== null) out.push(`_${notFollowed}_`, '');
-  return out;
+  if (notFollowed !== null) yield* [`_${notFollowed}_`, ''];
 }
 
 /**
@@ -294,6 +296,24 @@ function compactionSection(r: CompactionRecord, labels: SpanLabelMap = {}): stri
  * `caption: 'line'`) instead of repeating the strip (issue 24).
  */
 export function reportMarkdown(data: ReportData, images: readonly ReportImage[], contractUrl = CONTRACT_URL, stampLines: readonly string[] = []): string {
+  return [...reportMarkdownPieces(data, images, contractUrl, stampLines)].join('');
+}
+
+/**
+ * The same text in pieces of about PIECE_CHARS (issue 39, "Output streams"): what `report`
+ * writes to report.md, never one string. Joined, they are reportMarkdown's text.
+ */
+export function reportMarkdownPieces(
+  data: ReportData,
+  images: readonly ReportImage[],
+  contractUrl = CONTRACT_URL,
+  stampLines: readonly string[] = [],
+): Generator<string> {
+  return joinedPieces(reportMarkdownLines(data, images, contractUrl, stampLines), '\n');
+}
+
+/** The report's lines, in order, each without its "\n"; `out` holds a section's lines until they are yielded. */
+function* reportMarkdownLines(data: ReportData, images: readonly ReportImage[], contractUrl: string, stampLines: readonly string[]): Generator<string> {
   const title = data.title === null || data.title === '' ? '' : ` (${mdText(data.title)})`;
   const what =
     data.compaction !== undefined
@@ -315,8 +335,9 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
   ];
   const scored = data.context === undefined;
   if (data.context !== undefined) out.push(`**Headline at turn ${data.context.turn}** (contract §8.9): ${mdText(data.context.text)}`, '');
-  if (data.compaction !== undefined) appendAll(out, compactionSection(data.compaction, data.labels));
-  if (data.focus !== null) appendAll(out, incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored));
+  yield* drain(out);
+  if (data.compaction !== undefined) yield* compactionSection(data.compaction, data.labels);
+  if (data.focus !== null) yield* incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored);
 
   out.push(data.focus !== null ? '## Other incidents in these turns' : '## Incidents in these turns', '');
   if (data.incidents.length === 0) out.push(data.focus !== null ? 'None.' : 'None: every turn in this range looks healthy.', '');
@@ -326,17 +347,16 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
       out.push(`| ${inc.number} | \`${inc.signal}\` | ${inc.severity} | ${turnsText(inc.firstTurn, inc.lastTurn)} | ${inc.findings} |`);
     out.push('');
   } else {
-    for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS))
-      appendAll(
-        out,
-        incidentSection(
-          inc,
-          `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`,
-          contractUrl,
-          data.labels,
-          scored,
-        ),
+    for (const inc of data.incidents.slice(0, MAX_DETAILED_INCIDENTS)) {
+      yield* drain(out);
+      yield* incidentSection(
+        inc,
+        `### ${inc.number}. \`${inc.signal}\` (${inc.severity}), ${turnsText(inc.firstTurn, inc.lastTurn)}`,
+        contractUrl,
+        data.labels,
+        scored,
       );
+    }
     const rest = data.incidents.slice(MAX_DETAILED_INCIDENTS);
     if (rest.length > 0) {
       out.push(
@@ -350,6 +370,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     }
   }
 
+  yield* drain(out);
   out.push('## Verdicts', '');
   if (data.context !== undefined) out.push(contextReportLine(data.context), '');
   else if (data.verdicts.length === 0) out.push(`\`prune_ok\` on every turn of this range: ${rangeAdvice(faultInRange(data))}.`, '');
@@ -368,6 +389,7 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
     out.push('');
   }
 
+  yield* drain(out);
   out.push('## Thresholds in force', '', '| threshold | value | default |', '| --- | ---: | ---: |');
   for (const key of THRESHOLD_KEYS) {
     const changed = data.thresholds[key] !== DEFAULT_THRESHOLDS[key];
@@ -390,5 +412,10 @@ export function reportMarkdown(data: ReportData, images: readonly ReportImage[],
       if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');
     }
   }
-  return out.join('\n');
+  yield* out;
+}
+
+/** The lines held so far, yielded and let go. */
+function* drain(out: string[]): Generator<string> {
+  yield* out.splice(0);
 }

@@ -27,7 +27,13 @@ export interface ReportJob {
 export interface ReportFile {
   /** path relative to the output folder */
   name: string;
-  bytes: Uint8Array;
+  /** the file's bytes, or its pieces in order (report.md, report.html: never one string, issue 39 "Output streams") */
+  bytes: Uint8Array | Uint8Array[];
+}
+
+/** Every buffer a file holds, to transfer (not copy) across threads. */
+export function fileBuffers(files: readonly ReportFile[]): ArrayBuffer[] {
+  return [...new Set(files.flatMap((f) => (Array.isArray(f.bytes) ? f.bytes : [f.bytes])).map((b) => b.buffer as ArrayBuffer))];
 }
 
 /** Takes the engine's outcomes as `check` reads the file. */

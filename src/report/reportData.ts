@@ -7,7 +7,7 @@ import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action } from '../core/signals.ts';
 import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from './markdown.ts';
 import type { StampSource } from './stamp.ts';
-import type { CompactionRecord } from '../core/compactions.ts';
+import { capCompaction, capText, TEXT_MAX, type ReportCompaction } from './quoteCap.ts';
 import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
 import { metricsAt } from '../results/turnColumns.ts';
 import { contextHeadline } from './contextHeadline.ts';
@@ -84,9 +84,12 @@ function spanAt(store: TurnColumnStore, idx: number, t: number): ReportSpan {
     return { ...base, text: null, score: null, binding: 'not live', rewrites: 0, pinned: false };
   }
   const d = store.rows.read(row);
+  // quoteCap.ts: a span's text is carried up to TEXT_MAX characters (its cell shows 160)
+  const text = capText(info.texts[d.textVer]?.text ?? '', TEXT_MAX);
   return {
     ...base,
-    text: info.texts[d.textVer]?.text ?? null,
+    text: info.texts[d.textVer] === undefined ? null : text.text,
+    ...(text.leftOut === 0 ? {} : { textLeftOut: text.leftOut }),
     score: Number.isNaN(d.score) ? null : d.score,
     binding: bindingName(d.binding),
     rewrites: d.rewrites,
@@ -213,9 +216,13 @@ function contextAt(store: TurnColumnStore, index: number): ReportData['context']
   return { turn, text: h.text };
 }
 
-/** The compaction that took effect at `turn` (the reply's structured clone is the report's own copy). */
-function compactionAt(store: TurnColumnStore, turn: number): CompactionRecord {
+/**
+ * The compaction that took effect at `turn` (the reply's structured clone is the report's own
+ * copy), its texts capped (quoteCap.ts): a 50 MB summary is not copied whole to the drawing
+ * thread, into report.html's data or into the dashboard's reply.
+ */
+function compactionAt(store: TurnColumnStore, turn: number): ReportCompaction {
   const r = store.compactions.find((c) => c.turn === turn);
   if (r === undefined) throw new Error(`no compaction took effect at turn ${turn} of session ${JSON.stringify(store.sessionId)}`);
-  return r;
+  return capCompaction(r);
 }

@@ -95,6 +95,17 @@ describe('report files', () => {
     expect(fs.readFileSync(path.join(out, 'figures/a.svg'), 'utf8')).toBe('<svg>');
     expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
   });
+
+  it('a report in pieces goes to its file piece by piece, through a fresh name renamed over the last one, and is their bytes in order', async () => {
+    const out = tempDir('ch-out-');
+    const enc = new TextEncoder();
+    const pieces = ['# r\n', 'é😀 ', '', 'end\n'].map((p) => enc.encode(p));
+    fs.writeFileSync(path.join(out, 'report.html'), 'the last report\n');
+    await writeReportFiles(out, [{ name: 'report.html', bytes: pieces }]);
+    expect(fs.lstatSync(path.join(out, 'report.html')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toBe('# r\né😀 end\n');
+    expect(fs.readdirSync(out)).toEqual(['report.html']);
+  });
 });
 
 describe('report of a huge compaction', () => {
@@ -118,12 +129,24 @@ describe('report of a huge compaction', () => {
     const r = await runCli(['report', file, '--compaction', '1', '--out', out]);
     expect(r.code, r.stderr).toBeLessThan(2);
     const md = fs.readFileSync(path.join(out, 'report.md'), 'utf8');
-    expect(md).toMatch(/_The summary goes on for \d+ more characters, left out of this report; the whole text is in the transcript\._/);
-    const left = Number(/goes on for (\d+) more/.exec(md)![1]);
+    expect(md).toMatch(
+      /_… \([\d,]+ more characters not shown\): a report quotes at most 65,536 characters of a summary; the whole text is in the transcript\._/,
+    );
+    const left = Number(/… \(([\d,]+) more characters not shown\)/.exec(md)![1]!.replace(/,/g, ''));
     expect(left).toBe(summary.length - 64 * 1024);
     let written = 0;
     for (const f of fs.readdirSync(out, { recursive: true }).map(String))
       if (fs.statSync(path.join(out, f)).isFile()) written += fs.statSync(path.join(out, f)).size;
     expect(written).toBeLessThan(10 * fs.statSync(file).size);
+    // report.html: its data carries the summary cut at the same 64 KiB, the rest counted
+    const html = path.join(dir, 'html');
+    const h = await runCli(['report', file, '--compaction', '1', '--format', 'html', '--out', html]);
+    expect(h.code, h.stderr).toBeLessThan(2);
+    const page = fs.readFileSync(path.join(html, 'report.html'), 'utf8');
+    const json = /<script type="application\/json" id="context-health-report">(.*)<\/script>/s.exec(page)![1]!;
+    const data = JSON.parse(json) as { compaction: { summary_text: string; summary_left_out: number } };
+    expect(data.compaction.summary_text).toHaveLength(64 * 1024);
+    expect(data.compaction.summary_left_out).toBe(summary.length - 64 * 1024);
+    expect(page.length).toBeLessThan(64 * 1024 + 200_000);
   }, 120_000);
 });
