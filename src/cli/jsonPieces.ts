@@ -5,6 +5,7 @@
 // keys in the same order, undefined members left out of objects and null in arrays.
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { jsonTextPieces, PIECE_CHARS } from '../report/pieces.ts';
 
 /**
  * Levels walked before an element is stringified whole: the check object, its `sessions`, a
@@ -12,38 +13,9 @@ import type { Writable } from 'node:stream';
  */
 const WALKED_LEVELS = 4;
 
-/** Pieces of at least this many characters are written (small ones are joined first). */
-const PIECE_CHARS = 1 << 16;
-
-const skipped = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
-
 /** The JSON text of `value` in order, piece by piece; joined, they are JSON.stringify(value). */
-export function* jsonPieces(value: unknown, levels = WALKED_LEVELS): Generator<string> {
-  if (levels === 0 || typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    yield JSON.stringify(value);
-    return;
-  }
-  if (Array.isArray(value)) {
-    yield '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) yield ',';
-      const v: unknown = value[i];
-      if (skipped(v)) yield 'null';
-      else yield* jsonPieces(v, levels - 1);
-    }
-    yield ']';
-    return;
-  }
-  yield '{';
-  let first = true;
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
-    if (skipped(v)) continue;
-    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
-    first = false;
-    yield* jsonPieces(v, levels - 1);
-  }
-  yield '}';
+export function jsonPieces(value: unknown, levels = WALKED_LEVELS): Generator<string> {
+  return jsonTextPieces(value, levels);
 }
 
 export interface PieceCount {

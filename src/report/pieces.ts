@@ -32,9 +32,9 @@ const skipped = (v: unknown): boolean => v === undefined || typeof v === 'functi
 
 /**
  * The JSON text of `value` in pieces: its first `levels` levels are walked and each element
- * below them stringified on its own; joined, the pieces are JSON.stringify(value). The same
- * walk as src/cli/jsonPieces.ts, which this side (the app's and the renderer's projects) does
- * not import: that module is the CLI's, tied to Node's streams.
+ * below them stringified on its own; joined, the pieces are JSON.stringify(value). Pure, so
+ * the app's and the renderer's projects use it; src/cli/jsonPieces.ts writes it to Node's
+ * streams for `check --json` and `diff --json`.
  */
 export function* jsonTextPieces(value: unknown, levels: number): Generator<string> {
   if (levels === 0 || typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
