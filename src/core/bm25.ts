@@ -2,6 +2,7 @@
 // Beyond", 2009) over the spans of one snapshot: the corpus is the live buffer itself, so
 // a term common to every span weighs little. Pure and deterministic: the same texts give
 // the same numbers in the Worker and the CLI (contract §7 reference scorer).
+import { eachWordRun, wordClass } from './wordRuns.ts';
 
 /** The usual constants: term-frequency saturation and length normalisation. */
 export const BM25_K1 = 1.2;
@@ -19,42 +20,11 @@ function eachTerm(text: string, visit: (term: string) => void): void {
   // the same as text.toLowerCase().match(/[\p{L}\p{N}]+/gu) (the property test holds them
   // equal), a few times faster: the regular expression's Unicode classes are slow per char
   const lower = text.toLowerCase();
-  let start = -1;
-  for (let i = 0; i < lower.length; i++) {
-    const c = lower.charCodeAt(i);
-    let word: boolean;
-    let width = 1;
-    if (c < 0x80) word = ASCII_WORD[c] === 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < lower.length && (lower.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      // a surrogate pair is one code point, a letter or digit or not as a whole
-      word = isWordCodePoint(lower.codePointAt(i)!);
-      width = 2;
-    } else word = isWordCodePoint(c);
-    if (word) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      visit(lower.slice(start, i));
-      start = -1;
-    }
-    i += width - 1;
-  }
-  if (start >= 0) visit(lower.slice(start));
+  eachWordRun(lower, TERM_CLASS, (start, end) => visit(lower.slice(start, end)));
 }
 
-/** 1 for the ASCII letters and digits */
-const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[\p{L}\p{N}]/u.test(String.fromCharCode(c)) ? 1 : 0));
-const WORD_CHAR = /^[\p{L}\p{N}]$/u;
-/** non-ASCII code points seen so far: a letter or digit or not (a text uses few distinct ones) */
-const wordCodePoints = new Map<number, boolean>();
-
-function isWordCodePoint(cp: number): boolean {
-  let word = wordCodePoints.get(cp);
-  if (word === undefined) {
-    word = WORD_CHAR.test(String.fromCodePoint(cp));
-    if (wordCodePoints.size < 65_536) wordCodePoints.set(cp, word);
-  }
-  return word;
-}
+/** a term's code points: letters and digits, any script */
+const TERM_CLASS = wordClass('\\p{L}\\p{N}');
 
 /** Term numbers below this fit beside a term's two-code-unit prefix in one float (2^21 · 2^32 = 2^53). */
 const ID_SPACE = 2 ** 21;

@@ -8,6 +8,7 @@
 import { RestateWatch } from './restateWatch.ts';
 import { longestPatterns, occurs, PatternSet } from './textIndex.ts';
 import { collapseWhitespace as collapseRuns } from './shortText.ts';
+import { eachWordRun, wordClass } from './wordRuns.ts';
 
 /** contract §8.4 item kinds. `file` and `user_prompt` have the exact rules; the others are the product's. */
 export type AuditItemKind = 'file' | 'user_prompt' | 'todo' | 'error' | 'command';
@@ -89,27 +90,7 @@ export function wordsOf(text: string): Set<string> {
   // match loop made a match object a word (156 MB of them for a 5 MB summary, issue 39)
   const out = new Set<string>();
   const lower = text.toLowerCase();
-  const n = lower.length;
-  let start = -1;
-  for (let i = 0; i < n; i++) {
-    const c = lower.charCodeAt(i);
-    let width = 1;
-    let word: boolean;
-    if (c < 0x80) word = ASCII_WORD[c] === 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (lower.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      // a surrogate pair is one code point, a letter or digit or not as a whole (the u flag)
-      word = isWordCodePoint(lower.codePointAt(i)!);
-      width = 2;
-    } else word = isWordCodePoint(c);
-    if (word) {
-      if (start < 0) start = i;
-    } else if (start >= 0) {
-      addWord(out, lower, start, i);
-      start = -1;
-    }
-    i += width - 1;
-  }
-  if (start >= 0) addWord(out, lower, start, n);
+  eachWordRun(lower, AUDIT_WORD_CLASS, (start, end) => addWord(out, lower, start, end));
   return out;
 }
 
@@ -119,20 +100,8 @@ function addWord(out: Set<string>, lower: string, start: number, end: number): v
   if (!STOP_WORDS.has(w)) out.add(w);
 }
 
-/** 1 for the ASCII code units in [\p{L}\p{N}_] */
-const ASCII_WORD = new Uint8Array(128).map((_, c) => (/[\p{L}\p{N}_]/u.test(String.fromCharCode(c)) ? 1 : 0));
-const WORD_CODE_POINT = /^[\p{L}\p{N}_]$/u;
-/** non-ASCII code points seen so far: in the class or not (a text uses few distinct ones) */
-const wordCodePoints = new Map<number, boolean>();
-
-function isWordCodePoint(cp: number): boolean {
-  let word = wordCodePoints.get(cp);
-  if (word === undefined) {
-    word = WORD_CODE_POINT.test(String.fromCodePoint(cp));
-    if (wordCodePoints.size < 65_536) wordCodePoints.set(cp, word);
-  }
-  return word;
-}
+/** a word's code points for the audit: letters, digits and the underscore, any script */
+const AUDIT_WORD_CLASS = wordClass('\\p{L}\\p{N}_');
 
 /** Share of `words` found in `pool` (0 when `words` is empty). */
 export function coverage(words: ReadonlySet<string>, pool: ReadonlySet<string>): number {
