@@ -19,7 +19,11 @@ export async function followSession(page: Page, sessionId: string): Promise<void
 export async function expectMatchesCheck(page: Page, file: string): Promise<void> {
   const oracle = checkJson(file).sessions[0]!;
   await waitSessionTurns(page, oracle.turns);
-  expect(await signalCounts(page)).toEqual(countsBySignal(oracle.findings));
-  const shown = await collectFindings(page);
-  expect(shown.map(key).sort()).toEqual(oracle.findings.map(key).sort());
+  // The counts and the findings list are two pulls from the Worker: on a live session the
+  // list can still be drawing the previous index when the counts have caught up (CI saw the
+  // first screenful read while the counts were already whole), so both are polled until the
+  // page settles.
+  await expect.poll(() => signalCounts(page), { timeout: 30_000 }).toEqual(countsBySignal(oracle.findings));
+  const want = oracle.findings.map(key).sort();
+  await expect.poll(async () => (await collectFindings(page)).map(key).sort(), { timeout: 30_000 }).toEqual(want);
 }
