@@ -111,6 +111,28 @@ test('a Claude Code session: its §8.9 headline, compactions first, the scores f
   await page.emulateMedia({ media: 'screen' });
 });
 
+test("comparing two Claude Code sessions: each side headlined by §8.9 (B's confirmed loss from its own records), never the scored words", async ({ page }) => {
+  await openAgentSession(page);
+  await page.getByTestId('compare-file-input').setInputFiles(COMPACTIONS_FIXTURE);
+  await expect(page.getByTestId('compare-status')).toHaveAttribute('data-state', 'done');
+  const side = page.getByTestId('compare-verdicts');
+  await page.keyboard.press('End');
+  await expect(side).toHaveAttribute('data-a-turn', '10');
+  await expect(side).toHaveAttribute('data-b-turn', '10');
+  // B's loss is known only from B's compaction records, which its Worker hands over
+  await expect(side).toHaveAttribute('data-a-headline', 'loss_confirmed');
+  await expect(side).toHaveAttribute('data-b-headline', 'loss_confirmed');
+  await expect(side).toContainText('A turn 10: LOSS CONFIRMED');
+  await expect(side).toContainText('B turn 10: LOSS CONFIRMED');
+  // before the compaction's loss was confirmed, both sides say so as of that turn
+  await page.getByTestId('compactions-strip').getByTestId('compaction').first().click();
+  await expect(side).toHaveAttribute('data-a-turn', '5');
+  await expect(side).toHaveAttribute('data-a-headline', 'context_ok');
+  await expect(side).toHaveAttribute('data-b-headline', 'context_ok');
+  const text = await side.innerText();
+  for (const w of SCORED_WORDS) expect(text).not.toMatch(w);
+});
+
 test('the overview row of a Claude Code session: agent, fill, compactions, confirmed losses; the score columns "—" with why', async ({ page, baseURL }) => {
   const sessionId = `e2e-face-${Date.now()}`;
   const text = fs.readFileSync(COMPACTIONS_FIXTURE, 'utf8').replaceAll('"sessionId":"cc-compactions"', `"sessionId":"${sessionId}"`);

@@ -9,6 +9,7 @@ import { throttled } from '../../pulls.ts';
 import { SourceSession, type SourceEvent } from '../../sourceSession.ts';
 import { useAnalysis } from '../../stores/analysis.ts';
 import { useUi } from '../../stores/ui.ts';
+import { outOfScope } from '../turn/turnHeadline.ts';
 import { choosePartnerSession, initialCompareState, useCompare, type CompareState, type PartnerSpec } from './compareStore.ts';
 
 /** Source B, the comparison partner: a second SourceSession, with a Worker of its own. */
@@ -59,7 +60,7 @@ export function setAlign(align: Alignment): void {
 
 /** B picks another of its sessions. */
 export function showPartnerSession(sessionId: string): void {
-  set({ requested: sessionId, sessionId, comparison: null, view: null, turn: null });
+  set({ requested: sessionId, sessionId, comparison: null, view: null, turn: null, compactions: null });
   refreshAll();
 }
 
@@ -150,9 +151,24 @@ export const refreshPartnerTurn = partner.pull(async (client) => {
   if (useUi.getState().selectedTurn === turn) set({ turn: detail });
 }, onPullError);
 
+/**
+ * B's compaction records when B is in the reference scope (contract §8.1), for its side's §8.9
+ * headline; asked again only when B's summary says they changed (compactionRevision).
+ */
+export const refreshPartnerCompactions = partner.pull(async (client) => {
+  const ids = sessions();
+  if (ids === null) return;
+  const b = useCompare.getState().summary?.sessions.find((s) => s.sessionId === ids.b);
+  if (b === undefined || !outOfScope(b) || b.compactions === 0) return;
+  if (useCompare.getState().compactions?.sessionId === ids.b && useCompare.getState().compactions?.revision === b.compactionRevision) return;
+  const compactions = await client.query('compactions', { sessionId: ids.b });
+  if (sessions()?.b === ids.b) set({ compactions });
+}, onPullError);
+
 function refreshAll(): void {
   refreshComparison();
   refreshPartnerView();
+  refreshPartnerCompactions();
 }
 
 /** B (or A) grew: at most once a second, as the charts of a followed live session do. */

@@ -2,7 +2,7 @@
 // has said, and the comparison A's Worker made. Pure transforms first (tested), then a
 // thin create(). B's bulk data stays in its Worker; this holds the latest replies only.
 import { create } from 'zustand';
-import type { Alignment, Comparison, ConnectionState, JobSummary, LoadState, SeriesView, TurnDetail } from '../../../src/worker/client.ts';
+import type { Alignment, CompactionsView, Comparison, ConnectionState, JobSummary, LoadState, SeriesView, TurnDetail } from '../../../src/worker/client.ts';
 
 /** What B is, in a form a link can carry (a dropped file cannot: it is not in the URL). */
 export type PartnerSpec =
@@ -27,6 +27,11 @@ export interface CompareState {
   /** B's turn beside A's selected turn, null when B has none there */
   turn: TurnDetail | null;
   /**
+   * B's compactions (contract §8.3), pulled only when B is in the reference scope (§8.1): its
+   * side of the verdicts is then headlined by §8.9, which reads them (a confirmed loss).
+   */
+  compactions: CompactionsView | null;
+  /**
    * A pair chosen as a pair (the first divergence): by position, one turn of the shorter
    * run stands beside several of the longer, so the cursor alone cannot name B's turn.
    */
@@ -44,6 +49,7 @@ export const initialCompareState: CompareState = {
   comparison: null,
   view: null,
   turn: null,
+  compactions: null,
   pinned: null,
 };
 

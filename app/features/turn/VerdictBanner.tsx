@@ -5,9 +5,8 @@
 // fault after the cursor.
 import { SEVERITY, SIGNALS, type FindingsIndex } from '../../../src/worker/client.ts';
 import { isDisconnected } from './disconnected.ts';
-import { droppedLinesWords, headline, type Headline } from '../../../src/report/headline.ts';
-import type { CompactionRecord, SessionSummary, TurnDetail } from '../../../src/worker/client.ts';
-import { contextHeadline } from '../../../src/report/contextHeadline.ts';
+import { droppedLinesWords } from '../../../src/report/headline.ts';
+import { turnHeadline } from './turnHeadline.ts';
 import { useRef } from 'react';
 import { ExportButtons } from '../../components/ExportButtons.tsx';
 import { incidentAt, reportIncident } from '../report/reportIncident.ts';
@@ -64,25 +63,6 @@ function SessionHeadline() {
   );
 }
 
-/**
- * The turn's headline: the scored loop's (src/report/headline.ts), or for a session in the
- * reference scope (contract §8.1) what was measured there (§8.9: lineage, compactions,
- * pressure), never a score verdict; its findings stay listed either way.
- */
-function bannerHeadline(turn: TurnDetail, session: SessionSummary, records: readonly CompactionRecord[] | undefined): Headline {
-  const scored = headline(turn);
-  if (Object.keys(session.notApplicable).length === 0) return scored;
-  const context = contextHeadline({
-    turn: turn.turn,
-    tokensTotal: turn.metrics.tokens_total,
-    window: turn.contextWindow?.tokens ?? null,
-    pressureThreshold: session.thresholds.pressure_threshold,
-    orphanEdges: turn.metrics.orphan_edges,
-    compactions: records ?? [],
-  });
-  return { ...context, findings: scored.findings };
-}
-
 function useDisconnected(): boolean {
   const live = useAnalysis((s) => s.source?.kind === 'live');
   const c = useAnalysis((s) => s.connection);
@@ -115,7 +95,7 @@ export function VerdictBanner() {
       </section>
     );
   }
-  const h = bannerHeadline(turn, session, records);
+  const h = turnHeadline(turn, session, records);
   const worstSignal = h.findings[0]?.signal;
   // the incident of the worst finding at this turn: what "Report this incident" reports
   const incident = findings === null || worstSignal === undefined ? null : incidentAt(SIGNALS.indexOf(worstSignal), turn.turn);
