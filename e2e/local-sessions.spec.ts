@@ -47,7 +47,17 @@ test('the three agents’ sessions are listed without a drop, with their project
   await expect(row(page, 'claude-code').getByTestId('local-figures')).toHaveText('26 calls2 compactions1 confirmed losspeak 83% of the window');
   // the page names the agents and where they keep their sessions
   const home = page.locator('.welcome-card');
-  for (const words of ['Claude Code', 'Codex', 'Gemini CLI', 'SWE-agent', '~/.claude/projects', '~/.codex/sessions', '~/.gemini/tmp'])
+  for (const words of [
+    'Claude Code',
+    'Codex',
+    'Gemini CLI',
+    'OpenHands',
+    'SWE-agent',
+    '~/.claude/projects',
+    '~/.codex/sessions',
+    '~/.gemini/tmp',
+    '~/.openhands/conversations',
+  ])
     await expect(home).toContainText(words);
 });
 

@@ -12,11 +12,12 @@ import './local.css';
 /** rows shown before "Show all" */
 const FIRST_ROWS = 8;
 
-/** Where each agent keeps its sessions: the folders serve searches, and SWE-agent's, to drop. */
+/** Where each agent keeps its sessions: the folders serve searches, and OpenHands' and SWE-agent's, to check or drop. */
 const PLACES: [string, string][] = [
   ['Claude Code', '~/.claude/projects/<project>/<session>.jsonl'],
   ['Codex', '~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'],
   ['Gemini CLI', '~/.gemini/tmp/<project hash>/chats/session-*.json(l)'],
+  ['OpenHands', '~/.openhands/conversations/<id>/: `context-health check` the folder, or drop its events as one .json(l)'],
   ['SWE-agent', 'trajectories/<user>/<run>/<instance>.traj: drop one here'],
 ];
 

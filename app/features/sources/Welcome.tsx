@@ -28,9 +28,10 @@ export function Welcome() {
       <div className="welcome-card">
         <h1>What did your agent&apos;s context window go through?</h1>
         <p>
-          Context Health reads the sessions of <strong>Claude Code</strong>, <strong>Codex</strong>, <strong>Gemini CLI</strong> and <strong>SWE-agent</strong>:
-          how full the window got, each compaction and what it lost, and whether the agent went back for it. For an agent loop that scores its own context, it
-          also says, turn by turn, whether the relevance scores can be trusted, and what the harness should do: prune, recompute, freeze or drop.
+          Context Health reads the sessions of <strong>Claude Code</strong>, <strong>Codex</strong>, <strong>Gemini CLI</strong>, <strong>OpenHands</strong> and{' '}
+          <strong>SWE-agent</strong>: how full the window got, each compaction and what it lost, and whether the agent went back for it. For an agent loop that
+          scores its own context, it also says, turn by turn, whether the relevance scores can be trusted, and what the harness should do: prune, recompute,
+          freeze or drop.
         </p>
         <LocalSessions />
         <h2 className="ways-heading">Or open a session another way</h2>
@@ -38,7 +39,7 @@ export function Welcome() {
           <section>
             <h2>Drop a transcript</h2>
             <p>
-              Drag a Claude Code, Codex or Gemini CLI session, a SWE-agent <code>.traj</code> or your harness&apos;s <code>.jsonl</code> (or{' '}
+              Drag a Claude Code, Codex or Gemini CLI session, OpenHands events, a SWE-agent <code>.traj</code> or your harness&apos;s <code>.jsonl</code> (or{' '}
               <code>.jsonl.gz</code>, <code>.json</code>) anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.
             </p>
             <FileButton className="btn primary" label="Choose a file…" testId="welcome-file-input" />
