@@ -108,4 +108,66 @@ describe('SWE-agent adapter (docs/adapters.md)', () => {
     expect(forced.errors.map((e) => e[0])).toEqual([1]);
     expect(forced.snapshots).toEqual([]);
   });
+
+  it('with function calling, an action is its tool call: the call is in the span, even when the thought is empty', () => {
+    // SWE-agent 1.1's function-calling configs (the default since 1.0): an assistant message's
+    // `content` is the thought (empty with models that keep their reasoning hidden) and the
+    // action is in `tool_calls`; an observation answers it as a `tool` message with `tool_call_ids`.
+    const system = { role: 'system', content: 'You drive a shell to fix bugs.', agent: 'main', message_type: 'system_prompt' };
+    const task = { role: 'user', content: [{ type: 'text', text: 'The clock widget shows minutes as seconds.' }], agent: 'main', message_type: 'observation' };
+    const call = (id: string, name: string, args: string, thought: string, action: string) => ({
+      role: 'assistant',
+      content: thought,
+      thought,
+      action,
+      agent: 'main',
+      message_type: 'action',
+      tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+    });
+    const listing = call('call_1', 'bash', '{"command":"ls widgets"}', '', 'ls widgets');
+    const seen = {
+      role: 'tool',
+      content: [{ type: 'text', text: 'OBSERVATION:\nclock.py' }],
+      agent: 'main',
+      message_type: 'observation',
+      tool_call_ids: ['call_1'],
+    };
+    const open = call(
+      'call_2',
+      'str_replace_editor',
+      '{"command":"view","path":"/w/clock.py"}',
+      'The unit is set in clock.py.',
+      'str_replace_editor view /w/clock.py',
+    );
+    const doc = {
+      trajectory: [
+        { action: 'ls widgets', observation: 'clock.py', response: '', thought: '', query: [system, task] },
+        { action: 'str_replace_editor view /w/clock.py', observation: 'def tick(): ...', response: '', thought: '', query: [system, task, listing, seen] },
+        { action: 'submit', observation: '', response: '', thought: '', query: [system, task, listing, seen, open] },
+      ],
+      history: [system, task, listing, seen, open],
+      info: { swe_agent_version: '1.1.0', exit_status: 'submitted' },
+    };
+    const r = convert(JSON.stringify(doc, null, 2));
+    expect(r.summary).toEqual({ format: 'swe-agent', skipped: {} });
+    const last = r.snapshots[2]!;
+    expect(last.spans[2]).toMatchObject({ span_id: 'm2', role: 'assistant', text: 'bash {"command":"ls widgets"}', label: 'action: ls widgets' });
+    expect(last.spans[4]).toMatchObject({
+      span_id: 'm4',
+      text: 'The unit is set in clock.py.\nstr_replace_editor {"command":"view","path":"/w/clock.py"}',
+      label: 'action: str_replace_editor view /w/clock.py',
+    });
+    // the same message keeps its text from step to step: no rewrite is reported
+    expect(r.snapshots[1]!.spans[2]).toEqual(last.spans[2]);
+    expect(last.rewrite).toBeUndefined();
+  });
+
+  it('a history read without queries shows the tool calls too', () => {
+    const hist = convert(read('swe-agent-history.traj'));
+    const texts = hist.snapshots
+      .at(-1)!
+      .spans.filter((x) => x.role === 'assistant')
+      .map((x) => x.text);
+    expect(texts.some((t) => t.includes('open {"path":"src/slug.py"}'))).toBe(true);
+  });
 });

@@ -28,7 +28,7 @@ export class SpanMaker {
     const type = typeof msg.message_type === 'string' ? msg.message_type : null;
     // adapters.md: a demonstration put in the history step by step keeps its roles and types and says `is_demo`
     const demo = type === 'demonstration' || msg.is_demo === true;
-    const text = contentText(msg.content);
+    const text = messageText(msg);
     const instance = role === 'user' && !demo && !this.instanceSeen;
     const span: Span = { span_id: id, text, score: null, text_sha256: null, role: instance ? 'user' : demo ? 'demonstration' : spanRole(role, type) };
     if (type !== null) span.kind = type;
@@ -36,7 +36,8 @@ export class SpanMaker {
     if (role === 'system' || instance) span.pinned = true; // system and instance prompts
     if (instance) this.instanceSeen = true;
     if (ELIDED.test(text)) span.elided = true;
-    span.label = labelOf(span.role!, demo, instance, text);
+    const action = typeof msg.action === 'string' && msg.action.trim() !== '' && toolCalls(msg).length > 0 ? msg.action : null;
+    span.label = action !== null && !demo ? `action: ${firstWords(action, 50)}` : labelOf(span.role!, demo, instance, text);
     return span;
   }
 }
@@ -55,6 +56,29 @@ function labelOf(role: string, demo: boolean, instance: boolean, text: string): 
 function spanRole(role: string, type: string | null): string {
   if (type === 'observation' || role === 'tool' || role === 'user') return 'tool';
   return role;
+}
+
+/**
+ * adapters.md: what the model saw of a message. With function calling (SWE-agent 1.x's
+ * default tool configs) an assistant message's `content` is only its thought, often empty,
+ * and the action is in `tool_calls` (OpenAI's shape: `function.name`, `function.arguments`);
+ * both were sent back to the model on every later call, so both are the span's text.
+ */
+function messageText(msg: Record<string, unknown>): string {
+  const parts = [contentText(msg.content), ...toolCalls(msg).map(callText)].filter((t) => t !== '');
+  return parts.join('\n');
+}
+
+function toolCalls(msg: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(msg.tool_calls) ? msg.tool_calls.filter(isObject) : [];
+}
+
+/** A call as the tool's name and its arguments (a JSON string, as the API carries them). */
+function callText(call: Record<string, unknown>): string {
+  const fn = isObject(call.function) ? call.function : call;
+  const name = typeof fn.name === 'string' ? fn.name : 'tool call';
+  const args = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments === undefined ? '' : JSON.stringify(fn.arguments);
+  return args === '' ? name : `${name} ${args}`;
 }
 
 function contentText(content: unknown): string {
