@@ -6,6 +6,7 @@ import type { AdapterSummary } from '../ingest/adapters/pipeline.ts';
 import type { TranscriptFormat } from '../ingest/adapters/detect.ts';
 import { FORMAT_NAMES, isNotARecord, notATranscriptSentence } from '../ingest/adapters/notATranscript.ts';
 import type { OmittedInputErrors } from '../core/inputErrorList.ts';
+import { inputErrorCount, type CheckOutput } from '../core/checkOutput.ts';
 import type { InputErrorReason } from '../core/inputErrorReasons.ts';
 
 export function adapterNote(summary: AdapterSummary): string {
@@ -48,4 +49,20 @@ export function notATranscript(
   const counted = Object.keys(report.input_errors_omitted?.by_reason ?? {}) as InputErrorReason[];
   if (!counted.every((reason) => NOT_A_RECORD_REASONS.has(reason))) return null;
   return notATranscriptSentence();
+}
+
+/**
+ * What `check`, `diff` and `report` say of an input with no snapshot to analyse (exit 2). An
+ * agent's session that was read without an error but holds no model call (a Gemini CLI
+ * session of prompts that all failed, a Claude Code file of summaries alone) is said to be
+ * that, not "no valid snapshot", which reads as a broken file; anything else keeps the count
+ * of its input errors.
+ */
+export function noSnapshotSentence(source: string, summary: AdapterSummary, report: Pick<CheckOutput, 'input_errors' | 'input_errors_omitted'>): string {
+  const errors = inputErrorCount(report);
+  if (summary.format !== 'wire' && errors === 0) {
+    const name = FORMAT_NAMES[summary.format];
+    return `${source} is ${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name} with no model call in it: nothing to analyse`;
+  }
+  return `${source} holds no valid snapshot (${errors} input errors)`;
 }

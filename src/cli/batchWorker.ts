@@ -2,11 +2,11 @@
 // would alone, and answers with what the main thread prints for it: the --json line in pieces
 // (jsonPieces.ts), or the human row (batchRows.ts). Only that crosses back, never the report.
 import { parentPort, workerData } from 'node:worker_threads';
-import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
+import { reachesFailLevel } from '../core/checkOutput.ts';
 import { batchRow, unreadableRow, type BatchRow } from './batchRows.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
 import { checkJson } from './checkOutput.ts';
-import { notATranscript } from './adapterNote.ts';
+import { noSnapshotSentence, notATranscript } from './adapterNote.ts';
 import { jsonPieces } from './jsonPieces.ts';
 
 /** What the pool gives each thread: check's options that can cross a thread (no callbacks). */
@@ -76,7 +76,7 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
   const status = snapshots === 0 ? 2 : reachesFailLevel(result.report, data.failOn) ? 1 : 0;
-  const note = snapshots === 0 ? `${file} holds no valid snapshot (${inputErrorCount(result.report)} input errors)` : undefined;
+  const note = snapshots === 0 ? noSnapshotSentence(file, result.adapter, result.report) : undefined;
   return {
     index,
     status,

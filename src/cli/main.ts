@@ -2,9 +2,9 @@
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
 import { MAX_NESTING } from '../core/nesting.ts';
-import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
+import { reachesFailLevel } from '../core/checkOutput.ts';
 import { formatBytes, MAX_MAX_LINE_BYTES } from '../ingest/lines.ts';
-import { notATranscript, parseFrom } from './adapterNote.ts';
+import { noSnapshotSentence, notATranscript, parseFrom } from './adapterNote.ts';
 import type { CheckOptions } from './check.ts';
 import type { BatchOptions } from './batchCheck.ts';
 import fs from 'node:fs';
@@ -270,7 +270,7 @@ async function runCheck(args: string[]): Promise<number> {
   await writeCheckOutput(process.stdout, result, { json: values.json, source: path === '-' ? 'stdin' : path });
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(escapeLines(`context-health: ${path === '-' ? 'stdin' : path} holds no valid snapshot (${inputErrorCount(report)} input errors)\n`));
+    process.stderr.write(escapeLines(`context-health: ${noSnapshotSentence(path === '-' ? 'stdin' : path, result.adapter, report)}\n`));
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;

@@ -5,11 +5,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseThresholdSetting, type Thresholds } from '../core/config.ts';
-import { inputErrorCount, reachesFailLevel } from '../core/checkOutput.ts';
+import { reachesFailLevel } from '../core/checkOutput.ts';
 import type { ReportDrawer, ReportJob, ReportRenderer } from '../report/renderer.ts';
 import { capThreads, parseThreads, reportThreads } from './threads.ts';
 import { STABLE_CONTRACT_URL } from '../report/markdown.ts';
-import { parseFrom } from './adapterNote.ts';
+import { noSnapshotSentence, parseFrom } from './adapterNote.ts';
 import { checkTranscript, type CheckOptions } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
@@ -229,7 +229,7 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(escapeLines(`context-health: ${file} holds no valid snapshot (${inputErrorCount(result.report)} input errors)\n`));
+    process.stderr.write(escapeLines(`context-health: ${noSnapshotSentence(file, result.adapter, result.report)}\n`));
     return 2;
   }
   let rendered;

@@ -53,6 +53,30 @@ describe('check --json on Gemini CLI sessions', () => {
     ]);
   });
 
+  it('a session with no model call is said to be one (exit 2), not "no valid snapshot"', async () => {
+    // a Gemini CLI session whose only prompt failed before any answer: a user message and an error
+    const file = path.join(tempDir('ch-gemini-'), 'session-2026-01-14T10-01-no-call.json');
+    const doc = {
+      sessionId: 'no-call',
+      projectHash: 'ab12',
+      startTime: '2026-01-14T10:01:58.412Z',
+      lastUpdated: '2026-01-14T10:02:00.000Z',
+      messages: [
+        { id: 'u1', timestamp: '2026-01-14T10:01:59.000Z', type: 'user', content: [{ text: 'Explain src/math.ts' }] },
+        { id: 'e1', timestamp: '2026-01-14T10:02:00.000Z', type: 'error', content: 'quota exceeded' },
+      ],
+    };
+    fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+    const r = await runCli(['check', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file} is a Gemini CLI session with no model call in it: nothing to analyse`);
+    expect(r.stderr).not.toMatch(/no valid snapshot/);
+    // one bad line of the product's own format keeps the count of its input errors
+    const wire = path.join(path.dirname(file), 'broken.jsonl');
+    fs.writeFileSync(wire, '{"type":"snapshot","session_id":"s"}\n');
+    expect((await runCli(['check', wire])).stderr).toMatch(/holds no valid snapshot \(1 input errors\)/);
+  });
+
   it('--from gemini reads the same; --from openhands on it finds no call', async () => {
     expect((await checkJson('--from', 'gemini', GEMINI)).out.sessions).toEqual((await checkJson(GEMINI)).out.sessions);
     expect((await runCli(['check', '--from', 'nope', GEMINI])).stderr).toMatch(/--from must be claude-code, swe-agent, codex, gemini, openhands, wire or auto/);
