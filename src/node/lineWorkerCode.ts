@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions } from 'esbuild';
+import { writeFileAtomic } from './atomicWrite.ts';
 
 const COMPILED = new URL('./lineWorker.mjs', import.meta.url);
 const FROM_SOURCES = import.meta.url.endsWith('.ts');
@@ -56,6 +57,7 @@ async function bundle(): Promise<string> {
   const root = path.resolve(path.dirname(entry), '../..');
   // per user and per clone: two clones' bundles differ, and a shared /tmp is not written across users
   const dir = path.join(os.tmpdir(), `context-health-${os.userInfo().uid}`);
+  if (!ownFolder(dir)) throw new Error(`${dir} is not a folder of this user's that no one else may write`);
   const manifestFile = path.join(dir, `lineWorker.${hashOf(root)}.json`);
   try {
     const m = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest;
@@ -76,21 +78,37 @@ async function bundle(): Promise<string> {
     metafile: true,
     logLevel: 'silent',
   });
-  fs.mkdirSync(dir, { recursive: true });
   const code = result.outputFiles[0]!.text;
   const bundleFile = path.join(dir, `lineWorker.${hashOf(code)}.mjs`);
   const inputs: Manifest['inputs'] = Object.keys(result.metafile.inputs).map((file) => {
     const st = fs.statSync(path.join(root, file));
     return [file, st.size, st.mtimeMs];
   });
-  // written under a temporary name and renamed: a run starting meanwhile never reads half a
-  // file; a bundle replaced is left in place (a run may be about to start threads from it)
-  const tmp = `${bundleFile}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, code);
-  fs.renameSync(tmp, bundleFile);
-  fs.writeFileSync(`${manifestFile}.${process.pid}.tmp`, JSON.stringify({ bundle: bundleFile, inputs } satisfies Manifest));
-  fs.renameSync(`${manifestFile}.${process.pid}.tmp`, manifestFile);
+  // written under a fresh temporary name (O_EXCL|O_NOFOLLOW) and renamed: a run starting
+  // meanwhile never reads half a file, nothing planted is written through; a bundle replaced
+  // is left in place (a run may be about to start threads from it)
+  writeFileAtomic(bundleFile, code);
+  writeFileAtomic(manifestFile, JSON.stringify({ bundle: bundleFile, inputs } satisfies Manifest));
   return bundleFile;
+}
+
+/**
+ * docs/security.md "Files the CLI writes": the bundle folder sits in the shared temporary
+ * folder, and the bundle in it is run as code, so it is used only when it is a folder (not a
+ * link) of this user's that no one else may write into. Another user could otherwise make it
+ * first and plant a manifest naming a bundle of theirs, or a link at a temporary name.
+ */
+function ownFolder(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  const st = fs.lstatSync(dir, { throwIfNoEntry: false });
+  const uid = process.getuid?.();
+  if (st === undefined || !st.isDirectory()) return false;
+  if (uid === undefined) return true; // Windows: no owner to compare; its temporary folder is the user's own
+  return st.uid === uid && (st.mode & 0o022) === 0;
 }
 
 /** A short name for a string (FNV-1a, hex): file names, not security. */

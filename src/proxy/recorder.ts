@@ -9,7 +9,7 @@ import { ProxyAdapter } from '../ingest/adapters/proxy/adapter.ts';
 import { redactRequest } from '../ingest/adapters/proxy/redact.ts';
 import { readRequest, type ProxyApi } from '../ingest/adapters/proxy/requests.ts';
 import { formatBytes } from '../ingest/lines.ts';
-import { exceedsNesting, tooDeepMessage } from '../core/nesting.ts';
+import { exceedsNesting, TooDeepError, tooDeepMessage } from '../core/nesting.ts';
 import { nodeSha256 } from '../node/platform.ts';
 import { RequestCapture, ResponseCapture } from './capture.ts';
 import { sessionHeader } from './headers.ts';
@@ -121,7 +121,15 @@ export class CallRecorder {
       this.counts.malformed++;
       return this.unread(call, tooDeepMessage(`${API_NAMES[call.api]} request`));
     }
-    const read = readRequest(call.api, value);
+    let read;
+    try {
+      read = readRequest(call.api, value);
+    } catch (e) {
+      if (!(e instanceof TooDeepError)) throw e;
+      // a tool call's "arguments" string nesting too deep: as a too-deep body
+      this.counts.malformed++;
+      return this.unread(call, `${API_NAMES[call.api]} request: ${e.message}`);
+    }
     if ('error' in read) {
       this.counts.malformed++;
       return;

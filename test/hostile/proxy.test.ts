@@ -10,8 +10,9 @@ import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { upstreamUrl } from '../../src/proxy/routes.ts';
 import { proxyFor, send, storedMessages, until } from '../proxy/helpers.ts';
-import { anthropicJson, anthropicStream, startStub, type Answer, type Received } from '../proxy/stubUpstream.ts';
+import { anthropicJson, anthropicStream, chatStream, startStub, type Answer, type Received } from '../proxy/stubUpstream.ts';
 import { testRelay } from '../relay/helpers.ts';
+import { redactionPatterns } from '../../src/ingest/adapters/proxy/redact.ts';
 import { nestedArrays, textBlocks } from './attacks/transcripts.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -83,6 +84,36 @@ describe('bodies', () => {
     ]);
     expect(stored.filter((m) => m.type === 'snapshot')).toHaveLength(2);
     expect(proxy.counts()).toMatchObject({ calls: 5, turns: 2 });
+  }, 60_000);
+
+  it('an OpenAI tool call whose "arguments" string nests 100k deep (with --redact, which walks them): one input error naming why, the calls around it turns', async () => {
+    const relay = await testRelay();
+    cleanup.push(() => relay.close());
+    const stub = await startStub(() => chatStream({ text: 'ok', promptTokens: 50 }));
+    cleanup.push(() => stub.close());
+    const logs: string[] = [];
+    const proxy = await proxyFor({ anthropic: stub.url, openai: stub.url, relay: relay.url, redact: redactionPatterns(['sk-[a-z]+']) }, logs);
+    cleanup.push(() => proxy.close());
+    const call = (args: string, turns: number): string => {
+      const messages: unknown[] = [{ role: 'user', content: 'read app.py' }];
+      for (let i = 0; i < turns; i++) {
+        const fn = { name: 'read_file', arguments: i === 1 ? args : '{"path":"app.py"}' };
+        messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${i}`, type: 'function', function: fn }] });
+        messages.push({ role: 'tool', tool_call_id: `c${i}`, content: 'import sys' });
+      }
+      return JSON.stringify({ model: 'gpt-4.1', stream: true, messages });
+    };
+    const openai = { authorization: 'Bearer sk-test', session_id: 'deep-args' };
+    for (const body of [call('', 1), call(nestedArrays(100_000), 2), call('{"path":"b.py"}', 3)]) await send(proxy.url, '/v1/chat/completions', body, openai);
+    await proxy.flush();
+    await until(async () => (await storedMessages(relay.url, 'deep-args')).length >= 3, 8000);
+    const stored = (await storedMessages(relay.url, 'deep-args')) as { type: string; input_errors?: { message: string }[] }[];
+    expect(stored.flatMap((m) => m.input_errors ?? []).map((e) => e.message)).toEqual([
+      expect.stringMatching(/^an OpenAI Chat Completions request: a tool call's "arguments" nests arrays and objects more than 64 levels deep/),
+    ]);
+    expect(stored.filter((m) => m.type === 'snapshot')).toHaveLength(2);
+    expect(logs.join('\n')).not.toContain('could not be made a turn');
+    expect(proxy.counts()).toMatchObject({ calls: 3, turns: 2 });
   }, 60_000);
 });
 

@@ -57,6 +57,40 @@ describe('watch', () => {
     expect(Object.keys(JSON.parse(fs.readFileSync(statePath, 'utf8')) as object)).toHaveLength(3);
   }, 60_000);
 
+  it('a file whose read throws: skipped and logged once per change, not per poll, never holding up the file after it; read again once it changes', async () => {
+    const relay = await testRelay({ analysis: false });
+    cleanup.push(() => relay.close());
+    const dir = tempDir('ch-watch-bad-');
+    const bad = path.join(dir, 'bad.jsonl');
+    const good = path.join(dir, 'good.jsonl');
+    fs.mkdirSync(bad); // a folder where a file is listed: its read throws (EISDIR)
+    fs.writeFileSync(good, transcript('good-after'));
+    const logs: string[] = [];
+    const statePath = path.join(dir, 'state.json');
+    const watcher = startWatch({ paths: [], files: () => [bad, good], url: relay.url, statePath, pollMs: 60_000, log: (l) => logs.push(l) });
+    cleanup.push(() => watcher.stop());
+    const stored = (id: string): number => {
+      const f = path.join(relay.dataDir, 'sessions', `${id}.jsonl`);
+      return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trim().split('\n').length : 0;
+    };
+    const skipped = (): string[] => logs.filter((l) => l.startsWith(`${bad}: `) && l.endsWith('; skipped until it changes'));
+    for (let i = 0; i < 5; i++) await watcher.poll();
+    expect(skipped(), logs.join('\n')).toHaveLength(1);
+    expect(stored('good-after')).toBe(3);
+    expect(Object.keys(JSON.parse(fs.readFileSync(statePath, 'utf8')) as object)).toContain(good); // the state file is written
+    // it changes and still throws: one more line, then quiet again
+    fs.writeFileSync(path.join(bad, 'x'), 'x');
+    fs.utimesSync(bad, new Date(), new Date(Date.now() + 5000));
+    for (let i = 0; i < 3; i++) await watcher.poll();
+    expect(skipped(), logs.join('\n')).toHaveLength(2);
+    // it becomes a transcript: read at the next poll
+    fs.rmSync(bad, { recursive: true });
+    fs.writeFileSync(bad, transcript('bad-mended'));
+    await watcher.poll();
+    expect(stored('bad-mended')).toBe(3);
+    expect(skipped()).toHaveLength(2);
+  }, 60_000);
+
   it('does not write the state file through a planted <state>.tmp link', async () => {
     const { dir, poll, stored, statePath } = await watching();
     const victim = path.join(dir, 'victim');

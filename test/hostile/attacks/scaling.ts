@@ -9,6 +9,9 @@ import { Engine } from '../../../src/core/engine.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
 import { contextSummary } from '../../../src/server/analysis/sessionEngine.ts';
 import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
+import { HistoryCalls } from '../../../src/ingest/adapters/sweAgentHistory.ts';
+import { SpanMaker } from '../../../src/ingest/adapters/sweAgentSpans.ts';
+import { SkippedRecords } from '../../../src/ingest/adapters/skipped.ts';
 import { ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
 export interface ScalingCase {
@@ -70,6 +73,38 @@ function readClaudeCode(lines: Iterable<string>): number {
   for (const l of lines) adapter.record(JSON.parse(l) as unknown, ++records);
   adapter.end();
   return records + adapter.work;
+}
+
+/**
+ * A SWE-agent history of n messages (n/2 model calls) read as the adapter reads it: each
+ * message made a span once (SpanMaker.span counted) and each call's snapshot taken and let go
+ * before the next message is read. The snapshots' copies of the window are the wire format's
+ * (n²/8 spans in all, so the bench's time grows as n²), never held together: the work counted
+ * is the messages, the spans made, and the largest snapshot held.
+ */
+function sweAgentHistory(n: number): number {
+  const made = SpanMaker.prototype.span;
+  let spans = 0;
+  SpanMaker.prototype.span = function (this: SpanMaker, m, id) {
+    spans++;
+    return made.call(this, m, id);
+  };
+  try {
+    const calls = new HistoryCalls('scaling', new SkippedRecords());
+    let largest = 0;
+    const message = (role: string, i: number) => ({
+      role,
+      content: `${role} ${i}`,
+      agent: 'main',
+      message_type: role === 'assistant' ? 'action' : 'observation',
+    });
+    for (const snap of calls.message({ role: 'system', content: 'system', agent: 'main', message_type: 'system_prompt' }))
+      largest = Math.max(largest, snap.spans.length);
+    for (let i = 1; i < n; i++) for (const snap of calls.message(message(i % 2 ? 'user' : 'assistant', i))) largest = Math.max(largest, snap.spans.length);
+    return n + spans + largest;
+  } finally {
+    SpanMaker.prototype.span = made;
+  }
 }
 
 const rollback = (turns: number): string => codexLine('event_msg', { type: 'thread_rolled_back', num_turns: turns });
@@ -180,6 +215,12 @@ export const SCALING_CASES: ScalingCase[] = [
           for (let i = 0; i < n; i++) yield ccUser(`e${i}`, `u${n - 2}`, `prompt ${n - 1}, edited ${i} times`);
         })(),
       ),
+  },
+  {
+    name: 'SWE-agent history: n messages, a model call at every other one (spans made, and the largest snapshot held)',
+    // small: the snapshots' copies (the wire format's, n²/8 spans) are the time, not the work
+    n: 500,
+    run: sweAgentHistory,
   },
   {
     // the audit follows 50 items here instead of its 1,000 (CARRIED_MAX), so that n is well past

@@ -72,7 +72,15 @@ export interface PreparedExport {
  */
 export function prepareExport(request: unknown): PreparedExport {
   const { spans, rejected } = readTraceRequest(request);
-  return { events: spans.map((span) => ({ key: `${span.traceId}/${span.spanId}`, event: extract(span) })), rejected };
+  const events: PreparedExport['events'] = [];
+  for (const span of spans) {
+    try {
+      events.push({ key: `${span.traceId}/${span.spanId}`, event: extract(span) });
+    } catch (e) {
+      rejected.push({ where: span.where, message: (e as Error).message });
+    }
+  }
+  return { events, rejected };
 }
 
 /**
@@ -80,14 +88,17 @@ export function prepareExport(request: unknown): PreparedExport {
  * decodes a request span by span, so no copy of the whole request is held as objects.
  */
 export function prepareSpan(raw: unknown, resource: Attributes, where: string, into: PreparedExport): void {
-  let span;
+  // a span that cannot be read or extracted (a JSON attribute nested too deep) is that span's
+  // rejection, never the whole export's failure
+  let span, event;
   try {
     span = readSpan(raw, resource, where);
+    event = extract(span);
   } catch (e) {
     into.rejected.push({ where, message: (e as Error).message });
     return;
   }
-  into.events.push({ key: `${span.traceId}/${span.spanId}`, event: extract(span) });
+  into.events.push({ key: `${span.traceId}/${span.spanId}`, event });
 }
 
 interface Item {

@@ -10,6 +10,7 @@
 // (HTTP, tools, chains) that are not model calls.
 import type { AttrValue, Attributes, OtlpSpan } from './model.ts';
 import { appendAll } from '../../../core/arrays.ts';
+import { parseNestedJson } from '../../../core/nesting.ts';
 
 export interface MessagePart {
   /** the part's type: text, tool_call, tool_call_response, reasoning, … */
@@ -97,16 +98,16 @@ function base(span: OtlpSpan, conversation: AttrValue | undefined): CallBase {
 function genAiCall(span: OtlpSpan): ModelCall {
   const a = span.attributes;
   const messages: InputMessage[] = [];
-  const system = parseJson(a['gen_ai.system_instructions']);
+  const system = parseJson(a['gen_ai.system_instructions'], 'gen_ai.system_instructions');
   if (Array.isArray(system)) {
     const parts = system.map(genAiPart).filter((p): p is MessagePart => p !== null);
     if (parts.length > 0) messages.push({ role: 'system', parts, summary: false });
   }
-  let input = parseJson(a['gen_ai.input.messages']);
+  let input = parseJson(a['gen_ai.input.messages'], 'gen_ai.input.messages');
   if (!Array.isArray(input)) {
     // newer versions may put the content on the operation-details event instead of the span
     const details = span.events.find((e) => e.name === 'gen_ai.client.inference.operation.details');
-    if (details !== undefined) input = parseJson(details.attributes['gen_ai.input.messages']);
+    if (details !== undefined) input = parseJson(details.attributes['gen_ai.input.messages'], 'gen_ai.input.messages');
   }
   if (Array.isArray(input)) {
     for (const m of input) {
@@ -165,11 +166,11 @@ function olderGenAiMessages(span: OtlpSpan): InputMessage[] {
     const role = GENAI_MESSAGE_EVENTS[e.name];
     if (role !== undefined) {
       const content = e.attributes.content ?? e.attributes['gen_ai.event.content'];
-      const parsed = typeof content === 'string' && e.attributes['gen_ai.event.content'] !== undefined ? parseJson(content) : content;
+      const parsed = typeof content === 'string' && e.attributes['gen_ai.event.content'] !== undefined ? parseJson(content, 'gen_ai.event.content') : content;
       const text = isRecord(parsed) && parsed.content !== undefined ? textOf(parsed.content) : textOf(parsed ?? '');
       out.push({ role: str(e.attributes.role) ?? role, parts: [{ type: 'text', text }], summary: false });
     } else if (e.name === 'gen_ai.content.prompt') {
-      const prompt = parseJson(e.attributes['gen_ai.prompt']);
+      const prompt = parseJson(e.attributes['gen_ai.prompt'], 'gen_ai.prompt');
       if (Array.isArray(prompt)) for (const m of prompt) if (genAiMessage(m) !== null) out.push(genAiMessage(m)!);
     }
   }
@@ -221,7 +222,7 @@ function retrieval(span: OtlpSpan, source: 'retriever' | 'reranker'): Retrieval 
     const content = d['document.content'];
     if (content === undefined) continue;
     const score = d['document.score'];
-    const metadata = parseJson(d['document.metadata']);
+    const metadata = parseJson(d['document.metadata'], 'document.metadata');
     const rawId = d['document.id'];
     documents.push({
       id: typeof rawId === 'string' || typeof rawId === 'number' ? String(rawId) : null,
@@ -248,16 +249,18 @@ export function indexed(attrs: Attributes, prefix: string): [number, Attributes]
   return [...groups.entries()].sort((x, y) => x[0] - y[0]);
 }
 
-/** A JSON-string attribute parsed (GenAI puts structured values in strings); other values as they are. */
-function parseJson(v: AttrValue | undefined): AttrValue | undefined {
+/**
+ * A JSON-string attribute parsed (GenAI puts structured values in strings); other values as
+ * they are. What nests past MAX_NESTING throws TooDeepError before anything walks it (a tool
+ * call's arguments 100k deep overflowed JSON.stringify and failed the whole export): the span's
+ * rejection (prepareSpan), docs/security.md "Hostile transcripts".
+ */
+function parseJson(v: AttrValue | undefined, name: string): AttrValue | undefined {
   if (typeof v !== 'string') return v;
   const t = v.trim();
   if (!t.startsWith('[') && !t.startsWith('{')) return v;
-  try {
-    return JSON.parse(t) as AttrValue;
-  } catch {
-    return v;
-  }
+  const parsed = parseNestedJson(t, `the attribute "${name}"`);
+  return parsed === null ? v : (parsed as AttrValue); // not JSON: the text as it came
 }
 
 function textOf(v: AttrValue | undefined): string {

@@ -6,6 +6,7 @@
 // files are counted as a part each and their data is not kept.
 import { isObject, type JsonObject } from '../json.ts';
 import { appendAll } from '../../../core/arrays.ts';
+import { parseNestedJson } from '../../../core/nesting.ts';
 
 export type ProxyApi = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -62,16 +63,16 @@ function part(role: string, kind: string, text: string, extra: Partial<CallPart>
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const model = (body: JsonObject): string | null => (typeof body.model === 'string' && body.model !== '' ? body.model : null);
 
-/** a tool call's arguments as OpenAI sends them (a JSON string), as an object when they are one */
+/**
+ * a tool call's arguments as OpenAI sends them (a JSON string), as an object when they are
+ * one; past MAX_NESTING a TooDeepError (the recorder's input error for the call): --redact's
+ * walk of them overflowed the stack and the turn was lost with no input error
+ */
 function argumentsObject(args: unknown): JsonObject | null {
   if (isObject(args)) return args;
   if (typeof args !== 'string') return null;
-  try {
-    const v: unknown = JSON.parse(args);
-    return isObject(v) ? v : null;
-  } catch {
-    return null;
-  }
+  const v = parseNestedJson(args, 'a tool call\'s "arguments"');
+  return isObject(v) ? v : null;
 }
 
 function toolDefinition(name: string, description: string, schema: unknown): CallPart {
