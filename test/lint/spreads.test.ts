@@ -7,13 +7,14 @@ import path from 'node:path';
 import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
-import config from '../../eslint.config.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
+// the project's flat config, as eslint itself loads it (a path, so no type is claimed for it)
+const config = ((await import(path.join(root, 'eslint.config.js'))) as { default: Linter.Config[] }).default;
 
 /** The project's no-restricted-syntax rule as configured for src/ and app/. */
 function spreadRule(): Linter.RuleEntry {
-  const entries = (config as Linter.Config[]).filter((c) => c.rules?.['no-restricted-syntax'] !== undefined);
+  const entries = config.filter((c) => c.rules?.['no-restricted-syntax'] !== undefined);
   expect(entries).toHaveLength(1);
   expect(entries[0]!.files).toContain('src/**/*.{ts,tsx}');
   return entries[0]!.rules!['no-restricted-syntax']!;
