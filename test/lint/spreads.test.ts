@@ -4,13 +4,14 @@
 // read), and lets a spread into an array literal through. The rule is taken from the project's
 // own config, so a change to its selector is what this test sees.
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 // the project's flat config, as eslint itself loads it (a path, so no type is claimed for it)
-const config = ((await import(path.join(root, 'eslint.config.js'))) as { default: Linter.Config[] }).default;
+const config = ((await import(pathToFileURL(path.join(root, 'eslint.config.js')).href)) as { default: Linter.Config[] }).default;
 
 /** The project's no-restricted-syntax rule as configured for src/ and app/. */
 function spreadRule(): Linter.RuleEntry {
