@@ -1,4 +1,4 @@
-// Issue 39 "Output streams": check --json is written in pieces, never as one string, and the
+// Issue 39 "Output streams": check --json and diff --json are written in pieces, never as one string, and the
 // pieces are JSON.stringify's bytes.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -6,8 +6,10 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { checkTranscript } from '../../src/cli/check.ts';
+import { runDiff, type DiffJson } from '../../src/cli/diff.ts';
 import { writeCheckOutput } from '../../src/cli/checkOutput.ts';
 import { jsonPieces, writeJsonPieces, type PieceCount } from '../../src/cli/jsonPieces.ts';
+import crypto from 'node:crypto';
 import { writeManyTurns } from './manyTurns.ts';
 
 class Collect extends Writable {
@@ -61,5 +63,50 @@ describe('check --json in pieces', () => {
     expect(text.length).toBeGreaterThan(2 << 20);
     expect(count.longest).toBeLessThan(70_000);
     expect(count.writes).toBeGreaterThan(text.length / 70_000);
+  }, 60_000);
+});
+
+describe('diff --json in pieces', () => {
+  it('a comparison of 10,000 incidents is written in pieces of at most ~64 KiB, and parses whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-pieces-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    // A: 20,000 turns, the one span unscored on every other one (unscored_span, an incident each); B: always scored
+    const sha = crypto.createHash('sha256').update('tiny', 'utf8').digest('hex');
+    const side = (name: string, unscoredEveryOther: boolean): string => {
+      const lines = [JSON.stringify({ type: 'session', session_id: name })];
+      for (let t = 1; t <= 20_000; t++) {
+        const unscored = unscoredEveryOther && t % 2 === 1;
+        lines.push(
+          JSON.stringify({
+            type: 'snapshot',
+            session_id: name,
+            turn: t,
+            spans: [{ span_id: 's', text: 'tiny', score: unscored ? null : 0.5, text_sha256: unscored ? null : sha, tokens: 1 }],
+          }),
+        );
+      }
+      const file = path.join(dir, `${name}.jsonl`);
+      fs.writeFileSync(file, lines.join('\n') + '\n');
+      return file;
+    };
+    const a = side('a', true);
+    const b = side('b', false);
+    class Counted extends Collect {
+      longest = 0;
+      override _write(chunk: Buffer, enc: BufferEncoding, done: () => void): void {
+        this.longest = Math.max(this.longest, chunk.length);
+        super._write(chunk, enc, done);
+      }
+    }
+    const stdout = new Counted();
+    const stderr = new Collect();
+    expect(await runDiff(['--json', '--fail-on-new', 'never', a, b], { stdout, stderr })).toBe(0);
+    const text = stdout.chunks.join('');
+    const parsed = JSON.parse(text) as DiffJson;
+    expect(parsed.incidents.only_a).toHaveLength(10_000);
+    expect(text.length).toBeGreaterThan(800_000);
+    // never one string: many writes, none more than one element past the 64 KiB mark
+    expect(stdout.chunks.length).toBeGreaterThan(text.length / 70_000);
+    expect(stdout.longest).toBeLessThan(70_000);
   }, 60_000);
 });
