@@ -68,3 +68,33 @@ describe('a Claude Code transcript dropped on the dashboard', () => {
     }
   });
 });
+
+describe('a hostile Claude Code transcript dropped on the dashboard (issue 39)', () => {
+  it('one record of 300k content blocks loads whole: its call is a turn, the lines after it are read', async () => {
+    const time = '2026-11-30T10:00:00.000Z';
+    const record = (type: 'user' | 'assistant', uuid: string, parent: string | null, content: unknown): string =>
+      JSON.stringify({
+        type,
+        uuid,
+        parentUuid: parent,
+        sessionId: 'hostile',
+        timestamp: time,
+        ...(type === 'assistant' ? { requestId: `r${uuid}`, message: { id: `m${uuid}`, role: 'assistant', content } } : { message: { role: 'user', content } }),
+      });
+    const blocks: { type: 'text'; text: string }[] = [];
+    for (let i = 0; i < 300_000; i++) blocks.push({ type: 'text', text: `b${i}` });
+    const text = [
+      record('user', 'u1', null, 'fix it'),
+      record('assistant', 'a1', 'u1', blocks),
+      record('user', 'u2', 'a1', 'and the tests'),
+      record('assistant', 'a2', 'u2', [{ type: 'text', text: 'done' }]),
+    ].join('\n');
+    const { report } = direct(text);
+    const done = await viaWorker(new Uint8Array(Buffer.from(text, 'utf8')), 1 << 16);
+    expect(done.state).toBe('done');
+    const s = done.summary.sessions[0]!;
+    expect(s.turns).toBe(2);
+    expect(s.turns).toBe(report.sessions[0]!.turns);
+    expect(done.summary.inputErrorCount).toBe(0);
+  }, 120_000);
+});
