@@ -55,13 +55,17 @@ function decodeProtobuf(body: Uint8Array, maxSpans: number): Decoded {
   let resourceOf: Record<string, unknown> | undefined;
   let resource: Attributes = {};
   try {
-    forEachRequestSpan(body, (s) => {
-      if (s.resource !== resourceOf) {
-        resourceOf = s.resource;
-        resource = attributes(s.resource?.attributes);
-      }
-      packSpan(s.span, resource, s.where, packer, rejected);
-    });
+    forEachRequestSpan(
+      body,
+      (s) => {
+        if (s.resource !== resourceOf) {
+          resourceOf = s.resource;
+          resource = attributes(s.resource?.attributes);
+        }
+        packSpan(s.span, resource, s.where, packer, rejected);
+      },
+      (where, message) => rejected.push({ where, message }),
+    );
   } catch (e) {
     return { ok: false, kind: 'decode', message: (e as Error).message };
   }

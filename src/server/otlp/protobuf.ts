@@ -7,6 +7,7 @@
 // (scripts/build-package.ts) carries that code in its bundle instead of depending on the package.
 import generated from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import protobuf from 'protobufjs/minimal.js';
+import { MAX_NESTING } from '../../core/nesting.ts';
 
 interface MessageType {
   decode(bytes: Uint8Array): unknown;
@@ -60,12 +61,37 @@ export interface RequestSpan {
  * the body, and dropped once `visit` has read it. Throws as decode() does on a body that is
  * not a request.
  */
-export function forEachRequestSpan(body: Uint8Array, visit: (s: RequestSpan) => void): void {
+export function forEachRequestSpan(body: Uint8Array, visit: (s: RequestSpan) => void, refuse: (where: string, message: string) => void): void {
   // a Buffer view (no copy): protobufjs then reads strings with Node's native UTF-8 decoder, not its own in JS
   const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  walkRequest(bytes, (start, end, resource, where) =>
-    visit({ span: SpanType.toObject(SpanType.decode(bytes.subarray(start, end)), TO_OBJECT), resource, where }),
-  );
+  walkRequest(bytes, (start, end, resource, where) => {
+    if (resource === TOO_DEEP) return refuse(where, tooDeep('its resource'));
+    const span = decodeNested(() => SpanType.toObject(SpanType.decode(bytes.subarray(start, end)), TO_OBJECT));
+    if (span === TOO_DEEP) return refuse(where, tooDeep('the span'));
+    visit({ span, resource, where });
+  });
+}
+
+/**
+ * docs/security.md "No input ends a read": protobufjs decodes a nested message (an AnyValue's
+ * array or key-value list) by recursion, so a value nested ~100k deep overflows the stack. The
+ * envelopes are walked without recursion, so such a span (or resource) is refused alone and
+ * the spans beside it are read; any other decode error still ends the export, as a body that
+ * is not a request.
+ */
+const TOO_DEEP = Symbol('too deep');
+
+function decodeNested<T>(decode: () => T): T | typeof TOO_DEEP {
+  try {
+    return decode();
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) return TOO_DEEP;
+    throw e;
+  }
+}
+
+function tooDeep(what: string): string {
+  return `${what} nests attribute values deeper than the protobuf decoder can read (thousands of levels; an attribute the adapter reads is refused past ${MAX_NESTING})`;
 }
 
 /** The spans in a request, counted without decoding them (the --max-spans check comes before the work). */
@@ -84,17 +110,17 @@ const LENGTH_DELIMITED = 2;
 
 function walkRequest(
   body: Uint8Array,
-  onSpan: (start: number, end: number, resource: Record<string, unknown> | undefined, where: string) => void,
+  onSpan: (start: number, end: number, resource: Record<string, unknown> | undefined | typeof TOO_DEEP, where: string) => void,
   decodeResource = true,
 ): void {
   let r = 0;
   fields(body, 0, body.length, (field, wire, start, end) => {
     if (field !== RESOURCE_SPANS || wire !== LENGTH_DELIMITED) return;
     // the resource first, wherever it is written among the ResourceSpans' fields
-    let resource: Record<string, unknown> | undefined;
+    let resource: Record<string, unknown> | undefined | typeof TOO_DEEP;
     if (decodeResource) {
       fields(body, start, end, (f, w, s, e) => {
-        if (f === RESOURCE && w === LENGTH_DELIMITED) resource = ResourceType.toObject(ResourceType.decode(body.subarray(s, e)), TO_OBJECT);
+        if (f === RESOURCE && w === LENGTH_DELIMITED) resource = decodeNested(() => ResourceType.toObject(ResourceType.decode(body.subarray(s, e)), TO_OBJECT));
       });
     }
     let scope = 0;
