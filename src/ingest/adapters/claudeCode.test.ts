@@ -435,6 +435,51 @@ describe('Claude Code attachments (docs/adapters.md)', () => {
     const items = auditAfter(lines, 'a2', 'Summary: fix the login retry; the retry count is configurable.');
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['Fix the login retry.', 'Also make the retry count configurable.']);
   });
+
+  // the shape a real 2.1.112 auto-compaction wrote: after the summary, Claude Code restores
+  // the files read last (`file`, with their content) and names one too large to restore
+  // (`compact_file_reference`); the model is sent both before the next call
+  const restored = [
+    rec('user', 'u1', null, 'Tidy the retry module.'),
+    rec('assistant', 'a1', 'u1', read('toolu_1', '/repo/src/retry.ts'), { requestId: 'req_1' }),
+    rec('user', 'u2', 'a1', result('toolu_1', 'export const tries = 3;')),
+    rec('assistant', 'a2', 'u2', read('toolu_2', '/repo/src/backoff.ts'), { requestId: 'req_2' }),
+    rec('user', 'u3', 'a2', result('toolu_2', 'export const delayMs = 250;')),
+    rec('assistant', 'a3', 'u3', read('toolu_3', '/repo/docs/notes.md'), { requestId: 'req_3' }),
+    rec('user', 'u4', 'a3', result('toolu_3', 'Notes on retries.')),
+    rec('assistant', 'a4', 'u4', say('Read all three.'), { requestId: 'req_4' }),
+    boundary('c5', 'a4', 'auto', 900),
+    rec('user', 'u5', 'c5', 'Summary: the user asked to tidy the retry module; reading it.', { isCompactSummary: true }),
+    att('f6', 'u5', {
+      type: 'file',
+      filename: '/repo/src/retry.ts',
+      displayPath: 'src/retry.ts',
+      content: { type: 'text', file: { filePath: '/repo/src/retry.ts', content: 'export const tries = 3;', numLines: 1, startLine: 1, totalLines: 1 } },
+    }),
+    att('f7', 'f6', { type: 'compact_file_reference', filename: '/repo/src/backoff.ts', displayPath: 'src/backoff.ts' }),
+    rec('assistant', 'a8', 'f7', say('Continuing.'), { requestId: 'req_8' }),
+  ];
+
+  it('reads the files Claude Code restores after a compaction as meta spans; the audit finds them kept, not lost (contract §8.4)', () => {
+    const r = convert(restored.join('\n'));
+    const last = snapshotsOf(restored).at(-1)!;
+    expect(ids(last)).toEqual([SYSTEM_SPAN_ID, 'u5#0', 'f6#0', 'f7#0']);
+    const file = spanOf(last, 'f6#0')!;
+    expect([file.role, file.kind, file.label]).toEqual(['meta', 'attachment', 'file: src/retry.ts']);
+    expect(file.text).toBe(
+      'Called the Read tool with the following input: {"file_path":"/repo/src/retry.ts"}\nResult of calling the Read tool: export const tries = 3;',
+    );
+    const note = spanOf(last, 'f7#0')!;
+    expect([note.role, note.label]).toEqual(['meta', 'file named, not restored: src/backoff.ts']);
+    expect(note.text).toContain('/repo/src/backoff.ts was read before the last conversation was summarized');
+    expect(r.summary.skipped['attachment:file']).toBeUndefined();
+    const items = (last.compaction as { items: Item[] }).items.filter((i) => i.kind === 'file');
+    expect(items.map((i) => [i.text, i.status])).toEqual([
+      ['/repo/src/retry.ts', 'kept'],
+      ['/repo/src/backoff.ts', 'kept'],
+      ['/repo/docs/notes.md', 'lost'],
+    ]);
+  });
 });
 
 // test/fixtures/adapters/claude-code-other-backend.jsonl (provenance beside it): Claude Code
