@@ -306,6 +306,30 @@ describe('Claude Code rewinds (docs/adapters.md)', () => {
     expect(t.at(-1)!.pruned).toBeUndefined();
   });
 
+  it('a record written before the one it follows is no rewind point: a turn_duration ahead of the turn’s last message (2.1.x)', () => {
+    // the shape of a real 2.1.112 transcript: the turn's `turn_duration` (d2) names the answer
+    // (a2) as its parent but comes first in the file, and the next prompt names d2
+    const duration = (uuid: string, parentUuid: string): string =>
+      JSON.stringify({ type: 'system', subtype: 'turn_duration', uuid, parentUuid, sessionId: 'rw', isSidechain: false, durationMs: 4200 });
+    const lines = [
+      rec('user', 'u1', null, 'Sketch the retry policy.'),
+      rec('assistant', 'a1', 'u1', read('toolu_1', '/repo/src/retry.ts'), { requestId: 'req_1' }),
+      rec('user', 'u2', 'a1', result('toolu_1', 'export const tries = 3;')),
+      duration('d2', 'a2'),
+      rec('assistant', 'a2', 'u2', say('Three tries, then give up.'), { requestId: 'req_2' }),
+      rec('user', 'u3', 'd2', 'Make it five.'),
+      rec('assistant', 'a3', 'u3', say('Five it is.'), { requestId: 'req_3' }),
+    ];
+    const s = snapshotsOf(lines);
+    expect(ids(s.at(-1)!)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u3#0']);
+    expect(s.at(-1)!.pruned).toBeUndefined();
+    // a prompt naming it after the user went back further still cuts at the record it follows
+    const back = [...lines, rec('user', 'u4', 'd2', 'No, make it four.'), rec('assistant', 'a4', 'u4', say('Four.'), { requestId: 'req_4' })];
+    const b = snapshotsOf(back).at(-1)!;
+    expect(ids(b)).toEqual([SYSTEM_SPAN_ID, 'u1#0', 'a1#0', 'u2#0', 'a2#0', 'u4#0']);
+    expect(b.pruned).toEqual(['u3#0', 'a3#0']);
+  });
+
   it('an edited first prompt is pinned in its place', () => {
     const lines = [
       JSON.stringify({ type: 'system', subtype: 'local_command', uuid: 's0', parentUuid: null, sessionId: 'rw', content: 'init' }),
