@@ -332,9 +332,11 @@ export class ClaudeCodeAdapter {
       // adapters.md compaction: the model-written summary cites every span it replaced
       for (const b of blocks) b.derivedFrom = this.replaced ?? [];
       this.replaced = null;
-    } else if (authored && !this.firstPromptSeen && this.subAgent !== true) {
+    } else if (prompt !== null && !this.firstPromptSeen && this.subAgent !== true) {
       // adapters.md: the first user prompt is pinned (the operator's task: a canary; a
-      // sub-agent's first prompt is its parent agent's words, contract §8.1)
+      // sub-agent's first prompt is its parent agent's words, contract §8.1); a wrapper (a
+      // `!` shell command, a local command's output, a slash command without arguments) is
+      // typed but no task, so the prompt after it is the one pinned
       this.firstPromptSeen = true;
       for (const b of blocks) b.pinned = true;
     }
