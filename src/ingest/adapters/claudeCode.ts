@@ -74,6 +74,8 @@ export class ClaudeCodeAdapter {
   private customTitle: string | null = null;
   private aiTitle: string | null = null;
   private readonly seenUuids = new Set<string>();
+  /** adapters.md rewinds: the uuid of every record read, of any type (a record may be written before the one it follows) */
+  private readonly uuidsRead = new Set<string>();
   private turn = 0;
   private firstPromptSeen = false;
   /** adapters.md session: the first prompt the user wrote (not a command wrapper), for the title */
@@ -116,6 +118,7 @@ export class ClaudeCodeAdapter {
     }
     const out: AdaptedMessage[] = [];
     const type = typeof value.type === 'string' ? value.type : '(no type)';
+    const lengthBefore = this.context.length;
     if (this.cwd === null && typeof value.cwd === 'string' && value.cwd !== '') this.cwd = value.cwd;
     if (this.sessionId === null && typeof value.sessionId === 'string' && value.sessionId !== '') {
       this.sessionId = value.sessionId;
@@ -153,7 +156,13 @@ export class ClaudeCodeAdapter {
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
         this.skipped.add(type);
     }
-    if (typeof value.uuid === 'string') this.endOf.mark(value.uuid, this.context.length);
+    if (typeof value.uuid === 'string') {
+      // adapters.md rewinds: a record that added nothing, written before the record it follows, ends where that one ends
+      const parent = value.parentUuid;
+      if (this.context.length === lengthBefore && typeof parent === 'string' && !this.uuidsRead.has(parent)) this.endOf.follow(value.uuid, parent);
+      else this.endOf.mark(value.uuid, this.context.length);
+      this.uuidsRead.add(value.uuid);
+    }
     return out;
   }
 
@@ -323,9 +332,11 @@ export class ClaudeCodeAdapter {
       // adapters.md compaction: the model-written summary cites every span it replaced
       for (const b of blocks) b.derivedFrom = this.replaced ?? [];
       this.replaced = null;
-    } else if (authored && !this.firstPromptSeen && this.subAgent !== true) {
+    } else if (prompt !== null && !this.firstPromptSeen && this.subAgent !== true) {
       // adapters.md: the first user prompt is pinned (the operator's task: a canary; a
-      // sub-agent's first prompt is its parent agent's words, contract §8.1)
+      // sub-agent's first prompt is its parent agent's words, contract §8.1); a wrapper (a
+      // `!` shell command, a local command's output, a slash command without arguments) is
+      // typed but no task, so the prompt after it is the one pinned
       this.firstPromptSeen = true;
       for (const b of blocks) b.pinned = true;
     }

@@ -7,9 +7,20 @@
 //   next call (`prompt`: a string, or text and image blocks); a `<task-notification>` in
 //   that place is a background task's report, not the user's words;
 // - `hook_additional_context` (`content`: strings a hook added) and `nested_memory` (a
-//   CLAUDE.md read on the way, `path` and `content.content`).
-// Every other kind (`file`, `diagnostics`, `hook_success`, `task_reminder`, …) is skipped
-// and counted by kind: its shape and what of it reaches the model vary by version.
+//   CLAUDE.md read on the way, `path` and `content.content`);
+// - `file` (`filename`, `content: {type, file}`): a file Claude Code read for the model
+//   itself: one the user @-mentioned, and after a compaction the files it had read last,
+//   restored right after the summary. Claude Code sends it as a Read call and its result
+//   ("Called the Read tool with the following input: {"file_path":…}", "Result of calling
+//   the Read tool: …"), so the span holds both: the path (what the compaction audit looks
+//   for) and the content (what it weighs);
+// - `compact_file_reference` (`filename`): a file read before the compaction that was too
+//   large to restore; the model is sent a note naming it ("Note: <path> was read before the
+//   last conversation was summarized, but the contents are too large to include. Use Read
+//   tool if you need to access it.").
+// Real 2.1.x transcripts (a compaction of 2.1.112) write both after the summary.
+// Every other kind (`diagnostics`, `hook_success`, `task_reminder`, …) is skipped and
+// counted by kind: its shape and what of it reaches the model vary by version.
 import { isObject, type JsonObject } from './json.ts';
 import { firstWords } from './spanLabels.ts';
 
@@ -44,7 +55,42 @@ export function attachmentView(record: JsonObject): AttachmentView {
       const path = typeof a.path === 'string' ? a.path : '';
       return { text: content, label: `memory: ${path.split(/[/\\]/).slice(-2).join('/') || 'CLAUDE.md'}` };
     }
+    case 'file': {
+      const path = typeof a.filename === 'string' ? a.filename : '';
+      const content = fileContent(a.content);
+      if (path === '' || content === null) return { skip: 'attachment:file' };
+      const text = `Called the Read tool with the following input: ${JSON.stringify({ file_path: path })}\nResult of calling the Read tool: ${content}`;
+      return { text, label: `file: ${shownPath(a, path)}` };
+    }
+    case 'compact_file_reference': {
+      const path = typeof a.filename === 'string' ? a.filename : '';
+      if (path === '') return { skip: 'attachment:compact_file_reference' };
+      const text = `Note: ${path} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.`;
+      return { text, label: `file named, not restored: ${shownPath(a, path)}` };
+    }
     default:
       return { skip: `attachment:${kind}` };
+  }
+}
+
+/** The path as Claude Code shows it (`displayPath`, relative to the project), else the last two parts of `filename`. */
+function shownPath(a: JsonObject, path: string): string {
+  return typeof a.displayPath === 'string' && a.displayPath !== '' ? a.displayPath : path.split(/[/\\]/).slice(-2).join('/');
+}
+
+/** A `file` attachment's content as the model reads it: a text file's text, a notebook's cells as JSON, `[image]`, `[pdf]`; null when it has none. */
+function fileContent(content: unknown): string | null {
+  if (!isObject(content)) return null;
+  const file = isObject(content.file) ? content.file : null;
+  switch (content.type) {
+    case 'text':
+      return file !== null && typeof file.content === 'string' ? file.content : null;
+    case 'notebook':
+      return file !== null && Array.isArray(file.cells) ? JSON.stringify(file.cells) : null;
+    case 'image':
+    case 'pdf':
+      return `[${content.type}]`;
+    default:
+      return null;
   }
 }

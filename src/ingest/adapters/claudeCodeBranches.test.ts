@@ -39,4 +39,17 @@ describe('ChainEnds', () => {
     ends.clear();
     expect(ends.end('r0')).toBeUndefined();
   });
+
+  it('a record that follows one not marked yet is marked with it, in order; one whose parent never comes, never', () => {
+    const ends = new ChainEnds();
+    ends.mark('a', 1);
+    ends.follow('d', 'b');
+    ends.follow('e', 'd');
+    ends.follow('x', 'nowhere');
+    expect(ends.end('d')).toBeUndefined();
+    ends.mark('b', 3);
+    expect(['b', 'd', 'e', 'x'].map((u) => ends.end(u))).toEqual([3, 3, 3, undefined]);
+    ends.cut(1);
+    expect(['a', 'b', 'd', 'e'].map((u) => ends.end(u))).toEqual([1, undefined, undefined, undefined]);
+  });
 });

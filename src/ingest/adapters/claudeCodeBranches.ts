@@ -11,6 +11,8 @@ export class ChainEnds {
   private readonly endOf = new Map<string, number>();
   /** the marked uuids in the order marked (their ends non-decreasing) */
   private readonly order: string[] = [];
+  /** records waiting for the record they follow (its uuid → theirs): see `follow` */
+  private readonly waiting = new Map<string, string[]>();
   /** marks a cut looked at (those it forgot, and the one it stopped at): the work the scaling tests count */
   looked = 0;
 
@@ -19,11 +21,31 @@ export class ChainEnds {
     return this.endOf.get(uuid);
   }
 
-  /** the record `uuid` ended with the context `length` long (its first mark stands) */
+  /** the record `uuid` ended with the context `length` long (its first mark stands); so do the records waiting for it */
   mark(uuid: string, length: number): void {
-    if (this.endOf.has(uuid)) return;
-    this.endOf.set(uuid, length);
-    this.order.push(uuid);
+    const todo = [uuid];
+    for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+      if (this.endOf.has(next)) continue;
+      this.endOf.set(next, length);
+      this.order.push(next);
+      const after = this.waiting.get(next);
+      if (after !== undefined) {
+        this.waiting.delete(next);
+        for (const u of after) todo.push(u);
+      }
+    }
+  }
+
+  /**
+   * The record `uuid` added nothing and names as its parent `parent`, a record not read yet:
+   * Claude Code 2.1.x writes a turn's `system` `turn_duration` before the turn's last message,
+   * which it follows. It ends where `parent` ends, so it is marked with it (and never, if
+   * `parent` never comes: a prompt naming it then changes nothing). Each record waits once.
+   */
+  follow(uuid: string, parent: string): void {
+    const list = this.waiting.get(parent);
+    if (list === undefined) this.waiting.set(parent, [uuid]);
+    else list.push(uuid);
   }
 
   /** the context was cut back to `length`: the records that ended past it are on an abandoned branch */
@@ -40,5 +62,6 @@ export class ChainEnds {
   clear(): void {
     this.endOf.clear();
     this.order.length = 0;
+    this.waiting.clear();
   }
 }

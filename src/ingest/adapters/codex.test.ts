@@ -214,6 +214,42 @@ describe('Codex CLI adapter (docs/adapters.md)', () => {
     ]);
   });
 
+  it('pinned: not the untagged notes Codex writes itself (a team hint, a saved command prefix), as real 0.14x rollouts do', () => {
+    const at = (s: number): string => new Date(Date.UTC(2026, 6, 10, 9, 0, s)).toISOString();
+    const msg = (s: number, role: string, text: string): string =>
+      JSON.stringify({ timestamp: at(s), type: 'response_item', payload: { type: 'message', role, content: [{ type: 'input_text', text }] } });
+    const usage = { input_tokens: 900, cached_input_tokens: 0, output_tokens: 5, reasoning_output_tokens: 0, total_tokens: 905 };
+    const count = (s: number, n: number): string =>
+      JSON.stringify({
+        timestamp: at(s),
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          info: { total_token_usage: { ...usage, input_tokens: 900 * n }, last_token_usage: usage, model_context_window: 272000 },
+        },
+      });
+    const r = convert(
+      [
+        JSON.stringify({ timestamp: at(0), type: 'session_meta', payload: { id: 'notes-1', timestamp: at(0), cwd: '/repo' } }),
+        msg(1, 'developer', 'You are `/root`, the primary agent in a team of agents collaborating to fulfill the user’s goals.'),
+        msg(2, 'developer', 'Answer in British English.'),
+        msg(3, 'user', 'Add a retry to the uploader.'),
+        count(4, 1),
+        msg(5, 'developer', 'Approved command prefix saved:\n- ["cargo", "test"]'),
+        msg(6, 'user', 'Approved command prefix saved: is what the toast said, why?'),
+        count(7, 2),
+      ].join('\n'),
+    );
+    const last = r.snapshots.at(-1)!;
+    expect(last.spans.map((s) => [s.role, s.label, s.pinned ?? false])).toEqual([
+      ['system', 'multi-agent instructions', false],
+      ['system', 'developer instructions', true],
+      ['user', 'Add a retry to the uploader.', true],
+      ['system', 'approved command prefix', false],
+      ['user', 'Approved command prefix saved: is what the toast said, why?', false],
+    ]);
+  });
+
   it('span ids are stable: a span keeps its id, text and label on every turn until it is pruned', () => {
     for (const s of snaps) expect(new Set(ids(s)).size, `turn ${s.turn}`).toBe(s.spans.length);
     for (let t = 1; t < snaps.length; t++) {

@@ -34,6 +34,25 @@ const AGENTS_MD = /^(# AGENTS\.md instructions|<user_instructions>)/;
 const REQUEST_MARK = '## My request for Codex:';
 /** adapters.md: context Codex injects opens with a tag (`<environment_context>`, `<turn_aborted>`, …). */
 const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
+/**
+ * adapters.md: Codex's own messages that open with no tag (codex-rs/core/src/context/: the
+ * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`), by
+ * their first words, and their labels: developer messages no operator wrote, so they are
+ * not pinned instructions. Real 0.14x rollouts write the first two. A user's message is never
+ * read this way: what the user typed stays a prompt, whatever its first words.
+ */
+const CODEX_NOTES: readonly (readonly [string, string])[] = [
+  ['You are `/root`, the primary agent in a team of agents', 'multi-agent instructions'],
+  ['Approved command prefix saved:', 'approved command prefix'],
+  ['Allowed network rule saved', 'network rule saved'],
+  ['Denied network rule saved', 'network rule saved'],
+];
+
+/** The label of a message Codex wrote with no tag (CODEX_NOTES), or null. */
+function codexNote(trimmed: string): string | null {
+  for (const [opening, label] of CODEX_NOTES) if (trimmed.startsWith(opening)) return label;
+  return null;
+}
 
 /** The view of `raw`, or a reason it is not context (counted as skipped by the adapter). */
 export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabel>): ItemView | { skip: string } {
@@ -107,6 +126,8 @@ function message(raw: JsonObject): ItemView | { skip: string } {
     const tag = INJECTED_TAG.exec(trimmed);
     // adapters.md: Codex's own developer messages open with a tag; an untagged one is the operator's developer_instructions
     if (tag !== null) return view(text, 'system', 'developer', tag[1]!.replace(/_/g, ' '), {});
+    const note = codexNote(trimmed);
+    if (note !== null) return view(text, 'system', 'developer', note, {});
     return view(text, 'system', 'developer', 'developer instructions', { instructions: true });
   }
   return { skip: `message:${role || '(no role)'}` };
