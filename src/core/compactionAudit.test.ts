@@ -1,6 +1,6 @@
 // contract §8.4's rules one by one, on the auditor alone.
 import { describe, expect, it } from 'vitest';
-import { basename, CompactionAuditor, judgeItems, type AuditItemKind, type AuditStatus } from './compactionAudit.ts';
+import { basename, CompactionAuditor, judgeItems, wordsOf, type AuditItemKind, type AuditStatus } from './compactionAudit.ts';
 
 /** one item judged against `surviving` through the audit's index */
 const judged =
@@ -28,6 +28,20 @@ describe('contract §8.4 rules', () => {
     // stop words prove nothing
     expect(judgeText('the and with for', text('the and with for'))).toBe('kept');
     expect(judgeText('with the and for this', text('for the and with that'))).toBe('lost');
+  });
+
+  it('user_prompt in Chinese or Japanese: words are character pairs, so a summary in other words is paraphrased, not lost', () => {
+    // a clause without spaces was one "word", never found again in other words
+    expect([...wordsOf('修复缓存')].sort()).toEqual(['修复', '复缓', '缓存']);
+    expect([...wordsOf('修复 src/cache.ts 的缓存问题')].sort()).toEqual(['cache', 'src', '修复', '的缓', '缓存', '存问', '问题'].sort());
+    expect([...wordsOf('キャッシュを直す')].sort()).toEqual(['キャ', 'ャッ', 'ッシ', 'シュ', 'ュを', 'を直', '直す'].sort());
+    // one CJK character between words proves nothing on its own
+    expect([...wordsOf('fix 的 cache')].sort()).toEqual(['cache', 'fix']);
+    const prompt = '请修复登录测试的随机失败，然后把缓存改成按大小淘汰';
+    expect(judgeText(prompt, text(`用户要求：修复登录测试的随机失败，并把缓存改成按大小淘汰。`))).toBe('paraphrased');
+    expect(judgeText(prompt, text('用户要求更新文档和依赖版本。'))).toBe('lost');
+    expect(judgeText(prompt, text(`之前：${prompt}。`))).toBe('kept');
+    expect(judgeText('ログインテストの不安定な失敗を直してください', text('ユーザーはログインテストの不安定な失敗を直すよう求めた'))).toBe('paraphrased');
   });
 
   it('command and error: verbatim or lost', () => {

@@ -84,7 +84,7 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
   ),
 );
 
-/** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters, stop words left out. */
+/** Distinct lowercase words (letters and digits, any script) of at least MIN_WORD characters, stop words left out; Chinese and Japanese as character pairs. */
 export function wordsOf(text: string): Set<string> {
   // the runs `text.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)` finds, found by one scan: that
   // match loop made a match object a word (156 MB of them for a 5 MB summary, issue 39)
@@ -95,9 +95,38 @@ export function wordsOf(text: string): Set<string> {
 }
 
 function addWord(out: Set<string>, lower: string, start: number, end: number): void {
+  let cjk = start;
+  while (cjk < end && !isCjk(lower.charCodeAt(cjk))) cjk++;
+  if (cjk === end) return addPlainWord(out, lower, start, end);
+  // contract §8.4: Chinese and Japanese are written without spaces, so a run of letters is a
+  // whole clause, never found again in other words; their words are each two characters
+  // side by side (overlapping), and what stands between CJK characters is a word of its own
+  let plain = start;
+  for (let i = start; i < end;) {
+    if (!isCjk(lower.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    addPlainWord(out, lower, plain, i);
+    let j = i;
+    while (j < end && isCjk(lower.charCodeAt(j))) j++;
+    for (let k = i; k + 2 <= j; k++) out.add(lower.slice(k, k + 2));
+    plain = i = j;
+  }
+  addPlainWord(out, lower, plain, end);
+}
+
+function addPlainWord(out: Set<string>, lower: string, start: number, end: number): void {
   if (end - start < MIN_WORD) return;
   const w = lower.slice(start, end);
   if (!STOP_WORDS.has(w)) out.add(w);
+}
+
+/** Hiragana, Katakana (full and half width), CJK ideographs (the BMP's blocks and compatibility forms). */
+function isCjk(c: number): boolean {
+  return (
+    (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff66 && c <= 0xff9f)
+  );
 }
 
 /** a word's code points for the audit: letters, digits and the underscore, any script */

@@ -68,14 +68,48 @@ describe("the audit's words found by one scan (contract §8.4)", () => {
         ' ',
       ),
     );
+    // and contract §8.4's Chinese and Japanese: a run of their characters gives its overlapping pairs
+    const cjk = /([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]+)/;
     const naive = (t: string): Set<string> => {
       const out = new Set<string>();
-      for (const m of t.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) if (m[0].length >= 3 && !stop.has(m[0])) out.add(m[0]);
+      for (const m of t.toLowerCase().matchAll(/[\p{L}\p{N}_]+/gu)) {
+        m[0].split(cjk).forEach((part, i) => {
+          if (i % 2 === 1) for (let k = 0; k + 2 <= part.length; k++) out.add(part.slice(k, k + 2));
+          else if (part.length >= 3 && !stop.has(part)) out.add(part);
+        });
+      }
       return out;
     };
     let x = 11;
     const next = (): number => (x = (x * 1103515245 + 12345) >>> 0) / 2 ** 32;
-    const alphabet = ['a', 'Z', '_', '7', ' ', '-', 'É', 'ß', 'İ', 'й', '中', '٣', '😀', '𝐀', '\ud800', '\udc00', '\u0301', 'The', 'and', 'x', 'please', 'ab'];
+    const alphabet = [
+      'a',
+      'Z',
+      '_',
+      '7',
+      ' ',
+      '-',
+      'É',
+      'ß',
+      'İ',
+      'й',
+      '中',
+      '٣',
+      '😀',
+      '𝐀',
+      '\ud800',
+      '\udc00',
+      '\u0301',
+      'The',
+      'and',
+      'x',
+      'please',
+      'ab',
+      '缓',
+      '存',
+      'の',
+      'キ',
+    ];
     for (let round = 0; round < 2000; round++) {
       const t = Array.from({ length: Math.floor(next() * 40) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
       expect([...wordsOf(t)].sort(), JSON.stringify(t)).toEqual([...naive(t)].sort());
