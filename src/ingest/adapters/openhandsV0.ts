@@ -78,6 +78,12 @@ const NOT_SENT_ACTIONS = new Set([
   'send_pr',
 ]);
 const NOT_SENT_OBSERVATIONS = new Set(['agent_state_changed', 'null', 'loop_detection']);
+/**
+ * The events the agent's history leaves out (controller/state/state_tracker.py
+ * `agent_history_filter`); every other event, even one the model never sees, holds a place
+ * in the history a condensation's `summary_offset` counts (memory/view.py).
+ */
+const NOT_IN_HISTORY = new Set(['null', 'change_agent_state', 'agent_state_changed']);
 
 /** Fields of `args` that are bookkeeping, not what the model wrote (action.py, commands.py, files.py). */
 const BOOKKEEPING = new Set([
@@ -163,15 +169,12 @@ export class OpenHandsV0Session {
       return [];
     }
     const meta = isObject(event.tool_call_metadata) ? event.tool_call_metadata : null;
-    if (NOT_SENT_ACTIONS.has(action) && meta === null) {
+    if ((NOT_SENT_ACTIONS.has(action) || (source === 'agent' && !CALL_ACTIONS.has(action))) && meta === null) {
       this.skipped.add(`${action} action (not sent to the model)`);
+      this.hold(action, id, num);
       return [];
     }
     if (source !== 'agent') return this.userAction(action, args, id, num);
-    if (!CALL_ACTIONS.has(action) && meta === null) {
-      this.skipped.add(`${action} action (not sent to the model)`);
-      return [];
-    }
     const out = this.callOf(event, meta, line);
     const items: ContextItem[] = [];
     const thought = typeof args.thought === 'string' ? args.thought : '';
@@ -198,6 +201,7 @@ export class OpenHandsV0Session {
     else text = `${action} ${stringify(cleanArgs(args))}`;
     if (text === '') {
       this.skipped.add('message action (empty)');
+      this.hold(action, id, num);
       return [];
     }
     const item = contextItem(id, text, 'user', 'text', firstWords(text));
@@ -228,12 +232,13 @@ export class OpenHandsV0Session {
       items.push(contextItem(`${id}#tools`, tools.join('\n'), 'system', 'tools', `tool definitions (${tools.length})`));
     }
     if (items.length === 0) this.skipped.add('system action (empty)');
-    else this.view.push({ id, num, items });
+    this.view.push({ id, num, items });
   }
 
   private observation(observation: string, event: JsonObject, id: string, num: number | null): void {
     if (NOT_SENT_OBSERVATIONS.has(observation)) {
       this.skipped.add(`${observation} observation (not sent to the model)`);
+      this.hold(observation, id, num);
       return;
     }
     const content = typeof event.content === 'string' ? event.content : '';
@@ -241,13 +246,13 @@ export class OpenHandsV0Session {
     if (observation === 'condense') {
       // AgentCondensationObservation: a summary the model reads as a user message; no record of what it replaced
       if (content === '') this.skipped.add('condense observation (empty)');
-      else this.view.push({ id, num, items: [contextItem(id, content, 'summary', 'text', 'compaction summary')] });
+      this.view.push({ id, num, items: content === '' ? [] : [contextItem(id, content, 'summary', 'text', 'compaction summary')] });
       return;
     }
     if (observation === 'recall') {
       const text = recallText(content, extras);
       if (text === '') this.skipped.add('recall observation (empty)');
-      else this.view.push({ id, num, items: [contextItem(id, text, 'user', 'recall', firstWords(text))] });
+      this.view.push({ id, num, items: text === '' ? [] : [contextItem(id, text, 'user', 'recall', firstWords(text))] });
       return;
     }
     const cause = typeof event.cause === 'number' || typeof event.cause === 'string' ? String(event.cause) : null;
@@ -260,6 +265,11 @@ export class OpenHandsV0Session {
     const meta = isObject(event.tool_call_metadata) ? event.tool_call_metadata : null;
     const tool = meta !== null && typeof meta.function_name === 'string' && meta.function_name !== '' ? meta.function_name : null;
     this.view.push({ id, num, items: [contextItem(id, content, 'tool', 'tool_result', `${error ? 'error from' : 'result of'} ${of}`, tool)] });
+  }
+
+  /** An event the model does not see still holds its place in the history (NOT_IN_HISTORY aside). */
+  private hold(type: string, id: string, num: number | null): void {
+    if (!NOT_IN_HISTORY.has(type)) this.view.push({ id, num, items: [] });
   }
 
   /**
