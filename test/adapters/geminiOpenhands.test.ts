@@ -152,6 +152,36 @@ describe('check on OpenHands conversations', () => {
   });
 });
 
+describe('check on OpenHands V0 trajectories and evaluation output', () => {
+  it('the app’s trajectory (a pretty-printed array): a turn per model response, tokens from its usage, both condensations compactions', async () => {
+    const { code, out } = await checkJson(path.join(FIXTURES, 'openhands-v0-trajectory.json'));
+    expect(code).toBe(0);
+    expect(out.adapter).toEqual({
+      format: 'openhands',
+      skipped_records: { 'agent_state_changed observation (not sent to the model)': 2, 'recall action (not sent to the model)': 1 },
+    });
+    const s = out.sessions[0]!;
+    expect(s.session_id).toBe('openhands-v0-trajectory');
+    expect(s.turns).toBe(6);
+    expect(s.metrics.map((m) => m.tokens_total)).toEqual([1210, 1530, 1720, 980, 870, 960]);
+    expect(s.compactions!.map((c) => [c.turn, c.spans_replaced, c.items.map((i) => `${i.kind} ${i.status}`)])).toEqual([
+      [4, 5, ['command lost', 'file kept']],
+      [5, 6, ['file kept', 'command lost', 'error lost']],
+    ]);
+  });
+
+  it('an output.jsonl of two evaluation rows: two sessions named by their instance_id', async () => {
+    const { code, out } = await checkJson(path.join(FIXTURES, 'openhands-v0-output.jsonl'));
+    expect(code).toBe(0);
+    expect(out.input_errors).toEqual([]);
+    expect(out.sessions.map((s) => [s.session_id, s.turns])).toEqual([
+      ['acme__text-101', 2],
+      ['acme__text-102', 2],
+    ]);
+    expect(out.adapter?.skipped_records).toEqual({ 'null observation (not sent to the model)': 2 });
+  });
+});
+
 describe('a file that is none of the formats', () => {
   it('gets one sentence and exit 2, not an input error per line', async () => {
     const dir = tempDir('ch-none-');

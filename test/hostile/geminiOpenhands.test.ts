@@ -282,3 +282,79 @@ describe('OpenHands events that are hostile', () => {
     expect(result.report.sessions[0]!.turns).toBe(1);
   });
 });
+
+describe('OpenHands V0 events that are hostile', () => {
+  const call = (id: number, rid: string): Record<string, unknown> => ({
+    id,
+    timestamp: '2025-06-02T10:00:00',
+    source: 'agent',
+    message: '',
+    action: 'run',
+    args: { command: 'ls', thought: '' },
+    tool_call_metadata: {
+      function_name: 'execute_bash',
+      tool_call_id: `t${id}`,
+      model_response: { id: rid, usage: { prompt_tokens: 500 } },
+      total_calls_in_response: 1,
+    },
+  });
+  const user = { id: 0, timestamp: '2025-06-02T10:00:00', source: 'user', message: '', action: 'message', args: { content: 'go' } };
+
+  it('an event nested past the limit and a truncated array: clear errors, the good events read', async () => {
+    const dir = tempDir('ch-oh0-hostile-');
+    const file = path.join(dir, 'trajectory.json');
+    const deep = { ...call(1, 'r1'), args: { command: JSON.parse('['.repeat(100) + ']'.repeat(100)) as unknown } };
+    fs.writeFileSync(
+      file,
+      `[${JSON.stringify(user)},\n${JSON.stringify(deep)},\n${JSON.stringify(call(2, 'r2'))},\n{"id": 3, "source": "agent", "observation": "ru`,
+    );
+    const r = await runCli(['check', '--json', file]);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
+    expect(out.input_errors.map((e) => e.line)).toEqual([2, 4]);
+    expect(out.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
+    expect(out.input_errors[1]!.message).toMatch(/the array ends inside an element/);
+    expect(out.sessions[0]!.turns).toBe(1);
+  }, 60_000);
+
+  it('a condensation whose range spans a trillion ids is a compaction, not a loop over them', async () => {
+    const dir = tempDir('ch-oh0-range-');
+    const file = path.join(dir, 'range.jsonl');
+    const condense = {
+      id: 3,
+      timestamp: 't',
+      source: 'agent',
+      message: '',
+      action: 'condensation',
+      args: { forgotten_events_start_id: 0, forgotten_events_end_id: 1e12 },
+    };
+    fs.writeFileSync(file, [user, call(1, 'r1'), condense, call(4, 'r2')].map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const started = Date.now();
+    const result = await checkTranscript(file, { userThresholds: {} });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.report.sessions[0]!.compactions!.map((c) => [c.turn, c.spans_replaced])).toEqual([[2, 2]]);
+  }, 60_000);
+
+  it('an array of 300k events and an evaluation row nested too deep: the array read element by element, the bad row one error, the next row read', async () => {
+    const dir = tempDir('ch-oh0-big-');
+    const file = path.join(dir, 'big.json');
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, `[${JSON.stringify(user)}`);
+    const state = JSON.stringify({ id: 0, timestamp: 't', source: 'user', message: '', observation: 'recall', content: '', extras: {} });
+    for (let i = 0; i < 300_000; i++) fs.writeSync(fd, `,\n${state}`);
+    fs.writeSync(fd, `,\n${JSON.stringify(call(1, 'r1'))}]\n`);
+    fs.closeSync(fd);
+    const big = await checkTranscript(file, { userThresholds: {} });
+    expect(big.adapter).toEqual({ format: 'openhands', skipped: { 'recall observation (empty)': 300_000 } });
+    expect(big.report.sessions[0]!.turns).toBe(1);
+
+    const rows = path.join(dir, 'output.jsonl');
+    const deepRow = { instance_id: 'a__b-1', history: [user, { ...call(1, 'r1'), args: JSON.parse('['.repeat(100) + ']'.repeat(100)) as unknown }] };
+    const goodRow = { instance_id: 'a__b-2', history: [user, call(1, 'r1')] };
+    fs.writeFileSync(rows, `${JSON.stringify(deepRow)}\n${JSON.stringify(goodRow)}\n`);
+    const r = await checkTranscript(rows, { userThresholds: {} });
+    expect(r.report.input_errors.map((e) => e.line)).toEqual([1]);
+    expect(r.report.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
+    expect(r.report.sessions.map((s) => s.session_id)).toEqual(['a__b-2']);
+  }, 120_000);
+});

@@ -5,6 +5,7 @@
 
 import { isLegacyMeta } from './codexLegacy.ts';
 import { OPENHANDS_EVENT_KINDS } from './openhands.ts';
+import { isV0EvalRow, isV0Event } from './openhandsV0.ts';
 
 export type TranscriptFormat = 'wire' | 'claude-code' | 'swe-agent' | 'codex' | 'gemini' | 'openhands';
 
@@ -57,6 +58,8 @@ export function detectFormat(first: unknown): TranscriptFormat {
   // an OpenHands event: its class in `kind` (openhands-sdk event/*)
   if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string'))
     return 'openhands';
+  // an OpenHands V0 event (the app's event_to_dict: `action` or `observation`, `source`, `id`), or an evaluation row of them
+  if (isV0Event(record) || isV0EvalRow(record)) return 'openhands';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   // Codex's first rollout format (before session_meta): a bare metadata line opens it
   if (isLegacyMeta(record)) return 'codex';

@@ -19,7 +19,7 @@ const state = JSON.parse(fs.readFileSync(new URL('base_state.json', conversation
 
 function adapt(records: unknown[]): { header: SessionHeader; snapshots: Snapshot[]; adapter: OpenHandsAdapter } {
   const adapter = new OpenHandsAdapter('conv');
-  const values = records.flatMap((r, i) => adapter.record(r, i + 1)).map((m) => m.value);
+  const values = records.flatMap((r, i) => [...adapter.record(r, i + 1)]).map((m) => m.value);
   return { header: values.find((v) => v.type === 'session') as SessionHeader, snapshots: values.filter((v) => v.type === 'snapshot') as Snapshot[], adapter };
 }
 

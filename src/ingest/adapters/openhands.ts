@@ -6,7 +6,8 @@
 // (openhands-sdk/openhands/sdk/event/*, conversation/event_store.py). A `Condensation`
 // removes `forgotten_event_ids` from what the model sees and puts its `summary` at
 // `summary_offset` (event/condenser.py `apply`): one compaction. The mapping rules are
-// docs/adapters.md "OpenHands"; each rule below names the one it implements.
+// docs/adapters.md "OpenHands"; each rule below names the one it implements. Events of the
+// V0 app (`action`/`observation`, no `kind`) and evaluation rows of them go to openhandsV0.ts.
 import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
@@ -17,6 +18,7 @@ import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
 import { appendAll } from '../../core/arrays.ts';
+import { evalEvents, evalUsages, isV0EvalRow, isV0Event, OpenHandsV0Session } from './openhandsV0.ts';
 
 /** The event kinds of the SDK (their class names), as `detect.ts` tells the format by. */
 export const OPENHANDS_EVENT_KINDS: ReadonlySet<string> = new Set([
@@ -79,20 +81,30 @@ export class OpenHandsAdapter {
   private turn = 0;
   private cwd: string | null = null;
   private contextWindow: number | null = null;
+  /** adapters.md "V0 events": a trajectory of the app's events, read by a session of its own */
+  private v0: OpenHandsV0Session | null = null;
+  private v0Turns = 0;
+  /** evaluation rows' session ids, so a rerun instance gets `<id>#2` instead of clashing */
+  private readonly rowIds = new Map<string, number>();
 
   constructor(private readonly fallbackSessionId = 'openhands') {}
 
   get turns(): number {
-    return this.turn;
+    return this.turn + this.v0Turns + (this.v0?.turns ?? 0);
   }
 
-  record(value: unknown, line: number): AdaptedMessage[] {
+  record(value: unknown, line: number): Iterable<AdaptedMessage> {
     if (!isObject(value)) {
       this.skipped.add('not an object');
       return [];
     }
     const kind = typeof value.kind === 'string' ? value.kind : null;
     if (kind === null) {
+      if (isV0Event(value)) {
+        this.v0 ??= new OpenHandsV0Session(this.sid, this.skipped);
+        return this.v0.event(value, line);
+      }
+      if (isV0EvalRow(value)) return this.evalRow(value, line);
       if (isObject(value.stats) || (typeof value.id === 'string' && isObject(value.agent))) {
         this.state(value);
         return [];
@@ -129,6 +141,24 @@ export class OpenHandsAdapter {
 
   truncatedLastLine(): void {
     this.skipped.add('truncated last line');
+  }
+
+  /**
+   * adapters.md "V0 events": an evaluation `output.jsonl` row is a session of its own
+   * (`session_id` = its `instance_id`), its `history` read event by event as it is iterated,
+   * so one row's snapshots are never all held at once.
+   */
+  private *evalRow(row: JsonObject, line: number): Iterable<AdaptedMessage> {
+    const instance = row.instance_id as string;
+    const seen = (this.rowIds.get(instance) ?? 0) + 1;
+    this.rowIds.set(instance, seen);
+    const session = new OpenHandsV0Session(seen === 1 ? instance : `${instance}#${seen}`, this.skipped, evalUsages(row));
+    for (const event of evalEvents(row.history as unknown[])) {
+      // the 2024 pairs' `NullObservation`s carry neither `source` nor `id`: an event all the same
+      if (isObject(event) && (typeof event.action === 'string' || typeof event.observation === 'string')) yield* session.event(event, line);
+      else this.skipped.add('not an OpenHands event');
+    }
+    this.v0Turns += session.turns;
   }
 
   /**
