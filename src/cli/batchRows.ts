@@ -104,6 +104,9 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 const errorsNote = (r: BatchRow): string =>
   r.inputErrorsOmitted === undefined ? plural(r.inputErrors, 'input error') : inputErrorsNote(r.inputErrors - r.inputErrorsOmitted.count, r.inputErrorsOmitted);
 
+/** A row with no turn, as `check FILE` says it (adapterNote.ts noSnapshotSentence): an agent's session with no model call, or the input errors. */
+const noSnapshotWords = (r: BatchRow): string => (r.agent !== 'wire' && r.inputErrors === 0 ? 'no model call in it' : `no valid snapshot (${errorsNote(r)})`);
+
 /** The table, worst files first, and the line of totals. File names are shown escaped (they come from the disk). */
 export function batchTable(rows: readonly BatchRow[], skipped: number): string {
   const sorted = [...rows].sort(worse);
@@ -118,7 +121,7 @@ export function batchTable(rows: readonly BatchRow[], skipped: number): string {
           String(r.compactions),
           String(r.confirmedLosses),
           String(r.faults),
-          r.headline === null ? `no valid snapshot (${errorsNote(r)})` : r.headline.label + (r.inputErrors > 0 ? ` (${errorsNote(r)})` : ''),
+          r.headline === null ? noSnapshotWords(r) : r.headline.label + (r.inputErrors > 0 ? ` (${errorsNote(r)})` : ''),
         ],
   );
   const all = [header, ...cells.map((row) => row.map((c, i) => (i === 0 || i === 6 ? escapeControls(c) : c)))];

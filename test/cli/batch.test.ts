@@ -157,6 +157,25 @@ describe('check over several files', () => {
     expect(r.code).toBe(1);
   }, 60_000);
 
+  it("an agent's session with no model call is its row's words and its own exit 2, as check of it alone says", async () => {
+    // a Gemini CLI session whose one prompt failed: a user message and an error, no call
+    const noCall = path.join(dir, 'no-call', 'session-2026-01-14T10-01-nocall.json');
+    fs.mkdirSync(path.dirname(noCall), { recursive: true });
+    const messages = [
+      { id: 'u1', timestamp: '2026-01-14T10:01:59.000Z', type: 'user', content: [{ text: 'Explain src/math.ts' }] },
+      { id: 'e1', timestamp: '2026-01-14T10:02:00.000Z', type: 'error', content: 'quota exceeded' },
+    ];
+    fs.writeFileSync(noCall, JSON.stringify({ sessionId: 'no-call', projectHash: 'ab12', startTime: '2026-01-14T10:01:58.412Z', messages }, null, 2));
+    const healthy = path.join(SAMPLES, 'healthy.jsonl');
+    const r = await runCli(['check', healthy, noCall]);
+    const row = r.stdout.split('\n').find((l) => l.startsWith(noCall))!;
+    expect(row).toMatch(/gemini\s+0\s+0\s+0\s+0\s+no model call in it$/);
+    expect(r.code).toBe(0);
+    // --json: its line is check's, and stderr says why it has no turn
+    const j = await runCli(['check', '--json', healthy, noCall]);
+    expect(j.stderr).toContain(`${noCall} is a Gemini CLI session with no model call in it: nothing to analyse`);
+  }, 60_000);
+
   it('a folder with no transcript exits 2 saying so; stdin is read alone', async () => {
     const empty = path.join(dir, 'empty');
     fs.mkdirSync(empty, { recursive: true });
