@@ -14,6 +14,7 @@ import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
+import { openHandsHeader } from './openhandsHeader.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
@@ -344,15 +345,7 @@ export class OpenHandsAdapter {
 
   private header(): SessionHeader {
     this.headerSent = true;
-    const prompt = this.firstPrompt === null ? null : firstWords(this.firstPrompt, 80);
-    const header: SessionHeader = {
-      type: 'session',
-      session_id: this.sid,
-      title: prompt ?? `OpenHands conversation ${this.sid}`,
-      source: 'openhands',
-    };
-    if (this.contextWindow !== null) header.context_window = this.contextWindow;
-    return header;
+    return openHandsHeader(this.sid, this.firstPrompt, this.contextWindow);
   }
 
   private get sid(): string {

@@ -16,6 +16,7 @@ import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
+import { openHandsHeader } from './openhandsHeader.ts';
 import { isObject, type JsonObject } from './json.ts';
 import type { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
@@ -360,15 +361,7 @@ export class OpenHandsV0Session {
 
   private header(): SessionHeader {
     this.headerSent = true;
-    const prompt = this.firstPrompt === null ? null : firstWords(this.firstPrompt, 80);
-    const header: SessionHeader = {
-      type: 'session',
-      session_id: this.sessionId,
-      title: prompt ?? `OpenHands conversation ${this.sessionId}`,
-      source: 'openhands',
-    };
-    if (this.contextWindow !== null) header.context_window = this.contextWindow;
-    return header;
+    return openHandsHeader(this.sessionId, this.firstPrompt, this.contextWindow);
   }
 }
 
