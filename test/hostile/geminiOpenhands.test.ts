@@ -34,6 +34,17 @@ function message(m: Record<string, unknown>): string {
   return JSON.stringify(m, null, 2).replace(/^/gm, '    ');
 }
 
+/** A file whose line 2 nests too deep and whose line 4 is cut: two input errors naming why, and the one good call read. */
+async function expectDeepThenCut(file: string): Promise<void> {
+  const r = await runCli(['check', '--json', file]);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
+  expect(out.input_errors.map((e) => e.line)).toEqual([2, 4]);
+  expect(out.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
+  expect(out.input_errors[1]!.message).toMatch(/the array ends inside an element/);
+  expect(out.sessions[0]!.turns).toBe(1);
+}
+
 describe('a Gemini CLI session of hundreds of thousands of messages, and the reader under a million', () => {
   it('is read message by message: memory stays far below the document', async () => {
     const dir = tempDir('ch-gemini-big-');
@@ -243,13 +254,7 @@ describe('OpenHands events that are hostile', () => {
       tool_call: { id: 't', name: 'terminal', arguments: '{"command":"ls"}' },
     };
     fs.writeFileSync(file, `[${JSON.stringify(user)},\n${JSON.stringify(deep)},\n${JSON.stringify(act)},\n{"id": "e4", "kind": "Obs`);
-    const r = await runCli(['check', '--json', file]);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
-    expect(out.input_errors.map((e) => e.line)).toEqual([2, 4]);
-    expect(out.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
-    expect(out.input_errors[1]!.message).toMatch(/the array ends inside an element/);
-    expect(out.sessions[0]!.turns).toBe(1);
+    await expectDeepThenCut(file);
   }, 60_000);
 
   it('an event file over the size limit in a conversation folder is one error naming it', async () => {
@@ -308,13 +313,7 @@ describe('OpenHands V0 events that are hostile', () => {
       file,
       `[${JSON.stringify(user)},\n${JSON.stringify(deep)},\n${JSON.stringify(call(2, 'r2'))},\n{"id": 3, "source": "agent", "observation": "ru`,
     );
-    const r = await runCli(['check', '--json', file]);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    const out = JSON.parse(r.stdout) as { input_errors: { line: number; message: string }[]; sessions: { turns: number }[] };
-    expect(out.input_errors.map((e) => e.line)).toEqual([2, 4]);
-    expect(out.input_errors[0]!.message).toMatch(/more than 64 levels deep/);
-    expect(out.input_errors[1]!.message).toMatch(/the array ends inside an element/);
-    expect(out.sessions[0]!.turns).toBe(1);
+    await expectDeepThenCut(file);
   }, 60_000);
 
   it('a condensation whose range spans a trillion ids is a compaction, not a loop over them', async () => {
