@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_NESTING } from '../../src/core/nesting.ts';
 import { decodeExport } from '../../src/server/otlp/decoding.ts';
 import { unpack } from '../../src/server/otlp/packedEvents.ts';
+import { chatSpanObject } from './attacks/otlpChat.ts';
 
 const require = createRequire(import.meta.url);
 interface MessageType {
@@ -27,18 +28,7 @@ function chat(i: number, argumentsJson: string): Record<string, unknown> {
     { role: 'user', parts: [{ type: 'text', content: `prompt ${i}` }] },
     { role: 'assistant', parts: [{ type: 'tool_call', name: 'read', arguments: 'ARGS' }] },
   ]).replace('"ARGS"', argumentsJson);
-  return {
-    traceId: Buffer.alloc(16, 1),
-    spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
-    name: 'chat m',
-    startTimeUnixNano: 1 + i,
-    endTimeUnixNano: 2 + i,
-    attributes: [
-      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-      { key: 'gen_ai.conversation.id', value: { stringValue: 'c1' } },
-      { key: 'gen_ai.input.messages', value: { stringValue: messages } },
-    ],
-  };
+  return chatSpanObject(i, messages);
 }
 
 function body(encoding: 'protobuf' | 'json', deep: string): Uint8Array {

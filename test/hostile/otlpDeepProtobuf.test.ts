@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_NESTING } from '../../src/core/nesting.ts';
 import { decodeExport } from '../../src/server/otlp/decoding.ts';
 import { unpack } from '../../src/server/otlp/packedEvents.ts';
+import { chatSpanObject } from './attacks/otlpChat.ts';
 
 const require = createRequire(import.meta.url);
 interface MessageType {
@@ -52,20 +53,7 @@ function deepAnyValue(levels: number): Uint8Array {
 }
 
 function span(i: number): Uint8Array {
-  return Span.encode(
-    Span.fromObject({
-      traceId: Buffer.alloc(16, 1),
-      spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
-      name: 'chat m',
-      startTimeUnixNano: 1 + i,
-      endTimeUnixNano: 2 + i,
-      attributes: [
-        { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
-        { key: 'gen_ai.conversation.id', value: { stringValue: 'c1' } },
-        { key: 'gen_ai.input.messages', value: { stringValue: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `prompt ${i}` }] }]) } },
-      ],
-    }),
-  ).finish();
+  return Span.encode(Span.fromObject(chatSpanObject(i, JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `prompt ${i}` }] }])))).finish();
 }
 
 /** An export of three spans, the middle one with one more attribute nested `levels` deep (span.attributes is field 9). */
