@@ -8,17 +8,16 @@
 // `summary_offset` (event/condenser.py `apply`): one compaction. The mapping rules are
 // docs/adapters.md "OpenHands"; each rule below names the one it implements. Events of the
 // V0 app (`action`/`observation`, no `kind`) and evaluation rows of them go to openhandsV0.ts.
-import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
+import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
-import { openHandsHeader } from './openhandsHeader.ts';
+import { endStretch, openHandsHeader, type Condensed, type PendingItem } from './openhandsCommon.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
-import { appendAll } from '../../core/arrays.ts';
 import { evalEvents, evalUsages, isV0EvalRow, isV0Event, OpenHandsV0Session } from './openhandsV0.ts';
 
 /** The event kinds of the SDK (their class names), as `detect.ts` tells the format by. */
@@ -72,13 +71,13 @@ export class OpenHandsAdapter {
   private readonly callLabels = new Map<string, { label: string; tool: string }>();
   private firstPrompt: string | null = null;
   private removed: string[] = [];
-  private compaction: { replaced: string[]; summary: string[] } | null = null;
+  private compaction: Condensed | null = null;
   private readonly audit = new CompactionAuditor();
   /**
    * contract §8.4 items not yet audited, with the span that gave each: a condensation audits
    * only those of the events it forgets (the others stay in view), so the rest wait for the next one
    */
-  private pending: { kind: AuditItemKind; text: string; turn: number; spanId: string }[] = [];
+  private pending: PendingItem[] = [];
   private turn = 0;
   private cwd: string | null = null;
   private contextWindow: number | null = null;
@@ -304,12 +303,7 @@ export class OpenHandsAdapter {
       this.view.splice(Math.min(event.summary_offset, this.view.length), 0, { id: sid, items: [item] });
       summary.push(sid);
     }
-    appendAll(this.removed, replaced);
-    const gone = new Set(replaced);
-    for (const p of this.pending) if (gone.has(p.spanId)) this.audit.add(p.kind, p.text, p.turn, p.spanId);
-    this.pending = this.pending.filter((p) => !gone.has(p.spanId));
-    this.audit.compact();
-    this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary };
+    ({ pending: this.pending, compaction: this.compaction } = endStretch(this.audit, this.pending, this.removed, this.compaction, replaced, summary));
   }
 
   /** adapters.md turns: the first event of a new agent response is a call; what it saw is the view before it. */

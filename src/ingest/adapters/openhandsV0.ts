@@ -10,17 +10,16 @@
 // (`forgotten_event_ids`, or `forgotten_events_start_id`..`forgotten_events_end_id`, and a
 // `summary` at `summary_offset`, openhands/memory/view.py) is one compaction. The mapping
 // rules are docs/adapters.md "OpenHands", "V0 events"; each rule below names the one it implements.
-import { CompactionAuditor, type AuditItemKind } from '../../core/compactionAudit.ts';
+import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
-import { openHandsHeader } from './openhandsHeader.ts';
+import { endStretch, openHandsHeader, type Condensed, type PendingItem } from './openhandsCommon.ts';
 import { isObject, type JsonObject } from './json.ts';
 import type { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
-import { appendAll } from '../../core/arrays.ts';
 
 const SOURCES = new Set(['agent', 'user', 'environment']);
 
@@ -130,9 +129,9 @@ export class OpenHandsV0Session {
   private summaryId: string | null = null;
   private firstPrompt: string | null = null;
   private removed: string[] = [];
-  private compaction: { replaced: string[]; summary: string[] } | null = null;
+  private compaction: Condensed | null = null;
   private readonly audit = new CompactionAuditor();
-  private pending: { kind: AuditItemKind; text: string; turn: number; spanId: string }[] = [];
+  private pending: PendingItem[] = [];
   private turn = 0;
   private contextWindow: number | null = null;
 
@@ -302,12 +301,7 @@ export class OpenHandsV0Session {
       this.summaryId = sid;
       summary.push(sid);
     }
-    appendAll(this.removed, replaced);
-    const goneSpans = new Set(replaced);
-    for (const p of this.pending) if (goneSpans.has(p.spanId)) this.audit.add(p.kind, p.text, p.turn, p.spanId);
-    this.pending = this.pending.filter((p) => !goneSpans.has(p.spanId));
-    this.audit.compact();
-    this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...replaced], summary };
+    ({ pending: this.pending, compaction: this.compaction } = endStretch(this.audit, this.pending, this.removed, this.compaction, replaced, summary));
   }
 
   /** contract §8.4 items of an agent action: the paths of file actions, the shell commands. */
