@@ -1,7 +1,8 @@
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) turned into contract §2
 // messages: one session header, then one snapshot per model call. Each rollout line is a
 // `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
-// `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
+// `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg` (and, in 0.14x,
+// `inter_agent_communication` and lines Codex keeps for itself, `world_state`, …). The mapping
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
 import { closeCall, type PendingCompaction } from './callTail.ts';
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
