@@ -272,7 +272,8 @@ describe('Codex CLI adapter (docs/adapters.md)', () => {
     const carried = [INSTRUCTIONS_SPAN_ID, 'line2', 'line3', 'line4', 'line5', 'line7', 'line27'];
     const summaryId = `line${compactedLine}/6`;
     expect(ids(after)).toEqual([...carried, summaryId]);
-    const replaced = ids(before).filter((id) => !carried.includes(id));
+    // and the tool search the last call before it made (line 33, its own output: in no snapshot)
+    const replaced = [...ids(before).filter((id) => !carried.includes(id)), 'line33'];
     expect(after.pruned).toEqual(replaced);
     expect(after.archived).toEqual(replaced);
     expect(after.compaction).toMatchObject({ kind: 'compact', trigger: null, pre_tokens: null, replaced, summary: [summaryId] });
@@ -309,7 +310,6 @@ describe('Codex CLI adapter (docs/adapters.md)', () => {
       'event_msg:context_compacted': 1,
       future_kind: 1,
       'response_item:ghost_snapshot (not sent to the model)': 1,
-      'response_item:tool_search_call': 1,
       'truncated last line': 1,
     });
     const lines = fixtureText.split('\n');
@@ -623,5 +623,179 @@ describe('Codex: apply_patch run through the shell tool (older CLIs)', () => {
     expect(spanOf(r.snapshots[1]!, 'line4')!.label).toBe('apply_patch src/count.rs');
     const items = (r.snapshots[2]!.compaction as { items: { kind: string; text: string; status: string }[] }).items;
     expect(items.filter((i) => i.kind === 'file')).toEqual([expect.objectContaining({ text: 'src/count.rs', status: 'lost' })]);
+  });
+});
+
+describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () => {
+  let n = 0;
+  const at = (): string => new Date(Date.UTC(2026, 4, 2, 8, 0, n++)).toISOString();
+  const line = (type: string, payload: object): string => JSON.stringify({ timestamp: at(), type, payload });
+  const item = (payload: object): string => line('response_item', payload);
+  const user = (text: string): string => item({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
+  let total = 0;
+  const call = (): string => {
+    total += 200;
+    const usage = { input_tokens: total, cached_input_tokens: 0, output_tokens: 7, reasoning_output_tokens: 0, total_tokens: total + 7 };
+    return line('event_msg', {
+      type: 'token_count',
+      info: { total_token_usage: { ...usage, input_tokens: total * 3 }, last_token_usage: usage, model_context_window: 272000 },
+    });
+  };
+  const meta = (): string => line('session_meta', { id: 'ws-1', timestamp: at(), cwd: '/work/orchard' });
+  const spansOf = (lines: string[]): Span[][] => convert(lines.join('\n')).snapshots.map((s) => s.spans);
+
+  it('world_state is comparison state, not context: skipped by name; the message it rendered is the span', () => {
+    const out = convert(
+      [
+        meta(),
+        line('world_state', { full: true, state: { environment: { cwd: '/work/orchard', shell: 'zsh' } } }),
+        user('<environment_context>\n  <cwd>/work/orchard</cwd>\n  <shell>zsh</shell>\n</environment_context>'),
+        user('Prune the dead branches of the pear tree.'),
+        line('world_state', { full: false, state: { environment: { shell: 'bash' } } }),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.errors).toEqual([]);
+    expect(out.summary.skipped).toEqual({ 'world_state (comparison state, not sent to the model)': 2 });
+    expect(out.snapshots[0]!.spans.map((s) => [s.role, s.label])).toEqual([
+      ['meta', 'environment context'],
+      ['user', 'Prune the dead branches of the pear tree.'],
+    ]);
+  });
+
+  it('tool search: the call is a tool use, its output (the tool definitions it loaded) a tool result named after it', () => {
+    const spans = spansOf([
+      meta(),
+      user('Which tools can read the orchard sensors?'),
+      item({ type: 'tool_search_call', call_id: 'ts_1', status: 'completed', execution: 'client', arguments: { query: 'orchard sensors' } }),
+      item({
+        type: 'tool_search_output',
+        call_id: 'ts_1',
+        status: 'completed',
+        execution: 'client',
+        tools: [{ type: 'function', name: 'read_soil_moisture' }],
+      }),
+      call(),
+    ])[0]!;
+    expect(spans.map((s) => [s.role, s.kind, s.label, s.tool])).toEqual([
+      ['user', 'text', 'Which tools can read the orchard sensors?', undefined],
+      ['assistant', 'tool_use', 'tool search: orchard sensors', 'tool_search'],
+      ['tool', 'tool_result', 'result of tool search: orchard sensors', 'tool_search'],
+    ]);
+    expect(spans[1]!.text).toBe('tool_search {"query":"orchard sensors"}');
+    expect(spans[2]!.text).toBe('[{"type":"function","name":"read_soil_moisture"}]');
+  });
+
+  it('image generation: the call stays in the history, its base64 result read as [image]', () => {
+    const out = convert(
+      [
+        meta(),
+        user('Draw the orchard at dawn.'),
+        item({ type: 'image_generation_call', id: 'ig_1', status: 'completed', revised_prompt: 'An orchard of pear trees at dawn', result: 'iVBORw0KGgo=' }),
+        call(),
+        user('Now at dusk.'),
+        call(),
+      ].join('\n'),
+    );
+    const span = out.snapshots[1]!.spans[1]!;
+    expect([span.role, span.kind, span.label, span.tool]).toEqual([
+      'assistant',
+      'tool_use',
+      'image generation: An orchard of pear trees at dawn',
+      'image_generation',
+    ]);
+    expect(span.text).toBe('image_generation {"revised_prompt":"An orchard of pear trees at dawn"}\n[image]');
+    expect(span.text).not.toContain('iVBOR');
+  });
+
+  it('inter-agent messages are input from another agent, not prompts; one written both ways is counted once', () => {
+    const out = convert(
+      [
+        meta(),
+        line('inter_agent_communication', {
+          author: '/root',
+          recipient: '/root/pruner',
+          other_recipients: [],
+          content: 'Prune row 4 only.',
+          trigger_turn: true,
+        }),
+        item({ type: 'agent_message', author: '/root', recipient: '/root/pruner', content: [{ type: 'input_text', text: 'Prune row 4 only.' }] }),
+        line('inter_agent_communication_metadata', { trigger_turn: true }),
+        line('inter_agent_communication', {
+          author: '/root',
+          recipient: '/root/pruner',
+          other_recipients: [],
+          content: '',
+          encrypted_content: 'gAAAA-sealed',
+          trigger_turn: false,
+        }),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.summary.skipped).toEqual({
+      'response_item:agent_message (the inter-agent message again)': 1,
+      'inter_agent_communication_metadata (not sent to the model)': 1,
+    });
+    const spans = out.snapshots[0]!.spans;
+    expect(spans.map((s) => [s.role, s.label, s.pinned])).toEqual([
+      ['user', 'message from /root', undefined],
+      ['user', 'message from /root', undefined],
+    ]);
+    expect(spans[0]!.text).toBe('Prune row 4 only.');
+    expect(spans[1]!.text).toBe('Message Type: MESSAGE\nTask name: /root/pruner\nSender: /root\nPayload:\n\n[encrypted message]');
+    // not the operator's words: the title has no prompt
+    expect(out.header.title).toBe('orchard');
+  });
+
+  it('context_compaction is an encrypted summary like compaction; request controls and settings are skipped by name', () => {
+    const out = convert(
+      [
+        meta(),
+        user('Plan the harvest.'),
+        call(),
+        item({ type: 'compaction_trigger' }),
+        line('compacted', {
+          message: '',
+          replacement_history: [
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Plan the harvest.' }] },
+            { type: 'context_compaction', encrypted_content: 'gAAAA-harvest-summary' },
+          ],
+        }),
+        item({ type: 'configuration_update', reasoning: { effort: 'high' } }),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.summary.skipped).toEqual({
+      'response_item:compaction_trigger (a request control, not context)': 1,
+      'response_item:configuration_update (a setting, not context)': 1,
+    });
+    const after = out.snapshots[1]!;
+    expect(after.spans.map((s) => [s.role, s.kind, s.text])).toEqual([
+      ['user', 'text', 'Plan the harvest.'],
+      ['summary', 'compaction', '[encrypted compaction summary]'],
+    ]);
+    expect(after.compaction).toMatchObject({ summary_state: 'encrypted' });
+  });
+
+  it('token_usage_record, security_risk_score, realtime_item and retained_context are no model calls and no context', () => {
+    const out = convert(
+      [
+        meta(),
+        user('Count the pears.'),
+        line('token_usage_record', { turn_id: 't1', response_id: 'resp_classifier', usage: { input_tokens: 50, output_tokens: 3, total_tokens: 53 } }),
+        line('security_risk_score', { scores: { exfiltration: 0.01 } }),
+        line('realtime_item', { id: 'rt_1', type: 'message', role: 'user', text: 'hello' }),
+        line('retained_context', { type: 'verified_answer' }),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.snapshots).toHaveLength(1);
+    expect(out.snapshots[0]!.spans).toHaveLength(1);
+    expect(out.summary.skipped).toEqual({
+      'token_usage_record (the token counts are read)': 1,
+      'security_risk_score (not sent to the model)': 1,
+      'realtime_item (not sent to the model)': 1,
+      'retained_context (not sent to the model)': 1,
+    });
   });
 });

@@ -1,14 +1,15 @@
 // Codex CLI rollouts (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl) turned into contract §2
 // messages: one session header, then one snapshot per model call. Each rollout line is a
 // `RolloutLine` (codex-rs/protocol/src/protocol.rs): `{timestamp, type, payload}` with type
-// `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg`. The mapping
+// `session_meta`, `response_item`, `compacted`, `turn_context` or `event_msg` (and, in 0.14x,
+// `inter_agent_communication` and lines Codex keeps for itself, `world_state`, …). The mapping
 // rules are docs/adapters.md "Codex CLI"; each rule below names the one it implements.
 import { closeCall, type PendingCompaction } from './callTail.ts';
 import { CompactionAuditor } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
-import { patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
+import { agentMessageText, patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
@@ -49,6 +50,9 @@ export class CodexAdapter {
   /** contract §8.4: the session's compaction audit, as for Claude Code */
   private readonly audit = new CompactionAuditor();
   private readonly callLabels = new Map<string, CallLabel>();
+  /** inter-agent messages by author and text, not yet matched by their copy of the other line type */
+  private readonly agentMessagesFromLines = new Map<string, number>();
+  private readonly agentMessagesFromItems = new Map<string, number>();
   private turn = 0;
   /** adapters.md: the rollout is in Codex's first format (bare items, no usage): a turn per assistant message */
   private legacy = false;
@@ -106,6 +110,25 @@ export class CodexAdapter {
         return [];
       case 'event_msg':
         return this.event(payload, line, ts);
+      case 'inter_agent_communication':
+        this.interAgent(payload, line);
+        return [];
+      case 'world_state':
+        // adapters.md: Codex's comparison state (RFC 7386 snapshots of what it last told the model);
+        // what the model read of it is the messages it rendered, response items of their own
+        this.skipped.add('world_state (comparison state, not sent to the model)');
+        return [];
+      case 'token_usage_record':
+        // adapters.md: one response's usage, background calls included; the token counts stay the turns
+        this.skipped.add('token_usage_record (the token counts are read)');
+        return [];
+      case 'inter_agent_communication_metadata':
+      case 'security_risk_score':
+      case 'realtime_item':
+      case 'retained_context':
+        // adapters.md: Codex's own bookkeeping, kept out of the model's context
+        this.skipped.add(`${type} (not sent to the model)`);
+        return [];
       default:
         this.skipped.add(type);
         return [];
@@ -160,7 +183,23 @@ export class CodexAdapter {
     }
   }
 
-  private responseItem(raw: JsonObject, line: number): void {
+  /**
+   * adapters.md: `inter_agent_communication` is a message from another agent; Codex puts it in the
+   * history as an `agent_message` item (InterAgentCommunication::to_model_input_item: the text,
+   * or a header naming the task and sender before the encrypted payload).
+   */
+  private interAgent(payload: JsonObject, line: number): void {
+    const author = str(payload.author);
+    const text =
+      typeof payload.encrypted_content === 'string'
+        ? `Message Type: ${payload.trigger_turn === true ? 'NEW_TASK' : 'MESSAGE'}\nTask name: ${str(payload.recipient)}\nSender: ${author}\nPayload:\n\n[encrypted message]`
+        : str(payload.content);
+    this.responseItem({ type: 'agent_message', author, content: text }, line, 'inter_agent_communication');
+  }
+
+  /** `source`: the line type that wrote an agent message, to count one written both ways once. */
+  private responseItem(raw: JsonObject, line: number, source = 'response_item'): void {
+    if (raw.type === 'agent_message' && this.sameAgentMessage(raw, source)) return;
     const item = this.item(raw, `line${line}`);
     if (item === null) return;
     // adapters.md turns: a call's own items are not what it saw; input after them starts anew
@@ -180,6 +219,26 @@ export class CodexAdapter {
     // older Codex ran apply_patch through the shell tool (codexItems.ts shellPatch)
     const patch = raw.type === 'function_call' ? shellPatch(str(raw.name), str(raw.arguments)) : null;
     if (patch !== null) for (const f of patchFiles(patch)) this.audit.add('file', f, this.turn, item.id);
+  }
+
+  /**
+   * adapters.md: some Codex versions write an inter-agent message both as an
+   * `inter_agent_communication` line and as a `response_item` `agent_message`; the model saw it
+   * once. True (and counted) when `raw` is the second copy of one the other line type wrote.
+   */
+  private sameAgentMessage(raw: JsonObject, source: string): boolean {
+    const key = `${str(raw.author)}\u0000${agentMessageText(raw.content)}`;
+    const other = source === 'response_item' ? this.agentMessagesFromLines : this.agentMessagesFromItems;
+    const mine = source === 'response_item' ? this.agentMessagesFromItems : this.agentMessagesFromLines;
+    const waiting = other.get(key) ?? 0;
+    if (waiting > 0) {
+      if (waiting === 1) other.delete(key);
+      else other.set(key, waiting - 1);
+      this.skipped.add(`${source === 'response_item' ? 'response_item:agent_message' : 'inter_agent_communication'} (the inter-agent message again)`);
+      return true;
+    }
+    mine.set(key, (mine.get(key) ?? 0) + 1);
+    return false;
   }
 
   /** A response item as context, or null (counted as skipped) when the model never sees it. */

@@ -93,16 +93,72 @@ export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabe
       const tool = call === undefined ? null : call.tool;
       return view(outputText(raw.output), 'tool', 'tool_result', call === undefined ? 'tool result' : `result of ${call.label}`, { tool, callId });
     }
+    case 'tool_search_call': {
+      // adapters.md: the model asks for more tools (`arguments`, a JSON value, not a string)
+      const args = raw.arguments === undefined ? {} : raw.arguments;
+      return view(`tool_search ${JSON.stringify(args)}`, 'assistant', 'tool_use', toolSearchLabel(args), {
+        output: true,
+        tool: 'tool_search',
+        callId: str(raw.call_id),
+      });
+    }
+    case 'tool_search_output': {
+      // adapters.md: the tool definitions the search loaded, which the model reads from then on
+      const callId = str(raw.call_id);
+      const call = callLabels.get(callId);
+      const text = JSON.stringify(Array.isArray(raw.tools) ? raw.tools : []);
+      return view(text, 'tool', 'tool_result', call === undefined ? 'tool search result' : `result of ${call.label}`, { tool: 'tool_search', callId });
+    }
+    case 'image_generation_call': {
+      // adapters.md: the image the model made stays in the history; its base64 `result` reads as `[image]`
+      const prompt = str(raw.revised_prompt);
+      const text = `image_generation ${JSON.stringify({ revised_prompt: prompt })}${str(raw.result) === '' ? '' : '\n[image]'}`;
+      return view(text, 'assistant', 'tool_use', prompt === '' ? 'image generation' : `image generation: ${prompt}`, {
+        output: true,
+        tool: 'image_generation',
+      });
+    }
+    case 'agent_message':
+      // adapters.md: a message from another agent of the team, sent to this one as input
+      return agentMessage(str(raw.author), agentMessageText(raw.content));
     case 'compaction':
     case 'compaction_summary':
-      // a summary the server made (remote compaction): the model reads it, the rollout holds it encrypted
+    case 'context_compaction':
+      // a summary the server made (remote compaction; `context_compaction` is its newer form): the
+      // model reads it, the rollout holds it encrypted
       return view('[encrypted compaction summary]', 'summary', 'compaction', 'compaction summary (encrypted)', { identity: str(raw.encrypted_content) });
     case 'ghost_snapshot':
       // adapters.md: an undo point Codex keeps in its history; it leaves it out of every prompt
       return { skip: 'response_item:ghost_snapshot (not sent to the model)' };
+    case 'compaction_trigger':
+      // adapters.md: a request control asking the server to compact, no context of its own
+      return { skip: 'response_item:compaction_trigger (a request control, not context)' };
+    case 'configuration_update':
+      // adapters.md: a reasoning setting the backend applies at its place in the history, no text the model reads
+      return { skip: 'response_item:configuration_update (a setting, not context)' };
     default:
       return { skip: `response_item:${type}` };
   }
+}
+
+/**
+ * A message another agent sent (response item `agent_message`, or the rollout line
+ * `inter_agent_communication` as Codex turns it into one): input to the model, never the
+ * operator's prompt, so it is neither pinned nor audited.
+ */
+export function agentMessage(author: string, text: string): ItemView {
+  return view(text, 'user', 'text', author === '' ? 'agent message' : `message from ${author}`, {});
+}
+
+/** An agent message's content: its text parts joined by newlines, an encrypted part as `[encrypted message]`. */
+export function agentMessageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : '[encrypted message]')).join('\n');
+}
+
+function toolSearchLabel(args: unknown): string {
+  return isObject(args) && typeof args.query === 'string' && args.query !== '' ? `tool search: ${args.query}` : 'tool search';
 }
 
 /** Labels of the calls seen so far, by call id: a result is named after its call. */
