@@ -74,7 +74,7 @@ async function walk(dir: string, entered: Set<string>, found: string[], parentRe
 /**
  * Whether a file in a folder is a transcript: a .traj is (SWE-agent's own name); a .jsonl's
  * first record is one of the formats' (detect.ts; the product's own `session` or `snapshot`);
- * a .json is a JSON array (the product's .json form) or a SWE-agent document. A file that
+ * a .json is a JSON array (the product's .json form), a SWE-agent or mini-swe-agent document. A file that
  * cannot be read is kept, so that its line says why.
  */
 export async function recognisedTranscript(file: string): Promise<boolean> {
@@ -86,11 +86,16 @@ export async function recognisedTranscript(file: string): Promise<boolean> {
     return true;
   }
   const text = head.replace(/^\uFEFF/, '').trimStart();
-  // a .json: an array, a SWE-agent document, or a Gemini CLI session (its sessionId and projectHash come before its messages)
+  // a .json: an array, a SWE-agent document, a Gemini CLI session (its sessionId and projectHash come before its messages),
+  // or a mini-swe-agent trajectory (its info.mini_version comes before its messages)
   if (/\.json(\.gz)?$/i.test(file))
     return (
       text.startsWith('[') ||
-      (text.startsWith('{') && (/"(trajectory|history)"\s*:\s*\[/.test(text) || (/"sessionId"\s*:/.test(text) && /"projectHash"\s*:/.test(text))))
+      (text.startsWith('{') &&
+        (/"(trajectory|history)"\s*:\s*\[/.test(text) ||
+          (/"sessionId"\s*:/.test(text) && /"projectHash"\s*:/.test(text)) ||
+          /"mini_version"\s*:/.test(text) ||
+          /"trajectory_format"\s*:\s*"mini-swe-agent/.test(text)))
     );
   const end = text.indexOf('\n');
   // a first record longer than the head: not told here; read, its line says what it holds

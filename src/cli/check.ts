@@ -217,6 +217,7 @@ async function threadsFor(path: string, options: CheckOptions): Promise<number> 
 /** A transcript that names no session is named after its file (Claude Code: the file name is the session id). */
 function sessionIdFromPath(path: string): string {
   const base = path.split(/[\\/]/).pop() ?? '';
-  const stem = base.replace(/\.(jsonl|json|traj)(\.gz)?$/, '');
+  // mini-swe-agent's `<instance>.traj.json` is named after its instance
+  const stem = base.replace(/\.(jsonl|json|traj|traj\.json)(\.gz)?$/, '');
   return stem === '' || path === '-' ? 'transcript' : stem;
 }

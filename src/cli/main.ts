@@ -42,6 +42,7 @@ formats (told by content; docs/adapters.md), each with a line of its kind:
   Codex CLI                 ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl
                             {"timestamp":"2026-01-10T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":9120}}}}
   SWE-agent                 *.traj: {"trajectory":[{"action":"ls","observation":"…","query":[…]}],"history":[…],"info":{…}}
+  mini-swe-agent            <instance>.traj.json: {"info":{"mini_version":"1.17.5",…},"messages":[{"role":"system","content":"…"},…],"trajectory_format":"mini-swe-agent-1.1"}
   Gemini CLI                ~/.gemini/tmp/<project>/chats/session-*.json (or .jsonl)
                             {"sessionId":"5f1c…","projectHash":"9c3e…","startTime":"2026-01-14T10:01:58Z","messages":[{"id":"a2","type":"gemini","tokens":{"input":8123}}]}
   OpenHands                 ~/.openhands/conversations/<id>/ (or its events/, or the events as a JSON array or JSON Lines)

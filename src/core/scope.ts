@@ -9,7 +9,7 @@ import type { SessionHeader } from './wire.ts';
 export type DetectorScope = 'all' | 'reference';
 
 /** Header `source` values the adapters write (docs/adapters.md): sessions of agents that do not score their context. */
-export const IMPORTED_SOURCES: ReadonlySet<string> = new Set(['claude-code', 'swe-agent', 'codex', 'otlp', 'proxy', 'gemini', 'openhands']);
+export const IMPORTED_SOURCES: ReadonlySet<string> = new Set(['claude-code', 'swe-agent', 'mini-swe-agent', 'codex', 'otlp', 'proxy', 'gemini', 'openhands']);
 
 /**
  * contract §8.1: the reference scope holds for a session whose header says both that an

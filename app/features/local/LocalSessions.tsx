@@ -19,6 +19,7 @@ const PLACES: [string, string][] = [
   ['Gemini CLI', '~/.gemini/tmp/<project hash>/chats/session-*.json(l)'],
   ['OpenHands', '~/.openhands/conversations/<id>/: `context-health check` the folder, or drop its events as one .json(l)'],
   ['SWE-agent', 'trajectories/<user>/<run>/<instance>.traj: drop one here'],
+  ['mini-swe-agent', '<output>/<instance>/<instance>.traj.json: drop one here'],
 ];
 
 export function LocalSessions() {

@@ -39,8 +39,9 @@ export function Welcome() {
           <section>
             <h2>Drop a transcript</h2>
             <p>
-              Drag a Claude Code, Codex or Gemini CLI session, OpenHands events, a SWE-agent <code>.traj</code> or your harness&apos;s <code>.jsonl</code> (or{' '}
-              <code>.jsonl.gz</code>, <code>.json</code>) anywhere on this page. It is read in chunks in a background worker; nothing is uploaded.
+              Drag a Claude Code, Codex or Gemini CLI session, OpenHands events, a SWE-agent <code>.traj</code>, a mini-swe-agent <code>.traj.json</code> or
+              your harness&apos;s <code>.jsonl</code> (or <code>.jsonl.gz</code>, <code>.json</code>) anywhere on this page. It is read in chunks in a
+              background worker; nothing is uploaded.
             </p>
             <FileButton className="btn primary" label="Choose a file…" testId="welcome-file-input" />
           </section>

@@ -13,7 +13,7 @@ import { GeminiAdapter } from './gemini.ts';
 import { OpenHandsAdapter } from './openhands.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
 import { SweAgentDocument } from './sweAgentDocument.ts';
-import type { Snapshot } from '../../core/wire.ts';
+import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { SkippedRecords } from './skipped.ts';
 
 /** Where messages go next: the engine's three ways in (Engine.ingestLine / ingestParsedLine). */
@@ -230,6 +230,11 @@ export class TranscriptPipeline {
           this.feed.value(opened.header.value, opened.header.line, false, true);
           return opened.reader;
         },
+        decidedMini: () => {
+          if (this.detected === null) this.decide('swe-agent');
+          this.releaseHeld();
+          return (this.adapter as SweAgentAdapter).streamMini();
+        },
         snapshots: (made) => this.trajectorySnapshots(made, first),
         error: (at, message) => this.feed.error(at, message),
         truncated: () => this.adapter?.truncatedLastLine(),
@@ -240,10 +245,10 @@ export class TranscriptPipeline {
   }
 
   /** A trajectory's snapshots, numbered by its first line as the whole document's are; an adapter that throws is that part's input error. */
-  private trajectorySnapshots(made: () => Iterable<Snapshot>, line: number): void {
-    let snaps: Iterator<Snapshot> | undefined;
+  private trajectorySnapshots(made: () => Iterable<Snapshot | SessionHeader>, line: number): void {
+    let snaps: Iterator<Snapshot | SessionHeader> | undefined;
     for (;;) {
-      let next: IteratorResult<Snapshot>;
+      let next: IteratorResult<Snapshot | SessionHeader>;
       try {
         snaps ??= made()[Symbol.iterator]();
         next = snaps.next();
@@ -305,7 +310,10 @@ export class TranscriptPipeline {
     }
     if (this.detected === 'swe-agent') {
       // forced (--from swe-agent): the file had to be one trajectory document
-      this.feed.error(held[0]!.line, 'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory" or "history" array');
+      this.feed.error(
+        held[0]!.line,
+        'not a SWE-agent trajectory: the file is not one JSON object with a "trajectory", "history" or mini-swe-agent "messages" array',
+      );
       return;
     }
     if (this.detected === null) this.decide('wire');

@@ -7,6 +7,7 @@
 // TrajectoryReader, so both give the same messages.
 import type { SessionHeader } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
+import { isMiniSweAgentDocument, MiniSweAgentCalls } from './miniSweAgent.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isHistoryDocument } from './sweAgentHistory.ts';
 import { isObject } from './json.ts';
@@ -16,7 +17,12 @@ export class SweAgentAdapter {
   readonly skipped = new SkippedRecords();
   private done = false;
 
-  constructor(private readonly fallbackSessionId = 'swe-agent') {}
+  /** the session id when the caller names none (the dashboard's Worker): the agent's name */
+  constructor(private readonly namedSessionId?: string) {}
+
+  private get fallbackSessionId(): string {
+    return this.namedSessionId ?? 'swe-agent';
+  }
 
   /** The whole trajectory (a .traj file is one JSON document); its messages as they are read (one history snapshot held at a time). */
   *record(value: unknown, line: number): Generator<AdaptedMessage> {
@@ -25,6 +31,13 @@ export class SweAgentAdapter {
       return;
     }
     this.done = true;
+    // adapters.md "mini-swe-agent": its own document, no trajectory of steps
+    if (isObject(value) && !Array.isArray(value.trajectory) && isMiniSweAgentDocument(value)) {
+      const calls = this.mini();
+      for (const m of value.messages as unknown[]) yield* withLine(calls.message(m), line);
+      yield* withLine(calls.end(), line);
+      return;
+    }
     if (!isObject(value) || !(Array.isArray(value.trajectory) || isHistoryDocument(value))) {
       this.skipped.add('not a trajectory');
       return;
@@ -53,6 +66,20 @@ export class SweAgentAdapter {
     }
     this.done = true;
     return this.open(line);
+  }
+
+  /** A mini-swe-agent document read as it streams: the reader its messages go to; null when a document was read already. */
+  streamMini(): MiniSweAgentCalls | null {
+    if (this.done) {
+      this.skipped.add('second document');
+      return null;
+    }
+    this.done = true;
+    return this.mini();
+  }
+
+  private mini(): MiniSweAgentCalls {
+    return new MiniSweAgentCalls(this.namedSessionId ?? 'mini-swe-agent', this.skipped);
   }
 
   truncatedLastLine(): void {

@@ -4,18 +4,24 @@
 // never held whole. It is told a trajectory when its `trajectory` array opens (or, with no
 // trajectory before it, at the first history message naming a role and an agent), unless a
 // `type` of "session" or "snapshot" came first (then it is the product's own, detect.ts);
-// until then the pipeline keeps the lines, as for any document.
+// until then the pipeline keeps the lines, as for any document. A mini-swe-agent document
+// (docs/adapters.md "mini-swe-agent") is told when its `messages` array opens after an
+// `info` with `mini_version` (or a `trajectory_format` "mini-swe-agent…"); its messages are
+// then handed on one at a time the same way.
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { isObject } from './json.ts';
+import { isMiniFormat, isMiniInfo, type MiniSweAgentCalls } from './miniSweAgent.ts';
 import type { TrajectoryReader } from './sweAgentTrajectory.ts';
-import type { Snapshot } from '../../core/wire.ts';
+import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 
 export interface TrajectorySink {
   /** the document is a trajectory: the reader its parts go to (null: the adapter read one already) */
   decided(): TrajectoryReader | null;
-  /** snapshots as the reader makes them */
-  snapshots(made: () => Iterable<Snapshot>): void;
+  /** the document is a mini-swe-agent trajectory: the reader its messages go to (null: the adapter read one already) */
+  decidedMini(): MiniSweAgentCalls | null;
+  /** snapshots (and a mini-swe-agent session's header) as the reader makes them */
+  snapshots(made: () => Iterable<Snapshot | SessionHeader>): void;
   error(line: number, message: string): void;
   /** the document was cut short (still being written) */
   truncated(): void;
@@ -24,6 +30,10 @@ export interface TrajectorySink {
 export class SweAgentDocument {
   private readonly stream: JsonDocumentStream;
   private reader: TrajectoryReader | null = null;
+  private mini: MiniSweAgentCalls | null = null;
+  /** a member before `messages` said mini-swe-agent (`info.mini_version`, `trajectory_format`) */
+  private miniSaid = false;
+  private inMessages = false;
   private state: 'undecided' | 'reading' | 'not' = 'undecided';
   /** history messages read before the decision (a history-first document), handed on once it is made */
   private pending: unknown[] = [];
@@ -37,9 +47,16 @@ export class SweAgentDocument {
       {
         member: (key, value) => {
           if (this.state === 'undecided' && key === 'type' && (value === 'session' || value === 'snapshot')) this.state = 'not';
+          if ((key === 'info' && isMiniInfo(value)) || (key === 'trajectory_format' && isMiniFormat(value))) this.miniSaid = true;
         },
         arrayStart: (key) => {
-          if (key === 'trajectory') {
+          if (key === 'messages') {
+            this.inMessages = true;
+            if (this.state === 'undecided' && this.miniSaid) {
+              this.state = 'reading';
+              this.mini = this.sink.decidedMini();
+            }
+          } else if (key === 'trajectory') {
             if (this.state === 'undecided') this.decide();
           } else {
             this.inHistory = true;
@@ -47,11 +64,12 @@ export class SweAgentDocument {
           }
         },
         arrayEnd: (key) => {
+          if (key === 'messages') this.inMessages = false;
           const reader = this.reader;
           if (key === 'history') this.inHistory = false;
           if (reader === null) return;
           if (key === 'trajectory') reader.trajectoryEnd();
-          else this.sink.snapshots(() => reader.historyEnd());
+          else if (key === 'history') this.sink.snapshots(() => reader.historyEnd());
         },
         element: (text, line) => {
           let value: unknown;
@@ -68,7 +86,7 @@ export class SweAgentDocument {
           this.element(undefined);
         },
       },
-      ['trajectory', 'history'],
+      ['trajectory', 'history', 'messages'],
       // importers.test.ts: the adapter reads fixed, shallow fields of a step or message, so a deep one is read, as in a document on one line
       { ...options, checkNesting: false },
     );
@@ -91,7 +109,8 @@ export class SweAgentDocument {
   /** The input ended. */
   end(line: number): void {
     const reader = this.reader;
-    if (reader === null) return;
+    const mini = this.mini;
+    if (reader === null && mini === null) return;
     this.stream.end(line);
     const error = this.stream.error;
     if (error !== null) {
@@ -99,10 +118,17 @@ export class SweAgentDocument {
       if (error.message.startsWith('the document ends')) this.sink.truncated();
       else this.sink.error(error.line, error.message);
     }
-    this.sink.snapshots(() => reader.end());
+    if (mini !== null) this.sink.snapshots(() => mini.end());
+    else this.sink.snapshots(() => reader!.end());
   }
 
   private element(value: unknown): void {
+    if (this.inMessages) {
+      // a mini-swe-agent message; in any other document `messages` is not read
+      const mini = this.mini;
+      if (mini !== null) this.sink.snapshots(() => mini.message(value));
+      return;
+    }
     if (this.state === 'undecided') {
       if (!this.inHistory) return;
       this.pending.push(value);
