@@ -2,7 +2,8 @@
 // its words, its precedence (lineage, then confirmed losses, then pressure), and that it never
 // speaks of bound scores or of pruning.
 import { describe, expect, it } from 'vitest';
-import { confirmedLosses, contextHeadline, type ContextCompaction, type ContextHeadlineInput } from './contextHeadline.ts';
+import { AGENT_NAMES, agentName, confirmedLosses, contextHeadline, type ContextCompaction, type ContextHeadlineInput } from './contextHeadline.ts';
+import { IMPORTED_SOURCES } from '../core/scope.ts';
 
 const SCORED_WORDS = [/PRUNE OK/, /pruning may proceed/i, /\bbound\b/i, /\bprune\b/i];
 
@@ -93,5 +94,16 @@ describe('contract §8.9 headline of an out-of-scope session', () => {
         expect(h.label).not.toMatch(w);
       }
     }
+  });
+});
+
+describe('agentName', () => {
+  it('names every source the adapters write as people call the agent (the overview showed "gemini")', () => {
+    for (const source of IMPORTED_SOURCES) expect(AGENT_NAMES[source], source).toBeDefined();
+    expect(agentName('gemini')).toBe('Gemini CLI');
+    expect(agentName('openhands')).toBe('OpenHands');
+    expect(agentName('claude-code')).toBe('Claude Code');
+    // a source no adapter writes (a harness's own) is shown as it came
+    expect(agentName('my-harness')).toBe('my-harness');
   });
 });

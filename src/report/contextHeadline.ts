@@ -170,12 +170,17 @@ export function contextHeadline(input: ContextHeadlineInput): Headline & { kind:
   };
 }
 
-const AGENT_NAMES: Readonly<Record<string, string>> = {
+/** People's names of the header `source` values the adapters write (src/core/scope.ts IMPORTED_SOURCES). */
+export const AGENT_NAMES: Readonly<Record<string, string>> = {
   'claude-code': 'Claude Code',
   codex: 'Codex',
+  gemini: 'Gemini CLI',
   'gemini-cli': 'Gemini CLI',
+  openhands: 'OpenHands',
   'swe-agent': 'SWE-agent',
+  'mini-swe-agent': 'mini-swe-agent',
   otlp: 'OpenTelemetry',
+  proxy: 'an agent (proxy)',
 };
 
 /** The agent a header's `source` names, as people call it. */
