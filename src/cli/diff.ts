@@ -279,7 +279,7 @@ function compactionTable(c: CompactionComparison): string[] {
   return [
     `compactions (contract §8.3)${' '.repeat(5)}${'A'.padStart(14)} ${'B'.padStart(14)}`,
     row('count', c.a.compactions, c.b.compactions),
-    row('files the summaries name', share(c.a, 'file'), share(c.b, 'file')),
+    row('files still named after it', share(c.a, 'file'), share(c.b, 'file')),
     row('prompts kept word for word', share(c.a, 'user_prompt'), share(c.b, 'user_prompt')),
     row('todos kept', share(c.a, 'todo'), share(c.b, 'todo')),
     row('confirmed losses', confirmed(c.a), confirmed(c.b)),

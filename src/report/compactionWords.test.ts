@@ -31,7 +31,7 @@ describe('compactionLine', () => {
       }),
     );
     expect(line).toBe(
-      `turn 5: 9,000 → 2,500 tokens, 7 spans replaced; the readable text names 1 of 17 files (16 not in the readable text), keeps 1 of 2 prompts word for word (1 unknown), ${ENCRYPTED_SUMMARY_WORDS}`,
+      `turn 5: 9,000 → 2,500 tokens, 7 spans replaced; the next call's readable text still names 1 of 17 files (16 not in the readable text), keeps 1 of 2 prompts word for word (1 unknown), ${ENCRYPTED_SUMMARY_WORDS}`,
     );
     expect(line).not.toMatch(/dropped|no summary|lost/);
   });
@@ -39,7 +39,7 @@ describe('compactionLine', () => {
   it('a clear summary and a compaction with none read as before', () => {
     const file = { items: 3, kept: 1, paraphrased: 0, lost: 2, confirmed: 1 };
     expect(compactionLine(record({ retention: { file } }))).toBe(
-      'turn 5: 9,000 → 2,500 tokens, 7 spans replaced; the summary names 1 of 3 files (2 dropped, 1 of them read again)',
+      'turn 5: 9,000 → 2,500 tokens, 7 spans replaced; the next call still names 1 of 3 files (2 dropped, 1 of them read again)',
     );
     expect(compactionLine(record({ summary_span_ids: [], summary_text: '' }))).toBe('turn 5: 9,000 → 2,500 tokens, 7 spans replaced; no summary');
   });

@@ -22,7 +22,12 @@ export function carriedNotFollowedWords(notFollowed: number | undefined): string
   return `${n.toLocaleString('en-US')} more item${n === 1 ? '' : 's'} of earlier compactions ${n === 1 ? 'was' : 'were'} not judged again: the audit follows at most ${CARRIED_MAX.toLocaleString('en-US')} from one compaction to the next.`;
 }
 
-/** "turn 160: 167,012 → 31,002 tokens, 451 spans replaced; the summary names 41 of 58 files (17 dropped, 3 of them read again), …" */
+/**
+ * "turn 160: 167,012 → 31,002 tokens, 451 spans replaced; the next call still names 41 of 58 files (17 dropped, 3 of them
+ * read again), …". contract §8.4 judges an item against everything the first call after the
+ * compaction saw, the summary and what came with it (Claude Code restores the files it read
+ * last), so the words name that call, not the summary alone.
+ */
 export function compactionLine(r: CompactionRecord): string {
   const tokens = r.tokens_before === null ? `${num(r.tokens_after)} tokens after it` : `${num(r.tokens_before)} → ${num(r.tokens_after)} tokens`;
   const head = `turn ${r.turn}: ${r.kind === 'compact' ? '' : `${r.kind}, `}${tokens}, ${r.spans_replaced} span${r.spans_replaced === 1 ? '' : 's'} replaced`;
@@ -34,7 +39,7 @@ export function compactionLine(r: CompactionRecord): string {
     const unjudged = file.unknown === undefined ? '' : `${dropped > 0 ? ', ' : ' ('}${file.unknown} not in the readable text`;
     const open = dropped > 0 || unjudged !== '';
     parts.push(
-      `the ${r.summary_state === 'encrypted' ? 'readable text' : 'summary'} names ${file.kept} of ${file.items} file${file.items === 1 ? '' : 's'}${dropped > 0 ? ` (${dropped} dropped, ${file.confirmed} of them read again` : ''}${unjudged}${open ? ')' : ''}`,
+      `the next call${r.summary_state === 'encrypted' ? "'s readable text" : ''} still names ${file.kept} of ${file.items} file${file.items === 1 ? '' : 's'}${dropped > 0 ? ` (${dropped} dropped, ${file.confirmed} of them read again` : ''}${unjudged}${open ? ')' : ''}`,
     );
   }
   const prompt = r.retention.user_prompt;

@@ -85,7 +85,7 @@ describe('diff compares two sessions’ compaction audits (contract §8.3)', () 
       [5, 8],
     ]);
     const human = await runCli(['diff', FIXTURE, codex]);
-    expect(human.stdout).toMatch(/files the summaries name\s+0\/1 \(0%\)\s+2\/2 \(100%\)/);
+    expect(human.stdout).toMatch(/files still named after it\s+0\/1 \(0%\)\s+2\/2 \(100%\)/);
   });
 
   it('sessions without compactions: diff --json has no compactions key (the version-1 output is unchanged)', async () => {
