@@ -1,5 +1,5 @@
-// Gemini CLI and OpenHands on the dashboard (docs/adapters.md): a Gemini session file and an
-// OpenHands events array dropped on the page read as `check --json` reads them (the Worker
+// Gemini CLI, OpenHands (V1 and V0) and mini-swe-agent on the dashboard (docs/adapters.md): a
+// Gemini session file, OpenHands events arrays and a mini-swe-agent trajectory dropped on the page read as `check --json` reads them (the Worker
 // runs the same pipeline), with their charts drawn and each compaction marked where it
 // takes effect.
 import path from 'node:path';
@@ -13,6 +13,8 @@ for (const [name, file, label] of [
   ['a Gemini CLI session (.json, pretty-printed)', 'gemini-session.json', 'Gemini CLI transcript'],
   ['a Gemini CLI session (.jsonl, with a compression)', 'gemini-session.jsonl', 'Gemini CLI transcript'],
   ['an OpenHands events array (with a condensation)', 'openhands-events.json', 'OpenHands transcript'],
+  ["an OpenHands V0 trajectory (the app's download, two condensations)", 'openhands-v0-trajectory.json', 'OpenHands transcript'],
+  ['a mini-swe-agent trajectory (.traj.json)', 'mini-swe-agent.traj.json', 'SWE-agent transcript'],
 ] as const) {
   test(`${name}: turns, records not mapped, findings as check --json, charts drawn, compactions marked`, async ({ page }) => {
     const fixture = path.join(ROOT, 'test/fixtures/adapters', file);
