@@ -514,7 +514,8 @@ export class ClaudeCodeAdapter {
       text_sha256: null,
       role: 'system',
       kind: 'placeholder',
-      label: 'system prompt and tools (not in the transcript)',
+      // adapters.md tokens: the rest of each call's total, so whatever else the transcript does not hold too
+      label: 'system prompt, tools and what the transcript does not hold',
     };
     const snap: Snapshot = {
       type: 'snapshot',
