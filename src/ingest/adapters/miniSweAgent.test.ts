@@ -5,31 +5,14 @@
 // eslint-disable-next-line no-restricted-imports -- the fixtures are read from disk
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Snapshot, Span } from '../../core/wire.ts';
+import type { Span } from '../../core/wire.ts';
 import { detectFormat } from './detect.ts';
 import { TranscriptPipeline, type PipelineOptions } from './pipeline.ts';
+import { convertText } from './convert.testing.ts';
 
 const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
 
-function convert(text: string, options: PipelineOptions = {}) {
-  const values: Record<string, unknown>[] = [];
-  const texts: [string, number][] = [];
-  const errors: [number, string][] = [];
-  const pipeline = new TranscriptPipeline(
-    {
-      text: (t, line) => texts.push([t, line]),
-      value: (v) => values.push(v as Record<string, unknown>),
-      error: (line, message) => errors.push([line, message]),
-    },
-    { fallbackSessionId: 'run', ...options },
-  );
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((l, i) => pipeline.line(l, i + 1));
-  pipeline.end();
-  const snapshots = values.filter((v): v is Snapshot => v.type === 'snapshot');
-  return { values, texts, errors, snapshots, summary: pipeline.summary() };
-}
+const convert = (text: string, options: PipelineOptions = {}) => convertText(text, { fallbackSessionId: 'run', ...options });
 
 const view = (s: Span) => [s.span_id, s.role, s.kind, s.label, s.pinned === true];
 const FIXTURE = read('mini-swe-agent.traj.json');

@@ -8,30 +8,13 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Engine, type Outcome } from '../../core/engine.ts';
 import type { Snapshot } from '../../core/wire.ts';
-import { TranscriptPipeline, type PipelineOptions } from './pipeline.ts';
+import type { PipelineOptions } from './pipeline.ts';
+import { convertText } from './convert.testing.ts';
 
 const sha256 = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
 const read = (name: string): string => fs.readFileSync(new URL(`../../../test/fixtures/adapters/${name}`, import.meta.url), 'utf8');
 
-function convert(text: string, options: PipelineOptions = {}) {
-  const values: Record<string, unknown>[] = [];
-  const texts: [string, number][] = [];
-  const errors: [number, string][] = [];
-  const pipeline = new TranscriptPipeline(
-    {
-      text: (t, line) => texts.push([t, line]),
-      value: (v) => values.push(v as Record<string, unknown>),
-      error: (line, message) => errors.push([line, message]),
-    },
-    { fallbackSessionId: 'traj', ...options },
-  );
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((l, i) => pipeline.line(l, i + 1));
-  pipeline.end();
-  const snapshots = values.filter((v): v is Snapshot => v.type === 'snapshot');
-  return { values, texts, errors, snapshots, summary: pipeline.summary() };
-}
+const convert = (text: string, options: PipelineOptions = {}) => convertText(text, { fallbackSessionId: 'traj', ...options });
 
 const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);
 const pretty = convert(read('swe-agent.traj'));
