@@ -6,13 +6,13 @@
 // format-error message that carries the response that failed to parse), and it saw every
 // message before it. A document on one line is handed in parsed (sweAgent.ts); a
 // pretty-printed one is read as it streams (sweAgentDocument.ts), message by message.
-import { exceedsNesting } from '../../core/nesting.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { isObject, type JsonObject } from './json.ts';
 import type { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
 import { promptTokens } from './tokens.ts';
+import { callText, toolCalls } from './toolCalls.ts';
 
 /** A mini-swe-agent document: a `messages` array and `trajectory_format` "mini-swe-agent…" or `info.mini_version`. */
 export function isMiniSweAgentDocument(value: JsonObject): boolean {
@@ -174,39 +174,6 @@ function bashCommand(args: string): string | null {
   }
 }
 
-interface ToolCall {
-  id: string | null;
-  name: string;
-  args: string;
-}
-
-/** Chat-completions `tool_calls`, or a Responses API object's `function_call` output items. */
-function toolCalls(m: JsonObject): ToolCall[] {
-  const out: ToolCall[] = [];
-  if (Array.isArray(m.tool_calls)) {
-    for (const c of m.tool_calls) {
-      if (!isObject(c)) continue;
-      const fn = isObject(c.function) ? c.function : c;
-      out.push({ id: typeof c.id === 'string' ? c.id : null, name: typeof fn.name === 'string' ? fn.name : 'tool call', args: argsText(fn.arguments) });
-    }
-  }
-  if (m.object === 'response' && Array.isArray(m.output)) {
-    for (const item of m.output) {
-      if (!isObject(item) || item.type !== 'function_call') continue;
-      const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
-      out.push({ id, name: typeof item.name === 'string' ? item.name : 'tool call', args: argsText(item.arguments) });
-    }
-  }
-  return out;
-}
-
-function argsText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v === undefined) return '';
-  // the adapter reads fixed, shallow fields (docs/security.md "Importers"): a deep value is not walked
-  return exceedsNesting(v, 1) ? '[arguments nested too deep]' : JSON.stringify(v);
-}
-
 /**
  * adapters.md: what the model saw of a message: its `content` (a string, or the text parts
  * joined by newlines, other parts as `[type]`), a Responses API object's output messages, a
@@ -217,7 +184,7 @@ export function messageText(m: JsonObject): string {
   if (m.type === 'function_call_output') parts.push(contentText(m.output));
   if (m.object === 'response' && Array.isArray(m.output))
     for (const item of m.output) if (isObject(item) && item.type === 'message') parts.push(contentText(item.content));
-  for (const c of toolCalls(m)) parts.push(c.args === '' ? c.name : `${c.name} ${c.args}`);
+  for (const c of toolCalls(m)) parts.push(callText(c));
   return parts.filter((t) => t !== '').join('\n');
 }
 

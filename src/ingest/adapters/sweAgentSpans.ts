@@ -3,7 +3,8 @@
 // `query` (sweAgent.ts) and the history (sweAgentHistory.ts).
 import type { Span } from '../../core/wire.ts';
 import { firstWords } from './spanLabels.ts';
-import { isObject } from './json.ts';
+import { isObject, type JsonObject } from './json.ts';
+import { callText, toolCalls } from './toolCalls.ts';
 
 /** adapters.md: the texts SWE-agent's history processors put in place of what they elide. */
 const ELIDED = /^(Old environment output: \(\d+ lines omitted\)|Outdated window with \d+ lines omitted)/;
@@ -64,21 +65,9 @@ function spanRole(role: string, type: string | null): string {
  * and the action is in `tool_calls` (OpenAI's shape: `function.name`, `function.arguments`);
  * both were sent back to the model on every later call, so both are the span's text.
  */
-function messageText(msg: Record<string, unknown>): string {
+function messageText(msg: JsonObject): string {
   const parts = [contentText(msg.content), ...toolCalls(msg).map(callText)].filter((t) => t !== '');
   return parts.join('\n');
-}
-
-function toolCalls(msg: Record<string, unknown>): Record<string, unknown>[] {
-  return Array.isArray(msg.tool_calls) ? msg.tool_calls.filter(isObject) : [];
-}
-
-/** A call as the tool's name and its arguments (a JSON string, as the API carries them). */
-function callText(call: Record<string, unknown>): string {
-  const fn = isObject(call.function) ? call.function : call;
-  const name = typeof fn.name === 'string' ? fn.name : 'tool call';
-  const args = typeof fn.arguments === 'string' ? fn.arguments : fn.arguments === undefined ? '' : JSON.stringify(fn.arguments);
-  return args === '' ? name : `${name} ${args}`;
 }
 
 function contentText(content: unknown): string {
