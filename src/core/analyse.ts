@@ -96,6 +96,8 @@ export class SessionAnalysis {
   private oneMillionVariant = false;
   /** contract §8.7: null until the first snapshot says whether the session's spans carry kinds */
   private composition: boolean | null = null;
+  /** contract §8.7: the session's kinds, numbered (tokensByKind) */
+  private kindTally: KindTally | null = null;
 
   constructor(
     readonly sessionId: string,
@@ -227,7 +229,8 @@ export class SessionAnalysis {
       texts_changed: textsChanged,
     };
     this.composition ??= this.scope === 'reference' || snap.spans.some((s) => s.label !== undefined);
-    if (this.composition) metrics.tokens_by_kind = tokensByKind(table, snap, estimates);
+    if (this.composition)
+      metrics.tokens_by_kind = tokensByKind(table, snap, estimates, (this.kindTally ??= new KindTally()), prev?.spans ?? null, scan.sameTextAt);
 
     this.prev = { turn, spans: table, checks, estimates, tokensTotal, mean, action };
     return { sessionId: this.sessionId, turn, metrics, findings, verdict, checks, sameTextAt: scan.sameTextAt, compaction, contextWindow };
@@ -295,15 +298,101 @@ function summaryText(table: SpanTable, mark: CompactionMark): string {
   return texts.join('\n');
 }
 
-/** contract §8.7: each span's tokens (sent, or the §2.3 estimate) added up by its kind. */
-function tokensByKind(table: SpanTable, snap: Snapshot, estimates: Float64Array | null): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (let i = 0; i < table.length; i++) {
+/**
+ * contract §8.7: each span's tokens (sent, or the §2.3 estimate) added up by its kind, the
+ * kinds in the order the spans first show them. A session's kinds are numbered once
+ * (`KindTally`), so a turn adds into an array, not into an object keyed by strings, and a
+ * span whose role, kind and tool are last turn's (most, most turns) reuses its kind's
+ * number without building the kind's name again.
+ */
+function tokensByKind(
+  table: SpanTable,
+  snap: Snapshot,
+  estimates: Float64Array | null,
+  tally: KindTally,
+  prev: SpanTable | null,
+  sameTextAt: Int32Array,
+): Record<string, number> {
+  const n = table.length;
+  const slots = new Int32Array(n);
+  const { raw } = tally;
+  tally.beginTurn();
+  for (let i = 0; i < n; i++) {
     const sent = table.tokens[i]!;
     const tokens = Number.isNaN(sent) ? estimates![i]! : sent;
     const span = snap.spans[i]!;
-    const kind = compositionKind(table.roles[i], span.kind, span.tool);
-    out[kind] = (out[kind] ?? 0) + tokens;
+    const role = table.roles[i];
+    const kind = span.kind;
+    const tool = span.tool;
+    const j = sameTextAt[i]!;
+    let slot: number;
+    if (j >= 0 && prev !== null && prev.roles[j] === role && raw.kinds[j] === kind && raw.tools[j] === tool) slot = raw.slots[j]!;
+    else slot = tally.slotOf(compositionKind(role, kind, tool));
+    slots[i] = slot;
+    tally.add(slot, tokens);
   }
-  return out;
+  // what the next turn compares its spans with
+  const kinds = new Array<unknown>(n);
+  const tools = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) {
+    const span = snap.spans[i]!;
+    kinds[i] = span.kind;
+    tools[i] = span.tool;
+  }
+  tally.raw = { kinds, tools, slots };
+  return tally.result();
+}
+
+/** A session's span kinds (contract §8.7), numbered in order of first sight, and one turn's sums by number. */
+class KindTally {
+  private readonly numbers = new Map<string, number>();
+  private readonly names: string[] = [];
+  private sums = new Float64Array(8);
+  /** this turn's kinds, by number, in the order the spans first showed them */
+  private order: number[] = [];
+  private seen = new Uint8Array(8);
+  /** last turn's spans: their raw kind and tool (by index) and the number each was tallied under */
+  raw: { kinds: readonly unknown[]; tools: readonly unknown[]; slots: Int32Array } = { kinds: [], tools: [], slots: new Int32Array(0) };
+
+  slotOf(name: string): number {
+    let slot = this.numbers.get(name);
+    if (slot === undefined) {
+      slot = this.names.length;
+      this.numbers.set(name, slot);
+      this.names.push(name);
+      if (slot >= this.sums.length) {
+        const sums = new Float64Array(2 * this.sums.length);
+        sums.set(this.sums);
+        const seen = new Uint8Array(2 * this.seen.length);
+        seen.set(this.seen);
+        this.sums = sums;
+        this.seen = seen;
+      }
+    }
+    return slot;
+  }
+
+  beginTurn(): void {
+    for (const slot of this.order) {
+      this.sums[slot] = 0;
+      this.seen[slot] = 0;
+    }
+    this.order = [];
+  }
+
+  add(slot: number, tokens: number): void {
+    if (this.seen[slot] === 0) {
+      this.seen[slot] = 1;
+      this.sums[slot] = 0;
+      this.order.push(slot);
+    }
+    this.sums[slot] = this.sums[slot]! + tokens;
+  }
+
+  /** The turn's sums as the object the contract names, its keys in the order the spans showed them. */
+  result(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const slot of this.order) out[this.names[slot]!] = this.sums[slot]!;
+    return out;
+  }
 }

@@ -70,8 +70,9 @@ function checkExtraRules(message: Message, table: SpanTable | null, stringsWellF
   index.clear(); // SpanTable.of (the zod path) has filled it, keeping the last of duplicate ids
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    if (index.has(id)) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
+    // one hash lookup, not two (has, then set): a repeated id leaves the size as it was
     index.set(id, i);
+    if (index.size === i) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
     const objectHash = spanObjectHash(spans[i]!);
     if (Number.isNaN(objectHash)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
     objectHashes[i] = objectHash;
