@@ -56,12 +56,16 @@ interface SessionSlot {
   digests: Map<number, number>;
   /** the span texts of the last accepted snapshot, hashed, by index (snapshotFingerprint) */
   textHashes: TextHashes;
+  /** the accepted table before `lastTable`, which nothing reads any more: its index is reused (validateMessage) */
+  spare: SpanTable | null;
 }
 
 export class Engine {
   private readonly sessions = new Map<string, SessionSlot>();
   private userThresholds: Partial<Thresholds>;
   private readonly replayMemory: number;
+  /** messages come validated here (ingestParsedLine): spare tables are kept for it (a caller that validates, the relay's gate, keeps none) */
+  private validatesItself = false;
 
   constructor(private readonly options: EngineOptions) {
     this.userThresholds = options.userThresholds ?? {};
@@ -123,8 +127,19 @@ export class Engine {
   ingestParsedLine(value: unknown, line: number, noSurrogateEscape: boolean): Outcome {
     const carried = this.carryCompact(value, line);
     if ('kind' in carried) return carried;
-    const checked = validateMessage(carried.value, noSurrogateEscape);
+    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(carried.value));
     return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
+  }
+
+  /** The session's spare table (validation takes its index over), once: it is no one's after. */
+  private takeSpare(value: unknown): SpanTable | null {
+    this.validatesItself = true;
+    const sid = sessionIdOf(value);
+    const slot = sid === undefined ? undefined : this.sessions.get(sid);
+    if (slot === undefined || slot.spare === null) return null;
+    const spare = slot.spare;
+    slot.spare = null;
+    return spare;
   }
 
   /**
@@ -207,6 +222,8 @@ export class Engine {
     const fingerprinted = slot.lastTable;
     const result = slot.analysis.analyse(message, table);
     slot.last = message;
+    // the table before the last is read by nothing from now on: its index serves the next snapshot's validation
+    slot.spare = this.validatesItself ? slot.lastTable : null;
     slot.lastTable = table;
     // the analysis has compared every text with last turn's and checked every text_sha256
     if (this.replayMemory === 0) return { kind: 'turn', result, snapshot: message };
@@ -242,6 +259,7 @@ export class Engine {
       lastTable: null,
       digests: new Map(),
       textHashes: NO_TEXT_HASHES,
+      spare: null,
     };
     slot.analysis.scope = scopeOf(header);
     const cw = header?.context_window;

@@ -28,7 +28,7 @@ export class SpanTable {
   /** per span, `spanObjectHash` of its object (its unknown fields and key count), for the replay fingerprint */
   readonly objectHashes: Int32Array;
   /** span id → index; validation fills it (it looks for duplicate ids), `of` too (the last of duplicates) */
-  readonly index = new Map<string, number>();
+  index = new Map<string, number>();
 
   /**
    * Room for `length` spans, each to be `set` (sized up front: 200 pushes grow each column
@@ -61,6 +61,16 @@ export class SpanTable {
       t.objectHashes[i] = spanObjectHash(s);
     }
     return t;
+  }
+
+  /**
+   * Takes `spare`'s index as this table's own, to be brought up to date by the caller
+   * (validation): a table no one reads any more (the engine's from two turns back), whose
+   * map of ~300 ids need not be built again. `spare` is left with an empty one.
+   */
+  adoptIndex(spare: SpanTable): void {
+    this.index = spare.index;
+    spare.index = new Map();
   }
 
   set(

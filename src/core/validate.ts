@@ -23,9 +23,9 @@ export type Validated = { ok: true; message: Message; spans?: SpanTable } | { ok
  * `mayHoldLoneSurrogate`). Checking every span text with isWellFormed was about 13% of the
  * engine's time per snapshot (PERF: two-byte texts are scanned char by char).
  */
-export function validateMessage(value: unknown, stringsWellFormed = false): Validated {
+export function validateMessage(value: unknown, stringsWellFormed = false, spare: SpanTable | null = null): Validated {
   const out: { table: SpanTable | null } = { table: null };
-  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed);
+  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, spare);
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
@@ -61,18 +61,33 @@ export function mayHoldLoneSurrogate(json: string): boolean {
  * are walked, and each span's unknown fields in the same enumeration of its keys that
  * hashes them for the replay fingerprint (`spanObjectHash`, kept in the table).
  */
-function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean): Validated {
+function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean, spare: SpanTable | null = null): Validated {
   const error = messageRuleError(message, stringsWellFormed);
   if (error !== undefined) return { ok: false, error };
   if (message.type !== 'snapshot' || table === null) return { ok: true, message };
-  const { ids, texts, index, objectHashes } = table;
+  const { ids, texts, objectHashes } = table;
   const spans = message.spans;
-  index.clear(); // SpanTable.of (the zod path) has filled it, keeping the last of duplicate ids
+  // `spare`'s ids are unique and its index maps each to its place: where this snapshot begins
+  // with those very ids (an agent's context grows at its end), that index already holds them
+  let adopted = spare !== null && spare.length <= ids.length && spare.length > 0 ? spare.ids : null;
+  if (adopted !== null) table.adoptIndex(spare!);
+  const index = table.index;
+  if (adopted === null) index.clear(); // SpanTable.of (the zod path) has filled it, keeping the last of duplicate ids
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
-    // one hash lookup, not two (has, then set): a repeated id leaves the size as it was
-    index.set(id, i);
-    if (index.size === i) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
+    if (adopted !== null && i < adopted.length && adopted[i] === id) {
+      // in the index already, at this place
+    } else {
+      if (adopted !== null) {
+        // not the spare's order after all: the index holds its first i ids (this snapshot's
+        // too) and the spare's others, which go
+        if (i < adopted.length) for (let k = i; k < adopted.length; k++) index.delete(adopted[k]!);
+        adopted = null;
+      }
+      // one hash lookup, not two (has, then set): a repeated id leaves the size as it was
+      index.set(id, i);
+      if (index.size === i) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
+    }
     const objectHash = spanObjectHash(spans[i]!);
     if (Number.isNaN(objectHash)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
     objectHashes[i] = objectHash;

@@ -1,0 +1,96 @@
+// validateMessage with a spare table (the engine's from two turns back, whose id index it takes
+// over): the same verdict, the same error and the same index as a validation from nothing, on
+// snapshots that grow at the end, shrink, reorder and repeat ids.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Engine } from './engine.ts';
+import { validateMessage } from './validate.ts';
+import type { SpanTable } from './spanTable.ts';
+
+const snapshot = (ids: readonly string[], turn = 1): unknown => ({
+  type: 'snapshot',
+  session_id: 's',
+  turn,
+  spans: ids.map((id) => ({ span_id: id, text: `text of ${id}`, score: null, text_sha256: null })),
+});
+
+/** The table validateMessage accepted `ids` with (a spare for the next). */
+function tableOf(ids: readonly string[]): SpanTable {
+  const v = validateMessage(snapshot(ids));
+  if (!v.ok || v.spans === undefined) throw new Error('the spare must be valid');
+  return v.spans;
+}
+
+function expectSameAsFresh(ids: readonly string[], spareIds: readonly string[]): void {
+  const fresh = validateMessage(snapshot(ids));
+  const reused = validateMessage(snapshot(ids), false, tableOf(spareIds));
+  expect(reused.ok).toBe(fresh.ok);
+  if (!fresh.ok || !reused.ok) {
+    expect(reused).toEqual(fresh);
+    return;
+  }
+  expect([...reused.spans!.index].sort()).toEqual([...fresh.spans!.index].sort());
+}
+
+describe('validateMessage with a spare table', () => {
+  it('grown at the end, with a repeated id among the new ones or naming an old one', () => {
+    expectSameAsFresh(['a', 'b', 'c', 'd'], ['a', 'b']);
+    expectSameAsFresh(['a', 'b', 'c', 'c'], ['a', 'b']);
+    expectSameAsFresh(['a', 'b', 'c', 'a'], ['a', 'b']);
+    expectSameAsFresh(['a', 'b'], ['a', 'b']);
+  });
+
+  it('pruned in the middle, reordered, shorter than the spare, or empty', () => {
+    expectSameAsFresh(['a', 'c', 'd'], ['a', 'b', 'c']);
+    expectSameAsFresh(['b', 'a', 'c'], ['a', 'b', 'c']);
+    expectSameAsFresh(['a'], ['a', 'b', 'c']);
+    expectSameAsFresh(['a', 'c', 'c', 'b'], ['a', 'b']);
+    expectSameAsFresh(['a', 'x', 'b', 'x'], ['a', 'b', 'c']);
+    expectSameAsFresh([], ['a']);
+  });
+
+  it('any two id lists (property)', () => {
+    const ids = fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 8 });
+    const unique = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(ids, unique, (now, spare) => {
+        expectSameAsFresh(now, spare);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the engine reuses its tables turn after turn with the outcomes of fresh validation', () => {
+    // every third turn prunes the oldest span; each new span cites the two before it, so a
+    // pruned parent is an orphan edge, which the analysis finds through the index
+    const turns: string[][] = [];
+    let live = ['s0'];
+    for (let t = 1; t <= 40; t++) {
+      live = t % 3 === 0 ? [...live.slice(1), `s${t}`] : [...live, `s${t}`];
+      turns.push(t === 20 ? [...live, live[1]!] : live);
+    }
+    const parentsOf = (id: string): string[] => {
+      const n = Number(id.slice(1));
+      return n < 2 ? [] : [`s${n - 1}`, `s${n - 2}`];
+    };
+    const withParents = (ids: readonly string[], turn: number): unknown => {
+      const snap = snapshot(ids, turn) as { spans: { span_id: string; derived_from?: string[] }[] };
+      for (const span of snap.spans) span.derived_from = parentsOf(span.span_id);
+      return snap;
+    };
+    const engine = new Engine({ sha256: () => '' });
+    turns.forEach((ids, i) => {
+      const outcome = engine.ingestValue(withParents(ids, i + 1), i + 1);
+      const fresh = validateMessage(withParents(ids, i + 1));
+      if (!fresh.ok) {
+        expect(outcome).toMatchObject({ kind: 'error', error: { message: fresh.error } });
+        return;
+      }
+      expect(outcome.kind).toBe('turn');
+      const live = new Set(ids);
+      const edges = ids.reduce((n, id) => n + parentsOf(id).filter((p) => !live.has(p)).length, 0);
+      if (outcome.kind === 'turn') expect(outcome.result.metrics.orphan_edges).toBe(edges);
+    });
+    expect(validateMessage(withParents(turns[19]!, 20)).ok).toBe(false);
+  });
+});
