@@ -87,7 +87,7 @@ export async function recognisedTranscript(file: string): Promise<boolean> {
   }
   const text = head.replace(/^\uFEFF/, '').trimStart();
   // a .json: an array, a SWE-agent document, a Gemini CLI session (its sessionId and projectHash come before its messages),
-  // or a mini-swe-agent trajectory (its info.mini_version comes before its messages)
+  // or a mini-swe-agent trajectory (its info.mini_version, or before 1.5 its info.model_stats, comes before its messages)
   if (/\.json(\.gz)?$/i.test(file))
     return (
       text.startsWith('[') ||
@@ -95,7 +95,8 @@ export async function recognisedTranscript(file: string): Promise<boolean> {
         (/"(trajectory|history)"\s*:\s*\[/.test(text) ||
           (/"sessionId"\s*:/.test(text) && /"projectHash"\s*:/.test(text)) ||
           /"mini_version"\s*:/.test(text) ||
-          /"trajectory_format"\s*:\s*"mini-swe-agent/.test(text)))
+          /"trajectory_format"\s*:\s*"mini-swe-agent/.test(text) ||
+          (/"model_stats"\s*:/.test(text) && /"api_calls"\s*:/.test(text) && /"messages"\s*:\s*\[/.test(text))))
     );
   const end = text.indexOf('\n');
   // a first record longer than the head: not told here; read, its line says what it holds

@@ -7,7 +7,7 @@ import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, toolCallLabel } from './spanLabels.ts';
-import { attachmentView } from './claudeCodeAttachments.ts';
+import { attachmentView, skippedSystem } from './claudeCodeAttachments.ts';
 import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
@@ -474,7 +474,7 @@ export class ClaudeCodeAdapter {
       }
       return;
     }
-    this.skipped.add(`system:${subtype ?? '(no subtype)'}`);
+    this.skipped.add(skippedSystem(subtype));
   }
 
   /** contract §8.8: what a user record's block is called, now that its role is known. */

@@ -19,8 +19,13 @@
 //   last conversation was summarized, but the contents are too large to include. Use Read
 //   tool if you need to access it.").
 // Real 2.1.x transcripts (a compaction of 2.1.112) write both after the summary.
-// Every other kind (`diagnostics`, `hook_success`, `task_reminder`, …) is skipped and
-// counted by kind: its shape and what of it reaches the model vary by version.
+// - `todo_reminder` and `task_reminder` (`content`: the todo items, or the tasks): the nudge
+//   Claude Code sends when the todo or task tools have not been used for a while, as a meta
+//   user message in <system-reminder> (read in @anthropic-ai/claude-code 1.0.56, 2.0.0 and
+//   2.1.332; docs/adapters.md "attachments"); its text is rebuilt here as those versions
+//   word it.
+// Every other kind (`diagnostics`, `hook_success`, …) is skipped and counted by kind: its
+// shape and what of it reaches the model vary by version.
 import { isObject, type JsonObject } from './json.ts';
 import { firstWords } from './spanLabels.ts';
 
@@ -68,9 +73,55 @@ export function attachmentView(record: JsonObject): AttachmentView {
       const text = `Note: ${path} was read before the last conversation was summarized, but the contents are too large to include. Use Read tool if you need to access it.`;
       return { text, label: `file named, not restored: ${shownPath(a, path)}` };
     }
+    case 'todo_reminder': {
+      if (!Array.isArray(a.content)) return { skip: 'attachment:todo_reminder (no content)' };
+      const items = a.content.filter(isObject);
+      const v1 = typeof record.version === 'string' && record.version.startsWith('1.');
+      // 1.x items carried a priority, shown after each; 2.x dropped it
+      const list = items.map((t, i) => `${i + 1}. [${String(t.status)}] ${String(t.content)}${v1 ? ` (${String(t.priority)})` : ''}`).join('\n');
+      let text = v1 ? TODO_REMINDER_V1 : TODO_REMINDER;
+      if (list !== '') text += `\n\nHere are the existing contents of your todo list:\n\n[${list}]`;
+      return { text, label: `todo reminder: ${count(items.length, 'item')}` };
+    }
+    case 'task_reminder': {
+      if (!Array.isArray(a.content)) return { skip: 'attachment:task_reminder (no content)' };
+      const items = a.content.filter(isObject);
+      const list = items.map((t) => `#${String(t.id)}. [${String(t.status)}] ${String(t.subject)}`).join('\n');
+      let text = a.statusKeeper === 'app' ? TASK_REMINDER_APP : a.statusKeeper === 'claude' ? TASK_REMINDER_CLAUDE : TASK_REMINDER;
+      if (list !== '') text += `\n\nHere are the existing tasks:\n\n${list}`;
+      return { text, label: `task reminder: ${count(items.length, 'task')}` };
+    }
     default:
       return { skip: `attachment:${kind}` };
   }
+}
+
+/** The reminders' fixed text, as Claude Code words it (claudeCodeAttachments above; 2.0.0 to 2.1.332, and 1.0.56 for 1.x). */
+const TODO_REMINDER =
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Also consider cleaning up the todo list if has become stale and no longer matches what you are working on. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n";
+const TODO_REMINDER_V1 =
+  "The TodoWrite tool hasn't been used recently. If you're working on tasks that would benefit from tracking progress, consider using the TodoWrite tool to track progress. Only use it if it's relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n";
+const TASK_REMINDER =
+  "The task tools haven't been used recently. If you're working on tasks that would benefit from tracking progress, consider using TaskCreate to add new tasks and TaskUpdate to update task status (set to in_progress when starting, completed when done). Also consider cleaning up the task list if it has become stale. Only use these if relevant to the current work. This is just a gentle reminder - ignore if not applicable.\n";
+/** `statusKeeper: "app"`: the app ticks the items off itself */
+const TASK_REMINDER_APP =
+  "If new work would benefit from tracking progress, add it with TaskCreate. The app marks these items in progress and checks them off by itself as the work gets done, so you don't need to call TaskUpdate to change their status. Use it to rename or delete an item.\n";
+/** `statusKeeper: "claude"`: the app handed the statuses back to the model */
+const TASK_REMINDER_CLAUDE = "The app can't update the task list right now; update item statuses yourself.\n";
+
+function count(n: number, noun: string): string {
+  return n === 0 ? `no ${noun}s` : n === 1 ? `1 ${noun}` : `${n} ${noun}s`;
+}
+
+/**
+ * How a `system` record the adapter does not map is counted: by its subtype, with why when it
+ * is known. `away_summary` is the recap Claude Code writes while the user is away (a side call
+ * of its own, appended to the transcript and shown in the UI); system records other than a
+ * local command's output are never sent to the model (docs/adapters.md, 2.1.332).
+ */
+export function skippedSystem(subtype: string | null): string {
+  if (subtype === 'away_summary') return 'system:away_summary (a recap shown to the user, not sent to the model)';
+  return `system:${subtype ?? '(no subtype)'}`;
 }
 
 /** The path as Claude Code shows it (`displayPath`, relative to the project), else the last two parts of `filename`. */

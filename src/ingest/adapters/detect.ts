@@ -54,7 +54,7 @@ export function detectFormat(first: unknown): TranscriptFormat {
   if (Array.isArray(record.trajectory)) return 'swe-agent';
   // a SWE-agent document with a history but no trajectory (its demonstrations are saved so)
   if (Array.isArray(record.history) && record.history.some((m) => typeof m === 'object' && m !== null && 'role' in m && 'agent' in m)) return 'swe-agent';
-  // a mini-swe-agent trajectory (.traj.json): `messages` with its `trajectory_format` or `info.mini_version` (read by the SWE-agent adapter)
+  // a mini-swe-agent trajectory (.traj.json): `messages` with its `trajectory_format`, `info.mini_version` or an early release's `info` (read by the SWE-agent adapter)
   if (isMiniSweAgentDocument(record)) return 'swe-agent';
   // a Gemini CLI session: its metadata line (or the whole legacy document on one line), which has no `type`
   if (type === undefined && typeof record.sessionId === 'string' && typeof record.projectHash === 'string') return 'gemini';

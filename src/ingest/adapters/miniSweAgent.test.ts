@@ -189,3 +189,68 @@ describe('mini-swe-agent 2.x documents', () => {
     expect(values.filter((v) => v.type === 'snapshot')).toHaveLength(3);
   });
 });
+
+// test/fixtures/adapters/mini-swe-agent-v1.0.traj.json: the shape save_traj wrote before
+// trajectory_format (#330) and mini_version (#362), mini-swe-agent 1.0 to 1.3 (July 2025):
+// info {exit_status, submission, model_stats {instance_cost, api_calls}}, messages of
+// {role, content} only, instance_id after them (a batch run)
+describe('mini-swe-agent before 1.5 (no trajectory_format, no mini_version)', () => {
+  const EARLY = read('mini-swe-agent-v1.0.traj.json');
+  const early = convert(EARLY);
+
+  it('a pretty-printed file is told by its info and streamed: one turn per assistant message, every message before it', () => {
+    expect(early.summary).toEqual({ format: 'swe-agent', skipped: {} });
+    expect(early.errors).toEqual([]);
+    expect(early.texts).toEqual([]);
+    expect(early.values[0]).toEqual({
+      type: 'session',
+      session_id: 'run',
+      title: '<pr_description> Consider the following PR description: The ledger export…',
+      source: 'mini-swe-agent',
+    });
+    // as many turns as info.model_stats.api_calls
+    expect(early.snapshots.map((s) => [s.turn, s.spans.length])).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+      [4, 8],
+    ]);
+    expect(early.snapshots[3]!.spans.map(view)).toEqual([
+      ['m0', 'system', 'system_prompt', 'system prompt', true],
+      ['m1', 'user', 'task', 'task: <pr_description> Consider the following PR…', true],
+      ['m2', 'assistant', 'action', 'action: grep -rn strftime /testbed/ledger', false],
+      ['m3', 'tool', 'observation', 'output of grep -rn strftime /testbed/ledger', false],
+      ['m4', 'assistant', 'action', 'assistant: THOUGHT: I will switch the format to ISO.…', false],
+      ['m5', 'tool', 'observation', 'user: Please always provide EXACTLY ONE action in…', false],
+      ['m6', 'assistant', 'action', "action: sed -i 's#%m/%d/%Y#%Y-%m-%d#'…", false],
+      ['m7', 'tool', 'observation', "output of sed -i 's#%m/%d/%Y#%Y-%m-%d#'…", false],
+    ]);
+    // no response was saved: every call is estimated, none names a model or a time
+    expect(early.snapshots.some((s) => s.spans.some((x) => x.tokens !== undefined) || s.model !== undefined || s.ts !== undefined)).toBe(false);
+  });
+
+  it('the same document on one line gives the same messages', () => {
+    const line = convert(JSON.stringify(JSON.parse(EARLY)));
+    expect(line.summary).toEqual(early.summary);
+    expect(line.values).toEqual(early.values);
+  });
+
+  it('told by an info of exactly that shape with a messages array; SWE-agent’s info (tokens_sent) or a partial one is not', () => {
+    const info = { exit_status: 'Submitted', submission: '', model_stats: { instance_cost: 0, api_calls: 0 } };
+    const messages = [{ role: 'system', content: 'x' }];
+    expect(detectFormat({ info, messages })).toBe('swe-agent');
+    // the error path writes nulls (save_traj's defaults), with no messages when the agent was never made
+    expect(detectFormat({ info: { ...info, exit_status: null, submission: null }, messages: [] })).toBe('swe-agent');
+    expect(detectFormat({ info: { ...info, model_stats: { ...info.model_stats, tokens_sent: 10 } }, messages })).toBe('wire');
+    expect(detectFormat({ info: { exit_status: 'Submitted', submission: '' }, messages })).toBe('wire');
+    expect(detectFormat({ info: { ...info, exit_status: 3 }, messages })).toBe('wire');
+    expect(detectFormat({ info })).toBe('wire');
+  });
+
+  it('an early info after the messages (never written so) is held and read whole at the end', () => {
+    const doc = JSON.parse(EARLY) as Record<string, unknown>;
+    const out = convert(JSON.stringify({ messages: doc.messages, info: doc.info }, null, 2));
+    expect(out.summary).toEqual({ format: 'swe-agent', skipped: {} });
+    expect(out.values).toEqual(early.values);
+  });
+});

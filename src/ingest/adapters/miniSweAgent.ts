@@ -1,5 +1,6 @@
 // mini-swe-agent trajectories (`<instance>.traj.json`, `last_mini_run.traj.json`: one JSON
-// object `{"info": {…}, "messages": [...], "trajectory_format": "mini-swe-agent-1…"}`) turned
+// object `{"info": {…}, "messages": [...], "trajectory_format": "mini-swe-agent-1…"}`, or
+// before August 2025 `{"info": {exit_status, submission, model_stats}, "messages": [...]}`) turned
 // into contract §2 messages (docs/adapters.md "mini-swe-agent"). The agent sends the model
 // its whole message list on every call and only appends to it, so a call is a message the
 // model answered with (an assistant message, a Responses API `response` object, or the
@@ -14,10 +15,10 @@ import { firstWords } from './spanLabels.ts';
 import { promptTokens } from './tokens.ts';
 import { callText, toolCalls } from './toolCalls.ts';
 
-/** A mini-swe-agent document: a `messages` array and `trajectory_format` "mini-swe-agent…" or `info.mini_version`. */
+/** A mini-swe-agent document: a `messages` array and `trajectory_format` "mini-swe-agent…", `info.mini_version`, or the `info` of the releases before either. */
 export function isMiniSweAgentDocument(value: JsonObject): boolean {
   if (!Array.isArray(value.messages)) return false;
-  return isMiniFormat(value.trajectory_format) || isMiniInfo(value.info);
+  return isMiniFormat(value.trajectory_format) || isMiniInfo(value.info) || isEarlyMiniInfo(value.info);
 }
 
 /** `trajectory_format` as mini-swe-agent writes it ("mini-swe-agent-1", "mini-swe-agent-1.1"). */
@@ -25,9 +26,29 @@ export function isMiniFormat(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith('mini-swe-agent');
 }
 
-/** `info` with the `mini_version` every file since mini-swe-agent 1.0 carries. */
+/** `info` with the `mini_version` every file since mini-swe-agent 1.5 (#362, August 2025) carries. */
 export function isMiniInfo(v: unknown): boolean {
   return isObject(v) && typeof v.mini_version === 'string';
+}
+
+/**
+ * `info` as `save_traj` wrote it before `trajectory_format` and `mini_version` (the
+ * microsweagent runner of July 2025, mini-swe-agent 1.0 to 1.3; adapters.md "mini-swe-agent"):
+ * always `exit_status` and `submission` (a string or null) and `model_stats` of exactly
+ * `instance_cost` and `api_calls`. SWE-agent's `info` has the same three but its
+ * `model_stats` counts `tokens_sent`, and its document has no `messages`.
+ */
+export function isEarlyMiniInfo(v: unknown): boolean {
+  if (!isObject(v) || !isObject(v.model_stats)) return false;
+  const stats = v.model_stats;
+  const stringOrNull = (x: unknown) => x === null || typeof x === 'string';
+  return (
+    typeof stats.instance_cost === 'number' &&
+    typeof stats.api_calls === 'number' &&
+    !('tokens_sent' in stats) &&
+    stringOrNull(v.exit_status) &&
+    stringOrNull(v.submission)
+  );
 }
 
 /** The bash block of a text-based model's answer (`action_regex` of the configs: ```bash or ```mswea_bash_command). */

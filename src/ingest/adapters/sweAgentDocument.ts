@@ -6,12 +6,12 @@
 // `type` of "session" or "snapshot" came first (then it is the product's own, detect.ts);
 // until then the pipeline keeps the lines, as for any document. A mini-swe-agent document
 // (docs/adapters.md "mini-swe-agent") is told when its `messages` array opens after an
-// `info` with `mini_version` (or a `trajectory_format` "mini-swe-agent…"); its messages are
-// then handed on one at a time the same way.
+// `info` with `mini_version` or of the releases before it (or a `trajectory_format`
+// "mini-swe-agent…"); its messages are then handed on one at a time the same way.
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { isObject } from './json.ts';
-import { isMiniFormat, isMiniInfo, type MiniSweAgentCalls } from './miniSweAgent.ts';
+import { isEarlyMiniInfo, isMiniFormat, isMiniInfo, type MiniSweAgentCalls } from './miniSweAgent.ts';
 import type { TrajectoryReader } from './sweAgentTrajectory.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 
@@ -31,7 +31,7 @@ export class SweAgentDocument {
   private readonly stream: JsonDocumentStream;
   private reader: TrajectoryReader | null = null;
   private mini: MiniSweAgentCalls | null = null;
-  /** a member before `messages` said mini-swe-agent (`info.mini_version`, `trajectory_format`) */
+  /** a member before `messages` said mini-swe-agent (`info.mini_version` or an early `info`, `trajectory_format`) */
   private miniSaid = false;
   private inMessages = false;
   private state: 'undecided' | 'reading' | 'not' = 'undecided';
@@ -47,7 +47,7 @@ export class SweAgentDocument {
       {
         member: (key, value) => {
           if (this.state === 'undecided' && key === 'type' && (value === 'session' || value === 'snapshot')) this.state = 'not';
-          if ((key === 'info' && isMiniInfo(value)) || (key === 'trajectory_format' && isMiniFormat(value))) this.miniSaid = true;
+          if ((key === 'info' && (isMiniInfo(value) || isEarlyMiniInfo(value))) || (key === 'trajectory_format' && isMiniFormat(value))) this.miniSaid = true;
         },
         arrayStart: (key) => {
           if (key === 'messages') {
