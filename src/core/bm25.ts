@@ -344,6 +344,7 @@ export class Bm25Buffer {
 
   constructor(private readonly dictionary: TermDictionary) {}
 
+  /** Each document's score, in order: a new array each call, the caller's to keep or change. */
   score(query: PreparedQuery, docs: readonly TermCounts[]): number[] {
     const turn = ++this.turn;
     let repeated = false;

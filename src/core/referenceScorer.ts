@@ -24,6 +24,18 @@ export interface SpanScorer {
   scoreTurn(spans: readonly ScorableSpan[]): number[];
 }
 
+/**
+ * What is remembered of one span's text from turn to turn, each part computed when first
+ * asked for: its term counts (the scorer's) and its sha256 (the scoring stage's binding,
+ * contract §2.3). One entry for both, so a span costs the stage one lookup a turn, not two.
+ */
+export interface SpanText {
+  counts: TermCounts | null;
+  sha256: string | null;
+}
+
+const newSpanText = (): SpanText => ({ counts: null, sha256: null });
+
 /** Rounded to 6 decimals: reports stay short, and nothing the detectors compare is lost. */
 const round = (x: number): number => Math.round(x * 1e6) / 1e6;
 
@@ -33,39 +45,54 @@ export class Bm25Scorer implements SpanScorer {
   private readonly dictionary = new TermDictionary();
   /** the latest user-authored prompt of the session (its terms), kept after it leaves the buffer */
   private task: TermCounts = termCounts('', this.dictionary);
-  /** term counts by span id, reused while a span's text is unchanged */
-  private readonly memo = new TextMemo<TermCounts>();
-  private readonly count = (text: string): TermCounts => termCounts(text, this.dictionary);
+  /** term counts (and the caller's sha256s) by span id, reused while a span's text is unchanged */
+  private readonly memo = new TextMemo<SpanText>();
   /** what the query was made of (the task, then the pinned spans) and the query itself */
   private queryParts: TermCounts[] = [];
   private query: PreparedQuery = { ids: [], multiplicity: [] };
   private readonly buffer = new Bm25Buffer(this.dictionary);
 
   scoreTurn(spans: readonly ScorableSpan[]): number[] {
-    const docs = new Array<TermCounts>(spans.length);
-    for (let i = 0; i < spans.length; i++) docs[i] = this.memo.value(spans[i]!.span_id, spans[i]!.text, this.count);
+    return this.scoreTexts(spans, this.textsOf(spans));
+  }
+
+  /** What is remembered of each span's text (a new entry for a new or changed text), in the spans' order. */
+  textsOf(spans: readonly ScorableSpan[]): SpanText[] {
+    const texts = new Array<SpanText>(spans.length);
+    for (let i = 0; i < spans.length; i++) texts[i] = this.memo.value(spans[i]!.span_id, spans[i]!.text, newSpanText);
+    return texts;
+  }
+
+  /** scoreTurn, with the spans' entries from {@link textsOf} of this very turn (the caller then reads them for its own parts). */
+  scoreTexts(spans: readonly ScorableSpan[], texts: readonly SpanText[]): number[] {
     // contract §7: the current task is the last span with role "user" in snapshot order, and
     // the query is its text followed by the pinned spans' texts. A query's terms are the
     // parts' terms one after the other (terms never cross the line break between parts), so
     // it is put together from the spans' own counts, and again only when a part changed.
-    for (let i = spans.length - 1; i >= 0; i--) {
-      if (spans[i]!.role === 'user') {
-        this.task = docs[i]!;
-        break;
-      }
+    // One pass over the spans finds their counts, the task and the pinned parts.
+    const docs = new Array<TermCounts>(spans.length);
+    const pinned: TermCounts[] = [];
+    let lastUser = -1;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      const doc = (docs[i] = texts[i]!.counts ??= termCounts(span.text, this.dictionary));
+      if (span.role === 'user') lastUser = i;
+      if (span.pinned === true) pinned.push(doc);
     }
-    const parts = [this.task];
-    for (let i = 0; i < spans.length; i++) if (spans[i]!.pinned === true) parts.push(docs[i]!);
+    if (lastUser >= 0) this.task = docs[lastUser]!;
+    const parts = [this.task, ...pinned];
     if (!sameParts(parts, this.queryParts)) {
       this.queryParts = parts;
       this.query = prepareQueryOf(parts, this.dictionary);
     }
     // spans that left the buffer are forgotten now and then
     this.memo.prune(spans);
-    const raw = this.buffer.score(this.query, docs);
+    // a new array each turn (Bm25Buffer.score): normalised in place
+    const scores = this.buffer.score(this.query, docs);
     let best = 0;
-    for (const x of raw) if (x > best) best = x;
-    return raw.map((x) => (best > 0 ? round(x / best) : 0));
+    for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
+    for (let i = 0; i < scores.length; i++) scores[i] = best > 0 ? round(scores[i]! / best) : 0;
+    return scores;
   }
 }
 

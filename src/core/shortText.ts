@@ -17,31 +17,36 @@ const PIECE = 1 << 12;
  * `text.replace(/\s+/g, ' ').trim()`, the same string, made by one scan: over a text of
  * megabytes that replace took about 13 bytes a character of the text (678 MiB of heap for a
  * 50 MB summary, issue 39 "Bounded amplification"), and as much when made in pieces of any
- * size; this scan holds the result and pieces of PIECE characters.
+ * size; this scan holds the result and pieces of about PIECE characters. A stretch whose
+ * white space is already single spaces needs no change: it is taken as one slice, not a
+ * slice a word (the adapters label every new text block, and prose is mostly such stretches).
  */
 export function collapseWhitespace(text: string): string {
   const n = text.length;
   const whole: string[] = [];
   const piece: string[] = [];
   let held = 0;
-  for (let i = 0; i < n;) {
-    let j = i;
-    while (j < n && !isWhiteSpace(text.charCodeAt(j))) j++;
-    if (j > i) {
-      piece.push(text.slice(i, j));
-      held += j - i;
-    }
-    if (j >= n) break;
+  /** where the stretch not yet taken starts */
+  let from = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (!isWhiteSpace(c)) continue;
+    let j = i + 1;
     while (j < n && isWhiteSpace(text.charCodeAt(j))) j++;
-    piece.push(' ');
-    held++;
-    if (held >= PIECE) {
-      whole.push(piece.join(''));
-      piece.length = 0;
-      held = 0;
+    if (c !== 0x20 || j > i + 1) {
+      // a run that becomes one space: the stretch before it, then the space
+      piece.push(text.slice(from, i), ' ');
+      held += i - from + 1;
+      from = j;
+      if (held >= PIECE) {
+        whole.push(piece.join(''));
+        piece.length = 0;
+        held = 0;
+      }
     }
-    i = j;
+    i = j - 1;
   }
+  piece.push(text.slice(from));
   whole.push(piece.join(''));
   return whole.join('').trim();
 }

@@ -17,6 +17,7 @@ import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
+import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
 export interface AdaptedMessage {
   value: SessionHeader | Snapshot;
@@ -24,9 +25,7 @@ export interface AdaptedMessage {
   line: number;
 }
 
-/** adapters.md: the transcript lacks the system prompt and tool definitions; this span stands for them (a placeholder: never pinned, contract §8.1). */
-export const SYSTEM_SPAN_ID = 'system';
-export const SYSTEM_SPAN_TEXT = '(system prompt and tool definitions: not in the transcript)';
+export { SYSTEM_SPAN_ID, SYSTEM_SPAN_TEXT } from './claudeCodeSpans.ts';
 /** adapters.md microcompaction: what a cleared tool result reads as from then on. */
 export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
@@ -360,19 +359,20 @@ export class ClaudeCodeAdapter {
       this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
-      const snap = this.snapshot(record, call, message);
-      // a lean snapshot (spansIn 'compactions') carries the system placeholder alone
-      const estimates = snap.spans.length > 1 ? this.context.map((b) => b.estimate) : [];
+      // a call that reports its usage now gets its spans with their tokens (made in one go)
+      const snap = this.snapshot(record, call, message, reported ? total : null);
       const made = { value: snap, line };
-      if (reported) {
-        fitSpans(snap, estimates, total);
-        out.push(made);
-      } else if (call.byRequest) {
+      if (reported) out.push(made);
+      else if (call.byRequest) {
         // Anthropic's own API: Claude Code writes the call's usage on each of its records, so a
         // record without one is a call without one (estimated), not one still streaming; it goes
         // out now, as `watch` needs it to
         out.push(made);
-      } else this.pending = { callId: call.id, out: made, estimates };
+      } else {
+        // a lean snapshot (spansIn 'compactions') carries the system placeholder alone
+        const estimates = snap.spans.length > 1 ? this.context.map((b) => b.estimate) : [];
+        this.pending = { callId: call.id, out: made, estimates };
+      }
     } else if (reported && this.pending?.callId === call.id) {
       // adapters.md tokens: the call's one record that reports its usage
       fitSpans(this.pending.out.value as Snapshot, this.pending.estimates, total);
@@ -505,23 +505,18 @@ export class ClaudeCodeAdapter {
     this.pending = null;
   }
 
-  private snapshot(record: JsonObject, call: { id: string; byRequest: boolean }, message: JsonObject | null): Snapshot {
+  /** `total`: the call's reported prompt tokens, spread over the spans as they are made (adapters.md tokens); null: none yet */
+  private snapshot(record: JsonObject, call: { id: string; byRequest: boolean }, message: JsonObject | null, total: number | null): Snapshot {
     const lean = this.spansIn === 'compactions' && this.compaction === null;
-    const system: Span = {
-      span_id: SYSTEM_SPAN_ID,
-      text: SYSTEM_SPAN_TEXT,
-      score: null,
-      text_sha256: null,
-      role: 'system',
-      kind: 'placeholder',
-      // adapters.md tokens: the rest of each call's total, so whatever else the transcript does not hold too
-      label: 'system prompt, tools and what the transcript does not hold',
-    };
+    let spans: Span[];
+    if (lean) {
+      spans = [total === null ? systemSpan() : fittedSystemSpan(total)]; // fitSpans with no visible span: the system span has it all
+    } else spans = total === null ? spansOf(systemSpan(), this.context) : fittedSpansOf(this.context, total);
     const snap: Snapshot = {
       type: 'snapshot',
       session_id: this.sid(),
       turn: this.turn,
-      spans: lean ? [system] : spansOf(system, this.context),
+      spans,
     };
     // an extra field: the API's request id, or the message id that stands for it (adapters.md turn)
     if (call.byRequest) snap.request_id = call.id;
@@ -563,22 +558,6 @@ export class ClaudeCodeAdapter {
     this.modified = new Set();
     return snap;
   }
-}
-
-/** The system placeholder, then the context's blocks as spans: one array made, not a copy of another (this runs per call over the whole context). */
-function spansOf(system: Span, context: readonly ContextBlock[]): Span[] {
-  const spans = new Array<Span>(context.length + 1);
-  spans[0] = system;
-  for (let i = 0; i < context.length; i++) spans[i + 1] = toSpan(context[i]!);
-  return spans;
-}
-
-function toSpan(b: ContextBlock): Span {
-  const span: Span = { span_id: b.id, text: b.text, score: null, text_sha256: null, role: b.role, kind: b.kind, label: b.label };
-  if (b.tool !== null) span.tool = b.tool;
-  if (b.pinned) span.pinned = true;
-  if (b.derivedFrom !== null) span.derived_from = b.derivedFrom;
-  return span;
 }
 
 function recordId(record: JsonObject, line: number): string {

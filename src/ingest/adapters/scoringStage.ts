@@ -45,7 +45,9 @@ interface SessionScoring {
   harness: boolean | null;
   held: Held[];
   scorer: SpanScorer;
-  /** each span's text's sha256, by span id: unchanged texts are not hashed again */
+  /** the scorer when it is the reference's own: its memo of the spans' texts holds their sha256s too (one lookup a span) */
+  bm25: Bm25Scorer | null;
+  /** another scorer's session: each span's text's sha256, by span id (unchanged texts are not hashed again) */
   hashes: TextMemo<string>;
 }
 
@@ -117,7 +119,8 @@ export class ScoringStage implements MessageFeed {
     let s = this.sessions.get(sid);
     if (s === undefined) {
       const harness = this.options.mode === 'reference' || fromAdapter ? false : null;
-      s = { harness, held: [], scorer: this.options.makeScorer?.() ?? new Bm25Scorer(), hashes: new TextMemo() };
+      const scorer = this.options.makeScorer?.() ?? new Bm25Scorer();
+      s = { harness, held: [], scorer, bm25: scorer instanceof Bm25Scorer ? scorer : null, hashes: new TextMemo() };
       this.sessions.set(sid, s);
     }
     return s;
@@ -143,16 +146,32 @@ export class ScoringStage implements MessageFeed {
       const withAgreement = { ...snapshot, reference_agreement: agreement(spans, s.scorer.scoreTurn(spans)) };
       return this.next.value(withAgreement, h.line, h.noSurrogateEscape);
     }
-    const reference = s.scorer.scoreTurn(spans);
-    // contract §2.3: the binding is the hash of the text the score was computed on. The
-    // message was parsed (or made by an adapter) for this pipeline alone: set in place.
-    const raw = snapshot.spans as JsonObject[];
-    for (let i = 0; i < raw.length; i++) {
-      raw[i]!.score = reference[i]!;
-      raw[i]!.text_sha256 = s.hashes.value(spans[i]!.span_id, spans[i]!.text, this.options.sha256);
-    }
-    s.hashes.prune(spans);
+    this.writeReferenceScores(s, spans, snapshot.spans as JsonObject[]);
     this.next.value(snapshot, h.line, h.noSurrogateEscape);
+  }
+
+  /**
+   * contract §2.3: each span's reference score and its binding, the hash of the text the score
+   * was computed on. The message was parsed (or made by an adapter) for this pipeline alone:
+   * set in place.
+   */
+  private writeReferenceScores(s: SessionScoring, spans: readonly ScorableSpan[], raw: JsonObject[]): void {
+    const sha256 = this.options.sha256;
+    if (s.bm25 !== null) {
+      const texts = s.bm25.textsOf(spans);
+      const reference = s.bm25.scoreTexts(spans, texts);
+      for (let i = 0; i < raw.length; i++) {
+        raw[i]!.score = reference[i]!;
+        raw[i]!.text_sha256 = texts[i]!.sha256 ??= sha256(spans[i]!.text);
+      }
+    } else {
+      const reference = s.scorer.scoreTurn(spans);
+      for (let i = 0; i < raw.length; i++) {
+        raw[i]!.score = reference[i]!;
+        raw[i]!.text_sha256 = s.hashes.value(spans[i]!.span_id, spans[i]!.text, sha256);
+      }
+      s.hashes.prune(spans);
+    }
   }
 }
 

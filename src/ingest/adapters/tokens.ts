@@ -18,9 +18,16 @@ export function promptTokens(message: JsonObject | null): number | null {
   return any ? total : null;
 }
 
+/** A low surrogate code unit: the second half of a pair, or a lone one. */
+const LOW_SURROGATE = /[\udc00-\udfff]/;
+
 /** contract §2.3's estimate: ⌈code points / 4⌉. */
 export function estimateTokens(text: string): number {
-  // code points: UTF-16 units less the low halves of surrogate pairs
+  // code points: UTF-16 units less the low halves of surrogate pairs. A text without a low
+  // surrogate (nearly every one) has as many as it has units: the regular expression answers
+  // that without a loop in JavaScript (at once for a one-byte string), ~100× faster per text
+  // of the bench session than counting below, which runs once per new block of every adapter.
+  if (!LOW_SURROGATE.test(text)) return Math.ceil(text.length / 4);
   let points = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
