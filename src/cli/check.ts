@@ -139,7 +139,10 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     await readOpenHandsFolder(
       folder,
       { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) },
-      { ...(options.maxLineBytes === undefined ? {} : { maxBytes: options.maxLineBytes }), ...(options.inside === undefined ? {} : { inside: options.inside }) },
+      {
+        ...(options.maxLineBytes === undefined ? {} : { maxBytes: options.maxLineBytes }),
+        ...(options.inside === undefined ? {} : { inside: options.inside }),
+      },
     );
   } else if (digests === null) {
     await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);

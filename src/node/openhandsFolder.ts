@@ -92,10 +92,7 @@ export async function readEventFile(file: string, maxBytes: number, inside?: str
   const name = path.basename(file);
   let handle: fs.promises.FileHandle;
   try {
-    handle =
-      inside !== undefined
-        ? await openRegularFile(file, inside)
-        : await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    handle = inside !== undefined ? await openRegularFile(file, inside) : await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (e) {
     return { error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `${name}: cannot read: ${(e as Error).message}` };
   }

@@ -37,7 +37,10 @@ function writeV0(dir: string): string {
   fs.mkdirSync(path.join(dir, 'events'), { recursive: true });
   // V0 writes json.dumps: one line; pretty-printed here, so the body's one-line rule is seen
   V0_EVENTS.forEach((e, i) => fs.writeFileSync(path.join(dir, 'events', `${i}.json`), JSON.stringify(e, null, 2)));
-  fs.writeFileSync(path.join(dir, 'metadata.json'), JSON.stringify({ conversation_id: path.basename(dir), title: 'Slugify digits', selected_repository: null }));
+  fs.writeFileSync(
+    path.join(dir, 'metadata.json'),
+    JSON.stringify({ conversation_id: path.basename(dir), title: 'Slugify digits', selected_repository: null }),
+  );
   return dir;
 }
 

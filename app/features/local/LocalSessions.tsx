@@ -54,7 +54,8 @@ function Status({ list, pending, failed }: { list: LocalSessionList | null | und
   if (failed || list === null || list === undefined) {
     return (
       <p className="muted">
-        Run <code>npx context-health serve</code> and open the page it prints: it lists the Claude Code, Codex, Gemini CLI and OpenHands sessions on your machine here.
+        Run <code>npx context-health serve</code> and open the page it prints: it lists the Claude Code, Codex, Gemini CLI and OpenHands sessions on your
+        machine here.
       </p>
     );
   }

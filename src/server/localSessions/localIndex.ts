@@ -175,11 +175,13 @@ export class LocalSessionIndex {
   /** Files modified within `ms` (newest first), with their agent as told: the live follower's list. */
   recent(ms: number): { path: string; agent: LocalAgent }[] {
     const since = Date.now() - ms;
-    return [...this.entries.values()]
-      // a conversation folder is not a file to tail: it is opened whole
-      .filter((e) => e.mtimeMs >= since && e.head?.problem === null && !e.conversation)
-      .sort((a, b) => b.mtimeMs - a.mtimeMs)
-      .map((e) => ({ path: e.path, agent: e.head?.agent ?? e.agent }));
+    return (
+      [...this.entries.values()]
+        // a conversation folder is not a file to tail: it is opened whole
+        .filter((e) => e.mtimeMs >= since && e.head?.problem === null && !e.conversation)
+        .sort((a, b) => b.mtimeMs - a.mtimeMs)
+        .map((e) => ({ path: e.path, agent: e.head?.agent ?? e.agent }))
+    );
   }
 
   /** The relay session a file is followed into (cli/localFollow.ts says). */

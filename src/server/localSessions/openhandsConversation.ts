@@ -83,7 +83,9 @@ async function listConversation(dir: string, realRoot: string): Promise<Listing>
     });
     if (st === null) return null;
     if (!st.isFile())
-      throw new NotRegularFile(`a conversation whose ${shown} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file (a FIFO, a device, a socket or a folder)'}: not read`);
+      throw new NotRegularFile(
+        `a conversation whose ${shown} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file (a FIFO, a device, a socket or a folder)'}: not read`,
+      );
     return { name: path.basename(file), path: file, size: st.size, mtimeMs: st.mtimeMs };
   };
   const events: Listed[] = [];
@@ -193,7 +195,7 @@ export async function sendLine(file: string, realRoot: string, write: (chunk: Bu
   try {
     const size = (await handle.stat()).size;
     const chunk = Buffer.alloc(Math.min(256 * 1024, Math.max(1, size)));
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
       if (bytesRead === 0) break; // cut short since: what it had
       at += bytesRead;
