@@ -1,8 +1,8 @@
 // serve's local sessions (issue 34, docs/dashboard.md "Local sessions"): a temporary HOME holds a
-// Claude Code, a Codex and a Gemini CLI session where each agent keeps them; the home page
-// lists all three without a drop, opening one analyses it as a drop would (check --json is the
-// oracle), and the Claude Code session, written to just now, is followed live: a call appended
-// to its file moves its page.
+// Claude Code, a Codex and a Gemini CLI session and an OpenHands conversation folder where each
+// agent keeps them; the home page lists all four without a drop, opening one analyses it as a
+// drop would (check --json is the oracle; for OpenHands, check on the folder), and the Claude
+// Code session, written to just now, is followed live: a call appended to its file moves its page.
 // The Gemini CLI rows open through its adapter (docs/adapters.md "Gemini CLI"), written on
 // another branch: until it is merged, the Gemini opening test fails; its listing passes.
 import fs from 'node:fs';
@@ -19,6 +19,8 @@ const SHOTS = '/tmp/shots-local';
 
 let relay: RelayHandle;
 let agents: AgentHome;
+const OPENHANDS_FIXTURE = path.resolve('test/fixtures/adapters/openhands-conversation/7d1e9f20a3b44c5d8e6f7a8b9c0d1e2f');
+const openhandsDir = () => path.join(agents.home, '.openhands', 'conversations', path.basename(OPENHANDS_FIXTURE));
 
 test.beforeAll(async () => {
   agents = writeAgentHome(fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-agents-')));
@@ -26,6 +28,8 @@ test.beforeAll(async () => {
   const old = new Date('2025-11-02T15:00:00Z');
   fs.utimesSync(agents.codex, old, old);
   fs.utimesSync(agents.gemini, old, old);
+  // an OpenHands conversation (V1: base_state.json and events/event-*.json), a folder
+  fs.cpSync(OPENHANDS_FIXTURE, openhandsDir(), { recursive: true });
   relay = await startRelay({ home: agents.home });
 });
 
@@ -35,9 +39,11 @@ test.afterAll(async () => {
 
 const row = (page: Page, agent: string) => page.locator(`[data-testid="local-session"][data-agent="${agent}"]`);
 
-test('the three agents’ sessions are listed without a drop, with their project, title and figures', async ({ page }) => {
+test('the four agents’ sessions are listed without a drop, with their project, title and figures', async ({ page }) => {
   await page.goto(`${relay.url}/`);
-  await expect(page.getByTestId('local-session')).toHaveCount(3);
+  await expect(page.getByTestId('local-session')).toHaveCount(4);
+  await expect(row(page, 'openhands')).toContainText('The /workspace/app/utils.py slugify() keeps trailing dashes');
+  await expect(row(page, 'openhands').getByTestId('local-figures')).toContainText('8 calls1 compaction');
   await expect(row(page, 'claude-code')).toContainText('Fix the flaky login test');
   await expect(row(page, 'claude-code')).toContainText('/work/shop');
   await expect(row(page, 'codex')).toContainText('Fix the failing eviction test in src/lru.rs');
@@ -111,6 +117,19 @@ test('screenshots of the home page with local sessions at 390, 1024 and 1440 px'
     // nothing wider than the window
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
   }
+});
+
+test('opening the OpenHands row analyses the conversation folder as check reads it', async ({ page }) => {
+  const oracle = checkJson(openhandsDir()).sessions[0]!;
+  expect(oracle.turns).toBe(8);
+  await page.goto(`${relay.url}/`);
+  await row(page, 'openhands').click();
+  const status = await waitLoaded(page);
+  expect(status.state).toBe('done');
+  expect(status.turns).toBe(oracle.turns);
+  await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.findings));
+  await expect(page.getByTestId('chart-composition')).toBeVisible();
+  await expect(page.getByTestId('compactions-strip')).toBeVisible();
 });
 
 test('opening the Gemini CLI row analyses it (needs the Gemini CLI adapter)', async ({ page }) => {

@@ -25,6 +25,11 @@ export interface CheckOptions {
   /** a longer line or .json element is an input error, not read (src/ingest/lines.ts) */
   maxLineBytes?: number;
   onProgress?: (p: ReadProgress) => void;
+  /**
+   * a folder's files must each be a regular file inside this real path, opened without following
+   * a final link (the relay's local sessions, docs/security.md "Local sessions")
+   */
+  inside?: string;
   /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
   from?: TranscriptFormat;
   /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
@@ -134,7 +139,10 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     await readOpenHandsFolder(
       folder,
       { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) },
-      options.maxLineBytes,
+      {
+        ...(options.maxLineBytes === undefined ? {} : { maxBytes: options.maxLineBytes }),
+        ...(options.inside === undefined ? {} : { inside: options.inside }),
+      },
     );
   } else if (digests === null) {
     await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);

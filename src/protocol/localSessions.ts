@@ -1,8 +1,12 @@
 // `GET /api/local` (docs/relay.md "Local sessions"): the agent sessions found on the relay's
 // machine, where each agent keeps them. Types only: the relay writes them, the page reads them.
 
-/** The agents whose folders are searched; `unknown` is a file of a --sessions folder not yet told by content. */
-export type LocalAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'unknown';
+/**
+ * The agents whose folders are searched; `unknown` is a file of a --sessions folder not yet told
+ * by content. An `openhands` row is a conversation folder (one JSON file per event), sent as one
+ * JSON Lines body.
+ */
+export type LocalAgent = 'claude-code' | 'codex' | 'gemini-cli' | 'openhands' | 'unknown';
 
 /** What the background analysis (the engine `check` runs) found in the file, once it ran. */
 export interface LocalAnalysis {
@@ -24,10 +28,11 @@ export interface LocalSessionRow {
   title: string | null;
   /** the agent's session id (null when the file names none) */
   session_id: string | null;
-  /** the file's name, for the page's source bar */
+  /** the file's name, for the page's source bar (an OpenHands conversation: `<its folder's name>.jsonl`, the body it is sent as) */
   file_name: string;
+  /** the file's size (an OpenHands conversation: its event files' and its state's) */
   bytes: number;
-  /** the file's modification time, ms since the epoch */
+  /** the file's modification time, ms since the epoch (an OpenHands conversation: its newest event's or state's) */
   modified_ms: number;
   /** written to in the last 10 minutes and followed live into the relay: the relay's session id */
   live_session: string | null;

@@ -54,7 +54,9 @@ describe('the index of the agents’ folders', () => {
     });
     // the project hash is resolved: it is the sha256 of the Claude Code session's working directory
     expect(row(list, 'gemini-cli')).toMatchObject({ project: PROJECT, session_id: GEMINI_SESSION, title: 'Why does the checkout page render twice on load?' });
-    expect(list.folders.every((f) => f.problem === null)).toBe(true);
+    expect(list.folders.filter((f) => f.agent !== 'openhands').every((f) => f.problem === null)).toBe(true);
+    // no OpenHands here (test/relay/localOpenHands.test.ts lists its conversations)
+    expect(list.folders.find((f) => f.agent === 'openhands')?.problem).toBe(`${path.join(home, '.openhands')} does not exist (no sessions of this agent here)`);
   });
 
   it('a title the user gave (custom-title, the last one) wins over the first prompt; a summary record comes next', async () => {

@@ -12,12 +12,12 @@ import './local.css';
 /** rows shown before "Show all" */
 const FIRST_ROWS = 8;
 
-/** Where each agent keeps its sessions: the folders serve searches, and OpenHands' and SWE-agent's, to check or drop. */
+/** Where each agent keeps its sessions: the folders serve searches, and SWE-agent's and mini-swe-agent's, to drop. */
 const PLACES: [string, string][] = [
   ['Claude Code', '~/.claude/projects/<project>/<session>.jsonl'],
   ['Codex', '~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'],
   ['Gemini CLI', '~/.gemini/tmp/<project hash>/chats/session-*.json(l)'],
-  ['OpenHands', '~/.openhands/conversations/<id>/: `context-health check` the folder, or drop its events as one .json(l)'],
+  ['OpenHands', '~/.openhands/conversations/<id>/ (and the older app’s ~/.openhands/sessions/<id>/): one conversation a folder, listed above'],
   ['SWE-agent', 'trajectories/<user>/<run>/<instance>.traj: drop one here'],
   ['mini-swe-agent', '<output>/<instance>/<instance>.traj.json: drop one here'],
 ];
@@ -50,11 +50,12 @@ export function LocalSessions() {
 }
 
 function Status({ list, pending, failed }: { list: LocalSessionList | null | undefined; pending: boolean; failed: boolean }) {
-  if (pending) return <p className="muted">Looking for Claude Code, Codex and Gemini CLI sessions…</p>;
+  if (pending) return <p className="muted">Looking for Claude Code, Codex, Gemini CLI and OpenHands sessions…</p>;
   if (failed || list === null || list === undefined) {
     return (
       <p className="muted">
-        Run <code>npx context-health serve</code> and open the page it prints: it lists the Claude Code, Codex and Gemini CLI sessions on your machine here.
+        Run <code>npx context-health serve</code> and open the page it prints: it lists the Claude Code, Codex, Gemini CLI and OpenHands sessions on your
+        machine here.
       </p>
     );
   }
@@ -62,7 +63,7 @@ function Status({ list, pending, failed }: { list: LocalSessionList | null | und
   if (list.sessions.length === 0) {
     return (
       <p className="muted" data-testid="local-empty">
-        {list.indexing ? 'Looking through the agents’ folders…' : 'No Claude Code, Codex or Gemini CLI session found in their folders.'}
+        {list.indexing ? 'Looking through the agents’ folders…' : 'No Claude Code, Codex, Gemini CLI or OpenHands session found in their folders.'}
       </p>
     );
   }

@@ -1,7 +1,13 @@
 // The words of a local-session row: the agent's name, how long ago, how big, how full.
 import type { LocalAgent } from '../../../src/protocol/localSessions.ts';
 
-const NAMES: Record<LocalAgent, string> = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', unknown: 'a file' };
+const NAMES: Record<LocalAgent, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'gemini-cli': 'Gemini CLI',
+  openhands: 'OpenHands',
+  unknown: 'a file',
+};
 
 export function agentName(agent: LocalAgent): string {
   return NAMES[agent];

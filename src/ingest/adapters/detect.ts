@@ -61,6 +61,16 @@ export function detectFormat(first: unknown): TranscriptFormat {
   // an OpenHands event: its class in `kind` (openhands-sdk event/*)
   if (typeof record.kind === 'string' && OPENHANDS_EVENT_KINDS.has(record.kind) && (typeof record.source === 'string' || typeof record.id === 'string'))
     return 'openhands';
+  // an OpenHands conversation's base_state.json first (openhands-sdk conversation/state.py: its
+  // `id`, the `agent` and its `stats` or `workspace`): the relay sends a conversation folder as
+  // JSON Lines in the order `check <folder>` reads it, the state first (docs/relay.md "Local sessions")
+  if (
+    typeof record.id === 'string' &&
+    typeof record.agent === 'object' &&
+    record.agent !== null &&
+    ((typeof record.stats === 'object' && record.stats !== null) || (typeof record.workspace === 'object' && record.workspace !== null))
+  )
+    return 'openhands';
   // an OpenHands V0 event (the app's event_to_dict: `action` or `observation`, `source`, `id`), or an evaluation row of them
   if (isV0Event(record) || isV0EvalRow(record)) return 'openhands';
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';

@@ -1,6 +1,7 @@
 // Where each agent keeps its sessions (docs/relay.md "Local sessions"), and which files in
 // those folders are sessions. A folder given with --sessions holds any of the three kinds,
-// told by content.
+// told by content, and OpenHands conversation folders.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { LocalAgent } from '../../protocol/localSessions.ts';
 import { isAutoCompaction } from '../../ingest/adapters/claudeCodeFiles.ts';
@@ -13,10 +14,25 @@ export interface AgentFolder {
   descend(parts: readonly string[]): boolean;
   /** whether a file (its path relative to the root, split) is a session */
   accept(parts: readonly string[]): boolean;
+  /**
+   * whether a sub-folder (split as above; [] is the root) may be an OpenHands conversation: it is
+   * one when it holds an `events/` folder, and is then one row, not searched further
+   */
+  conversation?(parts: readonly string[]): boolean;
 }
 
-/** The three agents' own folders under `home`. */
-export function defaultAgentFolders(home: string): AgentFolder[] {
+/** Environment variables that move OpenHands' folders (agentFolders' OpenHands entries). */
+export interface OpenHandsEnv {
+  /** OpenHands-CLI locations.py: the persistence folder (default ~/.openhands) */
+  OPENHANDS_PERSISTENCE_DIR?: string | undefined;
+  /** OpenHands-CLI locations.py: the conversations folder (default <persistence>/conversations) */
+  OPENHANDS_CONVERSATIONS_DIR?: string | undefined;
+  /** the V0 app's file_store_path (openhands/core/config, FILE_STORE_PATH overrides it) */
+  FILE_STORE_PATH?: string | undefined;
+}
+
+/** The agents' own folders under `home` (OpenHands': also where `env` moves them). */
+export function defaultAgentFolders(home: string, env: OpenHandsEnv = process.env): AgentFolder[] {
   return [
     {
       // ~/.claude/projects/<project>/<session>.jsonl and <session>/subagents/agent-<id>.jsonl;
@@ -46,15 +62,57 @@ export function defaultAgentFolders(home: string): AgentFolder[] {
       descend: (parts) => parts.length === 1 || (parts[1] === 'chats' && parts.length <= 3),
       accept: (parts) => parts[1] === 'chats' && (parts.length === 3 || parts.length === 4) && /\.jsonl?$/.test(parts[parts.length - 1]!),
     },
+    ...openHandsFolders(home, env),
   ];
 }
 
-/** A folder named with --sessions: any transcript file in it, the agent told by content. */
+const none = (): boolean => false;
+
+/**
+ * OpenHands keeps a conversation as a folder of one JSON file per event:
+ * - V1 (the software-agent-sdk's CLI, OpenHands-CLI locations.py): `<persistence>/conversations/<id>/`
+ *   with `base_state.json` and `events/event-<index>-<id>.json`; `<persistence>` is ~/.openhands
+ *   or $OPENHANDS_PERSISTENCE_DIR, the conversations folder $OPENHANDS_CONVERSATIONS_DIR when set;
+ * - V0 (the app before the SDK; openhands/storage/locations.py, its file_store_path default
+ *   ~/.openhands since 0.44, June 2025, mounted from ~/.openhands-state before, $FILE_STORE_PATH
+ *   when set): `sessions/<id>/events/<n>.json` (`users/<user>/conversations/<id>/` with a user).
+ */
+function openHandsFolders(home: string, env: OpenHandsEnv): AgentFolder[] {
+  const store = (root: string): AgentFolder => ({
+    agent: 'openhands',
+    root,
+    descend: (p) =>
+      (p.length === 1 && (p[0] === 'conversations' || p[0] === 'sessions' || p[0] === 'users')) ||
+      (p[0] === 'users' && (p.length === 2 || (p.length === 3 && p[2] === 'conversations'))),
+    accept: none,
+    conversation: (p) =>
+      (p.length === 2 && (p[0] === 'conversations' || p[0] === 'sessions')) || (p.length === 4 && p[0] === 'users' && p[2] === 'conversations'),
+  });
+  const roots = [env.OPENHANDS_PERSISTENCE_DIR || path.join(home, '.openhands')];
+  if (env.FILE_STORE_PATH) roots.push(env.FILE_STORE_PATH.replace(/^~(?=$|[\\/])/, home));
+  // the V0 app in Docker before 0.44: listed only where it is, not a line "does not exist" for everyone
+  const state = path.join(home, '.openhands-state');
+  if (fs.existsSync(state)) roots.push(state);
+  const folders = [...new Set(roots.map((r) => path.resolve(r)))].map(store);
+  if (env.OPENHANDS_CONVERSATIONS_DIR) {
+    folders.push({
+      agent: 'openhands',
+      root: path.resolve(env.OPENHANDS_CONVERSATIONS_DIR),
+      descend: none,
+      accept: none,
+      conversation: (p) => p.length === 1,
+    });
+  }
+  return folders;
+}
+
+/** A folder named with --sessions: any transcript file in it, the agent told by content, and any OpenHands conversation folder. */
 export function extraFolder(root: string): AgentFolder {
   return {
     agent: 'unknown',
     root: path.resolve(root),
     descend: () => true,
+    conversation: () => true,
     accept: (parts) => {
       const name = parts[parts.length - 1]!;
       return /\.(jsonl|jsonl\.gz|json)$/.test(name) && !isAutoCompaction(name);

@@ -6,12 +6,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentFolder } from './agentFolders.ts';
+import { conversationStamp } from './openhandsConversation.ts';
 
 export interface FoundFile {
   /** the real path (links resolved), inside the folder's real path */
   path: string;
   size: number;
   mtimeMs: number;
+  /**
+   * an OpenHands conversation folder (one JSON file per event): what a look knows of it for
+   * the cost of two stats, its events/ folder's mtime (an event file created) and its state's
+   * size and mtime (openhandsConversation.ts conversationStamp); size is 0 until it is scanned
+   */
+  conversation?: string;
 }
 
 export interface WalkReport {
@@ -55,6 +62,15 @@ export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) =
       const key = `${st.dev}:${st.ino}`;
       if (entered.has(key)) return; // a link back to a folder already searched
       entered.add(key);
+      // an OpenHands conversation is one row, its event files not searched (nor each stat'ed: the scan does, when it changed)
+      if (folder.conversation?.(parts) === true) {
+        const stamp = await conversationStamp(dir, realRoot);
+        if (stamp === 'out') report.linksOut++;
+        else if (stamp !== null) {
+          found({ path: dir, size: 0, mtimeMs: stamp.mtimeMs, conversation: stamp.stamp });
+          return;
+        }
+      }
       handle = await fs.promises.opendir(dir, { bufferSize: 64 });
     } catch {
       report.unreadable++;
@@ -81,7 +97,7 @@ export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) =
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();
         if (entry.isSymbolicLink()) {
-          if (!folder.descend(rel) && !folder.accept(rel)) continue;
+          if (!folder.descend(rel) && !folder.accept(rel) && folder.conversation?.(rel) !== true) continue;
           try {
             full = await fs.promises.realpath(full);
           } catch {
@@ -102,7 +118,7 @@ export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) =
           }
         }
         if (isDir) {
-          if (folder.descend(rel)) await walk(full, rel);
+          if (folder.descend(rel) || folder.conversation?.(rel) === true) await walk(full, rel);
         } else if (isFile && folder.accept(rel)) {
           batch.push(full);
           if (batch.length >= STAT_BATCH) await flush();

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { LocalAgent, LocalAnalysis, LocalFolder, LocalSessionList, LocalSessionRow } from '../../protocol/localSessions.ts';
 import type { AgentFolder } from './agentFolders.ts';
 import { walkFolder, type FoundFile, type WalkReport } from './folderWalk.ts';
+import { scanConversation } from './openhandsConversation.ts';
 import { DEFAULT_HEAD_LIMITS, readSessionHead, type HeadLimits, type SessionHead } from './sessionHead.ts';
 
 export interface AnalysisOutcome {
@@ -30,8 +31,9 @@ export interface LocalIndexOptions {
   /** looks at most this often (default 2 s): a listing asked sooner answers from the last one */
   minLookMs?: number;
   /**
-   * the engine `check` runs, on one file (cli/localSessions.ts injects it); none: rows carry no
-   * analysis. `inside`: the real path of the file's folder, which the file it reads must still be in
+   * the engine `check` runs, on one file or (agent `openhands`) one conversation folder
+   * (cli/localSessions.ts injects it); none: rows carry no analysis. `inside`: the real path of
+   * the file's folder, which the file it reads must still be in
    */
   analyse?: (file: string, agent: LocalAgent, inside: string | undefined) => Promise<AnalysisOutcome>;
   /** most files analysed in the background per look, newest first (default 200) */
@@ -54,7 +56,15 @@ interface Entry {
   mtimeMs: number;
   head: SessionHead | null;
   analysis: AnalysisOutcome | null;
-  /** size:mtime the analysis is of */
+  /** what the walk saw (size:mtime; a conversation's stamp): a look reads the row again when it changed */
+  seenAs: string;
+  /** an OpenHands conversation folder (openhandsConversation.ts), not a file */
+  conversation: boolean;
+  /** what was read (size:mtime; a conversation's event count, size and newest mtime): the analysis is of it */
+  content: string;
+  /** a conversation whose last event was being written when scanned: read again at the next look */
+  unsettled: boolean;
+  /** `content` the analysis is of */
   analysedAt: string | null;
 }
 
@@ -136,18 +146,27 @@ export class LocalSessionIndex {
     await this.looking;
   }
 
-  /** The row's file, by its id, once more checked to be a file inside its folder; undefined when it is not one. */
-  async fileOf(id: string): Promise<{ path: string; agent: LocalAgent; name: string; root: string } | undefined> {
+  /**
+   * The row's file, by its id, once more checked to be a file inside its folder; undefined when it
+   * is not one. A conversation is its folder (`conversation`), named as the JSON Lines body it is sent as.
+   */
+  async fileOf(id: string): Promise<{ path: string; agent: LocalAgent; name: string; root: string; conversation: boolean } | undefined> {
     const e = this.byId.get(id);
     if (e === undefined) return undefined;
     const root = this.folderStates[e.folder]?.report?.realRoot ?? null;
     if (root === null) return undefined;
+    if (e.conversation) {
+      // its files are each checked when sent (openhandsConversation.ts)
+      const real = await fs.promises.realpath(e.path).catch(() => null);
+      if (real === null || !real.startsWith(root + path.sep) || !(await fs.promises.stat(real)).isDirectory()) return undefined;
+      return { path: real, agent: 'openhands', name: `${path.basename(real)}.jsonl`, root, conversation: true };
+    }
     try {
       // the path may have become a link since it was found: its real path must still be inside
       const real = await fs.promises.realpath(e.path);
       if (!real.startsWith(root + path.sep) || !(await fs.promises.stat(real)).isFile()) return undefined;
       // the opener checks its descriptor against `root` again: this name may change before it is opened
-      return { path: real, agent: e.head?.agent ?? e.agent, name: path.basename(real), root };
+      return { path: real, agent: e.head?.agent ?? e.agent, name: path.basename(real), root, conversation: false };
     } catch {
       return undefined;
     }
@@ -156,10 +175,13 @@ export class LocalSessionIndex {
   /** Files modified within `ms` (newest first), with their agent as told: the live follower's list. */
   recent(ms: number): { path: string; agent: LocalAgent }[] {
     const since = Date.now() - ms;
-    return [...this.entries.values()]
-      .filter((e) => e.mtimeMs >= since && e.head?.problem === null)
-      .sort((a, b) => b.mtimeMs - a.mtimeMs)
-      .map((e) => ({ path: e.path, agent: e.head?.agent ?? e.agent }));
+    return (
+      [...this.entries.values()]
+        // a conversation folder is not a file to tail: it is opened whole
+        .filter((e) => e.mtimeMs >= since && e.head?.problem === null && !e.conversation)
+        .sort((a, b) => b.mtimeMs - a.mtimeMs)
+        .map((e) => ({ path: e.path, agent: e.head?.agent ?? e.agent }))
+    );
   }
 
   /** The relay session a file is followed into (cli/localFollow.ts says). */
@@ -185,18 +207,24 @@ export class LocalSessionIndex {
       this.folderStates[i] = { report, files: found.length, dropped };
       for (const f of found) {
         const old = this.entries.get(f.path);
-        const unchanged = old !== undefined && old.size === f.size && old.mtimeMs === f.mtimeMs;
+        const seenAs = f.conversation ?? `${f.size}:${f.mtimeMs}`;
+        const unchanged = old !== undefined && old.seenAs === seenAs && !old.unsettled;
         const e: Entry = unchanged
           ? old
           : {
               id: rowId(f.path),
               path: f.path,
-              agent: folder.agent,
+              agent: f.conversation === undefined ? folder.agent : 'openhands',
               folder: i,
-              size: f.size,
-              mtimeMs: f.mtimeMs,
+              // a conversation's size and mtime are its scan's (until then: the old ones, else the walk's)
+              size: f.conversation === undefined ? f.size : (old?.size ?? f.size),
+              mtimeMs: f.conversation === undefined ? f.mtimeMs : Math.max(old?.mtimeMs ?? 0, f.mtimeMs),
               head: null,
               analysis: old?.analysis ?? null,
+              seenAs,
+              conversation: f.conversation !== undefined,
+              content: seenAs,
+              unsettled: false,
               analysedAt: old?.analysedAt ?? null,
             };
         seen.set(f.path, e);
@@ -216,6 +244,7 @@ export class LocalSessionIndex {
     this.entries = new Map(all.map((e) => [e.path, e]));
     this.byId = new Map(all.map((e) => [e.id, e]));
     await this.readHeads(all.filter((e) => e.head === null));
+    this.sortedRows = null; // a conversation's mtime is its scan's
     for (const e of all) if (e.head?.project) this.learnProject(e.head.project);
     this.firstLookDone = true;
     this.startAnalysis();
@@ -228,7 +257,16 @@ export class LocalSessionIndex {
     const worker = async (): Promise<void> => {
       while (next < todo.length && !this.closed) {
         const e = todo[next++]!;
-        e.head = await readSessionHead(e.path, e.agent, limits);
+        const root = this.folderStates[e.folder]?.report?.realRoot ?? null;
+        if (!e.conversation) e.head = await readSessionHead(e.path, e.agent, limits);
+        else if (root !== null) {
+          const scan = await scanConversation(e.path, root, limits);
+          e.head = scan.head;
+          e.size = scan.size;
+          if (scan.mtimeMs > 0) e.mtimeMs = scan.mtimeMs;
+          e.content = scan.content;
+          e.unsettled = scan.unsettled;
+        }
       }
     };
     await Promise.all(Array.from({ length: this.options.readConcurrency ?? 16 }, worker));
@@ -240,7 +278,7 @@ export class LocalSessionIndex {
     if (analyse === undefined || this.analysing) return;
     const maxBytes = this.options.maxAnalyseBytes ?? 16 * 1024 * 1024;
     const queue = [...this.entries.values()]
-      .filter((e) => e.head?.problem === null && e.analysedAt !== `${e.size}:${e.mtimeMs}`)
+      .filter((e) => e.head?.problem === null && e.analysedAt !== e.content)
       .sort((a, b) => b.mtimeMs - a.mtimeMs)
       .slice(0, this.options.analyseQueue ?? 200);
     if (queue.length === 0) return;
@@ -248,7 +286,7 @@ export class LocalSessionIndex {
     void (async () => {
       for (const e of queue) {
         if (this.closed) break;
-        const stamp = `${e.size}:${e.mtimeMs}`;
+        const stamp = e.content;
         if (e.size > maxBytes) {
           e.analysis = {
             analysis: null,
@@ -281,7 +319,8 @@ export class LocalSessionIndex {
       project: h === null ? null : (h.project ?? (h.projectHash === null ? null : (this.hashes.get(h.projectHash) ?? h.projectHash))),
       title: h?.title ?? null,
       session_id: h?.sessionId ?? null,
-      file_name: path.basename(e.path),
+      // a conversation is sent as one JSON Lines body: the page opens it under this name (its session id, as check names the folder's)
+      file_name: e.conversation ? `${path.basename(e.path)}.jsonl` : path.basename(e.path),
       bytes: e.size,
       modified_ms: Math.round(e.mtimeMs),
       live_session: this.liveSessions.get(e.path) ?? null,

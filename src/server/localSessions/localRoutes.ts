@@ -8,6 +8,7 @@ import { drainedOrClosed, json } from '../httpReply.ts';
 import type { Route } from '../routes.ts';
 import type { LocalSessionIndex } from './localIndex.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
+import { conversationBody, oneLine, sendLine } from './openhandsConversation.ts';
 
 export const LOCAL_LIST_PATH = '/api/local';
 const ROW_ID = /^[0-9a-f]{24}$/;
@@ -37,6 +38,7 @@ export function localRoutes(index: LocalSessionIndex | null, reason: string | nu
         if (!ROW_ID.test(id)) return json(res, 400, { error: 'not a local session id (a row of GET /api/local names its file; a path is never accepted)' });
         const file = await index.fileOf(id);
         if (file === undefined) return json(res, 404, { error: `no local session ${id} (listed again? it may have moved out of its folder)` });
+        if (file.conversation) return sendConversation(req.method === 'HEAD', res, file.path, file.name, file.root);
         return sendFile(req.method === 'HEAD', res, file.path, file.name, file.root);
       },
     },
@@ -83,5 +85,42 @@ async function sendFile(headOnly: boolean, res: import('node:http').ServerRespon
     res.end();
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * An OpenHands conversation folder as one JSON Lines body, in the order `check <folder>` reads
+ * it: base_state.json's JSON on the first line (V1), then each event file's on its own line.
+ * The event files are the ones listed when asked (one created since is not sent; a last one still
+ * being written is left out); each is read through its checked descriptor. One that became a
+ * FIFO or a link since it was listed cuts the answer off mid-way, so the page fails the load
+ * rather than analyse a part. No content-length: the body is sent as it is read.
+ */
+async function sendConversation(headOnly: boolean, res: import('node:http').ServerResponse, dir: string, name: string, root: string): Promise<void> {
+  let body: Awaited<ReturnType<typeof conversationBody>>;
+  try {
+    body = await conversationBody(dir, root);
+  } catch (e) {
+    return json(res, 404, {
+      error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    });
+  }
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  if (headOnly) return void res.end();
+  const write = async (chunk: Buffer): Promise<void> => {
+    if (res.destroyed) throw new Error('the page went away');
+    if (!res.write(chunk)) await drainedOrClosed(res);
+  };
+  try {
+    if (body.state !== null) await write(Buffer.concat([oneLine(body.state), Buffer.from('\n')]));
+    for (const file of body.events) await sendLine(file, root, write);
+    res.end();
+  } catch (e) {
+    res.destroy(new Error(`${name}: ${(e as Error).message}`));
   }
 }
