@@ -57,6 +57,26 @@ interface Adapter {
   end?(): AdaptedMessage[];
 }
 
+/**
+ * A record that stands for a file the relay could not send as `check <folder>` reads it (an
+ * OpenHands conversation folder sent as JSON Lines, server/localSessions/openhandsConversation.ts):
+ * `{"$input_error": "<file>: <why>"}`, one input error with check's own words, before the
+ * format is told or in an OpenHands transcript. Made by inputErrorLine.
+ */
+export const INPUT_ERROR_KEY = '$input_error';
+
+/** The JSON line carrying one input error (INPUT_ERROR_KEY). */
+export function inputErrorLine(message: string): string {
+  return JSON.stringify({ [INPUT_ERROR_KEY]: message });
+}
+
+function inputErrorOf(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  const message = (value as Record<string, unknown>)[INPUT_ERROR_KEY];
+  return keys.length === 1 && typeof message === 'string' ? message : null;
+}
+
 export class TranscriptPipeline {
   private detected: TranscriptFormat | null;
   private adapter: Adapter | null = null;
@@ -321,6 +341,13 @@ export class TranscriptPipeline {
   }
 
   private parsedValue(value: unknown, line: number, text: string | null): void {
+    if (this.detected === null || this.detected === 'openhands') {
+      const error = inputErrorOf(value);
+      if (error !== null) {
+        this.releaseHeld();
+        return this.feed.error(line, error);
+      }
+    }
     if (this.detected === null) this.decide(detectFormat(value));
     const adapter = this.adapter;
     if (adapter === null) {

@@ -14,7 +14,9 @@
 // inside the folder; an event file that is a link or not a regular file refuses the row.
 import fs from 'node:fs';
 import path from 'node:path';
-import { eventFileNames, readEventFile } from '../../node/openhandsFolder.ts';
+import { eventFileNames, readEventFile, readFolderFile } from '../../node/openhandsFolder.ts';
+import { inputErrorLine } from '../../ingest/adapters/pipeline.ts';
+import { DEFAULT_MAX_LINE_BYTES } from '../../ingest/lines.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
 import type { HeadLimits, SessionHead } from './sessionHead.ts';
 
@@ -158,58 +160,51 @@ export async function scanConversation(dir: string, realRoot: string, limits: He
   };
 }
 
-/** The files the body is made of, as they are when asked; NotRegularFile when the conversation is refused. */
-export interface ConversationBody {
-  /** the state's bytes (read until they parse, three tries), or null (V0 has none) */
-  state: Buffer | null;
-  /** the event files, in check's order, without a last one that is being written */
-  events: string[];
-}
+/** an unparsable last event modified more recently than this may still be being written: left out of the body */
+export const BEING_WRITTEN_MS = 10_000;
 
-export async function conversationBody(dir: string, realRoot: string): Promise<ConversationBody> {
-  const listing = await listConversation(dir, realRoot);
-  let state: Buffer | null = null;
-  if (listing.state !== null) {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const read = await readEventFile(listing.state.path, Number.MAX_SAFE_INTEGER, realRoot);
-      if ('error' in read) throw new NotRegularFile(read.error);
-      state = read.bytes;
-      if (parsedFile(read) !== undefined) break;
-      await new Promise((r) => setTimeout(r, 30)); // being written: OpenHands rewrites it whole
-    }
-  }
-  const events = listing.events.map((e) => e.path);
-  const last = events[events.length - 1];
-  if (last !== undefined && parsedFile(await readEventFile(last, 64 * 1024 * 1024, realRoot)) === undefined) events.pop();
-  return { state, events };
+/** The conversation's files as listed when asked (NotRegularFile when the conversation is refused). */
+export type ConversationFiles = Listing;
+
+export async function conversationFiles(dir: string, realRoot: string): Promise<ConversationFiles> {
+  return listConversation(dir, realRoot);
 }
 
 /**
- * One file of the body onto one line: its bytes as they are, each CR and LF made a space (in
- * JSON text they can only be whitespace between tokens, never inside a string, and in UTF-8
- * they are never part of another character), then a LF. Read through its checked descriptor,
- * up to the size it had when opened.
+ * The body, in check's order: the state's line (V1), then each event's. Every file is read as
+ * `check <folder>` reads it (readFolderFile: up to check's limit per event, UTF-8 without
+ * replacement, JSON.parse), one at a time, so a request holds one event, never the conversation.
+ * A file check reads is sent as its own decoded text with each CR and LF made a space (in
+ * valid JSON they can only be whitespace between tokens: the page parses the very value check
+ * parsed, a lone surrogate's escape, 1e400 and -0 included); a file check refuses is sent as
+ * one `$input_error` line with check's own message (pipeline.ts inputErrorLine), so the page
+ * reports the same error, naming the file and why. The state is read again while it does not
+ * parse (three tries: OpenHands rewrites it whole); a last event that does not parse and was
+ * written in the last BEING_WRITTEN_MS is left out (being written); an older one is its error.
  */
-export async function sendLine(file: string, realRoot: string, write: (chunk: Buffer) => Promise<void>): Promise<void> {
-  const handle = await openRegularFile(file, realRoot);
-  try {
-    const size = (await handle.stat()).size;
-    const chunk = Buffer.alloc(Math.min(256 * 1024, Math.max(1, size)));
-    for (let at = 0; at < size;) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
-      if (bytesRead === 0) break; // cut short since: what it had
-      at += bytesRead;
-      await write(oneLine(Buffer.from(chunk.subarray(0, bytesRead))));
+export async function writeConversation(
+  files: ConversationFiles,
+  realRoot: string,
+  write: (chunk: Buffer) => Promise<void>,
+  maxBytes = DEFAULT_MAX_LINE_BYTES,
+  now: () => number = Date.now,
+): Promise<void> {
+  const line = async (read: { text: string } | { error: string }): Promise<void> =>
+    write(Buffer.from(`${'error' in read ? inputErrorLine(read.error) : read.text.replace(/[\r\n]/g, ' ')}\n`));
+  if (files.state !== null) {
+    let read = await readFolderFile(files.state.path, maxBytes, realRoot);
+    for (let attempt = 1; attempt < 3 && 'error' in read; attempt++) {
+      await new Promise((r) => setTimeout(r, 30)); // being written: OpenHands rewrites it whole
+      read = await readFolderFile(files.state.path, maxBytes, realRoot);
     }
-    await write(Buffer.from('\n'));
-  } finally {
-    await handle.close().catch(() => undefined);
+    await line(read);
   }
-}
-
-export function oneLine(bytes: Buffer): Buffer {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a || bytes[i] === 0x0d) bytes[i] = 0x20;
-  return bytes;
+  for (let i = 0; i < files.events.length; i++) {
+    const e = files.events[i]!;
+    const read = await readFolderFile(e.path, maxBytes, realRoot);
+    if ('error' in read && i === files.events.length - 1 && now() - e.mtimeMs < BEING_WRITTEN_MS) break;
+    await line(read);
+  }
 }
 
 /** The first `n` bytes of a file, through its checked descriptor. */
