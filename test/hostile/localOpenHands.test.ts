@@ -117,6 +117,34 @@ describe('an OpenHands conversation with broken files: the body and check <folde
   });
 });
 
+describe('the format of the body', () => {
+  const relay = relaysPerTest();
+
+  it('is OpenHands whatever its first file holds, as check <folder> reads it: a state or first event that looks like another format', async () => {
+    for (const first of [
+      '{"id":"x"}',
+      '{"type":"session","session_id":"forged","version":1}',
+      '{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"hi"}}',
+    ]) {
+      const dir = writeV1(path.join(tempDir('ch-oh-'), '.openhands', 'conversations', V1_ID));
+      fs.writeFileSync(path.join(dir, 'base_state.json'), first);
+      const index = openLocalIndex(choice, path.dirname(path.dirname(path.dirname(dir))));
+      await index.update();
+      const row = index.list().sessions.find((s) => s.agent === 'openhands')!;
+      const r = await relay({ extraRoutes: localRoutes(index, null) });
+      const text = await (await fetch(`${r.url}api/local/${row.id}/file`)).text();
+      index.close();
+      const f = path.join(tempDir('ch-oh-body-'), row.file_name);
+      fs.writeFileSync(f, text);
+      const fromBody = await checkTranscript(f, { userThresholds: {}, threads: 1 });
+      const fromFolder = await checkTranscript(dir, { userThresholds: {}, threads: 1 });
+      expect(fromBody.adapter.format).toBe('openhands');
+      expect(fromBody.report.input_errors.map((e) => e.message)).toEqual(fromFolder.report.input_errors.map((e) => e.message));
+      expect(fromBody.report.sessions).toEqual(fromFolder.report.sessions);
+    }
+  });
+});
+
 describe('the body of a large conversation', () => {
   it('holds one event at a time: 64 events of 1 MiB sent with under 16 MiB more array-buffer memory (the garbage not yet collected), never the conversation', async () => {
     const dir = path.join(tempDir('ch-oh-mem-'), 'conv');

@@ -8,7 +8,7 @@ import { exceedsNesting, tooDeepMessage } from '../../core/nesting.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { CodexAdapter } from './codex.ts';
-import { detectFormat, type TranscriptFormat } from './detect.ts';
+import { detectFormat, TRANSCRIPT_FORMATS, type TranscriptFormat } from './detect.ts';
 import { GeminiAdapter } from './gemini.ts';
 import { OpenHandsAdapter } from './openhands.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
@@ -68,6 +68,24 @@ export const INPUT_ERROR_KEY = '$input_error';
 /** The JSON line carrying one input error (INPUT_ERROR_KEY). */
 export function inputErrorLine(message: string): string {
   return JSON.stringify({ [INPUT_ERROR_KEY]: message });
+}
+
+/**
+ * A first record `{"$format": "<format>"}` (that one member) tells the format, as `check --from`
+ * does, and is nothing else: the relay opens a conversation folder's body with it, so the page
+ * reads it as `check <folder>` does whatever the folder's first file holds.
+ */
+export const FORMAT_KEY = '$format';
+
+/** The JSON line that tells the format (FORMAT_KEY). */
+export function formatLine(format: TranscriptFormat): string {
+  return JSON.stringify({ [FORMAT_KEY]: format });
+}
+
+function formatOf(value: unknown): TranscriptFormat | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1) return null;
+  const format = (value as Record<string, unknown>)[FORMAT_KEY];
+  return TRANSCRIPT_FORMATS.find((f) => f === format) ?? null;
 }
 
 function inputErrorOf(value: unknown): string | null {
@@ -341,6 +359,10 @@ export class TranscriptPipeline {
   }
 
   private parsedValue(value: unknown, line: number, text: string | null): void {
+    if (this.detected === null) {
+      const format = formatOf(value);
+      if (format !== null) return this.decide(format);
+    }
     if (this.detected === null || this.detected === 'openhands') {
       const error = inputErrorOf(value);
       if (error !== null) {

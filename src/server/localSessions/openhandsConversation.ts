@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventFileNames, readEventFile, readFolderFile } from '../../node/openhandsFolder.ts';
-import { inputErrorLine } from '../../ingest/adapters/pipeline.ts';
+import { formatLine, inputErrorLine } from '../../ingest/adapters/pipeline.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../../ingest/lines.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
 import type { HeadLimits, SessionHead } from './sessionHead.ts';
@@ -171,7 +171,9 @@ export async function conversationFiles(dir: string, realRoot: string): Promise<
 }
 
 /**
- * The body, in check's order: the state's line (V1), then each event's. Every file is read as
+ * The body, in check's order after a first line `{"$format":"openhands"}` (pipeline.ts
+ * formatLine: the page reads it as check reads a folder, whatever its first file holds): the
+ * state's line (V1), then each event's. Every file is read as
  * `check <folder>` reads it (readFolderFile: up to check's limit per event, UTF-8 without
  * replacement, JSON.parse), one at a time, so a request holds one event, never the conversation.
  * A file check reads is sent as its own decoded text with each CR and LF made a space (in
@@ -191,6 +193,8 @@ export async function writeConversation(
 ): Promise<void> {
   const line = async (read: { text: string } | { error: string }): Promise<void> =>
     write(Buffer.from(`${'error' in read ? inputErrorLine(read.error) : read.text.replace(/[\r\n]/g, ' ')}\n`));
+  // the format, as check <folder> forces it: a first file that looks like another format's (or like nothing) changes nothing
+  await write(Buffer.from(`${formatLine('openhands')}\n`));
   if (files.state !== null) {
     let read = await readFolderFile(files.state.path, maxBytes, realRoot);
     for (let attempt = 1; attempt < 3 && 'error' in read; attempt++) {
