@@ -166,3 +166,26 @@ describe('the body of a large conversation', () => {
     expect(peak).toBeLessThan(16 * 1024 * 1024);
   });
 });
+
+describe('a --sessions folder that holds code, not conversations', () => {
+  it('a project with an events/ folder of source files is searched, not taken for a conversation that hides its transcripts', async () => {
+    const extra = tempDir('ch-oh-code-');
+    for (const proj of [extra, path.join(extra, 'app')]) {
+      fs.mkdirSync(path.join(proj, 'events'), { recursive: true });
+      fs.writeFileSync(path.join(proj, 'events', 'handlers.ts'), 'export {};\n');
+    }
+    fs.copyFileSync('test/fixtures/adapters/claude-code.jsonl', path.join(extra, 'app', 'session.jsonl'));
+    fs.copyFileSync('test/fixtures/adapters/claude-code.jsonl', path.join(extra, 'top.jsonl'));
+    // a real conversation beside them is still one row
+    writeV1(path.join(extra, 'runs', 'conv'));
+    const index = openLocalIndex({ ...choice, extra: [extra] }, tempDir('ch-oh-home-'));
+    await index.update();
+    const rows = index.list().sessions; // the home is empty: all rows are the folder's
+    expect(rows.map((s) => [s.agent, s.file_name, s.problem]).sort()).toEqual([
+      ['claude-code', 'session.jsonl', null],
+      ['claude-code', 'top.jsonl', null],
+      ['openhands', 'conv.jsonl', null],
+    ]);
+    index.close();
+  });
+});

@@ -36,9 +36,10 @@ export interface ConversationStamp {
 /**
  * A look's view of `dir`: two or three stats, never one per event (bench: 5,000 event files
  * cost ~20 ms of stats, the events folder's own stat ~0.01 ms). null: not a conversation (no
- * events/ folder); 'out': its events/ is a link out of the folder.
+ * events/ folder; `strict`: nor base_state.json, metadata.json or events/0.json beside it);
+ * 'out': its events/ is a link out of the folder.
  */
-export async function conversationStamp(dir: string, realRoot: string): Promise<ConversationStamp | 'out' | null> {
+export async function conversationStamp(dir: string, realRoot: string, strict = false): Promise<ConversationStamp | 'out' | null> {
   const events = path.join(dir, 'events');
   let ev = await fs.promises.lstat(events).catch(() => null);
   if (ev === null) return null;
@@ -51,6 +52,9 @@ export async function conversationStamp(dir: string, realRoot: string): Promise<
   if (ev === null || !ev.isDirectory()) return null;
   const state = await fs.promises.lstat(path.join(dir, STATE)).catch(() => null);
   const meta = await fs.promises.lstat(path.join(dir, METADATA)).catch(() => null);
+  // strict (a --sessions folder, which may hold anything: a project's src/events/): a conversation
+  // shows it is one by its state, its metadata or V0's first event, else it is searched as a folder
+  if (strict && state === null && meta === null && (await fs.promises.lstat(path.join(events, '0.json')).catch(() => null)) === null) return null;
   return {
     stamp: `${ev.ino}:${ev.mtimeMs}:${state?.size}:${state?.mtimeMs}:${meta?.size}:${meta?.mtimeMs}`,
     mtimeMs: Math.max(ev.mtimeMs, state?.mtimeMs ?? 0, meta?.mtimeMs ?? 0),
