@@ -9,7 +9,8 @@ import type { LocalSessionRow } from '../../src/protocol/localSessions.ts';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { openLocalIndex } from '../../src/cli/localSessions.ts';
 import { localRoutes } from '../../src/server/localSessions/localRoutes.ts';
-import { conversationFiles, writeConversation } from '../../src/server/localSessions/openhandsConversation.ts';
+import { conversationFiles, MAX_EVENT_ENTRIES, scanConversation, writeConversation } from '../../src/server/localSessions/openhandsConversation.ts';
+import { DEFAULT_HEAD_LIMITS } from '../../src/server/localSessions/sessionHead.ts';
 import { relaysPerTest, tempDir } from '../relay/helpers.ts';
 
 const V1_FIXTURE = path.resolve('test/fixtures/adapters/openhands-conversation/7d1e9f20a3b44c5d8e6f7a8b9c0d1e2f');
@@ -187,5 +188,33 @@ describe('a --sessions folder that holds code, not conversations', () => {
       ['openhands', 'conv.jsonl', null],
     ]);
     index.close();
+  });
+});
+
+describe('bounded work per look', () => {
+  const relay = relaysPerTest();
+
+  it(`an events/ of more than ${MAX_EVENT_ENTRIES} entries is a row saying so and a 404, not a scan and a listing of all`, async () => {
+    const home = tempDir('ch-oh-many-');
+    const dir = writeV1(path.join(home, '.openhands', 'conversations', V1_ID));
+    for (let i = 0; i < MAX_EVENT_ENTRIES; i++) fs.closeSync(fs.openSync(path.join(dir, 'events', `x${i}`), 'w'));
+    const index = openLocalIndex(choice, home);
+    await index.update();
+    const row = index.list().sessions.find((s) => s.agent === 'openhands')!;
+    expect(row.problem).toBe(`is a conversation whose events/ holds more than ${MAX_EVENT_ENTRIES} entries: not read (check <folder> reads it)`);
+    const r = await relay({ extraRoutes: localRoutes(index, null) });
+    expect((await fetch(`${r.url}api/local/${row.id}/file`)).status).toBe(404);
+    index.close();
+  }, 60_000);
+
+  it('a last event left empty or broken long ago does not make every look scan the conversation again', async () => {
+    const dir = writeV1(path.join(tempDir('ch-oh-'), 'conversations', V1_ID));
+    const last = path.join(dir, 'events', V1_EVENTS[V1_EVENTS.length - 1]!);
+    fs.writeFileSync(last, '');
+    const root = fs.realpathSync(path.dirname(path.dirname(dir)));
+    expect((await scanConversation(fs.realpathSync(dir), root, DEFAULT_HEAD_LIMITS)).unsettled).toBe(true); // being written
+    const old = Date.now() / 1000 - 3600;
+    fs.utimesSync(last, old, old);
+    expect((await scanConversation(fs.realpathSync(dir), root, DEFAULT_HEAD_LIMITS)).unsettled).toBe(false);
   });
 });

@@ -26,6 +26,8 @@ const METADATA = 'metadata.json';
 /** event files read from the start for the first prompt, at most */
 const PROMPT_FILES = 40;
 const TITLE_CHARS = 200;
+/** entries of events/ read at most (a long conversation has thousands of events); more: the row says so */
+export const MAX_EVENT_ENTRIES = 50_000;
 
 export interface ConversationStamp {
   /** changes when an event file is created or removed, or the state or metadata is written */
@@ -82,22 +84,36 @@ interface Listing {
 async function listConversation(dir: string, realRoot: string): Promise<Listing> {
   const eventsDir = await fs.promises.realpath(path.join(dir, 'events'));
   if (!inside(eventsDir, realRoot)) throw new NotRegularFile(`a conversation whose events/ is not inside ${realRoot}: not read`);
-  const regular = async (file: string, shown: string): Promise<Listed | null> => {
-    const st = await fs.promises.lstat(file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return null;
-      throw e;
-    });
-    if (st === null) return null;
+  // lstat'ed synchronously, a batch between two turns of the event loop (as folderWalk.ts stats
+  // files: a promise round trip per file cost several times the lstat itself)
+  const regular = (file: string, shown: string): Listed | null => {
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st === undefined) return null;
     if (!st.isFile())
       throw new NotRegularFile(
         `a conversation whose ${shown} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file (a FIFO, a device, a socket or a folder)'}: not read`,
       );
     return { name: path.basename(file), path: file, size: st.size, mtimeMs: st.mtimeMs };
   };
+  // streamed, and at most MAX_EVENT_ENTRIES entries: a flat folder of a million names (events or
+  // not) is one row saying so, never a million names held and stat'ed at each look and request
+  const names: string[] = [];
+  let entries = 0;
+  const handle = await fs.promises.opendir(eventsDir, { bufferSize: 64 });
+  try {
+    for await (const entry of handle) {
+      if (++entries > MAX_EVENT_ENTRIES)
+        throw new NotRegularFile(`a conversation whose events/ holds more than ${MAX_EVENT_ENTRIES} entries: not read (check <folder> reads it)`);
+      if (eventFileNames([entry.name]).length === 1) names.push(entry.name);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
   const events: Listed[] = [];
-  for (const name of eventFileNames(await fs.promises.readdir(eventsDir))) {
-    const e = await regular(path.join(eventsDir, name), `events/${name}`);
+  for (const [i, name] of eventFileNames(names).entries()) {
+    const e = regular(path.join(eventsDir, name), `events/${name}`);
     if (e !== null) events.push(e); // removed since the listing
+    if (i % 256 === 255) await new Promise((r) => setImmediate(r));
   }
   return { events, state: await regular(path.join(dir, STATE), STATE), metadata: await regular(path.join(dir, METADATA), METADATA) };
 }
@@ -127,9 +143,13 @@ export async function scanConversation(dir: string, realRoot: string, limits: He
   const mtimeMs = files.reduce((m, f) => Math.max(m, f.mtimeMs), 0);
   const content = `${listing.events.length}:${size}:${mtimeMs}`;
   const last = listing.events[listing.events.length - 1];
-  // an event is small; a last one over 1 MiB is not read again at every look to see it is whole
+  // an event is small; a last one over 1 MiB is not read again at every look to see it is whole;
+  // one still broken BEING_WRITTEN_MS after it was written is broken, not being written: the row
+  // is not scanned again at every look for it (its input error is check's and the body's)
   const unsettled =
-    last !== undefined && (last.size === 0 || (last.size <= 1024 * 1024 && parsedFile(await readEventFile(last.path, last.size, realRoot)) === undefined));
+    last !== undefined &&
+    Date.now() - last.mtimeMs < BEING_WRITTEN_MS &&
+    (last.size === 0 || (last.size <= 1024 * 1024 && parsedFile(await readEventFile(last.path, last.size, realRoot)) === undefined));
   if (listing.events.length === 0) {
     const why = 'has no event file in its events/ folder (event-<index>-<id>.json, or <n>.json): not an OpenHands conversation, or one not started';
     return { head: problem(why), size, mtimeMs, content, unsettled: false };
