@@ -94,7 +94,10 @@ export async function readEventFile(file: string, maxBytes: number, inside?: str
   try {
     handle = inside !== undefined ? await openRegularFile(file, inside) : await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (e) {
-    return { error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `${name}: cannot read: ${(e as Error).message}` };
+    if (e instanceof NotRegularFile) return { error: `${name} is ${e.message}` };
+    // O_NOFOLLOW on a link: ELOOP, whose own words ("too many symbolic links") say something else
+    if (inside !== undefined && (e as NodeJS.ErrnoException).code === 'ELOOP') return { error: `${name} is a symbolic link: not read` };
+    return { error: `${name}: cannot read: ${(e as Error).message}` };
   }
   try {
     const st = await handle.stat();

@@ -2,6 +2,7 @@
 // sessions"): a conversation folder whose files are broken or hostile. Opening its row must
 // give the page exactly the events `check <folder>` reads, and one input error naming the file
 // where check has one; the relay's memory stays bounded per request (one event at a time).
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -216,5 +217,26 @@ describe('bounded work per look', () => {
     const old = Date.now() / 1000 - 3600;
     fs.utimesSync(last, old, old);
     expect((await scanConversation(fs.realpathSync(dir), root, DEFAULT_HEAD_LIMITS)).unsettled).toBe(false);
+  });
+});
+
+describe('an event file swapped after the listing', () => {
+  it('for a link to /etc/passwd or a FIFO: that file is one input error in check words (a link named so, not ELOOP and its path), never read, and the body goes on', async () => {
+    const dir = writeV1(path.join(tempDir('ch-oh-'), 'conversations', V1_ID));
+    const root = fs.realpathSync(path.dirname(path.dirname(dir)));
+    const files = await conversationFiles(fs.realpathSync(dir), root);
+    const link = path.join(dir, 'events', V1_EVENTS[3]!);
+    const fifo = path.join(dir, 'events', V1_EVENTS[4]!);
+    fs.rmSync(link);
+    fs.symlinkSync('/etc/passwd', link);
+    fs.rmSync(fifo);
+    execFileSync('mkfifo', [fifo]);
+    const chunks: Buffer[] = [];
+    await writeConversation(files, root, async (c) => void chunks.push(c));
+    const lines = Buffer.concat(chunks).toString('utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(2 + V1_EVENTS.length);
+    expect(lines[5]).toBe(`{"$input_error":"${V1_EVENTS[3]} is a symbolic link: not read"}`);
+    expect(lines[6]).toBe(`{"$input_error":"${V1_EVENTS[4]} is not a regular file (a FIFO, a device, a socket or a folder): not read"}`);
+    expect(lines.join('\n')).not.toContain('root:');
   });
 });
