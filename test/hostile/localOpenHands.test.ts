@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LocalSessionRow } from '../../src/protocol/localSessions.ts';
 import { checkTranscript } from '../../src/cli/check.ts';
 import { openLocalIndex } from '../../src/cli/localSessions.ts';
@@ -238,5 +238,25 @@ describe('an event file swapped after the listing', () => {
     expect(lines[5]).toBe(`{"$input_error":"${V1_EVENTS[3]} is a symbolic link: not read"}`);
     expect(lines[6]).toBe(`{"$input_error":"${V1_EVENTS[4]} is not a regular file (a FIFO, a device, a socket or a folder): not read"}`);
     expect(lines.join('\n')).not.toContain('root:');
+  });
+});
+
+describe('a conversation folder removed while its row is resolved', () => {
+  it('is no row (a 404), not a rejected lookup the relay answers 500 with the folder path', async () => {
+    const home = tempDir('ch-oh-');
+    const dir = writeV1(path.join(home, '.openhands', 'conversations', V1_ID));
+    const index = openLocalIndex(choice, home);
+    await index.update();
+    const row = index.list().sessions.find((s) => s.agent === 'openhands')!;
+    const real = fs.realpathSync(dir);
+    const stat = fs.promises.stat.bind(fs.promises);
+    // removed between the realpath and the stat
+    vi.spyOn(fs.promises, 'stat').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) =>
+      p === real
+        ? Promise.reject(Object.assign(new Error(`ENOENT: no such file or directory, stat '${real}'`), { code: 'ENOENT' }))
+        : (stat as (...a: unknown[]) => Promise<fs.Stats>)(p, ...rest)) as typeof fs.promises.stat);
+    await expect(index.fileOf(row.id)).resolves.toBeUndefined();
+    vi.restoreAllMocks();
+    index.close();
   });
 });
