@@ -94,7 +94,10 @@ export async function readEventFile(file: string, maxBytes: number, inside?: str
   try {
     handle = inside !== undefined ? await openRegularFile(file, inside) : await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch (e) {
-    return { error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `${name}: cannot read: ${(e as Error).message}` };
+    if (e instanceof NotRegularFile) return { error: `${name} is ${e.message}` };
+    // O_NOFOLLOW on a link: ELOOP, whose own words ("too many symbolic links") say something else
+    if (inside !== undefined && (e as NodeJS.ErrnoException).code === 'ELOOP') return { error: `${name} is a symbolic link: not read` };
+    return { error: `${name}: cannot read: ${(e as Error).message}` };
   }
   try {
     const st = await handle.stat();
@@ -118,27 +121,32 @@ export async function readEventFile(file: string, maxBytes: number, inside?: str
 }
 
 async function readOne(file: string, line: number, sink: FolderSink, maxBytes: number, inside: string | undefined): Promise<void> {
+  const read = await readFolderFile(file, maxBytes, inside);
+  if ('error' in read) sink.error(line, read.error);
+  else sink.record(read.value, line);
+}
+
+/**
+ * A file of the folder as check reads it: whole (up to `maxBytes`), decoded as UTF-8 (a byte
+ * that is not is an error, never a replacement character), parsed as JSON; its text and
+ * value, or the input error check reports for it (naming the file and why). The relay's body
+ * sends the same text, so the page parses the very value check does (openhandsConversation.ts).
+ */
+export async function readFolderFile(file: string, maxBytes: number, inside?: string): Promise<{ text: string; value: unknown } | { error: string }> {
   const name = path.basename(file);
   const read = await readEventFile(file, maxBytes, inside);
-  if ('error' in read) {
-    sink.error(line, read.error);
-    return;
-  }
+  if ('error' in read) return read;
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   } catch {
-    sink.error(line, `${name}: not valid UTF-8: the file holds bytes that are not a UTF-8 encoding`);
-    return;
+    return { error: `${name}: not valid UTF-8: the file holds bytes that are not a UTF-8 encoding` };
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return { text, value: JSON.parse(text) as unknown };
   } catch (e) {
-    sink.error(line, `${name}: ${notJsonMessage(text, e)}`);
-    return;
+    return { error: `${name}: ${notJsonMessage(text, e)}` };
   }
-  sink.record(value, line);
 }
 
 function isDir(p: string): boolean {

@@ -200,6 +200,8 @@ describe('GET /api/local/<id>/file of an OpenHands conversation', () => {
       const text = await body(r.url, row.id);
       const lines = text.split('\n');
       expect(lines.pop()).toBe('');
+      // the format first (as check <folder> forces it), then the state (V1) and each event
+      expect(lines.shift()).toBe('{"$format":"openhands"}');
       expect(lines).toHaveLength(fs.readdirSync(path.join(dir, 'events')).filter((n) => n.endsWith('.json')).length + (dir === v1 ? 1 : 0));
       for (const line of lines) JSON.parse(line); // each file's JSON on one line
       const fromBody = await checkBody(text, row.file_name);
@@ -231,9 +233,9 @@ describe('GET /api/local/<id>/file of an OpenHands conversation', () => {
     const next = path.join(dir, 'events', 'event-00023-e23-0000-4000-8000-000000000003.json');
     fs.writeFileSync(next, whole.slice(0, 30));
     const partial = await body(r.url, row.id);
-    expect(partial.split('\n')).toHaveLength(1 + V1_EVENTS.length + 1);
+    expect(partial.split('\n')).toHaveLength(2 + V1_EVENTS.length + 1);
     fs.writeFileSync(next, whole.replace(/"e22-0000-4000-8000-000000000002"/, '"e23-0000-4000-8000-000000000003"'));
-    expect((await body(r.url, row.id)).split('\n')).toHaveLength(1 + V1_EVENTS.length + 2);
+    expect((await body(r.url, row.id)).split('\n')).toHaveLength(2 + V1_EVENTS.length + 2);
     index.close();
   });
 

@@ -8,7 +8,7 @@ import { exceedsNesting, tooDeepMessage } from '../../core/nesting.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { CodexAdapter } from './codex.ts';
-import { detectFormat, type TranscriptFormat } from './detect.ts';
+import { detectFormat, TRANSCRIPT_FORMATS, type TranscriptFormat } from './detect.ts';
 import { GeminiAdapter } from './gemini.ts';
 import { OpenHandsAdapter } from './openhands.ts';
 import { SweAgentAdapter } from './sweAgent.ts';
@@ -55,6 +55,44 @@ interface Adapter {
   truncatedLastLine(): void;
   /** the input ended: what the adapter still held (a Claude Code call waiting for its usage) */
   end?(): AdaptedMessage[];
+}
+
+/**
+ * A record that stands for a file the relay could not send as `check <folder>` reads it (an
+ * OpenHands conversation folder sent as JSON Lines, server/localSessions/openhandsConversation.ts):
+ * `{"$input_error": "<file>: <why>"}`, one input error with check's own words, before the
+ * format is told or in an OpenHands transcript. Made by inputErrorLine.
+ */
+export const INPUT_ERROR_KEY = '$input_error';
+
+/** The JSON line carrying one input error (INPUT_ERROR_KEY). */
+export function inputErrorLine(message: string): string {
+  return JSON.stringify({ [INPUT_ERROR_KEY]: message });
+}
+
+/**
+ * A first record `{"$format": "<format>"}` (that one member) tells the format, as `check --from`
+ * does, and is nothing else: the relay opens a conversation folder's body with it, so the page
+ * reads it as `check <folder>` does whatever the folder's first file holds.
+ */
+export const FORMAT_KEY = '$format';
+
+/** The JSON line that tells the format (FORMAT_KEY). */
+export function formatLine(format: TranscriptFormat): string {
+  return JSON.stringify({ [FORMAT_KEY]: format });
+}
+
+function formatOf(value: unknown): TranscriptFormat | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.keys(value).length !== 1) return null;
+  const format = (value as Record<string, unknown>)[FORMAT_KEY];
+  return TRANSCRIPT_FORMATS.find((f) => f === format) ?? null;
+}
+
+function inputErrorOf(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  const message = (value as Record<string, unknown>)[INPUT_ERROR_KEY];
+  return keys.length === 1 && typeof message === 'string' ? message : null;
 }
 
 export class TranscriptPipeline {
@@ -321,6 +359,17 @@ export class TranscriptPipeline {
   }
 
   private parsedValue(value: unknown, line: number, text: string | null): void {
+    if (this.detected === null) {
+      const format = formatOf(value);
+      if (format !== null) return this.decide(format);
+    }
+    if (this.detected === null || this.detected === 'openhands') {
+      const error = inputErrorOf(value);
+      if (error !== null) {
+        this.releaseHeld();
+        return this.feed.error(line, error);
+      }
+    }
     if (this.detected === null) this.decide(detectFormat(value));
     const adapter = this.adapter;
     if (adapter === null) {

@@ -19,6 +19,12 @@ export interface AgentFolder {
    * one when it holds an `events/` folder, and is then one row, not searched further
    */
   conversation?(parts: readonly string[]): boolean;
+  /**
+   * a folder that may hold anything (--sessions): a sub-folder with `events/` is a conversation
+   * only with a `base_state.json`, a `metadata.json` or an `events/0.json` beside it, else it is
+   * searched (a project's src/events/ hides nothing)
+   */
+  strictConversations?: boolean;
 }
 
 /** Environment variables that move OpenHands' folders (agentFolders' OpenHands entries). */
@@ -113,6 +119,7 @@ export function extraFolder(root: string): AgentFolder {
     root: path.resolve(root),
     descend: () => true,
     conversation: () => true,
+    strictConversations: true,
     accept: (parts) => {
       const name = parts[parts.length - 1]!;
       return /\.(jsonl|jsonl\.gz|json)$/.test(name) && !isAutoCompaction(name);

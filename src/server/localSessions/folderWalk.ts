@@ -64,7 +64,7 @@ export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) =
       entered.add(key);
       // an OpenHands conversation is one row, its event files not searched (nor each stat'ed: the scan does, when it changed)
       if (folder.conversation?.(parts) === true) {
-        const stamp = await conversationStamp(dir, realRoot);
+        const stamp = await conversationStamp(dir, realRoot, folder.strictConversations === true);
         if (stamp === 'out') report.linksOut++;
         else if (stamp !== null) {
           found({ path: dir, size: 0, mtimeMs: stamp.mtimeMs, conversation: stamp.stamp });

@@ -158,7 +158,8 @@ export class LocalSessionIndex {
     if (e.conversation) {
       // its files are each checked when sent (openhandsConversation.ts)
       const real = await fs.promises.realpath(e.path).catch(() => null);
-      if (real === null || !real.startsWith(root + path.sep) || !(await fs.promises.stat(real)).isDirectory()) return undefined;
+      // removed (or swapped) since the realpath: no row, never a rejection the relay answers 500 with
+      if (real === null || !real.startsWith(root + path.sep) || (await fs.promises.stat(real).catch(() => null))?.isDirectory() !== true) return undefined;
       return { path: real, agent: 'openhands', name: `${path.basename(real)}.jsonl`, root, conversation: true };
     }
     try {

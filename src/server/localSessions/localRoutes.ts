@@ -8,7 +8,7 @@ import { drainedOrClosed, json } from '../httpReply.ts';
 import type { Route } from '../routes.ts';
 import type { LocalSessionIndex } from './localIndex.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
-import { conversationBody, oneLine, sendLine } from './openhandsConversation.ts';
+import { conversationFiles, writeConversation } from './openhandsConversation.ts';
 
 export const LOCAL_LIST_PATH = '/api/local';
 const ROW_ID = /^[0-9a-f]{24}$/;
@@ -97,9 +97,9 @@ async function sendFile(headOnly: boolean, res: import('node:http').ServerRespon
  * rather than analyse a part. No content-length: the body is sent as it is read.
  */
 async function sendConversation(headOnly: boolean, res: import('node:http').ServerResponse, dir: string, name: string, root: string): Promise<void> {
-  let body: Awaited<ReturnType<typeof conversationBody>>;
+  let files: Awaited<ReturnType<typeof conversationFiles>>;
   try {
-    body = await conversationBody(dir, root);
+    files = await conversationFiles(dir, root);
   } catch (e) {
     return json(res, 404, {
       error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
@@ -117,8 +117,7 @@ async function sendConversation(headOnly: boolean, res: import('node:http').Serv
     if (!res.write(chunk)) await drainedOrClosed(res);
   };
   try {
-    if (body.state !== null) await write(Buffer.concat([oneLine(body.state), Buffer.from('\n')]));
-    for (const file of body.events) await sendLine(file, root, write);
+    await writeConversation(files, root, write);
     res.end();
   } catch (e) {
     res.destroy(new Error(`${name}: ${(e as Error).message}`));

@@ -14,7 +14,9 @@
 // inside the folder; an event file that is a link or not a regular file refuses the row.
 import fs from 'node:fs';
 import path from 'node:path';
-import { eventFileNames, readEventFile } from '../../node/openhandsFolder.ts';
+import { eventFileNames, readEventFile, readFolderFile } from '../../node/openhandsFolder.ts';
+import { formatLine, inputErrorLine } from '../../ingest/adapters/pipeline.ts';
+import { DEFAULT_MAX_LINE_BYTES } from '../../ingest/lines.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
 import type { HeadLimits, SessionHead } from './sessionHead.ts';
 
@@ -24,6 +26,8 @@ const METADATA = 'metadata.json';
 /** event files read from the start for the first prompt, at most */
 const PROMPT_FILES = 40;
 const TITLE_CHARS = 200;
+/** entries of events/ read at most (a long conversation has thousands of events); more: the row says so */
+export const MAX_EVENT_ENTRIES = 50_000;
 
 export interface ConversationStamp {
   /** changes when an event file is created or removed, or the state or metadata is written */
@@ -34,9 +38,10 @@ export interface ConversationStamp {
 /**
  * A look's view of `dir`: two or three stats, never one per event (bench: 5,000 event files
  * cost ~20 ms of stats, the events folder's own stat ~0.01 ms). null: not a conversation (no
- * events/ folder); 'out': its events/ is a link out of the folder.
+ * events/ folder; `strict`: nor base_state.json, metadata.json or events/0.json beside it);
+ * 'out': its events/ is a link out of the folder.
  */
-export async function conversationStamp(dir: string, realRoot: string): Promise<ConversationStamp | 'out' | null> {
+export async function conversationStamp(dir: string, realRoot: string, strict = false): Promise<ConversationStamp | 'out' | null> {
   const events = path.join(dir, 'events');
   let ev = await fs.promises.lstat(events).catch(() => null);
   if (ev === null) return null;
@@ -49,6 +54,9 @@ export async function conversationStamp(dir: string, realRoot: string): Promise<
   if (ev === null || !ev.isDirectory()) return null;
   const state = await fs.promises.lstat(path.join(dir, STATE)).catch(() => null);
   const meta = await fs.promises.lstat(path.join(dir, METADATA)).catch(() => null);
+  // strict (a --sessions folder, which may hold anything: a project's src/events/): a conversation
+  // shows it is one by its state, its metadata or V0's first event, else it is searched as a folder
+  if (strict && state === null && meta === null && (await fs.promises.lstat(path.join(events, '0.json')).catch(() => null)) === null) return null;
   return {
     stamp: `${ev.ino}:${ev.mtimeMs}:${state?.size}:${state?.mtimeMs}:${meta?.size}:${meta?.mtimeMs}`,
     mtimeMs: Math.max(ev.mtimeMs, state?.mtimeMs ?? 0, meta?.mtimeMs ?? 0),
@@ -76,22 +84,36 @@ interface Listing {
 async function listConversation(dir: string, realRoot: string): Promise<Listing> {
   const eventsDir = await fs.promises.realpath(path.join(dir, 'events'));
   if (!inside(eventsDir, realRoot)) throw new NotRegularFile(`a conversation whose events/ is not inside ${realRoot}: not read`);
-  const regular = async (file: string, shown: string): Promise<Listed | null> => {
-    const st = await fs.promises.lstat(file).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return null;
-      throw e;
-    });
-    if (st === null) return null;
+  // lstat'ed synchronously, a batch between two turns of the event loop (as folderWalk.ts stats
+  // files: a promise round trip per file cost several times the lstat itself)
+  const regular = (file: string, shown: string): Listed | null => {
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st === undefined) return null;
     if (!st.isFile())
       throw new NotRegularFile(
         `a conversation whose ${shown} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a regular file (a FIFO, a device, a socket or a folder)'}: not read`,
       );
     return { name: path.basename(file), path: file, size: st.size, mtimeMs: st.mtimeMs };
   };
+  // streamed, and at most MAX_EVENT_ENTRIES entries: a flat folder of a million names (events or
+  // not) is one row saying so, never a million names held and stat'ed at each look and request
+  const names: string[] = [];
+  let entries = 0;
+  const handle = await fs.promises.opendir(eventsDir, { bufferSize: 64 });
+  try {
+    for await (const entry of handle) {
+      if (++entries > MAX_EVENT_ENTRIES)
+        throw new NotRegularFile(`a conversation whose events/ holds more than ${MAX_EVENT_ENTRIES} entries: not read (check <folder> reads it)`);
+      if (eventFileNames([entry.name]).length === 1) names.push(entry.name);
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
   const events: Listed[] = [];
-  for (const name of eventFileNames(await fs.promises.readdir(eventsDir))) {
-    const e = await regular(path.join(eventsDir, name), `events/${name}`);
+  for (const [i, name] of eventFileNames(names).entries()) {
+    const e = regular(path.join(eventsDir, name), `events/${name}`);
     if (e !== null) events.push(e); // removed since the listing
+    if (i % 256 === 255) await new Promise((r) => setImmediate(r));
   }
   return { events, state: await regular(path.join(dir, STATE), STATE), metadata: await regular(path.join(dir, METADATA), METADATA) };
 }
@@ -121,9 +143,13 @@ export async function scanConversation(dir: string, realRoot: string, limits: He
   const mtimeMs = files.reduce((m, f) => Math.max(m, f.mtimeMs), 0);
   const content = `${listing.events.length}:${size}:${mtimeMs}`;
   const last = listing.events[listing.events.length - 1];
-  // an event is small; a last one over 1 MiB is not read again at every look to see it is whole
+  // an event is small; a last one over 1 MiB is not read again at every look to see it is whole;
+  // one still broken BEING_WRITTEN_MS after it was written is broken, not being written: the row
+  // is not scanned again at every look for it (its input error is check's and the body's)
   const unsettled =
-    last !== undefined && (last.size === 0 || (last.size <= 1024 * 1024 && parsedFile(await readEventFile(last.path, last.size, realRoot)) === undefined));
+    last !== undefined &&
+    Date.now() - last.mtimeMs < BEING_WRITTEN_MS &&
+    (last.size === 0 || (last.size <= 1024 * 1024 && parsedFile(await readEventFile(last.path, last.size, realRoot)) === undefined));
   if (listing.events.length === 0) {
     const why = 'has no event file in its events/ folder (event-<index>-<id>.json, or <n>.json): not an OpenHands conversation, or one not started';
     return { head: problem(why), size, mtimeMs, content, unsettled: false };
@@ -158,58 +184,55 @@ export async function scanConversation(dir: string, realRoot: string, limits: He
   };
 }
 
-/** The files the body is made of, as they are when asked; NotRegularFile when the conversation is refused. */
-export interface ConversationBody {
-  /** the state's bytes (read until they parse, three tries), or null (V0 has none) */
-  state: Buffer | null;
-  /** the event files, in check's order, without a last one that is being written */
-  events: string[];
-}
+/** an unparsable last event modified more recently than this may still be being written: left out of the body */
+export const BEING_WRITTEN_MS = 10_000;
 
-export async function conversationBody(dir: string, realRoot: string): Promise<ConversationBody> {
-  const listing = await listConversation(dir, realRoot);
-  let state: Buffer | null = null;
-  if (listing.state !== null) {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const read = await readEventFile(listing.state.path, Number.MAX_SAFE_INTEGER, realRoot);
-      if ('error' in read) throw new NotRegularFile(read.error);
-      state = read.bytes;
-      if (parsedFile(read) !== undefined) break;
-      await new Promise((r) => setTimeout(r, 30)); // being written: OpenHands rewrites it whole
-    }
-  }
-  const events = listing.events.map((e) => e.path);
-  const last = events[events.length - 1];
-  if (last !== undefined && parsedFile(await readEventFile(last, 64 * 1024 * 1024, realRoot)) === undefined) events.pop();
-  return { state, events };
+/** The conversation's files as listed when asked (NotRegularFile when the conversation is refused). */
+export type ConversationFiles = Listing;
+
+export async function conversationFiles(dir: string, realRoot: string): Promise<ConversationFiles> {
+  return listConversation(dir, realRoot);
 }
 
 /**
- * One file of the body onto one line: its bytes as they are, each CR and LF made a space (in
- * JSON text they can only be whitespace between tokens, never inside a string, and in UTF-8
- * they are never part of another character), then a LF. Read through its checked descriptor,
- * up to the size it had when opened.
+ * The body, in check's order after a first line `{"$format":"openhands"}` (pipeline.ts
+ * formatLine: the page reads it as check reads a folder, whatever its first file holds): the
+ * state's line (V1), then each event's. Every file is read as
+ * `check <folder>` reads it (readFolderFile: up to check's limit per event, UTF-8 without
+ * replacement, JSON.parse), one at a time, so a request holds one event, never the conversation.
+ * A file check reads is sent as its own decoded text with each CR and LF made a space (in
+ * valid JSON they can only be whitespace between tokens: the page parses the very value check
+ * parsed, a lone surrogate's escape, 1e400 and -0 included); a file check refuses is sent as
+ * one `$input_error` line with check's own message (pipeline.ts inputErrorLine), so the page
+ * reports the same error, naming the file and why. The state is read again while it does not
+ * parse (three tries: OpenHands rewrites it whole); a last event that does not parse and was
+ * written in the last BEING_WRITTEN_MS is left out (being written); an older one is its error.
  */
-export async function sendLine(file: string, realRoot: string, write: (chunk: Buffer) => Promise<void>): Promise<void> {
-  const handle = await openRegularFile(file, realRoot);
-  try {
-    const size = (await handle.stat()).size;
-    const chunk = Buffer.alloc(Math.min(256 * 1024, Math.max(1, size)));
-    for (let at = 0; at < size;) {
-      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
-      if (bytesRead === 0) break; // cut short since: what it had
-      at += bytesRead;
-      await write(oneLine(Buffer.from(chunk.subarray(0, bytesRead))));
+export async function writeConversation(
+  files: ConversationFiles,
+  realRoot: string,
+  write: (chunk: Buffer) => Promise<void>,
+  maxBytes = DEFAULT_MAX_LINE_BYTES,
+  now: () => number = Date.now,
+): Promise<void> {
+  const line = async (read: { text: string } | { error: string }): Promise<void> =>
+    write(Buffer.from(`${'error' in read ? inputErrorLine(read.error) : read.text.replace(/[\r\n]/g, ' ')}\n`));
+  // the format, as check <folder> forces it: a first file that looks like another format's (or like nothing) changes nothing
+  await write(Buffer.from(`${formatLine('openhands')}\n`));
+  if (files.state !== null) {
+    let read = await readFolderFile(files.state.path, maxBytes, realRoot);
+    for (let attempt = 1; attempt < 3 && 'error' in read; attempt++) {
+      await new Promise((r) => setTimeout(r, 30)); // being written: OpenHands rewrites it whole
+      read = await readFolderFile(files.state.path, maxBytes, realRoot);
     }
-    await write(Buffer.from('\n'));
-  } finally {
-    await handle.close().catch(() => undefined);
+    await line(read);
   }
-}
-
-export function oneLine(bytes: Buffer): Buffer {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a || bytes[i] === 0x0d) bytes[i] = 0x20;
-  return bytes;
+  for (let i = 0; i < files.events.length; i++) {
+    const e = files.events[i]!;
+    const read = await readFolderFile(e.path, maxBytes, realRoot);
+    if ('error' in read && i === files.events.length - 1 && now() - e.mtimeMs < BEING_WRITTEN_MS) break;
+    await line(read);
+  }
 }
 
 /** The first `n` bytes of a file, through its checked descriptor. */
