@@ -81,14 +81,24 @@ for (const agent of ['codex', 'claude-code'] as const) {
       await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', String(oracle.turns));
     } else {
       await r.click();
-      const status = await waitLoaded(page);
-      expect(status.state).toBe('done');
-      expect(status.turns).toBe(oracle.turns);
+      await expectLoadedAs(page, oracle);
     }
-    await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.findings));
-    await expect(page.getByTestId('chart-composition')).toBeVisible();
-    await expect(page.getByTestId('compactions-strip')).toBeVisible();
+    await expectFindingsAndCharts(page, oracle);
   });
+}
+
+/** The opened row's analysis finished with check's turns. */
+async function expectLoadedAs(page: Page, oracle: { turns: number }): Promise<void> {
+  const status = await waitLoaded(page);
+  expect(status.state).toBe('done');
+  expect(status.turns).toBe(oracle.turns);
+}
+
+/** check's findings by signal, and the charts of an agent's session with compactions. */
+async function expectFindingsAndCharts(page: Page, oracle: { findings: Parameters<typeof countsBySignal>[0] }): Promise<void> {
+  await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.findings));
+  await expect(page.getByTestId('chart-composition')).toBeVisible();
+  await expect(page.getByTestId('compactions-strip')).toBeVisible();
 }
 
 test('a call appended to the Claude Code file moves its page live', async ({ page }) => {
@@ -124,12 +134,8 @@ test('opening the OpenHands row analyses the conversation folder as check reads 
   expect(oracle.turns).toBe(8);
   await page.goto(`${relay.url}/`);
   await row(page, 'openhands').click();
-  const status = await waitLoaded(page);
-  expect(status.state).toBe('done');
-  expect(status.turns).toBe(oracle.turns);
-  await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.findings));
-  await expect(page.getByTestId('chart-composition')).toBeVisible();
-  await expect(page.getByTestId('compactions-strip')).toBeVisible();
+  await expectLoadedAs(page, oracle);
+  await expectFindingsAndCharts(page, oracle);
 });
 
 test('opening the Gemini CLI row analyses it (needs the Gemini CLI adapter)', async ({ page }) => {

@@ -8,17 +8,12 @@ import type { ContextBlock } from './claudeCodeBlocks.ts';
 export const SYSTEM_SPAN_ID = 'system';
 export const SYSTEM_SPAN_TEXT = '(system prompt and tool definitions: not in the transcript)';
 
-/** The system placeholder (adapters.md tokens: its tokens are the rest of each call's total, so whatever else the transcript does not hold too). */
+/** adapters.md tokens: the placeholder's tokens are the rest of each call's total, so whatever else the transcript does not hold too */
+const SYSTEM_SPAN_LABEL = 'system prompt, tools and what the transcript does not hold';
+
+/** The system placeholder, for a call whose usage is not known (yet). */
 export function systemSpan(): Span {
-  return {
-    span_id: SYSTEM_SPAN_ID,
-    text: SYSTEM_SPAN_TEXT,
-    score: null,
-    text_sha256: null,
-    role: 'system',
-    kind: 'placeholder',
-    label: 'system prompt, tools and what the transcript does not hold',
-  };
+  return { span_id: SYSTEM_SPAN_ID, text: SYSTEM_SPAN_TEXT, score: null, text_sha256: null, role: 'system', kind: 'placeholder', label: SYSTEM_SPAN_LABEL };
 }
 
 /** The system placeholder, then the context's blocks as spans: one array made, not a copy of another (this runs per call over the whole context). */
@@ -39,6 +34,7 @@ function toSpan(b: ContextBlock): Span {
 
 /** systemSpan with its `tokens`, made whole: the same hidden class as the blocks' spans without a tool (the scoring stage and the engine read every span's fields, and more classes than four make those reads megamorphic). */
 export function fittedSystemSpan(tokens: number): Span {
+  // one literal with `tokens` last (not systemSpan() given tokens after): the shape is the point
   return {
     span_id: SYSTEM_SPAN_ID,
     text: SYSTEM_SPAN_TEXT,
@@ -46,7 +42,7 @@ export function fittedSystemSpan(tokens: number): Span {
     text_sha256: null,
     role: 'system',
     kind: 'placeholder',
-    label: 'system prompt, tools and what the transcript does not hold',
+    label: SYSTEM_SPAN_LABEL,
     tokens,
   };
 }
