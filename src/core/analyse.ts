@@ -315,6 +315,9 @@ function tokensByKind(
 ): Record<string, number> {
   const n = table.length;
   const slots = new Int32Array(n);
+  // what the next turn compares its spans with
+  const kinds = new Array<unknown>(n);
+  const tools = new Array<unknown>(n);
   const { raw } = tally;
   tally.beginTurn();
   for (let i = 0; i < n; i++) {
@@ -322,22 +325,14 @@ function tokensByKind(
     const tokens = Number.isNaN(sent) ? estimates![i]! : sent;
     const span = snap.spans[i]!;
     const role = table.roles[i];
-    const kind = span.kind;
-    const tool = span.tool;
+    const kind = (kinds[i] = span.kind);
+    const tool = (tools[i] = span.tool);
     const j = sameTextAt[i]!;
     let slot: number;
     if (j >= 0 && prev !== null && prev.roles[j] === role && raw.kinds[j] === kind && raw.tools[j] === tool) slot = raw.slots[j]!;
     else slot = tally.slotOf(compositionKind(role, kind, tool));
     slots[i] = slot;
     tally.add(slot, tokens);
-  }
-  // what the next turn compares its spans with
-  const kinds = new Array<unknown>(n);
-  const tools = new Array<unknown>(n);
-  for (let i = 0; i < n; i++) {
-    const span = snap.spans[i]!;
-    kinds[i] = span.kind;
-    tools[i] = span.tool;
   }
   tally.raw = { kinds, tools, slots };
   return tally.result();
@@ -381,9 +376,9 @@ class KindTally {
   }
 
   add(slot: number, tokens: number): void {
+    // a slot's sum is 0 until its first span of a turn (beginTurn put last turn's back to 0)
     if (this.seen[slot] === 0) {
       this.seen[slot] = 1;
-      this.sums[slot] = 0;
       this.order.push(slot);
     }
     this.sums[slot] = this.sums[slot]! + tokens;

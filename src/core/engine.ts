@@ -125,17 +125,17 @@ export class Engine {
    * value can be a lone surrogate and the per-string check is skipped.
    */
   ingestParsedLine(value: unknown, line: number, noSurrogateEscape: boolean): Outcome {
-    const carried = this.carryCompact(value, line);
+    // one lookup of the session serves the compact wire and the spare table (a carried value keeps its session_id)
+    const slot = this.slotOf(value);
+    const carried = this.carryCompact(value, line, slot);
     if ('kind' in carried) return carried;
-    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(carried.value));
+    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(slot));
     return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
   }
 
   /** The session's spare table (validation takes its index over), once: it is no one's after. */
-  private takeSpare(value: unknown): SpanTable | null {
+  private takeSpare(slot: SessionSlot | undefined): SpanTable | null {
     this.validatesItself = true;
-    const sid = sessionIdOf(value);
-    const slot = sid === undefined ? undefined : this.sessions.get(sid);
     if (slot === undefined || slot.spare === null) return null;
     const spare = slot.spare;
     slot.spare = null;
@@ -146,13 +146,18 @@ export class Engine {
    * contract §7 compact wire: in a session that declared it, a snapshot's left-out texts are
    * carried forward before anything else reads it. The value to read on, or the error.
    */
-  private carryCompact(value: unknown, line: number): { value: unknown } | Outcome {
-    const sid = sessionIdOf(value);
-    const slot = sid === undefined ? undefined : this.sessions.get(sid);
+  private carryCompact(value: unknown, line: number, slot = this.slotOf(value)): { value: unknown } | Outcome {
     if (slot === undefined || !declaresCompact(slot.header)) return { value };
-    const carried = carryTexts(value, sid!, slot.last, slot.lastTable);
-    if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid! } };
+    const sid = slot.analysis.sessionId;
+    const carried = carryTexts(value, sid, slot.last, slot.lastTable);
+    if (typeof carried === 'string') return { kind: 'error', error: { line, message: carried, session_id: sid } };
     return { value: carried };
+  }
+
+  /** The session the message names, when one has been seen. */
+  private slotOf(value: unknown): SessionSlot | undefined {
+    const sid = sessionIdOf(value);
+    return sid === undefined ? undefined : this.sessions.get(sid);
   }
 
   /**

@@ -90,9 +90,9 @@ function formatOf(value: unknown): TranscriptFormat | null {
 
 function inputErrorOf(value: unknown): string | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const keys = Object.keys(value);
+  // asked of every OpenHands record: its keys are counted only when it has that one
   const message = (value as Record<string, unknown>)[INPUT_ERROR_KEY];
-  return keys.length === 1 && typeof message === 'string' ? message : null;
+  return typeof message === 'string' && Object.keys(value).length === 1 ? message : null;
 }
 
 export class TranscriptPipeline {
