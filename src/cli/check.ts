@@ -115,6 +115,8 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     {
       text: (text, line) => report.add(engine.ingestLine(text, line)),
       value: (value, line, noSurrogateEscape) => {
+        // another agent's transcript: its adapter numbers the turns, so none can come again (Engine.forgoReplays)
+        if (pipeline.format !== null && pipeline.format !== 'wire' && engine.sessionCount === 0) engine.forgoReplays();
         const outcome = engine.ingestParsedLine(value, line, noSurrogateEscape);
         if (outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
         report.add(outcome);

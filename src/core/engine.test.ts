@@ -196,6 +196,25 @@ describe('contract §2 turn order', () => {
   });
 });
 
+describe('Engine.forgoReplays: input whose turns cannot come again (another agent\'s transcript)', () => {
+  it('keeps every other outcome, and an older turn is then an error rather than a recognised replay', () => {
+    const first = line(snap(1, [span('a', { text: 'first' })]));
+    const lines = [first, line(snap(2)), line(snap(3)), line(snap(3)), first, line(snap(4))];
+    const engine = new Engine({ sha256 });
+    engine.forgoReplays();
+    const outcomes = lines.map((l, i) => engine.ingestLine(l, i + 1));
+    // the same snapshot right after itself is still told by comparing it with the last (no fingerprint needed)
+    expect(outcomes.map((o) => o.kind)).toEqual(['turn', 'turn', 'turn', 'ignored', 'error', 'turn']);
+    expect(feed(lines).map((o) => o.kind)).toEqual(['turn', 'turn', 'turn', 'ignored', 'ignored', 'turn']);
+  });
+
+  it('is refused once the engine has read a message (a session keeps all its fingerprints or none)', () => {
+    const engine = new Engine({ sha256 });
+    engine.ingestLine(line(snap(1)), 1);
+    expect(() => engine.forgoReplays()).toThrow(/already read/);
+  });
+});
+
 describe('contract §2 replays are ignored silently', () => {
   it('the same snapshot right after itself', () => {
     const outcomes = feed([line(snap(1)), line(snap(2)), line(snap(2)), line(snap(3))]);

@@ -63,13 +63,30 @@ interface SessionSlot {
 export class Engine {
   private readonly sessions = new Map<string, SessionSlot>();
   private userThresholds: Partial<Thresholds>;
-  private readonly replayMemory: number;
+  private replayMemory: number;
   /** messages come validated here (ingestParsedLine): spare tables are kept for it (a caller that validates, the relay's gate, keeps none) */
   private validatesItself = false;
 
   constructor(private readonly options: EngineOptions) {
     this.userThresholds = options.userThresholds ?? {};
     this.replayMemory = options.replayMemory ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * No replay fingerprints from now on (replayMemory 0), for input in which no earlier turn
+   * of a session can come again: another agent's transcript, whose adapter numbers the turns
+   * itself, one more per model call (docs/adapters.md "Turns"). Hashing every span of every
+   * turn was about a fifth of the engine's time on such input (docs/perf-log). Only before
+   * the first message: a session's fingerprints are all kept or none.
+   */
+  forgoReplays(): void {
+    if (this.sessions.size > 0) throw new Error('forgoReplays: the engine has already read a message');
+    this.replayMemory = 0;
+  }
+
+  /** How many sessions the engine has read a message of. */
+  get sessionCount(): number {
+    return this.sessions.size;
   }
 
   /** Session ids in the order they first appeared. */
@@ -129,7 +146,8 @@ export class Engine {
     const slot = this.slotOf(value);
     const carried = this.carryCompact(value, line, slot);
     if ('kind' in carried) return carried;
-    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(slot));
+    // the spans' object hashes only serve the replay fingerprint (the depth rule is checked either way)
+    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(slot), this.replayMemory > 0);
     return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
   }
 

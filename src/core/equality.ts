@@ -1,5 +1,5 @@
 // contract §2 replayed frames: "a snapshot equal (as parsed JSON) to one already received".
-import { MAX_NESTING } from './nesting.ts';
+import { exceedsNesting, MAX_NESTING } from './nesting.ts';
 import type { SpanTable } from './spanTable.ts';
 
 /**
@@ -249,6 +249,19 @@ function keyCount(span: object): number {
   let keys = 0;
   for (const _ in span) keys++;
   return keys;
+}
+
+/**
+ * Whether a field of the span that the wire format does not name nests deeper than
+ * MAX_NESTING: spanObjectHash's NaN, without its hash (for an engine that keeps no replay
+ * fingerprint, Engine.forgoReplays). A span stands at level 3: its fields' values at level 4.
+ */
+export function spanNestsTooDeep(span: object): boolean {
+  for (const key in span) {
+    const v = (span as Record<string, unknown>)[key];
+    if (typeof v === 'object' && v !== null && !isSpanKey(key) && exceedsNesting(v, 4)) return true;
+  }
+  return false;
 }
 
 /** spanObjectHash from the object's own values, nothing remembered. */

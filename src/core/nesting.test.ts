@@ -59,6 +59,21 @@ describe('the nesting limit', () => {
     expect(validateMessage(JSON.parse(`{"type":"session","session_id":"s","x":${nestedObjects(MAX_NESTING)}}`)).ok).toBe(false);
   });
 
+  it('holds the same limit, to the level, without the object hashes (an engine that keeps no replay fingerprint)', () => {
+    for (const nest of [nestedArrays, nestedObjects]) {
+      const atLimit = JSON.parse(snapshot(1, span('a', `,"meta":${nest(MAX_NESTING - 3)}`))) as unknown;
+      const overLimit = JSON.parse(snapshot(1, span('b', `,"x":1,"meta":${nest(MAX_NESTING - 2)}`))) as unknown;
+      expect(validateMessage(atLimit, false, null, false).ok).toBe(true);
+      const refused = validateMessage(overLimit, false, null, false);
+      expect(refused.ok).toBe(false);
+      expect(refused.ok ? '' : refused.error).toMatch(new RegExp(`span 0 \\("b"\\) nests .* more than ${MAX_NESTING} levels`));
+    }
+    const engine = new Engine({ sha256 });
+    engine.forgoReplays();
+    const lines = [snapshot(1, span('a')), snapshot(2, span('a', `,"meta":${nestedArrays(10_000)}`)), snapshot(3, span('a'))];
+    expect(lines.map((l, i) => engine.ingestLine(l, i + 1).kind)).toEqual(['turn', 'error', 'turn']);
+  });
+
   it('still recognises a replay of an older turn whose span carries a deep (allowed) unknown field', () => {
     const deep = span('a', `,"meta":${nestedObjects(MAX_NESTING - 3)}`);
     const outcomes = feed([snapshot(1, deep), snapshot(2, span('a')), snapshot(1, deep), snapshot(1, span('a', `,"meta":${nestedObjects(MAX_NESTING - 4)}`))]);

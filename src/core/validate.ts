@@ -6,7 +6,7 @@
 // rejects goes through zod to get the precise reason. A property test
 // (validate.property.test.ts) holds the two to the same verdict on random input.
 import type { z } from 'zod';
-import { spanObjectHash } from './equality.ts';
+import { spanNestsTooDeep, spanObjectHash } from './equality.ts';
 import { exceedsNesting, tooDeepMessage } from './nesting.ts';
 import { SpanTable } from './spanTable.ts';
 import { messageSchema, type Message, type Span } from './wire.ts';
@@ -23,9 +23,9 @@ export type Validated = { ok: true; message: Message; spans?: SpanTable } | { ok
  * `mayHoldLoneSurrogate`). Checking every span text with isWellFormed was about 13% of the
  * engine's time per snapshot (PERF: two-byte texts are scanned char by char).
  */
-export function validateMessage(value: unknown, stringsWellFormed = false, spare: SpanTable | null = null): Validated {
+export function validateMessage(value: unknown, stringsWellFormed = false, spare: SpanTable | null = null, objectHashes = true): Validated {
   const out: { table: SpanTable | null } = { table: null };
-  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, spare);
+  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, spare, objectHashes);
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
@@ -61,11 +61,11 @@ export function mayHoldLoneSurrogate(json: string): boolean {
  * are walked, and each span's unknown fields in the same enumeration of its keys that
  * hashes them for the replay fingerprint (`spanObjectHash`, kept in the table).
  */
-function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean, spare: SpanTable | null = null): Validated {
+function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean, spare: SpanTable | null = null, objectHashes = true): Validated {
   const error = messageRuleError(message, stringsWellFormed);
   if (error !== undefined) return { ok: false, error };
   if (message.type !== 'snapshot' || table === null) return { ok: true, message };
-  const { ids, texts, objectHashes } = table;
+  const { ids, texts } = table;
   const spans = message.spans;
   // `spare`'s ids are unique and its index maps each to its place: where this snapshot begins
   // with those very ids (an agent's context grows at its end), that index already holds them
@@ -88,9 +88,13 @@ function checkExtraRules(message: Message, table: SpanTable | null, stringsWellF
       index.set(id, i);
       if (index.size === i) return { ok: false, error: `span ${i} repeats span_id ${JSON.stringify(id)}: span ids must be unique within a snapshot` };
     }
-    const objectHash = spanObjectHash(spans[i]!);
-    if (Number.isNaN(objectHash)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
-    objectHashes[i] = objectHash;
+    // the depth rule, with the hash the replay fingerprint reads when there is one (an engine
+    // that keeps none leaves the table's hashes at 0: Engine.forgoReplays)
+    if (objectHashes) {
+      const objectHash = spanObjectHash(spans[i]!);
+      if (Number.isNaN(objectHash)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
+      table.objectHashes[i] = objectHash;
+    } else if (spanNestsTooDeep(spans[i]!)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
     if (stringsWellFormed) continue;
     if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
     if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };

@@ -134,8 +134,10 @@ export class Controller {
           throw new AnalysisFailure(`line ${lineNo}`, e);
         }
       },
-      value: (value, lineNo, noSurrogateEscape) => {
+      value: (value, lineNo, noSurrogateEscape, adapted) => {
         job.lines = lineNo;
+        // another agent's transcript: no turn of it comes again, so no replay fingerprint is kept (as check does)
+        if (adapted && job.engine.sessionCount === 0) job.engine.forgoReplays();
         const outcome = job.engine.ingestParsedLine(value, lineNo, noSurrogateEscape);
         if (outcome.kind === 'turn') job.disagreement.observe(outcome, job.engine.thresholds(outcome.result.sessionId));
         job.take(outcome);

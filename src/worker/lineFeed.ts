@@ -32,8 +32,12 @@ export const DEFAULT_READ_LIMITS: ReadLimits = { maxLineBytes: DEFAULT_MAX_LINE_
 
 export interface FeedSink {
   line(text: string, lineNo: number): void;
-  /** a message an adapter made (docs/adapters.md); without this method it arrives as a line of JSON */
-  value?(value: unknown, lineNo: number, noSurrogateEscape: boolean): void;
+  /**
+   * a parsed message (docs/adapters.md); without this method it arrives as a line of JSON.
+   * `adapted`: the file is another agent's transcript, so an adapter made the message and
+   * numbered its turn (Engine.forgoReplays)
+   */
+  value?(value: unknown, lineNo: number, noSurrogateEscape: boolean, adapted: boolean): void;
   error(lineNo: number, message: string): void;
   progress(bytesRead: number, bytesTotal: number | null): void;
   /**
@@ -91,7 +95,7 @@ export async function feedHere(
   const toSink: MessageFeed = {
     text: (text, lineNo) => sink.line(text, lineNo),
     value: (value, lineNo, noSurrogateEscape) => {
-      if (sink.value) sink.value(value, lineNo, noSurrogateEscape);
+      if (sink.value) sink.value(value, lineNo, noSurrogateEscape, pipeline.format !== null && pipeline.format !== 'wire');
       else sink.line(JSON.stringify(value), lineNo);
       // after the sink, so the header has made the session's store with its config
       const sid = sessionIdOf(value);

@@ -19,7 +19,7 @@ import { openHandsFolder } from '../../src/node/openhandsFolder.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const DIGESTS = path.join(import.meta.dirname, 'checkDigests.json');
 
-function inputs(): string[] {
+export function inputs(): string[] {
   // every file, in sub-folders too (public/samples/agents); an OpenHands conversation's folder is one input
   const list = (dir: string): string[] =>
     fs
@@ -35,7 +35,7 @@ function inputs(): string[] {
 }
 
 /** The generated transcripts (bench/out, cached): named by their parameters, so the same bytes each time. */
-function generated(): string[] {
+export function generated(): string[] {
   return [claudeCodeTranscript(400, 1500, true), benchTranscript(120, 40, 160)].map((f) => path.relative(ROOT, f));
 }
 
