@@ -196,7 +196,7 @@ describe('contract §2 turn order', () => {
   });
 });
 
-describe('Engine.forgoReplays: input whose turns cannot come again (another agent\'s transcript)', () => {
+describe("Engine.forgoReplays: input whose turns cannot come again (another agent's transcript)", () => {
   it('keeps every other outcome, and an older turn is then an error rather than a recognised replay', () => {
     const first = line(snap(1, [span('a', { text: 'first' })]));
     const lines = [first, line(snap(2)), line(snap(3)), line(snap(3)), first, line(snap(4))];

@@ -147,7 +147,11 @@ export class Engine {
     const carried = this.carryCompact(value, line, slot);
     if ('kind' in carried) return carried;
     // the spans' object hashes only serve the replay fingerprint (the depth rule is checked either way)
-    const checked = validateMessage(carried.value, noSurrogateEscape, this.takeSpare(slot), this.replayMemory > 0);
+    const checked = validateMessage(carried.value, noSurrogateEscape, {
+      spare: this.takeSpare(slot),
+      known: slot?.lastTable ?? null,
+      objectHashes: this.replayMemory > 0,
+    });
     return checked.ok ? this.accept(checked, line) : invalid(carried.value, checked.error, line);
   }
 

@@ -38,7 +38,11 @@ describe('spanNestsTooDeep', () => {
   const json = (depth: number): fc.Arbitrary<unknown> =>
     depth === 0
       ? fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null))
-      : fc.oneof(json(0), fc.array(json(depth - 1), { maxLength: 2 }), fc.dictionary(fc.constantFrom('k', 'm', 'text', 'tokens'), json(depth - 1), { maxKeys: 2 }));
+      : fc.oneof(
+          json(0),
+          fc.array(json(depth - 1), { maxLength: 2 }),
+          fc.dictionary(fc.constantFrom('k', 'm', 'text', 'tokens'), json(depth - 1), { maxKeys: 2 }),
+        );
   /** a value nested exactly `levels` arrays deep, with `inner` innermost */
   const nested = (levels: number, inner: unknown): unknown => (levels === 0 ? inner : [nested(levels - 1, inner)]);
 

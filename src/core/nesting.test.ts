@@ -63,8 +63,8 @@ describe('the nesting limit', () => {
     for (const nest of [nestedArrays, nestedObjects]) {
       const atLimit = JSON.parse(snapshot(1, span('a', `,"meta":${nest(MAX_NESTING - 3)}`))) as unknown;
       const overLimit = JSON.parse(snapshot(1, span('b', `,"x":1,"meta":${nest(MAX_NESTING - 2)}`))) as unknown;
-      expect(validateMessage(atLimit, false, null, false).ok).toBe(true);
-      const refused = validateMessage(overLimit, false, null, false);
+      expect(validateMessage(atLimit, false, { spare: null, known: null, objectHashes: false }).ok).toBe(true);
+      const refused = validateMessage(overLimit, false, { spare: null, known: null, objectHashes: false });
       expect(refused.ok).toBe(false);
       expect(refused.ok ? '' : refused.error).toMatch(new RegExp(`span 0 \\("b"\\) nests .* more than ${MAX_NESTING} levels`));
     }

@@ -23,9 +23,9 @@ export type Validated = { ok: true; message: Message; spans?: SpanTable } | { ok
  * `mayHoldLoneSurrogate`). Checking every span text with isWellFormed was about 13% of the
  * engine's time per snapshot (PERF: two-byte texts are scanned char by char).
  */
-export function validateMessage(value: unknown, stringsWellFormed = false, spare: SpanTable | null = null, objectHashes = true): Validated {
+export function validateMessage(value: unknown, stringsWellFormed = false, session: SessionTables = NO_SESSION_TABLES): Validated {
   const out: { table: SpanTable | null } = { table: null };
-  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, spare, objectHashes);
+  if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, session);
   const parsed = messageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
@@ -54,6 +54,23 @@ export function mayHoldLoneSurrogate(json: string): boolean {
   return json.includes('\\ud') || json.includes('\\uD');
 }
 
+/** What validation may take from the session the message belongs to (the engine's; none by default). */
+export interface SessionTables {
+  /** a table the session no longer reads (Engine: the one before the last): its id index is taken over where it fits */
+  spare: SpanTable | null;
+  /**
+   * the session's last accepted snapshot's table: its texts were found well-formed, so a span
+   * of the same id and the very same text is not scanned again (an adapter hands the same
+   * strings turn after turn; scanning every two-byte text of every turn took most of the
+   * engine's time on real sessions)
+   */
+  known: SpanTable | null;
+  /** compute each span's spanObjectHash (the replay fingerprint reads them); false: only their depth rule */
+  objectHashes: boolean;
+}
+
+const NO_SESSION_TABLES: SessionTables = { spare: null, known: null, objectHashes: true };
+
 /**
  * Rules a JSON Schema cannot say: unique span ids, well-formed UTF-16 strings, and the
  * nesting limit (nesting.ts). The limit is checked where it can be cheaply: the wire
@@ -61,12 +78,15 @@ export function mayHoldLoneSurrogate(json: string): boolean {
  * are walked, and each span's unknown fields in the same enumeration of its keys that
  * hashes them for the replay fingerprint (`spanObjectHash`, kept in the table).
  */
-function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean, spare: SpanTable | null = null, objectHashes = true): Validated {
+function checkExtraRules(message: Message, table: SpanTable | null, stringsWellFormed: boolean, session: SessionTables = NO_SESSION_TABLES): Validated {
   const error = messageRuleError(message, stringsWellFormed);
   if (error !== undefined) return { ok: false, error };
   if (message.type !== 'snapshot' || table === null) return { ok: true, message };
   const { ids, texts } = table;
   const spans = message.spans;
+  const { spare, known, objectHashes } = session;
+  // where the known table's span of the next id is expected: the same order, shifted by what was pruned
+  let cursor = 0;
   // `spare`'s ids are unique and its index maps each to its place: where this snapshot begins
   // with those very ids (an agent's context grows at its end), that index already holds them
   let adopted = spare !== null && spare.length <= ids.length && spare.length > 0 ? spare.ids : null;
@@ -96,6 +116,16 @@ function checkExtraRules(message: Message, table: SpanTable | null, stringsWellF
       table.objectHashes[i] = objectHash;
     } else if (spanNestsTooDeep(spans[i]!)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
     if (stringsWellFormed) continue;
+    if (known !== null) {
+      const j = cursor < known.length && known.ids[cursor] === id ? cursor : (known.index.get(id) ?? -1);
+      if (j >= 0) {
+        cursor = j + 1;
+        // the id is the known one, and so, when it is the very same string, is the text
+        if (known.texts[j] === texts[i]) continue;
+        if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
+        continue;
+      }
+    }
     if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
     if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
