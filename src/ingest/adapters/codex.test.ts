@@ -686,6 +686,32 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
     expect(spans[2]!.text).toBe('[{"type":"function","name":"read_soil_moisture"}]');
   });
 
+  it('additional_tools (tool definitions Codex sends as an input item, which current rollouts keep) is a system span, not skipped', () => {
+    const out = convert(
+      [
+        meta(),
+        item({
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'function', name: 'water_rows', parameters: { type: 'object' } },
+            { type: 'namespace', name: 'mcp__weather', tools: [{ type: 'function', name: 'forecast' }] },
+          ],
+        }),
+        user('Water rows 2 and 3 before the frost.'),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.summary.skipped).toEqual({});
+    const spans = out.snapshots[0]!.spans;
+    expect(spans.map((s) => [s.role, s.kind, s.label])).toEqual([
+      ['system', 'tools', 'tool definitions: water_rows, mcp__weather'],
+      ['user', 'text', 'Water rows 2 and 3 before the frost.'],
+    ]);
+    expect(spans[0]!.text).toContain('"name":"forecast"');
+    expect(spans[0]!.pinned).toBeUndefined();
+  });
+
   it('image generation: the call stays in the history, its base64 result read as [image]', () => {
     const out = convert(
       [

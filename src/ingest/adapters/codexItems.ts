@@ -118,6 +118,13 @@ export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabe
         tool: 'image_generation',
       });
     }
+    case 'additional_tools': {
+      // adapters.md: tool definitions Codex sends as an input item (codex-rs rollout/src/policy.rs
+      // persists them): the model reads them, so they take room in the context like the instructions
+      const tools = Array.isArray(raw.tools) ? raw.tools : [];
+      const names = tools.flatMap((t) => (isObject(t) && typeof t.name === 'string' && t.name !== '' ? [t.name] : []));
+      return view(JSON.stringify(tools), 'system', 'tools', names.length === 0 ? 'tool definitions' : `tool definitions: ${names.join(', ')}`, {});
+    }
     case 'agent_message':
       // adapters.md: a message from another agent of the team, sent to this one as input
       return agentMessage(str(raw.author), agentMessageText(raw.content));
