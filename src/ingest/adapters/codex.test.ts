@@ -712,6 +712,30 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
     expect(spans[0]!.pinned).toBeUndefined();
   });
 
+  it('user messages Codex writes itself (a hook prompt, its internal context, older warnings) are meta, never prompts', () => {
+    const out = convert(
+      [
+        meta(),
+        user('Graft the apple scions onto row 6.'),
+        user('<hook_prompt hook_run_id="stop-3a9">The grafts are not taped yet; finish before stopping.</hook_prompt>'),
+        user('<codex_internal_context source="user_goal">Every scion in row 6 is grafted.</codex_internal_context>'),
+        user('Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.'),
+        user('Warning: The maximum number of unified exec processes you can keep open is 64.'),
+        // what the user typed stays a prompt, whatever tag it opens with
+        user('<div class="row">6</div> is the markup of the row page; fix its label.'),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.snapshots[0]!.spans.map((s) => [s.role, s.label])).toEqual([
+      ['user', 'Graft the apple scions onto row 6.'],
+      ['meta', 'hook prompt'],
+      ['meta', 'codex internal context'],
+      ['meta', 'warning'],
+      ['meta', 'warning'],
+      ['user', '<div class="row">6</div> is the markup of the row page;…'],
+    ]);
+  });
+
   it('image generation: the call stays in the history, its base64 result read as [image]', () => {
     const out = convert(
       [

@@ -48,6 +48,28 @@ const CODEX_NOTES: readonly (readonly [string, string])[] = [
   ['Denied network rule saved', 'network rule saved'],
 ];
 
+/**
+ * adapters.md: user messages Codex writes itself that open with no bare tag, by their opening,
+ * and their labels. codex-rs core/src/context/contextual_user_message.rs lists what Codex tells
+ * apart from what the user typed: a hook's prompt (`<hook_prompt hook_run_id="…">`, codex-rs
+ * protocol items.rs), its internal context (`<codex_internal_context source="…">`, in the 0.171
+ * binary), and the warnings older versions wrote untagged. Only these names: a user's text that
+ * opens with some other tag and attributes (`<div class="row">`) stays a prompt.
+ */
+const CODEX_USER_NOTES: readonly (readonly [RegExp, string])[] = [
+  [/^<hook_prompt\s[^>]*hook_run_ids?=/, 'hook prompt'],
+  [/^<codex_internal_context\s[^>]*source=/, 'codex internal context'],
+  [/^Warning: The maximum number of unified exec processes you can keep open is/, 'warning'],
+  [/^Warning: Your account was flagged for potentially high-risk cyber activity/, 'warning'],
+  [/^Warning: apply_patch was requested via [\s\S]*Use the apply_patch tool instead of exec_command\.\s*$/, 'warning'],
+];
+
+/** The label of a user message Codex wrote (CODEX_USER_NOTES), or null. */
+function codexUserNote(trimmed: string): string | null {
+  for (const [opening, label] of CODEX_USER_NOTES) if (opening.test(trimmed)) return label;
+  return null;
+}
+
 /** The label of a message Codex wrote with no tag (CODEX_NOTES), or null. */
 function codexNote(trimmed: string): string | null {
   for (const [opening, label] of CODEX_NOTES) if (trimmed.startsWith(opening)) return label;
@@ -183,6 +205,8 @@ function message(raw: JsonObject): ItemView | { skip: string } {
     if (AGENTS_MD.test(trimmed)) return view(text, 'system', 'instructions', 'AGENTS.md instructions', { instructions: true });
     const tag = INJECTED_TAG.exec(trimmed);
     if (tag !== null) return view(text, 'meta', 'text', tag[1]!.replace(/_/g, ' '), {});
+    const note = codexUserNote(trimmed);
+    if (note !== null) return view(text, 'meta', 'text', note, {});
     return view(text, 'user', 'text', firstWords(requestOf(text)) || 'user message', { prompt: true });
   }
   if (role === 'developer' || role === 'system') {
