@@ -712,6 +712,23 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
     expect(spans[0]!.pinned).toBeUndefined();
   });
 
+  it('the image-generation note Codex writes untagged (image_generation_instructions.rs) is not pinned operator instructions', () => {
+    const spans = spansOf([
+      meta(),
+      item({
+        type: 'message',
+        role: 'developer',
+        content: [{ type: 'input_text', text: 'Generated images are saved to /work/orchard/.codex/images as ig_<id>.png by default.' }],
+      }),
+      user('Draw the new row layout.'),
+      call(),
+    ])[0]!;
+    expect(spans.map((s) => [s.role, s.label, s.pinned ?? false])).toEqual([
+      ['system', 'image generation instructions', false],
+      ['user', 'Draw the new row layout.', true],
+    ]);
+  });
+
   it('user messages Codex writes itself (a hook prompt, its internal context, older warnings) are meta, never prompts', () => {
     const out = convert(
       [

@@ -36,7 +36,8 @@ const REQUEST_MARK = '## My request for Codex:';
 const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
 /**
  * adapters.md: Codex's own messages that open with no tag (codex-rs/core/src/context/: the
- * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`), by
+ * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`,
+ * `image_generation_instructions.rs`), by
  * their first words, and their labels: developer messages no operator wrote, so they are
  * not pinned instructions. Real 0.14x rollouts write the first two. A user's message is never
  * read this way: what the user typed stays a prompt, whatever its first words.
@@ -46,6 +47,8 @@ const CODEX_NOTES: readonly (readonly [string, string])[] = [
   ['Approved command prefix saved:', 'approved command prefix'],
   ['Allowed network rule saved', 'network rule saved'],
   ['Denied network rule saved', 'network rule saved'],
+  // image_generation_instructions.rs (its text is in the 0.171.0 binary)
+  ['Generated images are saved to ', 'image generation instructions'],
 ];
 
 /**
