@@ -712,7 +712,7 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
     expect(spans[0]!.pinned).toBeUndefined();
   });
 
-  it('the image-generation note Codex writes untagged (image_generation_instructions.rs) is not pinned operator instructions', () => {
+  it('the image-generation note and the time reminder Codex writes untagged are not pinned operator instructions', () => {
     const spans = spansOf([
       meta(),
       item({
@@ -720,11 +720,15 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
         role: 'developer',
         content: [{ type: 'input_text', text: 'Generated images are saved to /work/orchard/.codex/images as ig_<id>.png by default.' }],
       }),
+      item({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'It is 2026-11-24 08:15:00 UTC.' }] }),
+      item({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'It is the orchard team that owns this repo.' }] }),
       user('Draw the new row layout.'),
       call(),
     ])[0]!;
     expect(spans.map((s) => [s.role, s.label, s.pinned ?? false])).toEqual([
       ['system', 'image generation instructions', false],
+      ['system', 'current time', false],
+      ['system', 'developer instructions', true],
       ['user', 'Draw the new row layout.', true],
     ]);
   });

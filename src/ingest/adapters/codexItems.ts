@@ -37,18 +37,20 @@ const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
 /**
  * adapters.md: Codex's own messages that open with no tag (codex-rs/core/src/context/: the
  * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`,
- * `image_generation_instructions.rs`), by
- * their first words, and their labels: developer messages no operator wrote, so they are
- * not pinned instructions. Real 0.14x rollouts write the first two. A user's message is never
- * read this way: what the user typed stays a prompt, whatever its first words.
+ * `image_generation_instructions.rs`, `current_time_reminder.rs`), by their first words (or
+ * whole text), and their labels: developer messages no operator wrote, so they are not pinned
+ * instructions. Real 0.14x rollouts write the first two. A user's message is never read by
+ * this list (CODEX_USER_NOTES is the user's): what the user typed stays a prompt.
  */
-const CODEX_NOTES: readonly (readonly [string, string])[] = [
+const CODEX_NOTES: readonly (readonly [string | RegExp, string])[] = [
   ['You are `/root`, the primary agent in a team of agents', 'multi-agent instructions'],
   ['Approved command prefix saved:', 'approved command prefix'],
   ['Allowed network rule saved', 'network rule saved'],
   ['Denied network rule saved', 'network rule saved'],
   // image_generation_instructions.rs (its text is in the 0.171.0 binary)
   ['Generated images are saved to ', 'image generation instructions'],
+  // current_time_reminder.rs: "It is <%Y-%m-%d %H:%M:%S UTC>." (the format is in the 0.171.0 binary)
+  [/^It is \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\.$/, 'current time'],
 ];
 
 /**
@@ -75,7 +77,7 @@ function codexUserNote(trimmed: string): string | null {
 
 /** The label of a message Codex wrote with no tag (CODEX_NOTES), or null. */
 function codexNote(trimmed: string): string | null {
-  for (const [opening, label] of CODEX_NOTES) if (trimmed.startsWith(opening)) return label;
+  for (const [opening, label] of CODEX_NOTES) if (typeof opening === 'string' ? trimmed.startsWith(opening) : opening.test(trimmed.trimEnd())) return label;
   return null;
 }
 
