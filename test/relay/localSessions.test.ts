@@ -135,6 +135,24 @@ describe('the index of the agents’ folders', () => {
     index.close();
   });
 
+  it('a Gemini CLI .json session resumed into a .jsonl beside it (the same name plus l) is listed once, as the .jsonl', async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    const doc = JSON.parse(fs.readFileSync(gemini, 'utf8')) as { messages: unknown[] } & Record<string, unknown>;
+    const { messages, ...meta } = doc;
+    fs.writeFileSync(`${gemini}l`, [meta, ...messages].map((m) => JSON.stringify(m)).join('\n') + '\n');
+    // another project's lone .json stays listed
+    const other = path.join(path.dirname(gemini), 'session-2025-11-03T09-00-other000.json');
+    fs.copyFileSync(gemini, other);
+    const { index, list } = await indexed(home);
+    expect(
+      list.sessions
+        .filter((s) => s.agent === 'gemini-cli')
+        .map((s) => s.file_name)
+        .sort(),
+    ).toEqual([`${path.basename(gemini)}l`, path.basename(other)].sort());
+    index.close();
+  });
+
   it('a folder that is a loop of symbolic links is one line; a link loop inside a folder ends', async () => {
     const { home, claude } = writeAgentHome(tempDir('ch-home-'));
     const tmp = path.join(home, '.gemini', 'tmp');
