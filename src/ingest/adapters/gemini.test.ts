@@ -198,6 +198,33 @@ describe('the JSONL session (gemini-session.jsonl)', () => {
   });
 });
 
+describe('a prompt cancelled before any answer (geminiChat.ts rolls the history back: a $set.messages checkpoint)', () => {
+  const at = (s: number): string => `2026-12-01T09:00:${String(s).padStart(2, '0')}.000Z`;
+  const env = {
+    id: 'env-1',
+    timestamp: at(1),
+    type: 'user',
+    content: [{ text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>' }],
+  };
+  const lines = [
+    { sessionId: 'cancel-first', projectHash: 'p', startTime: at(0), lastUpdated: at(0), kind: 'main' },
+    env,
+    { id: 'u1', timestamp: at(2), type: 'user', content: [{ text: 'Drop the staging tables.' }] },
+    { $set: { messages: [env], lastUpdated: at(3) } },
+    { id: 'i1', timestamp: at(3), type: 'info', content: 'Request cancelled.' },
+    { id: 'u2', timestamp: at(4), type: 'user', content: [{ text: 'List the staging tables instead.' }] },
+    { id: 'g1', timestamp: at(5), type: 'gemini', content: 'orders_tmp, users_tmp.', tokens: { input: 9000, output: 5, cached: 0, total: 9005 } },
+  ];
+  const out = convertLines(lines.map((l) => JSON.stringify(l)).join('\n'));
+
+  it('the cancelled first prompt leaves the title and the pin to the next one, as a rewind does', () => {
+    expect(out.header.title).toBe('List the staging tables instead.');
+    const snap = out.snapshots[0]!;
+    expect(snap.pruned).toEqual(['u1']);
+    expect(snap.spans.filter((s) => s.pinned === true).map((s) => s.span_id)).toEqual(['u2']);
+  });
+});
+
 describe('audio or video that read_file returns (gemini-cli geminiChat.ts extractBinaryInjections)', () => {
   // Gemini CLI cannot send audio or video inside a function response: the tool response says so,
   // a synthetic model thought follows, and the media parts go to the model as the next user

@@ -156,7 +156,9 @@ export class GeminiAdapter {
       const summary = summaryIds.flatMap((id) => this.itemsOf(id).map((i) => i.id));
       this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...goneSpans], summary };
     } else if (gone.length > 0) {
+      // a rollback (an interrupted prompt, a failed call): what it drops is gone as a rewind's is
       this.audit.forget(new Set(goneSpans));
+      this.forgetFirstPrompt(gone);
     }
     const out: AdaptedMessage[] = [];
     for (const id of fresh) appendAll(out, this.took(id, line));
@@ -173,7 +175,11 @@ export class GeminiAdapter {
     this.order = this.order.slice(0, cut);
     appendAll(this.removed, spans);
     this.audit.forget(new Set(spans));
-    // the first prompt, rewound: the next one the user types is the operator's task
+    this.forgetFirstPrompt(gone);
+  }
+
+  /** The first prompt, rewound or rolled back: the next one the user types is the operator's task. */
+  private forgetFirstPrompt(gone: readonly string[]): void {
     if (this.firstPromptId !== null && gone.includes(this.firstPromptId)) {
       this.firstPromptId = null;
       this.firstPrompt = null;
