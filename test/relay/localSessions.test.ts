@@ -110,6 +110,49 @@ describe('the index of the agents’ folders', () => {
     expect(list.folders.find((f) => f.agent === 'codex')!.problem).toBeNull();
   });
 
+  it('CODEX_HOME and GEMINI_CLI_HOME move the folders searched, as they move the agents themselves', () => {
+    const roots = (env: Record<string, string>) =>
+      defaultAgentFolders('/home/u', env)
+        .filter((f) => f.agent === 'codex' || f.agent === 'gemini-cli')
+        .map((f) => f.root);
+    expect(roots({})).toEqual(['/home/u/.codex/sessions', '/home/u/.gemini/tmp']);
+    expect(roots({ CODEX_HOME: '/data/codex', GEMINI_CLI_HOME: '/data/g' })).toEqual(['/data/codex/sessions', '/data/g/.gemini/tmp']);
+  });
+
+  it('Gemini CLI 0.61 in the macOS Seatbelt sandbox keeps its sessions under ~/.cache/.gemini/tmp: listed when that folder exists', async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    const relative = path.relative(path.join(home, '.gemini', 'tmp'), gemini);
+    const sandboxed = path.join(home, '.cache', '.gemini', 'tmp', relative.replace(/session-[^/]*$/, 'session-2026-12-01T10-00-sandboxd.json'));
+    fs.mkdirSync(path.dirname(sandboxed), { recursive: true });
+    fs.copyFileSync(gemini, sandboxed);
+    const { index, list } = await indexed(home);
+    const rows = list.sessions.filter((s) => s.agent === 'gemini-cli');
+    expect(rows.map((r) => r.file_name).sort()).toEqual([path.basename(gemini), path.basename(sandboxed)].sort());
+    expect(list.folders.filter((f) => f.agent === 'gemini-cli').map((f) => [f.path, f.problem])).toEqual([
+      [path.join(home, '.gemini', 'tmp'), null],
+      [path.join(home, '.cache', '.gemini', 'tmp'), null],
+    ]);
+    index.close();
+  });
+
+  it('a Gemini CLI .json session resumed into a .jsonl beside it (the same name plus l) is listed once, as the .jsonl', async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    const doc = JSON.parse(fs.readFileSync(gemini, 'utf8')) as { messages: unknown[] } & Record<string, unknown>;
+    const { messages, ...meta } = doc;
+    fs.writeFileSync(`${gemini}l`, [meta, ...messages].map((m) => JSON.stringify(m)).join('\n') + '\n');
+    // another project's lone .json stays listed
+    const other = path.join(path.dirname(gemini), 'session-2025-11-03T09-00-other000.json');
+    fs.copyFileSync(gemini, other);
+    const { index, list } = await indexed(home);
+    expect(
+      list.sessions
+        .filter((s) => s.agent === 'gemini-cli')
+        .map((s) => s.file_name)
+        .sort(),
+    ).toEqual([`${path.basename(gemini)}l`, path.basename(other)].sort());
+    index.close();
+  });
+
   it('a folder that is a loop of symbolic links is one line; a link loop inside a folder ends', async () => {
     const { home, claude } = writeAgentHome(tempDir('ch-home-'));
     const tmp = path.join(home, '.gemini', 'tmp');

@@ -686,6 +686,77 @@ describe('Codex 0.14x line and item types (docs/adapters.md, record table)', () 
     expect(spans[2]!.text).toBe('[{"type":"function","name":"read_soil_moisture"}]');
   });
 
+  it('additional_tools (tool definitions Codex sends as an input item, which current rollouts keep) is a system span, not skipped', () => {
+    const out = convert(
+      [
+        meta(),
+        item({
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'function', name: 'water_rows', parameters: { type: 'object' } },
+            { type: 'namespace', name: 'mcp__weather', tools: [{ type: 'function', name: 'forecast' }] },
+          ],
+        }),
+        user('Water rows 2 and 3 before the frost.'),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.summary.skipped).toEqual({});
+    const spans = out.snapshots[0]!.spans;
+    expect(spans.map((s) => [s.role, s.kind, s.label])).toEqual([
+      ['system', 'tools', 'tool definitions: water_rows, mcp__weather'],
+      ['user', 'text', 'Water rows 2 and 3 before the frost.'],
+    ]);
+    expect(spans[0]!.text).toContain('"name":"forecast"');
+    expect(spans[0]!.pinned).toBeUndefined();
+  });
+
+  it('the image-generation note and the time reminder Codex writes untagged are not pinned operator instructions', () => {
+    const spans = spansOf([
+      meta(),
+      item({
+        type: 'message',
+        role: 'developer',
+        content: [{ type: 'input_text', text: 'Generated images are saved to /work/orchard/.codex/images as ig_<id>.png by default.' }],
+      }),
+      item({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'It is 2026-11-24 08:15:00 UTC.' }] }),
+      item({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'It is the orchard team that owns this repo.' }] }),
+      user('Draw the new row layout.'),
+      call(),
+    ])[0]!;
+    expect(spans.map((s) => [s.role, s.label, s.pinned ?? false])).toEqual([
+      ['system', 'image generation instructions', false],
+      ['system', 'current time', false],
+      ['system', 'developer instructions', true],
+      ['user', 'Draw the new row layout.', true],
+    ]);
+  });
+
+  it('user messages Codex writes itself (a hook prompt, its internal context, older warnings) are meta, never prompts', () => {
+    const out = convert(
+      [
+        meta(),
+        user('Graft the apple scions onto row 6.'),
+        user('<hook_prompt hook_run_id="stop-3a9">The grafts are not taped yet; finish before stopping.</hook_prompt>'),
+        user('<codex_internal_context source="user_goal">Every scion in row 6 is grafted.</codex_internal_context>'),
+        user('Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.'),
+        user('Warning: The maximum number of unified exec processes you can keep open is 64.'),
+        // what the user typed stays a prompt, whatever tag it opens with
+        user('<div class="row">6</div> is the markup of the row page; fix its label.'),
+        call(),
+      ].join('\n'),
+    );
+    expect(out.snapshots[0]!.spans.map((s) => [s.role, s.label])).toEqual([
+      ['user', 'Graft the apple scions onto row 6.'],
+      ['meta', 'hook prompt'],
+      ['meta', 'codex internal context'],
+      ['meta', 'warning'],
+      ['meta', 'warning'],
+      ['user', '<div class="row">6</div> is the markup of the row page;…'],
+    ]);
+  });
+
   it('image generation: the call stays in the history, its base64 result read as [image]', () => {
     const out = convert(
       [

@@ -36,21 +36,48 @@ const REQUEST_MARK = '## My request for Codex:';
 const INJECTED_TAG = /^<([A-Za-z_][\w -]*)>/;
 /**
  * adapters.md: Codex's own messages that open with no tag (codex-rs/core/src/context/: the
- * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`), by
- * their first words, and their labels: developer messages no operator wrote, so they are
- * not pinned instructions. Real 0.14x rollouts write the first two. A user's message is never
- * read this way: what the user typed stays a prompt, whatever its first words.
+ * multi-agent usage hint, `approved_command_prefix_saved.rs`, `network_rule_saved.rs`,
+ * `image_generation_instructions.rs`, `current_time_reminder.rs`), by their first words (or
+ * whole text), and their labels: developer messages no operator wrote, so they are not pinned
+ * instructions. Real 0.14x rollouts write the first two. A user's message is never read by
+ * this list (CODEX_USER_NOTES is the user's): what the user typed stays a prompt.
  */
-const CODEX_NOTES: readonly (readonly [string, string])[] = [
+const CODEX_NOTES: readonly (readonly [string | RegExp, string])[] = [
   ['You are `/root`, the primary agent in a team of agents', 'multi-agent instructions'],
   ['Approved command prefix saved:', 'approved command prefix'],
   ['Allowed network rule saved', 'network rule saved'],
   ['Denied network rule saved', 'network rule saved'],
+  // image_generation_instructions.rs (its text is in the 0.171.0 binary)
+  ['Generated images are saved to ', 'image generation instructions'],
+  // current_time_reminder.rs: "It is <%Y-%m-%d %H:%M:%S UTC>." (the format is in the 0.171.0 binary)
+  [/^It is \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\.$/, 'current time'],
 ];
+
+/**
+ * adapters.md: user messages Codex writes itself that open with no bare tag, by their opening,
+ * and their labels. codex-rs core/src/context/contextual_user_message.rs lists what Codex tells
+ * apart from what the user typed: a hook's prompt (`<hook_prompt hook_run_id="…">`, codex-rs
+ * protocol items.rs), its internal context (`<codex_internal_context source="…">`, in the 0.171
+ * binary), and the warnings older versions wrote untagged. Only these names: a user's text that
+ * opens with some other tag and attributes (`<div class="row">`) stays a prompt.
+ */
+const CODEX_USER_NOTES: readonly (readonly [RegExp, string])[] = [
+  [/^<hook_prompt\s[^>]*hook_run_ids?=/, 'hook prompt'],
+  [/^<codex_internal_context\s[^>]*source=/, 'codex internal context'],
+  [/^Warning: The maximum number of unified exec processes you can keep open is/, 'warning'],
+  [/^Warning: Your account was flagged for potentially high-risk cyber activity/, 'warning'],
+  [/^Warning: apply_patch was requested via [\s\S]*Use the apply_patch tool instead of exec_command\.\s*$/, 'warning'],
+];
+
+/** The label of a user message Codex wrote (CODEX_USER_NOTES), or null. */
+function codexUserNote(trimmed: string): string | null {
+  for (const [opening, label] of CODEX_USER_NOTES) if (opening.test(trimmed)) return label;
+  return null;
+}
 
 /** The label of a message Codex wrote with no tag (CODEX_NOTES), or null. */
 function codexNote(trimmed: string): string | null {
-  for (const [opening, label] of CODEX_NOTES) if (trimmed.startsWith(opening)) return label;
+  for (const [opening, label] of CODEX_NOTES) if (typeof opening === 'string' ? trimmed.startsWith(opening) : opening.test(trimmed.trimEnd())) return label;
   return null;
 }
 
@@ -118,6 +145,13 @@ export function viewOf(raw: JsonObject, callLabels: ReadonlyMap<string, CallLabe
         tool: 'image_generation',
       });
     }
+    case 'additional_tools': {
+      // adapters.md: tool definitions Codex sends as an input item (codex-rs rollout/src/policy.rs
+      // persists them): the model reads them, so they take room in the context like the instructions
+      const tools = Array.isArray(raw.tools) ? raw.tools : [];
+      const names = tools.flatMap((t) => (isObject(t) && typeof t.name === 'string' && t.name !== '' ? [t.name] : []));
+      return view(JSON.stringify(tools), 'system', 'tools', names.length === 0 ? 'tool definitions' : `tool definitions: ${names.join(', ')}`, {});
+    }
     case 'agent_message':
       // adapters.md: a message from another agent of the team, sent to this one as input
       return agentMessage(str(raw.author), agentMessageText(raw.content));
@@ -176,6 +210,8 @@ function message(raw: JsonObject): ItemView | { skip: string } {
     if (AGENTS_MD.test(trimmed)) return view(text, 'system', 'instructions', 'AGENTS.md instructions', { instructions: true });
     const tag = INJECTED_TAG.exec(trimmed);
     if (tag !== null) return view(text, 'meta', 'text', tag[1]!.replace(/_/g, ' '), {});
+    const note = codexUserNote(trimmed);
+    if (note !== null) return view(text, 'meta', 'text', note, {});
     return view(text, 'user', 'text', firstWords(requestOf(text)) || 'user message', { prompt: true });
   }
   if (role === 'developer' || role === 'system') {

@@ -198,6 +198,91 @@ describe('the JSONL session (gemini-session.jsonl)', () => {
   });
 });
 
+describe('a prompt cancelled before any answer (geminiChat.ts rolls the history back: a $set.messages checkpoint)', () => {
+  const at = (s: number): string => `2026-12-01T09:00:${String(s).padStart(2, '0')}.000Z`;
+  const env = {
+    id: 'env-1',
+    timestamp: at(1),
+    type: 'user',
+    content: [{ text: '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\n</session_context>' }],
+  };
+  const lines = [
+    { sessionId: 'cancel-first', projectHash: 'p', startTime: at(0), lastUpdated: at(0), kind: 'main' },
+    env,
+    { id: 'u1', timestamp: at(2), type: 'user', content: [{ text: 'Drop the staging tables.' }] },
+    { $set: { messages: [env], lastUpdated: at(3) } },
+    { id: 'i1', timestamp: at(3), type: 'info', content: 'Request cancelled.' },
+    { id: 'u2', timestamp: at(4), type: 'user', content: [{ text: 'List the staging tables instead.' }] },
+    { id: 'g1', timestamp: at(5), type: 'gemini', content: 'orders_tmp, users_tmp.', tokens: { input: 9000, output: 5, cached: 0, total: 9005 } },
+  ];
+  const out = convertLines(lines.map((l) => JSON.stringify(l)).join('\n'));
+
+  it('the cancelled first prompt leaves the title and the pin to the next one, as a rewind does', () => {
+    expect(out.header.title).toBe('List the staging tables instead.');
+    const snap = out.snapshots[0]!;
+    expect(snap.pruned).toEqual(['u1']);
+    expect(snap.spans.filter((s) => s.pinned === true).map((s) => s.span_id)).toEqual(['u2']);
+  });
+});
+
+describe('audio or video that read_file returns (gemini-cli geminiChat.ts extractBinaryInjections)', () => {
+  // Gemini CLI cannot send audio or video inside a function response: the tool response says so,
+  // a synthetic model thought follows, and the media parts go to the model as the next user
+  // turn, recorded as an `info` message. That message is context; a UI info line is not.
+  const at = (s: number): string => `2026-11-30T08:00:${String(s).padStart(2, '0')}.000Z`;
+  const lines = [
+    { sessionId: 'b1n4-aud10', projectHash: 'f00d', startTime: at(0), lastUpdated: at(0), kind: 'main' },
+    { id: 'u1', timestamp: at(1), type: 'user', content: [{ text: 'What is said in standup.mp3?' }] },
+    {
+      id: 'g1',
+      timestamp: at(2),
+      type: 'gemini',
+      content: '',
+      model: 'gemini-3-flash',
+      tokens: { input: 4100, output: 20, cached: 0, total: 4120 },
+      toolCalls: [{ id: 'rf1', name: 'read_file', args: { file_path: '/rec/standup.mp3' }, status: 'success', timestamp: at(2) }],
+    },
+    {
+      id: 'u2',
+      timestamp: at(3),
+      type: 'user',
+      content: [
+        {
+          functionResponse: {
+            id: 'rf1',
+            name: 'read_file',
+            response: { output: 'Binary content (audio/mpeg) read successfully. Content will be injected for analysis in the next sequence.' },
+          },
+        },
+      ],
+    },
+    { id: 'g2', timestamp: at(3), type: 'gemini', content: [{ text: 'Binary content received. Proceeding with analysis.', thought: true }] },
+    { id: 'i1', timestamp: at(3), type: 'info', content: [{ inlineData: { mimeType: 'audio/mpeg', data: 'SUQzBAAAAAAA' } }] },
+    { id: 'i2', timestamp: at(4), type: 'info', content: 'Request cancelled.' },
+    {
+      id: 'g3',
+      timestamp: at(5),
+      type: 'gemini',
+      content: 'The team agrees to ship on Friday.',
+      model: 'gemini-3-flash',
+      tokens: { input: 6300, output: 12, cached: 0, total: 6312 },
+    },
+  ];
+  const out = convertLines(lines.map((l) => JSON.stringify(l)).join('\n'));
+
+  it('the info message holding the media parts is a span the next call saw; a UI info line is still skipped', () => {
+    expect(out.errors).toEqual([]);
+    expect(out.summary.skipped).toEqual({ 'info (not sent to the model)': 1 });
+    const spans = out.snapshots[1]!.spans;
+    const media = spans.find((s) => s.span_id === 'i1');
+    expect(media).toMatchObject({ role: 'user', kind: 'text', text: '[audio/mpeg]', label: 'media read by a tool: audio/mpeg' });
+    expect(media!.pinned).toBeUndefined();
+    expect(spans.some((s) => s.span_id === 'i2')).toBe(false);
+    // not the user's prompt: the audit has the typed one only
+    expect(out.header.title).toBe('What is said in standup.mp3?');
+  });
+});
+
 describe('a Gemini session file that is cut short or damaged', () => {
   it('a document cut mid-message keeps the turns before it and counts the cut', () => {
     const cut = legacy.slice(0, legacy.indexOf('"id": "a7"') + 20);

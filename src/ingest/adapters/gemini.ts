@@ -156,7 +156,9 @@ export class GeminiAdapter {
       const summary = summaryIds.flatMap((id) => this.itemsOf(id).map((i) => i.id));
       this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...goneSpans], summary };
     } else if (gone.length > 0) {
+      // a rollback (an interrupted prompt, a failed call): what it drops is gone as a rewind's is
       this.audit.forget(new Set(goneSpans));
+      this.forgetFirstPrompt(gone);
     }
     const out: AdaptedMessage[] = [];
     for (const id of fresh) appendAll(out, this.took(id, line));
@@ -173,7 +175,11 @@ export class GeminiAdapter {
     this.order = this.order.slice(0, cut);
     appendAll(this.removed, spans);
     this.audit.forget(new Set(spans));
-    // the first prompt, rewound: the next one the user types is the operator's task
+    this.forgetFirstPrompt(gone);
+  }
+
+  /** The first prompt, rewound or rolled back: the next one the user types is the operator's task. */
+  private forgetFirstPrompt(gone: readonly string[]): void {
     if (this.firstPromptId !== null && gone.includes(this.firstPromptId)) {
       this.firstPromptId = null;
       this.firstPrompt = null;
@@ -309,6 +315,7 @@ export class GeminiAdapter {
     const text = texts.join('\n');
     if (text !== '') {
       if (record.type === 'gemini') add(contextItem(id, text, 'assistant', 'text', firstWords(text)));
+      else if (record.type === 'info') add(contextItem(id, text, 'user', 'text', firstWords(`media read by a tool: ${mediaTypes(record)}`)));
       else add(this.userItem(id, record, text));
     }
     if (record.type === 'gemini' && Array.isArray(record.toolCalls)) {
@@ -375,9 +382,21 @@ export function userPrompt(record: JsonObject): string | null {
   return text.trim() === '' ? null : text;
 }
 
-/** user and gemini messages are what the model sees; info, error and warning are the UI's. */
+/** user and gemini messages are what the model sees; info, error and warning are the UI's, except media a tool read (isMediaRead). */
 function isModelMessage(record: JsonObject): boolean {
-  return record.type === 'user' || record.type === 'gemini';
+  return record.type === 'user' || record.type === 'gemini' || isMediaRead(record);
+}
+
+/**
+ * adapters.md media read by a tool: Gemini CLI sends no audio or video inside a function
+ * response; read_file's media parts go to the model as the next user turn, which
+ * geminiChat.ts (`extractBinaryInjections`, since May 2026, gemini-cli 4d1ca92a; still in 0.61) records as an `info` message of
+ * inlineData parts and nothing else. A UI line is text, so it is never one of these.
+ */
+function isMediaRead(record: JsonObject): boolean {
+  if (record.type !== 'info') return false;
+  const parts = partsOf(record.content);
+  return parts.length > 0 && parts.every((p) => isObject(p) && isObject(p.inlineData));
 }
 
 /** The ids of the tool calls a gemini message holds the results of (a later tool-response message repeats them). */
@@ -386,6 +405,14 @@ function answeredCalls(record: JsonObject): string[] {
   const ids: string[] = [];
   for (const tc of record.toolCalls) if (isObject(tc) && typeof tc.id === 'string' && tc.result !== undefined && tc.result !== null) ids.push(tc.id);
   return ids;
+}
+
+/** The distinct MIME types of a media message's parts, for its label. */
+function mediaTypes(record: JsonObject): string {
+  const types = partsOf(record.content).map((p) =>
+    isObject(p) && isObject(p.inlineData) && typeof p.inlineData.mimeType === 'string' ? p.inlineData.mimeType : 'media',
+  );
+  return [...new Set(types)].join(', ');
 }
 
 function baseName(path: string): string {

@@ -37,8 +37,16 @@ export interface OpenHandsEnv {
   FILE_STORE_PATH?: string | undefined;
 }
 
-/** The agents' own folders under `home` (OpenHands': also where `env` moves them). */
-export function defaultAgentFolders(home: string, env: OpenHandsEnv = process.env): AgentFolder[] {
+/** Environment variables that move the agents' folders (agentFolders' entries). */
+export interface AgentEnv extends OpenHandsEnv {
+  /** codex-rs utils/home-dir `find_codex_home`: Codex's home when set (default ~/.codex) */
+  CODEX_HOME?: string | undefined;
+  /** gemini-cli packages/core/src/utils/paths.ts `homedir()`: the home .gemini is in when set */
+  GEMINI_CLI_HOME?: string | undefined;
+}
+
+/** The agents' own folders under `home`, or where `env` moves them. */
+export function defaultAgentFolders(home: string, env: AgentEnv = process.env): AgentFolder[] {
   return [
     {
       // ~/.claude/projects/<project>/<session>.jsonl and <session>/subagents/agent-<id>.jsonl;
@@ -53,23 +61,38 @@ export function defaultAgentFolders(home: string, env: OpenHandsEnv = process.en
       },
     },
     {
-      // ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (codex-rs rollout/recorder.rs)
+      // ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (codex-rs rollout/recorder.rs);
+      // $CODEX_HOME/sessions/… when CODEX_HOME is set (Codex then reads and writes only there)
       agent: 'codex',
-      root: path.join(home, '.codex', 'sessions'),
+      root: env.CODEX_HOME ? path.resolve(env.CODEX_HOME, 'sessions') : path.join(home, '.codex', 'sessions'),
       descend: () => true,
       accept: (parts) => /^rollout-.*\.jsonl(\.gz)?$/.test(parts[parts.length - 1]!),
     },
-    {
-      // ~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json, one JSON document; since
-      // the JSONL recording, .jsonl (a metadata line, then one line a message), a sub-agent's
-      // under chats/<parent session id>/ (gemini-cli chatRecordingService.ts)
-      agent: 'gemini-cli',
-      root: path.join(home, '.gemini', 'tmp'),
-      descend: (parts) => parts.length === 1 || (parts[1] === 'chats' && parts.length <= 3),
-      accept: (parts) => parts[1] === 'chats' && (parts.length === 3 || parts.length === 4) && /\.jsonl?$/.test(parts[parts.length - 1]!),
-    },
+    ...geminiFolders(env.GEMINI_CLI_HOME ? path.resolve(env.GEMINI_CLI_HOME) : home),
     ...openHandsFolders(home, env),
   ];
+}
+
+/**
+ * Gemini CLI keeps its sessions under `<home>/.gemini/tmp/<project>/chats/`: `session-<time>-<id>.json`,
+ * one JSON document; since the JSONL recording, `.jsonl` (a metadata line, then one line a
+ * message), a sub-agent's under `chats/<parent session id>/` (chatRecordingService.ts). `<home>`
+ * is $GEMINI_CLI_HOME when set (paths.ts `homedir()`). Inside the macOS Seatbelt sandbox
+ * (SANDBOX=sandbox-exec) Gemini CLI 0.61 keeps them under `<home>/.cache/.gemini/tmp/` instead
+ * (storage.ts `getGlobalRuntimeDir`): that folder is searched too when it exists, so a machine
+ * without it gets no line "does not exist".
+ */
+function geminiFolders(home: string): AgentFolder[] {
+  const folder = (root: string): AgentFolder => ({
+    agent: 'gemini-cli',
+    root,
+    descend: (parts) => parts.length === 1 || (parts[1] === 'chats' && parts.length <= 3),
+    accept: (parts) => parts[1] === 'chats' && (parts.length === 3 || parts.length === 4) && /\.jsonl?$/.test(parts[parts.length - 1]!),
+  });
+  const folders = [folder(path.join(home, '.gemini', 'tmp'))];
+  const sandboxed = path.join(home, '.cache', '.gemini', 'tmp');
+  if (fs.existsSync(sandboxed)) folders.push(folder(sandboxed));
+  return folders;
 }
 
 const none = (): boolean => false;

@@ -114,7 +114,9 @@ export class LocalSessionIndex {
   /** The rows newest first, sorted again only when the entries changed since. */
   private sorted(): Entry[] {
     if (this.sortedRows === null || this.sortedOf !== this.entries || this.sortedSize !== this.entries.size) {
-      this.sortedRows = [...this.entries.values()].sort((a, b) => b.mtimeMs - a.mtimeMs);
+      const paths = new Set<string>();
+      for (const e of this.entries.values()) paths.add(e.path);
+      this.sortedRows = [...this.entries.values()].filter((e) => !supersededGeminiDocument(e.path, paths)).sort((a, b) => b.mtimeMs - a.mtimeMs);
       this.sortedOf = this.entries;
       this.sortedSize = this.entries.size;
     }
@@ -353,4 +355,15 @@ function prune(found: FoundFile[], keep: number): number {
 /** An opaque row id: the path's hash, so no request carries a path. */
 export function rowId(file: string): string {
   return crypto.createHash('sha256').update(file).digest('hex').slice(0, 24);
+}
+
+/**
+ * Gemini CLI resumes a session of the older `session-<time>-<id>.json` document by writing
+ * `session-<time>-<id>.jsonl` beside it (chatRecordingService.ts `initialize`: the file name
+ * plus `l`, all the document's messages first), and leaves the `.json` behind: the `.jsonl`
+ * is then the session, the `.json` its first part. Gemini CLI's own session list shows the
+ * session once; so does this one.
+ */
+function supersededGeminiDocument(file: string, paths: ReadonlySet<string>): boolean {
+  return file.endsWith('.json') && path.basename(file).startsWith('session-') && paths.has(`${file}l`);
 }
