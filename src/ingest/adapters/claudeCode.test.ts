@@ -563,6 +563,29 @@ describe('Claude Code 2.1.x on another backend (docs/adapters.md)', () => {
     expect(detectFormat({ type: 'permission-mode' })).toBe('wire');
   });
 
+  it("is told by the metadata a newer Claude Code writes first (2.1.332's writer table): a file that opens with it is read, not refused", () => {
+    for (const type of ['session-owner', 'memory-mode', 'repl-mode', 'hybrid-organization', 'history-suppression', 'content-replacement', 'tools-used'])
+      expect(detectFormat({ type, sessionId: 's' }), type).toBe('claude-code');
+    const text = [
+      { type: 'session-owner', sessionId: 's9' },
+      { type: 'user', uuid: 'q1', parentUuid: null, sessionId: 's9', message: { role: 'user', content: 'rename the flag' } },
+      {
+        type: 'assistant',
+        uuid: 'q2',
+        parentUuid: 'q1',
+        sessionId: 's9',
+        requestId: 'req_q',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+      },
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n');
+    const read = convert(text);
+    expect(read.summary.format).toBe('claude-code');
+    expect(read.summary.skipped).toEqual({ 'session-owner': 1 });
+    expect(read.messages.filter((m) => m.value.type === 'snapshot')).toHaveLength(1);
+  });
+
   it('a call is its message.id when there is no requestId: records of one id are one turn; a synthetic error record is none', () => {
     expect(snaps.map((s) => s.turn)).toEqual([1, 2, 3, 4]);
     expect(snaps.map((s) => s.message_id)).toEqual(['msg_kimi_01', 'msg_kimi_02', 'msg_kimi_03', 'msg_kimi_04']);
