@@ -93,3 +93,54 @@ describe('Claude Code compaction that keeps messages (docs/adapters.md)', () => 
     expect(turn.pruned).toEqual([...before, ...kept]);
   });
 });
+
+describe('Claude Code tool results sent in a shorter form (docs/adapters.md replaced tool results)', () => {
+  const big = 'line of the build log\n'.repeat(400);
+  const note =
+    '<persisted-output>\nOutput too large. Full output saved to: /tmp/tool-results/toolu_1.txt\n\nPreview:\nline of the build log\n</persisted-output>';
+  const replacement = (extra: Json = {}): Json => ({
+    type: 'content-replacement',
+    sessionId: 'kept',
+    replacements: [{ kind: 'tool-result', toolUseId: 'toolu_1', replacement: note }],
+    ...extra,
+  });
+  const build = (...records: Json[]): TranscriptBuilder => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('why does the build fail?'); // r1
+    const run = b.tool('Bash', { command: 'make' });
+    b.toolCall(9000, [run], big); // r2, r3
+    b.call(9500, [{ type: 'text', text: 'Looking at the log.' }]); // r4
+    for (const r of records) b.records.push(r);
+    b.call(2500, [{ type: 'text', text: 'The linker step fails.' }]); // r5
+    return b;
+  };
+
+  it('from the record on, the tool result reads as what Claude Code sent: same id, reported as a rewrite and a microcompaction', () => {
+    const r = convertText(build(replacement()).text());
+    expect(r.errors).toEqual([]);
+    const [, second, third] = r.snapshots;
+    expect(second!.spans.find((s) => s.span_id === 'r3#0')!.text).toBe(big);
+    const after = third!.spans.find((s) => s.span_id === 'r3#0')!;
+    expect(after.text).toBe(note);
+    expect(third!.rewrite).toEqual({ spans_modified: 1, scores_invalidated: 1, modified_span_ids: ['r3#0'] });
+    expect(third!.compaction).toMatchObject({
+      kind: 'microcompact',
+      trigger: 'tool result budget',
+      pre_tokens: null,
+      replaced: ['r3#0'],
+      summary: [],
+      items: [],
+    });
+    expect(third!.pruned).toBeUndefined();
+    expect(r.summary.skipped).toEqual({});
+  });
+
+  it('written again (a resumed session) it changes nothing and is counted; a sub-agent’s, in the session’s file, is counted', () => {
+    const again = convertText(build(replacement(), replacement()).text());
+    expect(again.snapshots.filter((s) => s.compaction !== undefined)).toHaveLength(1);
+    expect(again.summary.skipped).toEqual({ 'content-replacement (no live tool result changed)': 1 });
+    const sub = convertText(build(replacement({ agentId: 'a1b2' })).text());
+    expect(sub.snapshots.at(-1)!.spans.find((s) => s.span_id === 'r3#0')!.text).toBe(big);
+    expect(sub.summary.skipped).toEqual({ 'content-replacement (a sub-agent’s)': 1 });
+  });
+});

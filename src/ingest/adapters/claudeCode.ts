@@ -11,13 +11,14 @@ import { attachmentView, skippedSystem } from './claudeCodeAttachments.ts';
 import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
-import { estimateTokens, promptTokens } from './tokens.ts';
+import { promptTokens } from './tokens.ts';
 import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
 import { keptBlocks, preservedAnchor, recordOf } from './claudeCodeKept.ts';
+import { replacementTexts, rewriteInPlace } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
 export interface AdaptedMessage {
@@ -149,6 +150,9 @@ export class ClaudeCodeAdapter {
         break;
       case 'attachment':
         this.attachment(value, line);
+        break;
+      case 'content-replacement':
+        this.contentReplacement(value);
         break;
       case 'custom-title':
       case 'ai-title':
@@ -464,27 +468,9 @@ export class ClaudeCodeAdapter {
     if (subtype === 'microcompact_boundary') {
       const meta = isObject(record.microcompactMetadata) ? record.microcompactMetadata : null;
       const cleared = new Set(Array.isArray(meta?.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : []);
+      const [trigger, pre] = [typeof meta?.trigger === 'string' ? meta.trigger : null, typeof meta?.preTokens === 'number' ? meta.preTokens : null];
       // adapters.md microcompaction: same ids, placeholder text from then on
-      const clearedIds: string[] = [];
-      for (const b of this.context) {
-        if (b.toolUseId !== null && cleared.has(b.toolUseId) && b.text !== CLEARED_TOOL_RESULT) {
-          b.text = CLEARED_TOOL_RESULT;
-          b.estimate = estimateTokens(b.text);
-          this.modified.add(b.id);
-          clearedIds.push(b.id);
-        }
-      }
-      // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
-      if (this.compaction === null) {
-        this.compaction = {
-          kind: 'microcompact',
-          trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
-          preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
-          replaced: clearedIds,
-        };
-      } else if (this.compaction.kind === 'microcompact') {
-        appendAll(this.compaction.replaced, clearedIds);
-      }
+      this.rewriteResults((id) => (cleared.has(id) ? CLEARED_TOOL_RESULT : undefined), trigger, pre, true);
       return;
     }
     this.skipped.add(skippedSystem(subtype));
@@ -501,6 +487,25 @@ export class ClaudeCodeAdapter {
       const uuid = recordOf(b.id);
       if (i + 1 === p.blocks.length || recordOf(p.blocks[i + 1]!.id) !== uuid) this.endOf.mark(uuid, this.context.length);
     }
+  }
+
+  /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
+  private rewriteResults(textOf: (toolUseId: string) => string | undefined, trigger: string | null, preTokens: number | null, always: boolean): number {
+    const changed = rewriteInPlace(this.context, textOf, this.modified);
+    // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
+    if (changed.length === 0 && !always) return 0;
+    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed };
+    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed);
+    return changed.length;
+  }
+
+  /** adapters.md replaced tool results: `content-replacement`; a sub-agent's (its `agentId`) belongs to its own file. */
+  private contentReplacement(record: JsonObject): void {
+    if (typeof record.agentId === 'string' && this.subAgent !== true) return this.skipped.add('content-replacement (a sub-agent’s)');
+    const texts = replacementTexts(record);
+    // none live to change (a resumed session writes its replacements again): counted
+    if (this.rewriteResults((id) => texts.get(id), 'tool result budget', null, false) === 0)
+      this.skipped.add('content-replacement (no live tool result changed)');
   }
 
   /** contract §8.8: what a user record's block is called, now that its role is known. */
