@@ -59,6 +59,20 @@ describe('Claude Code compaction that keeps messages (docs/adapters.md)', () => 
     ]);
   });
 
+  it('a prompt written after going back to the summary keeps them: they follow it, as Claude Code relinks them', () => {
+    const b = session(
+      () => ({ trigger: 'auto', preTokens: 2000, preservedMessages: { anchorUuid: 'r9', uuids: ['r5', 'r6', 'r7'] } }),
+      (x) => {
+        summaryThenCall(x); // r9, r10
+        x.prompt('no, count the comment lines instead', { parentUuid: 'r9' }); // r11: r10 abandoned
+        x.call(950, [{ type: 'text', text: 'Counting comment lines.' }]); // r12
+      },
+    );
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, 'r9#0', ...kept, 'r11#0']);
+    expect(turn.pruned).toEqual(['r10#0']);
+  });
+
   it('preservedSegment alone (earlier 2.1.x): the stretch from its head to its tail stays', () => {
     const b = session(() => ({ trigger: 'auto', preTokens: 2000, preservedSegment: { headUuid: 'r5', anchorUuid: 'r9', tailUuid: 'r7' } }), summaryThenCall);
     const turn = convertText(b.text()).snapshots.at(-1)!;
