@@ -75,8 +75,11 @@ export class TranscriptBuilder {
     this.results(uses, result);
   }
 
-  boundary(trigger: 'auto' | 'manual', preTokens: number): void {
-    this.records.push(this.base('system', { subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger, preTokens } }));
+  /** `more`: further compactMetadata fields (2.1.332's preservedMessages, …) */
+  boundary(trigger: 'auto' | 'manual', preTokens: number, more: Json = {}): void {
+    this.records.push(
+      this.base('system', { subtype: 'compact_boundary', content: 'Conversation compacted', compactMetadata: { trigger, preTokens, ...more } }),
+    );
   }
 
   summary(text: string): string {

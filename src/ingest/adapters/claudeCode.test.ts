@@ -479,6 +479,22 @@ describe('Claude Code attachments (docs/adapters.md)', () => {
     expect(r.summary.skipped['attachment (sidechain)']).toBe(1);
   });
 
+  it('a queued prompt Claude Code sends as meta is no prompt: marked isMeta, a task’s (commandMode), or from another sender than a person (origin)', () => {
+    const queued = [
+      rec('user', 'u1', null, 'Fix the login retry.'),
+      rec('assistant', 'a1', 'u1', say('On it.'), { requestId: 'req_1' }),
+      att('q1', 'a1', { type: 'queued_command', prompt: 'Also make the retry count configurable.', origin: { kind: 'human' } }),
+      att('q2', 'q1', { type: 'queued_command', prompt: 'The nightly build finished.', commandMode: 'task-notification' }),
+      att('q3', 'q2', { type: 'queued_command', prompt: 'Reviewer: please keep the old flag.', origin: { kind: 'peer' } }),
+      att('q4', 'q3', { type: 'queued_command', prompt: 'Scheduled check: run the linter.', isMeta: true }),
+      rec('assistant', 'a2', 'q4', say('Noted.'), { requestId: 'req_2' }),
+    ];
+    const last = snapshotsOf(queued).at(-1)!;
+    expect(['q1#0', 'q2#0', 'q3#0', 'q4#0'].map((id) => spanOf(last, id)!.role)).toEqual(['user', 'meta', 'meta', 'meta']);
+    const items = auditAfter(queued, 'a2', 'Summary: fix the login retry.');
+    expect(items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['Fix the login retry.', 'Also make the retry count configurable.']);
+  });
+
   it('audits a queued prompt as a prompt (contract §8.4), and not a task’s report', () => {
     const items = auditAfter(lines, 'a2', 'Summary: fix the login retry; the retry count is configurable.');
     expect(items.filter((i) => i.kind === 'user_prompt').map((i) => i.text)).toEqual(['Fix the login retry.', 'Also make the retry count configurable.']);
@@ -561,6 +577,29 @@ describe('Claude Code 2.1.x on another backend (docs/adapters.md)', () => {
     expect(detectFormat({ type: 'assistant', parentUuid: null, message: {} })).toBe('claude-code');
     // a record type alone, with none of Claude Code's fields, is not enough
     expect(detectFormat({ type: 'permission-mode' })).toBe('wire');
+  });
+
+  it("is told by the metadata a newer Claude Code writes first (2.1.332's writer table): a file that opens with it is read, not refused", () => {
+    for (const type of ['session-owner', 'memory-mode', 'repl-mode', 'hybrid-organization', 'history-suppression', 'content-replacement', 'tools-used'])
+      expect(detectFormat({ type, sessionId: 's' }), type).toBe('claude-code');
+    const text = [
+      { type: 'session-owner', sessionId: 's9' },
+      { type: 'user', uuid: 'q1', parentUuid: null, sessionId: 's9', message: { role: 'user', content: 'rename the flag' } },
+      {
+        type: 'assistant',
+        uuid: 'q2',
+        parentUuid: 'q1',
+        sessionId: 's9',
+        requestId: 'req_q',
+        message: { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+      },
+    ]
+      .map((o) => JSON.stringify(o))
+      .join('\n');
+    const read = convert(text);
+    expect(read.summary.format).toBe('claude-code');
+    expect(read.summary.skipped).toEqual({ 'session-owner': 1 });
+    expect(read.messages.filter((m) => m.value.type === 'snapshot')).toHaveLength(1);
   });
 
   it('a call is its message.id when there is no requestId: records of one id are one turn; a synthetic error record is none', () => {

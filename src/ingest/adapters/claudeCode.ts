@@ -11,12 +11,14 @@ import { attachmentView, skippedSystem } from './claudeCodeAttachments.ts';
 import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
-import { estimateTokens, promptTokens } from './tokens.ts';
+import { promptTokens } from './tokens.ts';
 import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
+import { keptBlocks, preservedAnchor, recordOf } from './claudeCodeKept.ts';
+import { replacementTexts, rewriteInPlace } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
 export interface AdaptedMessage {
@@ -51,6 +53,8 @@ export class ClaudeCodeAdapter {
   private removed: string[] = [];
   /** the spans a pending compaction summary replaces (null: no compaction pending) */
   private replaced: string[] | null = null;
+  /** adapters.md compaction: the blocks a compact boundary kept (claudeCodeKept.ts), waiting for the record they follow (its anchor) */
+  private preserved: { anchor: string | null; blocks: ContextBlock[] } | null = null;
   /** adapters.md compaction: the boundary (its kind and compactMetadata), marked on the next call's snapshot */
   private compaction: { kind: 'compact' | 'microcompact'; trigger: string | null; preTokens: number | null; replaced: string[] } | null = null;
   /** contract §8.4: the session's compaction audit */
@@ -147,6 +151,9 @@ export class ClaudeCodeAdapter {
       case 'attachment':
         this.attachment(value, line);
         break;
+      case 'content-replacement':
+        this.contentReplacement(value);
+        break;
       case 'custom-title':
       case 'ai-title':
         this.titleRecord(value, type);
@@ -155,6 +162,8 @@ export class ClaudeCodeAdapter {
         // summary, progress, file-history-snapshot, queue-operation, …: not sent to the model
         this.skipped.add(type);
     }
+    // adapters.md compaction, kept messages: they follow their anchor from here on
+    if (this.preserved !== null && typeof value.uuid === 'string' && value.uuid === this.preserved.anchor) this.restorePreserved();
     if (typeof value.uuid === 'string') {
       // adapters.md rewinds: a record that added nothing, written before the record it follows, ends where that one ends
       const parent = value.parentUuid;
@@ -356,6 +365,8 @@ export class ClaudeCodeAdapter {
     if (!this.requestIds.has(call.id)) {
       // adapters.md: a turn is one API call; its first record decides the snapshot (what the call saw)
       this.releasePending(out);
+      // kept messages whose anchor never came (Claude Code then adds them at the end)
+      if (this.preserved !== null) this.restorePreserved();
       this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
@@ -426,13 +437,19 @@ export class ClaudeCodeAdapter {
     // a resumed session repeats records: a boundary read twice would be two compactions
     if ((subtype === 'compact_boundary' || subtype === 'microcompact_boundary') && !this.fresh(record)) return;
     if (subtype === 'compact_boundary') {
-      // adapters.md compaction: a new context starts; everything before is replaced by the summary
-      const ids = this.context.map((b) => b.id);
+      // two boundaries before a call: the first one's kept messages are in the context the second replaces
+      if (this.preserved !== null) this.restorePreserved();
+      const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
+      // adapters.md compaction: a new context starts; everything before is replaced by the
+      // summary, except the messages the boundary lists as kept
+      const kept = keptBlocks(meta, this.context);
+      const ids: string[] = [];
+      for (const b of this.context) if (!kept.has(b)) ids.push(b.id);
       appendAll(this.removed, ids);
       this.replaced = [...(this.replaced ?? []), ...ids];
+      if (kept.size > 0) this.preserved = { anchor: preservedAnchor(meta), blocks: this.context.filter((b) => kept.has(b)) };
       this.context = [];
       for (const id of ids) this.modified.delete(id);
-      const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
       this.compaction = {
         kind: 'compact',
         trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
@@ -451,30 +468,44 @@ export class ClaudeCodeAdapter {
     if (subtype === 'microcompact_boundary') {
       const meta = isObject(record.microcompactMetadata) ? record.microcompactMetadata : null;
       const cleared = new Set(Array.isArray(meta?.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : []);
+      const [trigger, pre] = [typeof meta?.trigger === 'string' ? meta.trigger : null, typeof meta?.preTokens === 'number' ? meta.preTokens : null];
       // adapters.md microcompaction: same ids, placeholder text from then on
-      const clearedIds: string[] = [];
-      for (const b of this.context) {
-        if (b.toolUseId !== null && cleared.has(b.toolUseId) && b.text !== CLEARED_TOOL_RESULT) {
-          b.text = CLEARED_TOOL_RESULT;
-          b.estimate = estimateTokens(b.text);
-          this.modified.add(b.id);
-          clearedIds.push(b.id);
-        }
-      }
-      // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
-      if (this.compaction === null) {
-        this.compaction = {
-          kind: 'microcompact',
-          trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
-          preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
-          replaced: clearedIds,
-        };
-      } else if (this.compaction.kind === 'microcompact') {
-        appendAll(this.compaction.replaced, clearedIds);
-      }
+      this.rewriteResults((id) => (cleared.has(id) ? CLEARED_TOOL_RESULT : undefined), trigger, pre, true);
       return;
     }
     this.skipped.add(skippedSystem(subtype));
+  }
+
+  /** adapters.md compaction: the kept blocks follow their anchor (else come at the next call or boundary), ids kept; each record a rewind point again. */
+  private restorePreserved(): void {
+    const p = this.preserved;
+    if (p === null) return;
+    this.preserved = null;
+    for (let i = 0; i < p.blocks.length; i++) {
+      const b = p.blocks[i]!;
+      this.context.push(b);
+      const uuid = recordOf(b.id);
+      if (i + 1 === p.blocks.length || recordOf(p.blocks[i + 1]!.id) !== uuid) this.endOf.mark(uuid, this.context.length);
+    }
+  }
+
+  /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
+  private rewriteResults(textOf: (toolUseId: string) => string | undefined, trigger: string | null, preTokens: number | null, always: boolean): number {
+    const changed = rewriteInPlace(this.context, textOf, this.modified);
+    // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
+    if (changed.length === 0 && !always) return 0;
+    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed };
+    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed);
+    return changed.length;
+  }
+
+  /** adapters.md replaced tool results: `content-replacement`; a sub-agent's (its `agentId`) belongs to its own file. */
+  private contentReplacement(record: JsonObject): void {
+    if (typeof record.agentId === 'string' && this.subAgent !== true) return this.skipped.add('content-replacement (a sub-agent’s)');
+    const texts = replacementTexts(record);
+    // none live to change (a resumed session writes its replacements again): counted
+    if (this.rewriteResults((id) => texts.get(id), 'tool result budget', null, false) === 0)
+      this.skipped.add('content-replacement (no live tool result changed)');
   }
 
   /** contract §8.8: what a user record's block is called, now that its role is known. */

@@ -45,7 +45,7 @@ export function attachmentView(record: JsonObject): AttachmentView {
       const prompt = a.prompt;
       if (typeof prompt !== 'string' && !Array.isArray(prompt)) return { skip: 'attachment:queued_command (no prompt)' };
       const first = typeof prompt === 'string' ? prompt : prompt.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n');
-      return { prompt, typed: !first.trimStart().startsWith('<task-notification>') };
+      return { prompt, typed: !first.trimStart().startsWith('<task-notification>') && !notThePersons(a) };
     }
     case 'hook_additional_context': {
       const parts = Array.isArray(a.content) ? a.content.filter((c): c is string => typeof c === 'string') : typeof a.content === 'string' ? [a.content] : [];
@@ -108,6 +108,17 @@ const TASK_REMINDER_APP =
   "If new work would benefit from tracking progress, add it with TaskCreate. The app marks these items in progress and checks them off by itself as the work gets done, so you don't need to call TaskUpdate to change their status. Use it to rename or delete an item.\n";
 /** `statusKeeper: "claude"`: the app handed the statuses back to the model */
 const TASK_REMINDER_CLAUDE = "The app can't update the task list right now; update item statuses yourself.\n";
+
+/**
+ * A queued prompt Claude Code sends as a meta message, not as the user's words: one marked
+ * `isMeta`, one from a background task (`commandMode: "task-notification"`), or one whose
+ * `origin` names another sender than a person (2.1.332: `origin.kind` other than `human`:
+ * `task-notification`, `peer`, `channel`, `coordinator`, … ; 2.1.126 set `origin` only for those).
+ */
+function notThePersons(a: JsonObject): boolean {
+  if (a.isMeta === true || a.commandMode === 'task-notification') return true;
+  return isObject(a.origin) && a.origin.kind !== 'human';
+}
 
 function count(n: number, noun: string): string {
   return n === 0 ? `no ${noun}s` : n === 1 ? `1 ${noun}` : `${n} ${noun}s`;

@@ -1,0 +1,160 @@
+// docs/adapters.md "Claude Code" compaction, kept messages and replaced tool results: what
+// @anthropic-ai/claude-code 2.1.332 writes for a compaction that keeps the last messages
+// (`compactMetadata.preservedMessages` / `preservedSegment`) and for a tool result sent in a
+// shorter form (`content-replacement`). Records built in the shapes its code writes; the
+// texts are invented.
+import { describe, expect, it } from 'vitest';
+import type { Snapshot } from '../../src/core/wire.ts';
+import { TranscriptBuilder } from './claudeCodeTranscript.ts';
+import { SYSTEM_SPAN_ID } from '../../src/ingest/adapters/claudeCode.ts';
+import { convertText } from '../../src/ingest/adapters/convert.testing.ts';
+
+type Json = Record<string, unknown>;
+const ids = (s: Snapshot): string[] => s.spans.map((x) => x.span_id);
+
+/** r1–r7: a task and its work, then `next` (r8 on): the boundary and what follows it */
+function session(meta: () => Json, afterBoundary: (b: TranscriptBuilder) => void): TranscriptBuilder {
+  const b = new TranscriptBuilder('kept');
+  b.prompt('make the tokenizer skip comments'); // r1
+  const read = b.tool('Read', { file_path: '/repo/src/tokenize.ts' });
+  b.toolCall(1200, [read], 'export function tokenize(src: string) {}'); // r2, r3
+  b.call(1500, [{ type: 'text', text: 'The tokenizer has no comment rule yet.' }]); // r4
+  b.prompt('also count the lines it skips'); // r5
+  const edit = b.tool('Edit', { file_path: '/repo/src/lines.ts', old_string: 'a', new_string: 'b' });
+  b.toolCall(1900, [edit], 'edited'); // r6, r7
+  const { trigger, preTokens, ...more } = meta();
+  b.boundary(trigger as 'auto' | 'manual', preTokens as number, more); // r8
+  afterBoundary(b);
+  return b;
+}
+
+const summaryThenCall = (b: TranscriptBuilder): void => {
+  b.summary('Summary: the tokenizer should skip comments; not done.'); // r9
+  b.call(900, [{ type: 'text', text: 'Carrying on with the line count.' }]); // r10
+};
+
+describe('Claude Code compaction that keeps messages (docs/adapters.md)', () => {
+  const before = ['r1#0', 'r2#0', 'r3#0', 'r4#0'];
+  const kept = ['r5#0', 'r6#0', 'r7#0'];
+
+  it('preservedMessages: the listed records stay, after the summary they are anchored to; only the rest is pruned and summarised', () => {
+    const b = session(
+      () => ({ trigger: 'auto', preTokens: 2000, preservedMessages: { anchorUuid: 'r9', uuids: ['r5', 'r6', 'r7'], allUuids: ['r5', 'r6', 'r7'] } }),
+      summaryThenCall,
+    );
+    const r = convertText(b.text());
+    expect(r.errors).toEqual([]);
+    const turn = r.snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, 'r9#0', ...kept]);
+    expect(turn.pruned).toEqual(before);
+    expect(turn.archived).toEqual(before);
+    expect(turn.compaction).toMatchObject({ kind: 'compact', trigger: 'auto', pre_tokens: 2000, replaced: before, summary: ['r9#0'] });
+    expect(turn.spans.find((s) => s.span_id === 'r9#0')!.derived_from).toEqual(before);
+    // contract §8.4: the kept edit names its file in what the call saw
+    expect(
+      (turn.compaction as { items: { kind: string; text: string; status: string }[] }).items.filter((i) => i.kind === 'file').map((i) => [i.text, i.status]),
+    ).toEqual([
+      ['/repo/src/tokenize.ts', 'lost'],
+      ['/repo/src/lines.ts', 'kept'],
+    ]);
+  });
+
+  it('a prompt written after going back to the summary keeps them: they follow it, as Claude Code relinks them', () => {
+    const b = session(
+      () => ({ trigger: 'auto', preTokens: 2000, preservedMessages: { anchorUuid: 'r9', uuids: ['r5', 'r6', 'r7'] } }),
+      (x) => {
+        summaryThenCall(x); // r9, r10
+        x.prompt('no, count the comment lines instead', { parentUuid: 'r9' }); // r11: r10 abandoned
+        x.call(950, [{ type: 'text', text: 'Counting comment lines.' }]); // r12
+      },
+    );
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, 'r9#0', ...kept, 'r11#0']);
+    expect(turn.pruned).toEqual(['r10#0']);
+  });
+
+  it('preservedSegment alone (earlier 2.1.x): the stretch from its head to its tail stays', () => {
+    const b = session(() => ({ trigger: 'auto', preTokens: 2000, preservedSegment: { headUuid: 'r5', anchorUuid: 'r9', tailUuid: 'r7' } }), summaryThenCall);
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, 'r9#0', ...kept]);
+    expect(turn.pruned).toEqual(before);
+  });
+
+  it('anchored to the boundary itself (a compaction of the later part): the kept records come first, then the summary', () => {
+    const b = session(
+      () => ({ trigger: 'manual', preTokens: 2000, preservedMessages: { anchorUuid: 'r8', uuids: ['r1', 'r2', 'r3', 'r4'] } }),
+      summaryThenCall,
+    );
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, ...before, 'r9#0']);
+    expect(turn.pruned).toEqual(kept);
+  });
+
+  it('an anchor that never comes: the kept records come back before the next call, as Claude Code adds them at the end', () => {
+    const b = session(
+      () => ({ trigger: 'auto', preTokens: 2000, preservedMessages: { anchorUuid: 'gone', uuids: ['r5', 'r6', 'r7'] } }),
+      (x) => x.call(900, [{ type: 'text', text: 'Carrying on.' }]),
+    );
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, ...kept]);
+    expect(turn.pruned).toEqual(before);
+  });
+
+  it('a boundary without them, or naming records not in the context, keeps nothing (as before)', () => {
+    const b = session(() => ({ trigger: 'auto', preTokens: 2000, preservedMessages: { anchorUuid: 'r9', uuids: ['elsewhere'] } }), summaryThenCall);
+    const turn = convertText(b.text()).snapshots.at(-1)!;
+    expect(ids(turn)).toEqual([SYSTEM_SPAN_ID, 'r9#0']);
+    expect(turn.pruned).toEqual([...before, ...kept]);
+  });
+});
+
+describe('Claude Code tool results sent in a shorter form (docs/adapters.md replaced tool results)', () => {
+  const big = 'line of the build log\n'.repeat(400);
+  const note =
+    '<persisted-output>\nOutput too large. Full output saved to: /tmp/tool-results/toolu_1.txt\n\nPreview:\nline of the build log\n</persisted-output>';
+  const replacement = (extra: Json = {}): Json => ({
+    type: 'content-replacement',
+    sessionId: 'kept',
+    replacements: [{ kind: 'tool-result', toolUseId: 'toolu_1', replacement: note }],
+    ...extra,
+  });
+  const build = (...records: Json[]): TranscriptBuilder => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('why does the build fail?'); // r1
+    const run = b.tool('Bash', { command: 'make' });
+    b.toolCall(9000, [run], big); // r2, r3
+    b.call(9500, [{ type: 'text', text: 'Looking at the log.' }]); // r4
+    for (const r of records) b.records.push(r);
+    b.call(2500, [{ type: 'text', text: 'The linker step fails.' }]); // r5
+    return b;
+  };
+
+  it('from the record on, the tool result reads as what Claude Code sent: same id, reported as a rewrite and a microcompaction', () => {
+    const r = convertText(build(replacement()).text());
+    expect(r.errors).toEqual([]);
+    const [, second, third] = r.snapshots;
+    expect(second!.spans.find((s) => s.span_id === 'r3#0')!.text).toBe(big);
+    const after = third!.spans.find((s) => s.span_id === 'r3#0')!;
+    expect(after.text).toBe(note);
+    expect(third!.rewrite).toEqual({ spans_modified: 1, scores_invalidated: 1, modified_span_ids: ['r3#0'] });
+    expect(third!.compaction).toMatchObject({
+      kind: 'microcompact',
+      trigger: 'tool result budget',
+      pre_tokens: null,
+      replaced: ['r3#0'],
+      summary: [],
+      items: [],
+    });
+    expect(third!.pruned).toBeUndefined();
+    expect(r.summary.skipped).toEqual({});
+  });
+
+  it('written again (a resumed session) it changes nothing and is counted; a sub-agent’s, in the session’s file, is counted', () => {
+    const again = convertText(build(replacement(), replacement()).text());
+    expect(again.snapshots.filter((s) => s.compaction !== undefined)).toHaveLength(1);
+    expect(again.summary.skipped).toEqual({ 'content-replacement (no live tool result changed)': 1 });
+    const sub = convertText(build(replacement({ agentId: 'a1b2' })).text());
+    expect(sub.snapshots.at(-1)!.spans.find((s) => s.span_id === 'r3#0')!.text).toBe(big);
+    expect(sub.summary.skipped).toEqual({ 'content-replacement (a sub-agent’s)': 1 });
+  });
+});
