@@ -12,6 +12,7 @@ import { SEVERITY, type Action, type Finding, type Signal, type Verdict } from '
 import { rankOf, scoreStats } from './stats.ts';
 import { SpanTable } from './spanTable.ts';
 import { scanSpans, type PrevSpans, type Sha256Hex, type SpanCheck } from './spanScan.ts';
+import { grownTo } from './arrays.ts';
 
 export { Binding, estimateTokens, type Sha256Hex, type SpanCheck } from './spanScan.ts';
 import { recomputeSet } from './verdict.ts';
@@ -355,14 +356,8 @@ class KindTally {
       slot = this.names.length;
       this.numbers.set(name, slot);
       this.names.push(name);
-      if (slot >= this.sums.length) {
-        const sums = new Float64Array(2 * this.sums.length);
-        sums.set(this.sums);
-        const seen = new Uint8Array(2 * this.seen.length);
-        seen.set(this.seen);
-        this.sums = sums;
-        this.seen = seen;
-      }
+      this.sums = grownTo(this.sums, slot + 1);
+      this.seen = grownTo(this.seen, slot + 1);
     }
     return slot;
   }

@@ -10,6 +10,17 @@ export function appendAll<T>(target: T[], items: readonly T[]): T[] {
   return target;
 }
 
+/** A typed column that grows (doubling) as the things it is indexed by are numbered. */
+type Column = Float64Array<ArrayBuffer> | Int32Array<ArrayBuffer> | Uint8Array<ArrayBuffer>;
+
+/** `column` when it has room for `length` entries, else a copy of it with room for at least that many (twice its size when that is more). */
+export function grownTo<T extends Column>(column: T, length: number): T {
+  if (column.length >= length) return column;
+  const grown = new (column.constructor as new (length: number) => T)(Math.max(length, 2 * column.length));
+  grown.set(column);
+  return grown;
+}
+
 /** The largest of `xs`, or `floor` when larger or when `xs` is empty (`Math.max(floor, ...xs)`). */
 export function maxOf(xs: readonly number[], floor = -Infinity): number {
   let m = floor;

@@ -2,6 +2,7 @@
 // Beyond", 2009) over the spans of one snapshot: the corpus is the live buffer itself, so
 // a term common to every span weighs little. Pure and deterministic: the same texts give
 // the same numbers in the Worker and the CLI (contract §7 reference scorer).
+import { grownTo } from './arrays.ts';
 import { eachWordRun, wordClass } from './wordRuns.ts';
 
 /** The usual constants: term-frequency saturation and length normalisation. */
@@ -64,11 +65,7 @@ export class TermDictionary {
       id = this.names.length;
       this.ids.set(term, id);
       this.names.push(term);
-      if (id >= this.prefix.length) {
-        const grown = new Float64Array(2 * this.prefix.length);
-        grown.set(this.prefix);
-        this.prefix = grown;
-      }
+      this.prefix = grownTo(this.prefix, id + 1);
       this.prefix[id] = prefixKey(term);
     }
     return id;
@@ -169,11 +166,7 @@ export class TermDictionary {
 
   /** Counts `by` more of the term; true when it is the first of it in this tally. */
   private tallyOne(id: number, by: number): boolean {
-    if (id >= this.counted.length) {
-      const grown = new Int32Array(Math.max(id + 1, 2 * this.counted.length));
-      grown.set(this.counted);
-      this.counted = grown;
-    }
+    if (id >= this.counted.length) this.counted = grownTo(this.counted, id + 1);
     const first = this.counted[id] === 0;
     this.counted[id] = this.counted[id]! + by;
     return first;
@@ -411,19 +404,15 @@ export class Bm25Buffer {
     const h = this.freeHandles.pop() ?? this.byHandle.length;
     this.byHandle[h] = d;
     if (h >= this.norm.length) {
-      this.norm = grownFloat(this.norm, h + 1);
-      this.sum = grownFloat(this.sum, h + 1);
+      this.norm = grownTo(this.norm, h + 1);
+      this.sum = grownTo(this.sum, h + 1);
     }
     d.handle = h;
     const ids = d.ids;
     const slots = d.slots ?? (d.slots = new Int32Array(ids.length));
     for (let k = 0; k < ids.length; k++) {
       const t = ids[k]!;
-      if (t >= this.postingLength.length) {
-        const grown = new Int32Array(Math.max(t + 1, 2 * this.postingLength.length));
-        grown.set(this.postingLength);
-        this.postingLength = grown;
-      }
+      if (t >= this.postingLength.length) this.postingLength = grownTo(this.postingLength, t + 1);
       const at = this.postingLength[t]!;
       let list = this.postings[t];
       if (list === undefined || list.length < 3 * (at + 1)) {
@@ -464,10 +453,4 @@ export class Bm25Buffer {
     this.freeHandles.push(d.handle);
     d.handle = -1;
   }
-}
-
-function grownFloat(a: Float64Array, atLeast: number): Float64Array<ArrayBuffer> {
-  const grown = new Float64Array(Math.max(atLeast, 2 * a.length));
-  grown.set(a);
-  return grown;
 }

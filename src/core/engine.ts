@@ -76,7 +76,8 @@ export class Engine {
    * No replay fingerprints from now on (replayMemory 0), for input in which no earlier turn
    * of a session can come again: another agent's transcript, whose adapter numbers the turns
    * itself, one more per model call (docs/adapters.md "Turns"). Hashing every span of every
-   * turn was about a fifth of the engine's time on such input (docs/perf-log). Only before
+   * turn, with each span object's own hash, was 30% of the engine's time on such input
+   * (docs/perf-log/2026-12-05-forgone-replays.md). Only before
    * the first message: a session's fingerprints are all kept or none.
    */
   forgoReplays(): void {

@@ -97,7 +97,6 @@ export function scanSpans(table: SpanTable, prev: PrevSpans | null, sha256: Sha2
   let tokensTotal = 0;
   let textsChanged = 0;
 
-  const prevIds = prev?.spans.ids;
   const prevTexts = prev?.spans.texts;
   const prevChecks = prev?.checks;
   // where the previous snapshot's span of the next id is expected: the same order, shifted by what was pruned
@@ -105,11 +104,8 @@ export function scanSpans(table: SpanTable, prev: PrevSpans | null, sha256: Sha2
   for (let i = 0; i < n; i++) {
     const id = ids[i]!;
     const text = texts[i]!;
-    let j = -1;
-    if (prev !== null) {
-      j = cursor < prevIds!.length && prevIds![cursor] === id ? cursor : (prev.spans.index.get(id) ?? -1);
-      if (j >= 0) cursor = j + 1;
-    }
+    const j = prev === null ? -1 : prev.spans.placeOf(id, cursor);
+    if (j >= 0) cursor = j + 1;
     const sameText = j >= 0 && prevTexts![j] === text;
     const textChanged = j >= 0 && !sameText;
     sameTextAt[i] = sameText ? j : -1;

@@ -64,6 +64,15 @@ export class SpanTable {
   }
 
   /**
+   * Where span `id` stands in this table, or −1: `guess` first (a snapshot keeps the order of
+   * the one before it, shifted by what was pruned), else the index. The analysis and validation
+   * each walk a turn's spans against the last turn's table this way.
+   */
+  placeOf(id: string, guess: number): number {
+    return guess < this.ids.length && this.ids[guess] === id ? guess : (this.index.get(id) ?? -1);
+  }
+
+  /**
    * Takes `spare`'s index as this table's own, to be brought up to date by the caller
    * (validation): a table no one reads any more (the engine's from two turns back), whose
    * map of ~300 ids need not be built again. `spare` is left with an empty one.

@@ -116,17 +116,11 @@ function checkExtraRules(message: Message, table: SpanTable | null, stringsWellF
       table.objectHashes[i] = objectHash;
     } else if (spanNestsTooDeep(spans[i]!)) return { ok: false, error: tooDeepMessage(`span ${i} (${JSON.stringify(id)})`) };
     if (stringsWellFormed) continue;
-    if (known !== null) {
-      const j = cursor < known.length && known.ids[cursor] === id ? cursor : (known.index.get(id) ?? -1);
-      if (j >= 0) {
-        cursor = j + 1;
-        // the id is the known one, and so, when it is the very same string, is the text
-        if (known.texts[j] === texts[i]) continue;
-        if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
-        continue;
-      }
-    }
-    if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
+    // a span the known table holds: its id was found well-formed then, and so was its text when it is the very same string
+    const j = known === null ? -1 : known.placeOf(id, cursor);
+    if (j >= 0) cursor = j + 1;
+    else if (!id.isWellFormed()) return { ok: false, error: `span ${i} has a span_id with a lone surrogate (not valid Unicode)` };
+    if (j >= 0 && known!.texts[j] === texts[i]) continue;
     if (!texts[i]!.isWellFormed()) return { ok: false, error: `span ${i} (${JSON.stringify(id)}) has text with a lone surrogate (not valid Unicode)` };
   }
   return { ok: true, message, spans: table };

@@ -3,6 +3,7 @@
 // call over the whole context, so each span is one object literal where it can be.
 import type { Span } from '../../core/wire.ts';
 import type { ContextBlock } from './claudeCodeBlocks.ts';
+import { fittedShare } from './tokens.ts';
 
 /** adapters.md: the transcript lacks the system prompt and tool definitions; this span stands for them (a placeholder: never pinned, contract §8.1). */
 export const SYSTEM_SPAN_ID = 'system';
@@ -57,13 +58,11 @@ export function fittedSpansOf(context: readonly ContextBlock[], total: number): 
   const n = context.length;
   let sum = 0;
   for (let i = 0; i < n; i++) sum += context[i]!.estimate;
-  // fitTokens: the estimates when they fit in the total, else each scaled down (rounded down)
-  const fits = sum <= total;
   const spans = new Array<Span>(n + 1);
   let shared = 0;
   for (let i = 0; i < n; i++) {
     const b = context[i]!;
-    const share = fits ? b.estimate : Math.floor((b.estimate * total) / sum);
+    const share = fittedShare(b.estimate, sum, total);
     shared += share;
     spans[i + 1] = fittedSpan(b, share);
   }

@@ -63,7 +63,7 @@ interface Adapter {
  * `{"$input_error": "<file>: <why>"}`, one input error with check's own words, before the
  * format is told or in an OpenHands transcript. Made by inputErrorLine.
  */
-export const INPUT_ERROR_KEY = '$input_error';
+const INPUT_ERROR_KEY = '$input_error';
 
 /** The JSON line carrying one input error (INPUT_ERROR_KEY). */
 export function inputErrorLine(message: string): string {
@@ -75,7 +75,7 @@ export function inputErrorLine(message: string): string {
  * does, and is nothing else: the relay opens a conversation folder's body with it, so the page
  * reads it as `check <folder>` does whatever the folder's first file holds.
  */
-export const FORMAT_KEY = '$format';
+const FORMAT_KEY = '$format';
 
 /** The JSON line that tells the format (FORMAT_KEY). */
 export function formatLine(format: TranscriptFormat): string {

@@ -47,5 +47,10 @@ export function estimateTokens(text: string): number {
 export function fitTokens(estimates: number[], total: number): number[] {
   const sum = estimates.reduce((a, b) => a + b, 0);
   if (sum <= total) return estimates;
-  return estimates.map((e) => Math.floor((e * total) / sum));
+  return estimates.map((e) => fittedShare(e, sum, total));
+}
+
+/** fitTokens of one span: its `estimate`, of estimates that add up to `sum`, in the call's `total`. */
+export function fittedShare(estimate: number, sum: number, total: number): number {
+  return sum <= total ? estimate : Math.floor((estimate * total) / sum);
 }

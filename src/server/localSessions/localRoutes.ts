@@ -56,19 +56,11 @@ async function sendFile(headOnly: boolean, res: import('node:http').ServerRespon
     // docs/security.md "Local sessions": from here on only the checked descriptor is read
     handle = await openRegularFile(file, root);
   } catch (e) {
-    return json(res, 404, {
-      error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    });
+    return unreadable(res, name, e);
   }
   try {
     const size = (await handle.stat()).size;
-    res.writeHead(200, {
-      'content-type': 'application/octet-stream',
-      'content-length': size,
-      'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    });
+    res.writeHead(200, { ...attachmentHeaders(name), 'content-length': size });
     if (headOnly) return void res.end();
     const chunk = Buffer.alloc(256 * 1024);
     for (let at = 0; at < size;) {
@@ -101,16 +93,9 @@ async function sendConversation(headOnly: boolean, res: import('node:http').Serv
   try {
     files = await conversationFiles(dir, root);
   } catch (e) {
-    return json(res, 404, {
-      error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-    });
+    return unreadable(res, name, e);
   }
-  res.writeHead(200, {
-    'content-type': 'application/octet-stream',
-    'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
+  res.writeHead(200, attachmentHeaders(name));
   if (headOnly) return void res.end();
   const write = async (chunk: Buffer): Promise<void> => {
     if (res.destroyed) throw new Error('the page went away');
@@ -122,4 +107,21 @@ async function sendConversation(headOnly: boolean, res: import('node:http').Serv
   } catch (e) {
     res.destroy(new Error(`${name}: ${(e as Error).message}`));
   }
+}
+
+/** A local session's file or folder that cannot be sent: 404, naming it and why (never its path). */
+function unreadable(res: import('node:http').ServerResponse, name: string, e: unknown): void {
+  json(res, 404, {
+    error: e instanceof NotRegularFile ? `${name} is ${e.message}` : `cannot read ${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+  });
+}
+
+/** The headers of a local session's body: a download of opaque bytes under its own (sanitised) name, never cached or sniffed. */
+function attachmentHeaders(name: string): Record<string, string> {
+  return {
+    'content-type': 'application/octet-stream',
+    'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
 }

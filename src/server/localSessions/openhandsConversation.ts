@@ -18,14 +18,13 @@ import { eventFileNames, readEventFile, readFolderFile } from '../../node/openha
 import { formatLine, inputErrorLine } from '../../ingest/adapters/pipeline.ts';
 import { DEFAULT_MAX_LINE_BYTES } from '../../ingest/lines.ts';
 import { NotRegularFile, openRegularFile } from '../../node/openRegular.ts';
-import type { HeadLimits, SessionHead } from './sessionHead.ts';
+import { clip, type HeadLimits, type SessionHead } from './sessionHead.ts';
 
 const STATE = 'base_state.json';
 /** the V0 app's conversation metadata (openhands/storage/data_models/conversation_metadata.py): its `title` */
 const METADATA = 'metadata.json';
 /** event files read from the start for the first prompt, at most */
 const PROMPT_FILES = 40;
-const TITLE_CHARS = 200;
 /** entries of events/ read at most (a long conversation has thousands of events); more: the row says so */
 export const MAX_EVENT_ENTRIES = 50_000;
 
@@ -287,12 +286,6 @@ function userText(event: unknown): string | null {
   }
   if (event.action === 'message' && isRecord(event.args) && typeof event.args.content === 'string') return event.args.content.trim() || null;
   return null;
-}
-
-function clip(text: string | null): string | null {
-  if (text === null) return null;
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > TITLE_CHARS ? `${one.slice(0, TITLE_CHARS - 1)}…` : one;
 }
 
 function unescapeJson(s: string): string {

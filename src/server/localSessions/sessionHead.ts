@@ -308,7 +308,8 @@ function parsed(lines: string[]): Json[] {
   return out;
 }
 
-function clip(text: string | null): string | null {
+/** A row's title: the text on one line, at most TITLE_CHARS characters. */
+export function clip(text: string | null): string | null {
   if (text === null) return null;
   const one = text.replace(/\s+/g, ' ').trim();
   return one.length > TITLE_CHARS ? `${one.slice(0, TITLE_CHARS - 1)}…` : one;
