@@ -102,7 +102,10 @@ export class TermDictionary {
       const id = this.id(t);
       if (this.tallyOne(id, 1)) distinct.push(id);
     });
-    return { ...this.takeTally(Int32Array.from(distinct)), length };
+    const { ids, counts } = this.takeTally(Int32Array.from(distinct));
+    // a literal, not `{ ...tally, length }`: objects copied by spread took on hidden classes
+    // of their own, and the loads of `ids` and `counts` from them missed V8's caches
+    return { ids, counts, length };
   }
 
   /**
