@@ -1,6 +1,8 @@
 // `npm run bench -- batch` (issue 37): `check DIR` over a generated folder of Claude Code
 // sessions like a week of a user's (150 files of 0.5-4 MB, with compactions and file reads,
-// ~330 MB; CONTEXT_HEALTH_BENCH_BATCH_FILES=N for a smaller folder while iterating), with the
+// ~330 MB; CONTEXT_HEALTH_BENCH_BATCH_FILES=N for a smaller folder while iterating;
+// CONTEXT_HEALTH_BENCH_BATCH_DIR=DIR for a folder of your own sessions instead, read as `check
+// DIR` reads it, nothing written there), with the
 // compiled package (scripts/build-package.ts, rebuilt here first, without the dashboard), in a
 // temporary folder removed afterwards. One run prints:
 //   - check DIR's throughput against the one-core parse floor (one process reading every file
@@ -17,6 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildPackage } from '../scripts/build-package.ts';
+import { batchFiles } from '../src/cli/batchFiles.ts';
 import { writeClaudeCodeSession } from './claudeCodeTranscript.ts';
 import { loadAverage } from './cpu.ts';
 import { packageLike } from './startup.ts';
@@ -38,13 +41,40 @@ function ran(args: string[], cwd: string): Ran {
   return { ms, rssMiB: m === null ? Number.NaN : Number(m[1]) / 2 ** 20 };
 }
 
-/** The parse floor: every file read and every line JSON.parse-d, in one process, on one core. */
+/**
+ * The parse floor: every file read and every line JSON.parse-d, in one process, on one core.
+ * A whole-document file (a `.json` or `.traj`, often pretty-printed) that is not one record
+ * a line is parsed whole; a `.gz` is gunzipped first; an OpenHands conversation folder is
+ * its event files.
+ */
 const FLOOR = `
 const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
 let n = 0;
-for (const f of JSON.parse(process.argv[1])) {
-  for (const line of fs.readFileSync(f, 'utf8').split('\\n')) if (line !== '') { JSON.parse(line); n++; }
-}
+const read = (f) => {
+  if (fs.statSync(f).isDirectory()) {
+    const events = path.join(f, 'events');
+    for (const e of fs.existsSync(events) ? fs.readdirSync(events) : []) read(path.join(events, e));
+    return;
+  }
+  const bytes = fs.readFileSync(f);
+  const text = (f.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes).toString('utf8');
+  const lines = text.split('\\n');
+  let perLine = true;
+  try {
+    JSON.parse(lines[0]);
+  } catch {
+    perLine = false;
+  }
+  // a bad line (a partial last one) costs its parse and is passed over, as check does
+  if (perLine) {
+    for (const line of lines) if (line !== '') { try { JSON.parse(line); n++; } catch {} }
+  } else {
+    try { JSON.parse(text); n++; } catch {}
+  }
+};
+for (const f of JSON.parse(process.argv[1])) read(f);
 if (n < 0) console.log(n);
 `;
 
@@ -55,28 +85,48 @@ function callsFor(bytes: number): number {
   return Math.max(50, Math.round(bytes / 2835));
 }
 
+/** Bytes of a file, or of an OpenHands conversation folder's event files. */
+function bytesOf(file: string): number {
+  const st = fs.statSync(file);
+  if (!st.isDirectory()) return st.size;
+  const events = path.join(file, 'events');
+  return fs.existsSync(events) ? fs.readdirSync(events).reduce((n, e) => n + fs.statSync(path.join(events, e)).size, 0) : 0;
+}
+
 export async function benchBatch(): Promise<void> {
+  const own = process.env.CONTEXT_HEALTH_BENCH_BATCH_DIR;
   const count = Number(process.env.CONTEXT_HEALTH_BENCH_BATCH_FILES ?? 150);
-  console.log(`\n== batch: check over a folder of ${count} Claude Code sessions (the compiled package) ==`);
+  console.log(
+    own === undefined
+      ? `\n== batch: check over a folder of ${count} Claude Code sessions (the compiled package) ==`
+      : `\n== batch: check over ${own}, the transcripts check reads in it (the compiled package) ==`,
+  );
   await buildPackage({ dashboard: false });
   const pkg = packageLike();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-batch-'));
+  const made = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-batch-'));
+  const dir = own === undefined ? made : path.resolve(own);
   try {
     // sizes spread evenly over 0.5-4 MB, in an order that is not by size; two project folders
     const files: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const bytes = 0.5e6 + ((i * 37) % count) * (3.5e6 / Math.max(1, count - 1));
-      const file = path.join(dir, `project-${i % 2}`, `session-${String(i).padStart(3, '0')}.jsonl`);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      writeClaudeCodeSession(file, callsFor(bytes), 1500, true, `bench-batch-${i}`);
-      files.push(file);
+    if (own !== undefined) {
+      const listed = await batchFiles([dir]);
+      files.push(...listed.files);
+      if (files.length === 0) throw new Error(`${own}: no transcript that check reads (${listed.skipped} other files)`);
+    } else {
+      for (let i = 0; i < count; i++) {
+        const bytes = 0.5e6 + ((i * 37) % count) * (3.5e6 / Math.max(1, count - 1));
+        const file = path.join(dir, `project-${i % 2}`, `session-${String(i).padStart(3, '0')}.jsonl`);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        writeClaudeCodeSession(file, callsFor(bytes), 1500, true, `bench-batch-${i}`);
+        files.push(file);
+      }
     }
-    const sizes = new Map(files.map((f) => [f, fs.statSync(f).size]));
+    const sizes = new Map(files.map((f) => [f, bytesOf(f)]));
     const total = [...sizes.values()].reduce((a, b) => a + b, 0);
     const bySize = [...files].sort((a, b) => sizes.get(a)! - sizes.get(b)!);
     const largest = bySize[bySize.length - 1]!;
     console.log(
-      `folder: ${count} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`,
+      `folder: ${files.length} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`,
     );
 
     ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir); // the file system cache warm for all alike
@@ -84,7 +134,7 @@ export async function benchBatch(): Promise<void> {
     const batch = ran([pkg.bin, 'check', '--json', '--fail-on', 'never', dir], pkg.dir);
     const alone = ran([pkg.bin, 'check', '--json', '--fail-on', 'never', largest], pkg.dir);
     // one process per file: every k-th file by size, extrapolated by bytes
-    const step = Math.max(1, Math.floor(count / 15));
+    const step = Math.max(1, Math.floor(files.length / 15));
     const sample = bySize.filter((_, i) => i % step === Math.floor(step / 2));
     const sampleMs = sample.reduce((n, f) => n + ran([pkg.bin, 'check', '--json', '--fail-on', 'never', f], pkg.dir).ms, 0);
     const sampleBytes = sample.reduce((n, f) => n + sizes.get(f)!, 0);
@@ -103,7 +153,7 @@ export async function benchBatch(): Promise<void> {
     );
 
     // a single 4 MB session, cold: node -e 0, this package and the baseline's, alternated
-    const four = path.join(dir, 'single-4mb.jsonl');
+    const four = path.join(made, 'single-4mb.jsonl');
     writeClaudeCodeSession(four, callsFor(4e6), 1500, true, 'bench-batch-4mb');
     const baseline = process.env.CONTEXT_HEALTH_BENCH_BASELINE;
     const baseBin = baseline === undefined ? null : path.join(baseline, 'bin/context-health.mjs');
@@ -123,7 +173,7 @@ export async function benchBatch(): Promise<void> {
     );
     console.log(`load average ${loadAverage()}`);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(made, { recursive: true, force: true });
     fs.rmSync(pkg.dir, { recursive: true, force: true });
   }
 }
