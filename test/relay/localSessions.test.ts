@@ -135,6 +135,51 @@ describe('the index of the agents’ folders', () => {
     index.close();
   });
 
+  it("a Gemini CLI session's project is named by Gemini CLI's registry (projects.json) or its folder's .project_root marker", async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    const tmp = path.join(home, '.gemini', 'tmp');
+    const doc = JSON.parse(fs.readFileSync(gemini, 'utf8')) as Record<string, unknown>;
+    // no other agent's session names the folder: only Gemini CLI's own files can
+    fs.rmSync(path.join(home, '.claude'), { recursive: true });
+    const hashOf = (dir: string): string => crypto.createHash('sha256').update(dir).digest('hex');
+    // today's layout: the project folder named by a short id, with its marker; an older hash-named one, known only to the registry
+    const write = (dir: string, name: string, project: string): void => {
+      fs.mkdirSync(path.join(tmp, dir, 'chats'), { recursive: true });
+      fs.writeFileSync(path.join(tmp, dir, 'chats', name), JSON.stringify({ ...doc, sessionId: `s-${dir}`, projectHash: hashOf(project) }));
+    };
+    write('shop', 'session-2026-12-01T10-00-aaaa0000.json', '/work/shop');
+    fs.writeFileSync(path.join(tmp, 'shop', '.project_root'), '/work/shop\n');
+    write(hashOf('/work/ledger'), 'session-2026-12-01T11-00-bbbb0000.json', '/work/ledger');
+    write('orphan', 'session-2026-12-01T12-00-cccc0000.json', '/work/nowhere');
+    fs.writeFileSync(path.join(home, '.gemini', 'projects.json'), '{"projects": {"/work/ledger": "ledger", "/work/shop": "shop", "__proto__": "x", "relative": "r"}}');
+    const { index, list } = await indexed(home);
+    const project = (id: string): string | null | undefined => list.sessions.find((s) => s.session_id === id)?.project;
+    expect(project('s-shop')).toBe('/work/shop');
+    expect(project(`s-${hashOf('/work/ledger')}`)).toBe('/work/ledger');
+    // nothing names it: the hash, as before
+    expect(project('s-orphan')).toBe(hashOf('/work/nowhere'));
+    index.close();
+  });
+
+  it('a Gemini CLI registry that is not one (too large, not JSON, a folder) names nothing and lists as before', async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    fs.rmSync(path.join(home, '.claude'), { recursive: true });
+    const registry = path.join(home, '.gemini', 'projects.json');
+    const hash = path.basename(path.dirname(path.dirname(gemini)));
+    for (const bad of ['{"projects": {"/work/x": "x"', 'x'.repeat((1 << 20) + 1)]) {
+      fs.writeFileSync(registry, bad);
+      const { index, list } = await indexed(home);
+      expect(row(list, 'gemini-cli')).toMatchObject({ project: hash, session_id: GEMINI_SESSION });
+      index.close();
+    }
+    fs.rmSync(registry);
+    fs.mkdirSync(registry);
+    fs.mkdirSync(path.join(path.dirname(path.dirname(gemini)), '.project_root'));
+    const { index, list } = await indexed(home);
+    expect(row(list, 'gemini-cli')).toMatchObject({ project: hash, session_id: GEMINI_SESSION });
+    index.close();
+  });
+
   it('a Gemini CLI .json session resumed into a .jsonl beside it (the same name plus l) is listed once, as the .jsonl', async () => {
     const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
     const doc = JSON.parse(fs.readFileSync(gemini, 'utf8')) as { messages: unknown[] } & Record<string, unknown>;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { LocalAgent, LocalAnalysis, LocalFolder, LocalSessionList, LocalSessionRow } from '../../protocol/localSessions.ts';
 import type { AgentFolder } from './agentFolders.ts';
 import { walkFolder, type FoundFile, type WalkReport } from './folderWalk.ts';
+import { geminiProjectRoots } from './geminiProjects.ts';
 import { scanConversation } from './openhandsConversation.ts';
 import { DEFAULT_HEAD_LIMITS, readSessionHead, type HeadLimits, type SessionHead } from './sessionHead.ts';
 
@@ -89,6 +90,8 @@ export class LocalSessionIndex {
   private readonly maxFiles: number;
   private readonly now: () => number;
   private readonly hashes = new Map<string, string>();
+  /** Gemini CLI project hashes no folder was found for when they were first seen */
+  private readonly unresolved = new Set<string>();
 
   constructor(private readonly options: LocalIndexOptions) {
     this.maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
@@ -249,6 +252,7 @@ export class LocalSessionIndex {
     await this.readHeads(all.filter((e) => e.head === null));
     this.sortedRows = null; // a conversation's mtime is its scan's
     for (const e of all) if (e.head?.project) this.learnProject(e.head.project);
+    await this.learnGeminiProjects(all);
     this.firstLookDone = true;
     this.startAnalysis();
   }
@@ -308,6 +312,29 @@ export class LocalSessionIndex {
       }
       this.analysing = false;
     })();
+  }
+
+  /**
+   * A Gemini CLI row whose project hash no known folder gives: the folders Gemini CLI's own
+   * registry and markers name (geminiProjects.ts), read again only when such a hash is new.
+   */
+  private async learnGeminiProjects(all: readonly Entry[]): Promise<void> {
+    let unknown = false;
+    for (const e of all) {
+      const hash = e.head?.projectHash;
+      if (hash === null || hash === undefined || this.hashes.has(hash) || this.unresolved.has(hash)) continue;
+      this.unresolved.add(hash);
+      unknown = true;
+    }
+    if (!unknown) return;
+    for (const folder of this.options.folders) {
+      if (folder.agent !== 'gemini-cli') continue;
+      for (const p of await geminiProjectRoots(folder.root)) {
+        this.learnProject(p.folder);
+        // a session file without its projectHash is known by its folder's name (sessionHead.ts), now the short id
+        if (p.shortId !== null && !this.hashes.has(p.shortId)) this.hashes.set(p.shortId, p.folder);
+      }
+    }
   }
 
   private learnProject(dir: string): void {
