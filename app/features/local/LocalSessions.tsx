@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import type { LocalAgent, LocalFolder, LocalSessionList, LocalSessionRow } from '../../../src/protocol/localSessions.ts';
 import { useLocalSessions } from '../../queries/localSessions.ts';
-import { agentName, ago, fillWords, sizeWords } from './localWords.ts';
+import { agentName, ago, fillWords, projectWords, sizeWords } from './localWords.ts';
 import { openLocal } from './openLocal.ts';
 import './local.css';
 
@@ -106,7 +106,7 @@ function Row({ row, now }: { row: LocalSessionRow; now: number }) {
           <span className="local-title">{row.title ?? row.file_name}</span>
         </span>
         <span className="local-line muted small">
-          {row.project !== null && <span className="local-project">{row.project}</span>}
+          {row.project !== null && <ProjectName project={row.project} />}
           {id !== null && <span title={row.session_id ?? undefined}>{id}</span>}
           <span title={new Date(row.modified_ms).toLocaleString('en-GB')}>{ago(row.modified_ms, now)}</span>
           <span>{sizeWords(row.bytes)}</span>
@@ -119,6 +119,15 @@ function Row({ row, now }: { row: LocalSessionRow; now: number }) {
         </p>
       )}
     </li>
+  );
+}
+
+function ProjectName({ project }: { project: string }) {
+  const words = projectWords(project);
+  return (
+    <span className="local-project" title={words.title}>
+      {words.text}
+    </span>
   );
 }
 

@@ -23,6 +23,15 @@ export function ago(ms: number, now: number): string {
   return new Date(ms).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
+/** Gemini CLI's project hash, shown when no folder was found for it (docs/relay.md "Local sessions"). */
+const PROJECT_HASH = /^[0-9a-f]{64}$/;
+
+/** A row's project: its folder, or for a bare hash its first 8 digits (the whole in `title`). */
+export function projectWords(project: string): { text: string; title: string | undefined } {
+  if (!PROJECT_HASH.test(project)) return { text: project, title: undefined };
+  return { text: `project ${project.slice(0, 8)}…`, title: `Gemini CLI names only a hash of the project folder: ${project}` };
+}
+
 export function sizeWords(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(0)} KB`;
