@@ -119,6 +119,21 @@ describe('the index of the agents’ folders', () => {
     expect(roots({ CODEX_HOME: '/data/codex', GEMINI_CLI_HOME: '/data/g' })).toEqual(['/data/codex/sessions', '/data/g/.gemini/tmp']);
   });
 
+  it("Codex's archived sessions (<codex home>/archived_sessions) are listed when that folder exists", async () => {
+    const { home, codex } = writeAgentHome(tempDir('ch-home-'));
+    const archived = path.join(home, '.codex', 'archived_sessions', 'rollout-2026-11-30T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001.jsonl');
+    fs.mkdirSync(path.dirname(archived), { recursive: true });
+    fs.copyFileSync(codex, archived);
+    fs.writeFileSync(path.join(path.dirname(archived), 'notes.txt'), 'not a rollout');
+    const { index, list } = await indexed(home);
+    expect(list.sessions.filter((s) => s.agent === 'codex').map((r) => r.file_name).sort()).toEqual([path.basename(codex), path.basename(archived)].sort());
+    expect(list.folders.filter((f) => f.agent === 'codex').map((f) => [f.path, f.problem])).toEqual([
+      [path.join(home, '.codex', 'sessions'), null],
+      [path.join(home, '.codex', 'archived_sessions'), null],
+    ]);
+    index.close();
+  });
+
   it('Gemini CLI 0.61 in the macOS Seatbelt sandbox keeps its sessions under ~/.cache/.gemini/tmp: listed when that folder exists', async () => {
     const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
     const relative = path.relative(path.join(home, '.gemini', 'tmp'), gemini);

@@ -60,17 +60,31 @@ export function defaultAgentFolders(home: string, env: AgentEnv = process.env): 
         return name.endsWith('.jsonl') && !isAutoCompaction(name);
       },
     },
-    {
-      // ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl (codex-rs rollout/recorder.rs);
-      // $CODEX_HOME/sessions/… when CODEX_HOME is set (Codex then reads and writes only there)
-      agent: 'codex',
-      root: env.CODEX_HOME ? path.resolve(env.CODEX_HOME, 'sessions') : path.join(home, '.codex', 'sessions'),
-      descend: () => true,
-      accept: (parts) => /^rollout-.*\.jsonl(\.gz)?$/.test(parts[parts.length - 1]!),
-    },
+    ...codexFolders(env.CODEX_HOME ? path.resolve(env.CODEX_HOME) : path.join(home, '.codex')),
     ...geminiFolders(env.GEMINI_CLI_HOME ? path.resolve(env.GEMINI_CLI_HOME) : home),
     ...openHandsFolders(home, env),
   ];
+}
+
+/**
+ * Codex keeps its sessions under `<codex home>/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`
+ * (codex-rs rollout/recorder.rs), `<codex home>` being $CODEX_HOME when set (Codex then reads and
+ * writes only there), else ~/.codex. A session the user archived (`codex archive`, the app's
+ * archive) is moved to `<codex home>/archived_sessions/` (codex-rs ARCHIVED_SESSIONS_SUBDIR),
+ * where it stays the user's session: that folder is searched too when it exists, so a machine
+ * without it gets no line "does not exist".
+ */
+function codexFolders(codexHome: string): AgentFolder[] {
+  const folder = (root: string): AgentFolder => ({
+    agent: 'codex',
+    root,
+    descend: () => true,
+    accept: (parts) => /^rollout-.*\.jsonl(\.gz)?$/.test(parts[parts.length - 1]!),
+  });
+  const folders = [folder(path.join(codexHome, 'sessions'))];
+  const archived = path.join(codexHome, 'archived_sessions');
+  if (fs.existsSync(archived)) folders.push(folder(archived));
+  return folders;
 }
 
 /**
