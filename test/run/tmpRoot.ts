@@ -28,15 +28,19 @@ export function useRunTmpRoot(): { root: string; remove: () => void } {
   const saved = VARS.map((name) => [name, process.env[name]] as const);
   process.env[OUTER_TMPDIR] = outer;
   process.env.TMPDIR = process.env.TMP = process.env.TEMP = root;
+  // retried: a child that is still exiting may be closing a file in it
+  const removeRoot = (): void => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+  // an interrupted run (Ctrl-C: Vitest exits without its global teardown) removes it on the way out
+  process.once('exit', removeRoot);
   return {
     root,
     remove: () => {
+      process.off('exit', removeRoot);
       for (const [name, value] of saved) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
-      // retried: a child that is still exiting may be closing a file in it
-      fs.rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+      removeRoot();
     },
   };
 }
