@@ -36,5 +36,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // every test's temporary files go into one folder of the run's, removed when it ends
+    globalSetup: ['test/run/globalSetup.ts'],
   },
 });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { startRelay } from '../src/server/relay.ts';
+import { startRelay, type Relay, type RelayOptions } from '../src/server/relay.ts';
 
 type Serializer = { serializeRequest(spans: never): Uint8Array | undefined };
 
@@ -54,6 +54,21 @@ async function timed(run: () => Promise<void>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
+/** `run` on a fresh in-process relay in a temporary data folder; the relay is closed and the folder removed however it ends */
+async function onRelay<T>(options: Partial<RelayOptions>, run: (relay: Relay, dataDir: string) => Promise<T>): Promise<T> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlp-'));
+  try {
+    const relay = await startRelay({ port: 0, host: '127.0.0.1', distDir: null, dataDir, log: () => {}, ...options });
+    try {
+      return await run(relay, dataDir);
+    } finally {
+      await relay.close();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchOtlp(argv: string[] = []): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -75,42 +90,39 @@ export async function benchOtlp(argv: string[] = []): Promise<void> {
     ['OTLP/JSON', JsonTraceSerializer, 'application/json'],
   ] as const) {
     const bodies = batches.map((b) => Buffer.from((serializer as unknown as Serializer).serializeRequest(b as never)!));
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlp-'));
-    const relay = await startRelay({ port: 0, host: '127.0.0.1', distDir: null, dataDir, otlpReorderMs: 0, log: () => {} });
-    const seconds = await timed(async () => {
-      for (const body of bodies) {
-        const res = await fetch(`${relay.url}v1/traces`, { method: 'POST', body, headers: { 'content-type': type } });
-        if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
-        await res.arrayBuffer();
+    const seconds = await onRelay({ otlpReorderMs: 0 }, async (relay, dataDir) => {
+      const took = await timed(async () => {
+        for (const body of bodies) {
+          const res = await fetch(`${relay.url}v1/traces`, { method: 'POST', body, headers: { 'content-type': type } });
+          if (res.status !== 200) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+        }
+      });
+      if (nativeBody === '') {
+        const lines: string[] = [];
+        for (let c = 0; c < count; c++) lines.push(fs.readFileSync(path.join(dataDir, 'sessions', `bench-${c}.jsonl`), 'utf8'));
+        nativeBody = lines.join('');
       }
+      return took;
     });
     console.log(`  (${name}: ${seconds.toFixed(2)} s)`);
     results[name] = seconds;
-    if (nativeBody === '') {
-      const lines: string[] = [];
-      for (let c = 0; c < count; c++) lines.push(fs.readFileSync(path.join(dataDir, 'sessions', `bench-${c}.jsonl`), 'utf8'));
-      nativeBody = lines.join('');
-    }
-    await relay.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlp-'));
-  const relay = await startRelay({ port: 0, host: '127.0.0.1', distDir: null, dataDir, log: () => {} });
   const nativeLines = nativeBody.trimEnd().split('\n');
   const perRequest = Math.ceil(nativeLines.length / batches.length);
-  results['native NDJSON'] = await timed(async () => {
-    for (let i = 0; i < nativeLines.length; i += perRequest) {
-      const res = await fetch(`${relay.url}api/ingest`, {
-        method: 'POST',
-        body: nativeLines.slice(i, i + perRequest).join('\n') + '\n',
-        headers: { 'content-type': 'application/x-ndjson' },
-      });
-      if (res.status !== 200) throw new Error(`native: ${res.status} ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  });
-  await relay.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  results['native NDJSON'] = await onRelay({}, (relay) =>
+    timed(async () => {
+      for (let i = 0; i < nativeLines.length; i += perRequest) {
+        const res = await fetch(`${relay.url}api/ingest`, {
+          method: 'POST',
+          body: nativeLines.slice(i, i + perRequest).join('\n') + '\n',
+          headers: { 'content-type': 'application/x-ndjson' },
+        });
+        if (res.status !== 200) throw new Error(`native: ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
   const native = results['native NDJSON']!;
   console.log(
     `\nOTLP receiver: ${count} conversations × ${calls} model calls (${spans.length} spans, ${batches.length} requests, histories up to 41 messages)`,

@@ -209,41 +209,44 @@ async function relayGrowth(
 
 export async function benchOtlpMemory(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-otlpmem-'));
-  console.log('\nOTLP decoding memory: peak RSS growth over the body (issue 39 asks ≤ 4× per request)');
-  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MiB`;
-  for (const encoding of ['protobuf', 'json'] as const) {
-    for (const shape of SHAPES) {
-      // as many spans (at most 10,000) as make about 15 MiB: under the relay's 16 MiB limit
-      const spans = Math.min(10_000, Math.floor((1000 * 15 * 2 ** 20) / otlpExport(shape, 1000, encoding).length));
-      const body = otlpExport(shape, spans, encoding);
-      const file = path.join(dir, `${shape}.${encoding}`);
-      fs.writeFileSync(file, body);
-      // a young generation of the decode thread's size (decoder.ts: 6 MiB, three 2 MiB semi-spaces)
-      const run = spawnSync(
-        process.execPath,
-        ['--expose-gc', '--max-semi-space-size=2', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file, encoding],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-        },
-      );
-      if (run.status !== 0) throw new Error(run.stderr);
-      const decode = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { growth: number }).growth;
-      const turns = shape === 'attributes' ? 0 : spans;
-      const one = await relayGrowth(body, encoding, 1, turns);
-      const eight = await relayGrowth(body, encoding, 8, turns);
-      const taken = eight.statuses.filter((s) => s === 200).length;
-      if (one.statuses[0] !== 200 || taken + eight.statuses.filter((s) => s === 503).length !== 8)
-        throw new Error(`unexpected answers: ${one.statuses} ${eight.statuses}`);
-      const x = (n: number, per = 1): string => `${(n / body.length / per).toFixed(2)}×`;
-      console.log(
-        `  ${encoding.padEnd(8)} ${shape.padEnd(11)} ${String(spans).padStart(6)} spans, body ${mib(body.length)}: decode ${x(decode)}; ` +
-          `relay, one export: answered ${x(one.answered)}, stored ${x(one.growth)} (${mib(one.growth)}); ` +
-          `eight at once (${taken} taken, ${8 - taken} answered 503): answered ${x(eight.answered, taken)} per export taken, stored ${x(eight.growth, taken)} (${mib(eight.growth)})`,
-      );
+  try {
+    console.log('\nOTLP decoding memory: peak RSS growth over the body (issue 39 asks ≤ 4× per request)');
+    const mib = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MiB`;
+    for (const encoding of ['protobuf', 'json'] as const) {
+      for (const shape of SHAPES) {
+        // as many spans (at most 10,000) as make about 15 MiB: under the relay's 16 MiB limit
+        const spans = Math.min(10_000, Math.floor((1000 * 15 * 2 ** 20) / otlpExport(shape, 1000, encoding).length));
+        const body = otlpExport(shape, spans, encoding);
+        const file = path.join(dir, `${shape}.${encoding}`);
+        fs.writeFileSync(file, body);
+        // a young generation of the decode thread's size (decoder.ts: 6 MiB, three 2 MiB semi-spaces)
+        const run = spawnSync(
+          process.execPath,
+          ['--expose-gc', '--max-semi-space-size=2', '--import', 'tsx', 'bench/otlpMemory.ts', '--decode-child', file, encoding],
+          {
+            cwd: ROOT,
+            encoding: 'utf8',
+          },
+        );
+        if (run.status !== 0) throw new Error(run.stderr);
+        const decode = (JSON.parse(run.stdout.trim().split('\n').pop()!) as { growth: number }).growth;
+        const turns = shape === 'attributes' ? 0 : spans;
+        const one = await relayGrowth(body, encoding, 1, turns);
+        const eight = await relayGrowth(body, encoding, 8, turns);
+        const taken = eight.statuses.filter((s) => s === 200).length;
+        if (one.statuses[0] !== 200 || taken + eight.statuses.filter((s) => s === 503).length !== 8)
+          throw new Error(`unexpected answers: ${one.statuses} ${eight.statuses}`);
+        const x = (n: number, per = 1): string => `${(n / body.length / per).toFixed(2)}×`;
+        console.log(
+          `  ${encoding.padEnd(8)} ${shape.padEnd(11)} ${String(spans).padStart(6)} spans, body ${mib(body.length)}: decode ${x(decode)}; ` +
+            `relay, one export: answered ${x(one.answered)}, stored ${x(one.growth)} (${mib(one.growth)}); ` +
+            `eight at once (${taken} taken, ${8 - taken} answered 503): answered ${x(eight.answered, taken)} per export taken, stored ${x(eight.growth, taken)} (${mib(eight.growth)})`,
+        );
+      }
     }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 if (process.argv[2] === '--decode-child') await decodeChild(process.argv[3]!, process.argv[4] as Encoding);

@@ -13,10 +13,21 @@ import type { WebSocket } from 'ws';
 import { startRedis } from '../test/redis/redisServer.ts';
 import { open, startRelay } from './relay.ts';
 
-/** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null). */
-function relay(store: string | null, extra: readonly string[] = []): ReturnType<typeof startRelay> {
+/** A relay child process: on Redis (`store` a URL) or on JSONL files in a temporary directory (`store` null), removed when it stops. */
+async function relay(store: string | null, extra: readonly string[] = []): ReturnType<typeof startRelay> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-files-'));
-  return startRelay(dataDir, [...(store === null ? [] : ['--store', store]), ...extra]);
+  const removeData = (): void => fs.rmSync(dataDir, { recursive: true, force: true });
+  const r = await startRelay(dataDir, [...(store === null ? [] : ['--store', store]), ...extra]).catch((e: unknown) => {
+    removeData();
+    throw e;
+  });
+  return {
+    ...r,
+    stop: async () => {
+      await r.stop();
+      removeData();
+    },
+  };
 }
 
 function spansJson(compact: boolean, turn: number): string {

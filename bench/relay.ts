@@ -144,8 +144,10 @@ export async function startRelay(dataDir: string, extraArgs: readonly string[] =
   return {
     url,
     pid: child.pid!,
+    // at once when the relay is gone already (a failed run's cleanup must not wait for an exit that came)
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),
@@ -178,10 +180,23 @@ export function cpuSeconds(pid: number, tid?: number): number {
   }
 }
 
+/** One configuration on a relay of its own; the relay is stopped and its data removed however the run ends. */
 async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-relay-'));
-  const loadBefore = os.loadavg()[0]!;
-  const relay = await startRelay(dataDir, config.analysis ? [] : ['--no-analysis']);
+  try {
+    const loadBefore = os.loadavg()[0]!;
+    const relay = await startRelay(dataDir, config.analysis ? [] : ['--no-analysis']);
+    try {
+      return await measure(config, bodies, relay, loadBefore);
+    } finally {
+      await relay.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measure(config: Config, bodies: readonly Buffer[], relay: Awaited<ReturnType<typeof startRelay>>, loadBefore: number): Promise<Result> {
   const base = relay.url.replace(/^http/, 'ws');
   const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 2000);
   const latencies: number[] = [];
@@ -263,8 +278,6 @@ async function runOne(config: Config, bodies: readonly Buffer[]): Promise<Result
   for (const t of timers) clearTimeout(t);
   const health = (await (await fetch(`${relay.url}api/health`)).json()) as { memory: { rss: number } };
   for (const ws of [...harnesses, ...viewers]) ws.terminate();
-  await relay.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 
   const sorted = Float64Array.from(latencies).sort();
   if (firstError !== null) console.log(`  first error: ${firstError}`);
@@ -367,27 +380,30 @@ export async function benchRelay(options: RelayBenchOptions = {}): Promise<void>
 function benchLinkCheck(spans: Buffer, rounds = 5, perRound = 2000): void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-append-'));
   const line = Buffer.concat([Buffer.from('{"type":"snapshot","session_id":"b","turn":1,"spans":'), spans, Buffer.from('}')]);
-  const store = new SessionLogStore({ dataDir: dir });
-  fs.mkdirSync(store.sessionsDir, { recursive: true });
-  const bareFd = fs.openSync(path.join(dir, 'bare.jsonl'), 'a');
   const newline = Buffer.from('\n');
   let storeNs = 0n;
   let bareNs = 0n;
   let fstatNs = 0n;
-  for (let r = 0; r < rounds; r++) {
-    let t = process.hrtime.bigint();
-    for (let i = 0; i < perRound; i++) store.append({ sessionId: 'b', expectedLastSeq: r * perRound + i, bytes: line, turn: null, header: null });
-    storeNs += process.hrtime.bigint() - t;
-    t = process.hrtime.bigint();
-    for (let i = 0; i < perRound; i++) fs.writevSync(bareFd, [line, newline]);
-    bareNs += process.hrtime.bigint() - t;
-    t = process.hrtime.bigint();
-    for (let i = 0; i < perRound; i++) fs.fstatSync(bareFd);
-    fstatNs += process.hrtime.bigint() - t;
+  try {
+    const store = new SessionLogStore({ dataDir: dir });
+    fs.mkdirSync(store.sessionsDir, { recursive: true });
+    const bareFd = fs.openSync(path.join(dir, 'bare.jsonl'), 'a');
+    for (let r = 0; r < rounds; r++) {
+      let t = process.hrtime.bigint();
+      for (let i = 0; i < perRound; i++) store.append({ sessionId: 'b', expectedLastSeq: r * perRound + i, bytes: line, turn: null, header: null });
+      storeNs += process.hrtime.bigint() - t;
+      t = process.hrtime.bigint();
+      for (let i = 0; i < perRound; i++) fs.writevSync(bareFd, [line, newline]);
+      bareNs += process.hrtime.bigint() - t;
+      t = process.hrtime.bigint();
+      for (let i = 0; i < perRound; i++) fs.fstatSync(bareFd);
+      fstatNs += process.hrtime.bigint() - t;
+    }
+    store.close();
+    fs.closeSync(bareFd);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  store.close();
-  fs.closeSync(bareFd);
-  fs.rmSync(dir, { recursive: true, force: true });
   const n = rounds * perRound;
   const us = (ns: bigint): string => (Number(ns) / n / 1000).toFixed(2);
   console.log(

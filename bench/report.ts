@@ -68,48 +68,51 @@ export async function benchReport(): Promise<void> {
   // report overlaps its drawing thread with check's reading: the ratio depends on a second core being free
   const loadBefore = os.loadavg()[0]!;
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-bench-report-'));
-  const phasesFile = path.join(out, 'phases.jsonl');
-  // the first run after `npm ci`: no bundle yet (removed here, so it is measured whatever ran before)
-  fs.rmSync(CACHE, { recursive: true, force: true });
-  const cold = timed(['report', big, '--incident', '1', '--out', path.join(out, 'cold')], phasesFile);
-  // alternated, so a change in the machine's load falls on both alike; best of 3 each
-  const check: number[] = [];
-  const report: { ms: number; phases: Phase[] }[] = [];
-  const html: number[] = [];
-  // the same report with its charts drawn only once the file is read (as before they were
-  // drawn early, docs/reports.md "Speed"): what drawing them while the file is read gains
-  const atEnd: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    check.push(timed(['check', big, '--json']).ms);
-    report.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'md')], phasesFile));
-    html.push(timed(['report', big, '--incident', '1', '--format', 'html', '--out', path.join(out, 'html')]).ms);
-    atEnd.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'end')], undefined, { CONTEXT_HEALTH_EARLY_CHARTS: '0' }).ms);
+  try {
+    const phasesFile = path.join(out, 'phases.jsonl');
+    // the first run after `npm ci`: no bundle yet (removed here, so it is measured whatever ran before)
+    fs.rmSync(CACHE, { recursive: true, force: true });
+    const cold = timed(['report', big, '--incident', '1', '--out', path.join(out, 'cold')], phasesFile);
+    // alternated, so a change in the machine's load falls on both alike; best of 3 each
+    const check: number[] = [];
+    const report: { ms: number; phases: Phase[] }[] = [];
+    const html: number[] = [];
+    // the same report with its charts drawn only once the file is read (as before they were
+    // drawn early, docs/reports.md "Speed"): what drawing them while the file is read gains
+    const atEnd: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      check.push(timed(['check', big, '--json']).ms);
+      report.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'md')], phasesFile));
+      html.push(timed(['report', big, '--incident', '1', '--format', 'html', '--out', path.join(out, 'html')]).ms);
+      atEnd.push(timed(['report', big, '--incident', '1', '--out', path.join(out, 'end')], undefined, { CONTEXT_HEALTH_EARLY_CHARTS: '0' }).ms);
+    }
+    const best = (xs: number[]): number => Math.min(...xs);
+    const bestReport = report.reduce((a, b) => (b.ms < a.ms ? b : a));
+    const bestCheck = best(check);
+    console.log(
+      `${os.availableParallelism()} cores, load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after (report needs a second free core)`,
+    );
+    console.log(`check --json:                 ${bestCheck.toFixed(0).padStart(6)} ms (best of 3)`);
+    console.log(
+      `report --incident 1 (md+PNG): ${bestReport.ms.toFixed(0).padStart(6)} ms, ratio to check ${(bestReport.ms / bestCheck).toFixed(2)} (goal ≤ 1.3; warm: bundles built)`,
+    );
+    console.log(`report --format html:         ${best(html).toFixed(0).padStart(6)} ms, ratio to check ${(best(html) / bestCheck).toFixed(2)}`);
+    console.log(
+      `report --incident 1, charts drawn only at the end (CONTEXT_HEALTH_EARLY_CHARTS=0): ${best(atEnd).toFixed(0)} ms, ratio to check ${(best(atEnd) / bestCheck).toFixed(2)}`,
+    );
+    const built = cold.phases.find((p) => p.phase.startsWith('renderer loaded'));
+    console.log(
+      `first run after npm ci (builds the bundles): ${cold.ms.toFixed(0)} ms, ratio ${(cold.ms / bestCheck).toFixed(2)}` +
+        (built === undefined ? '' : ` (bundles ready at ${built.at.toFixed(0)} ms); not in the ratio above`),
+    );
+    console.log(
+      `where the best report run's time went: when each phase ended (ms since spawn) and the CPU time its thread spent in it\n` +
+        `(cli = the CLI's thread, draw = the drawing thread; resvg rasterises on libuv's threads, not counted; CPU time holds on a busy machine, wall time does not):`,
+    );
+    console.log(breakdown(bestReport.phases, bestReport.ms));
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
   }
-  const best = (xs: number[]): number => Math.min(...xs);
-  const bestReport = report.reduce((a, b) => (b.ms < a.ms ? b : a));
-  const bestCheck = best(check);
-  console.log(
-    `${os.availableParallelism()} cores, load average ${loadBefore.toFixed(2)} before, ${os.loadavg()[0]!.toFixed(2)} after (report needs a second free core)`,
-  );
-  console.log(`check --json:                 ${bestCheck.toFixed(0).padStart(6)} ms (best of 3)`);
-  console.log(
-    `report --incident 1 (md+PNG): ${bestReport.ms.toFixed(0).padStart(6)} ms, ratio to check ${(bestReport.ms / bestCheck).toFixed(2)} (goal ≤ 1.3; warm: bundles built)`,
-  );
-  console.log(`report --format html:         ${best(html).toFixed(0).padStart(6)} ms, ratio to check ${(best(html) / bestCheck).toFixed(2)}`);
-  console.log(
-    `report --incident 1, charts drawn only at the end (CONTEXT_HEALTH_EARLY_CHARTS=0): ${best(atEnd).toFixed(0)} ms, ratio to check ${(best(atEnd) / bestCheck).toFixed(2)}`,
-  );
-  const built = cold.phases.find((p) => p.phase.startsWith('renderer loaded'));
-  console.log(
-    `first run after npm ci (builds the bundles): ${cold.ms.toFixed(0)} ms, ratio ${(cold.ms / bestCheck).toFixed(2)}` +
-      (built === undefined ? '' : ` (bundles ready at ${built.at.toFixed(0)} ms); not in the ratio above`),
-  );
-  console.log(
-    `where the best report run's time went: when each phase ended (ms since spawn) and the CPU time its thread spent in it\n` +
-      `(cli = the CLI's thread, draw = the drawing thread; resvg rasterises on libuv's threads, not counted; CPU time holds on a busy machine, wall time does not):`,
-  );
-  console.log(breakdown(bestReport.phases, bestReport.ms));
-  fs.rmSync(out, { recursive: true, force: true });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchReport();

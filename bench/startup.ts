@@ -34,18 +34,21 @@ interface Timed {
 
 function timed(args: string[], cwd: string): Timed {
   const cpuFile = path.join(os.tmpdir(), `ch-bench-cpu-${process.pid}`);
-  const t0 = performance.now();
-  const r = spawnSync(process.execPath, ['--import', CPU_PRELOAD, ...args], {
-    cwd,
-    env: { ...process.env, CH_BENCH_CPU: cpuFile },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-  });
-  const took = performance.now() - t0;
-  if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  const cpuMs = Number(fs.readFileSync(cpuFile, 'utf8'));
-  fs.rmSync(cpuFile, { force: true });
-  return { ms: took, cpuMs };
+  try {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, ['--import', CPU_PRELOAD, ...args], {
+      cwd,
+      env: { ...process.env, CH_BENCH_CPU: cpuFile },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    const took = performance.now() - t0;
+    // a failed run writes the file too (on exit): removed below all the same
+    if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    return { ms: took, cpuMs: Number(fs.readFileSync(cpuFile, 'utf8')) };
+  } finally {
+    fs.rmSync(cpuFile, { force: true });
+  }
 }
 
 function ms(args: string[], cwd: string): number {

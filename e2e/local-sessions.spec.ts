@@ -15,7 +15,7 @@ import { checkJson, countsBySignal, startRelay, type RelayHandle } from './helpe
 import { writeAgentHome, type AgentHome } from '../test/adapters/agentHome.ts';
 import { codingSession } from '../test/adapters/codingSession.ts';
 
-const SHOTS = '/tmp/shots-local';
+const SHOTS = process.env.E2E_SHOTS ?? path.join(os.tmpdir(), 'ch-e2e-shots');
 
 let relay: RelayHandle;
 let agents: AgentHome;

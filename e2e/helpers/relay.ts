@@ -15,8 +15,9 @@ export interface RelayHandle {
   port: number;
   dataDir: string;
   process: ChildProcess;
-  /** SIGKILL: a crash, nothing flushed beyond what the relay acknowledged */
+  /** SIGKILL: a crash, nothing flushed beyond what the relay acknowledged; its folders stay (another relay may start on its data) */
   kill(): Promise<void>;
+  /** SIGTERM, then the data and HOME folders startRelay made itself are removed (not ones it was given) */
   stop(): Promise<void>;
 }
 
@@ -24,10 +25,19 @@ export interface RelayHandle {
 export async function startRelay(
   opts: { port?: number; dataDir?: string; token?: string; store?: string; allowWebhookHost?: string; dist?: string; home?: string } = {},
 ): Promise<RelayHandle> {
-  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-data-'));
   // the benches may serve another build beside it (bench/dropAb.ts)
   const dist = opts.dist ?? path.join(ROOT, 'dist');
   if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is not built: run `npx vite build` (npm run test:e2e does)');
+  // the folders made here are this relay's to remove (the benches start relays outside a test run's temporary folder)
+  const made: string[] = [];
+  const madeDir = (prefix: string): string => {
+    made.push(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+    return made.at(-1)!;
+  };
+  const removeMade = (): void => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const dataDir = opts.dataDir ?? madeDir('ch-e2e-data-');
   const args = [BIN, 'serve', '--port', String(opts.port ?? 0), '--data', dataDir, '--static', dist];
   if (opts.token !== undefined) args.push('--token', opts.token);
   if (opts.store !== undefined) args.push('--store', opts.store);
@@ -36,11 +46,12 @@ export async function startRelay(
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // serve lists the agent sessions under HOME: an empty one (or the test's), never the developer's or CI's own
-    env: { ...process.env, HOME: opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ch-e2e-home-')) },
+    env: { ...process.env, HOME: opts.home ?? madeDir('ch-e2e-home-') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  const started = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`relay did not start in 20 s:\n${out}`)), 20_000);
     const onData = (b: Buffer): void => {
       out += b.toString();
@@ -57,7 +68,13 @@ export async function startRelay(
       reject(new Error(`relay exited with ${code}:\n${out}`));
     });
   });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // a relay that did not come up in time is not left running, nor its folders behind
+  const url = await started.catch(async (e: unknown) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    removeMade();
+    throw e;
+  });
   return {
     url,
     port: Number(new URL(url).port),
@@ -70,6 +87,7 @@ export async function startRelay(
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      removeMade();
     },
   };
 }

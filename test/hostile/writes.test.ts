@@ -117,8 +117,10 @@ describe('report files', () => {
   });
 
   it('a planted temporary name does not matter: each file is created under a fresh name and renamed', async () => {
-    const out = tempDir('ch-out-');
-    const victim = path.join(out, '..', `victim-${process.pid}`);
+    // the file the link points at is outside the report's folder, in a folder of the test's own
+    const out = path.join(tempDir('ch-out-'), 'out');
+    fs.mkdirSync(out);
+    const victim = path.join(out, '..', 'victim');
     fs.writeFileSync(victim, 'precious\n');
     fs.symlinkSync(victim, path.join(out, 'report.md.tmp'));
     await writeReportFiles(out, [

@@ -45,7 +45,17 @@ export async function startRedis(extra: string[] = [], knownPort?: number): Prom
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  await new Promise<void>((resolve, reject) => {
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  /** the server stopped (`signal` when it still runs) and its folder removed, whatever state it is in */
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
+    if (running()) {
+      child.kill(signal);
+      await gone;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 15_000);
     const onData = (): void => {
       if (out.includes('Ready to accept connections')) {
@@ -59,16 +69,16 @@ export async function startRedis(extra: string[] = [], knownPort?: number): Prom
       reject(new Error(`redis-server exited with ${code}:\n${out}`));
     });
   });
+  // a server that did not come up is not left running, nor its folder behind
+  await ready.catch(async (e: unknown) => {
+    await end('SIGKILL');
+    throw e;
+  });
   return {
     url: `redis://127.0.0.1:${port}`,
     child,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const gone = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      await gone;
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    // the folder goes also when the server is already gone (a test killed it): it used to stay
+    stop: () => end('SIGTERM'),
   };
 }
 
@@ -79,29 +89,35 @@ export async function startRedisCluster(nodes = 3): Promise<{ url: string; stop(
   const cli = path.join(path.dirname(bin), 'redis-cli');
   const servers: TestRedis[] = [];
   const ports: number[] = [];
-  for (let i = 0; i < nodes; i++) {
-    const port = await freePort();
-    ports.push(port);
-    servers.push(await startRedis(['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`], port));
-  }
-  const create = spawnSync(cli, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
-    encoding: 'utf8',
-  });
-  if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
-  // every node must know the whole slot map before a relay connects: a node still gossiping
-  // answers CLUSTERDOWN, which the client retries, and a busy machine turned that into a hang
-  for (const port of ports) {
-    for (let i = 0; ; i++) {
-      const info = spawnSync(cli, ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' });
-      if (info.stdout.includes('cluster_state:ok')) break;
-      if (i === 300) throw new Error(`Redis Cluster node 127.0.0.1:${port} not ready after 30 s:\n${info.stdout}${info.stderr}`);
-      await new Promise((r) => setTimeout(r, 100));
+  const stop = async (): Promise<void> => {
+    await Promise.all(servers.map((s) => s.stop()));
+  };
+  try {
+    for (let i = 0; i < nodes; i++) {
+      const port = await freePort();
+      ports.push(port);
+      servers.push(await startRedis(['--port', String(port), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`], port));
     }
+    const create = spawnSync(cli, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      encoding: 'utf8',
+    });
+    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed:\n${create.stdout}\n${create.stderr}`);
+    // every node must know the whole slot map before a relay connects: a node still gossiping
+    // answers CLUSTERDOWN, which the client retries, and a busy machine turned that into a hang
+    for (const port of ports) {
+      for (let i = 0; ; i++) {
+        const info = spawnSync(cli, ['-p', String(port), 'cluster', 'info'], { encoding: 'utf8' });
+        if (info.stdout.includes('cluster_state:ok')) break;
+        if (i === 300) throw new Error(`Redis Cluster node 127.0.0.1:${port} not ready after 30 s:\n${info.stdout}${info.stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } catch (e) {
+    await stop(); // the nodes already started are not left running when a later step fails
+    throw e;
   }
   return {
     url: `redis-cluster://${ports.map((p) => `127.0.0.1:${p}`).join(',')}`,
-    stop: async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-    },
+    stop,
   };
 }
