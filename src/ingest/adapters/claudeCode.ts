@@ -108,10 +108,13 @@ export class ClaudeCodeAdapter {
     return this.turn;
   }
 
-  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged */
+  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, replaced ids listed */
   get work(): number {
-    return this.endOf.looked + this.audit.scanned;
+    return this.endOf.looked + this.audit.scanned + this.listed;
   }
+
+  /** ids a compact boundary wrote to the lists of what the summary replaces (the scaling tests count them) */
+  private listed = 0;
 
   /** One parsed transcript record; returns the wire messages it completes (often none). */
   record(value: unknown, line: number): AdaptedMessage[] {
@@ -446,7 +449,10 @@ export class ClaudeCodeAdapter {
       const ids: string[] = [];
       for (const b of this.context) if (!kept.has(b)) ids.push(b.id);
       appendAll(this.removed, ids);
-      this.replaced = [...(this.replaced ?? []), ...ids];
+      // two boundaries before a call: appended to, never copied (n boundaries copied n lists: docs/security.md "Linear time")
+      this.replaced ??= [];
+      appendAll(this.replaced, ids);
+      this.listed += 2 * ids.length;
       if (kept.size > 0) this.preserved = { anchor: preservedAnchor(meta), blocks: this.context.filter((b) => kept.has(b)) };
       this.context = [];
       for (const id of ids) this.modified.delete(id);
@@ -454,7 +460,7 @@ export class ClaudeCodeAdapter {
         kind: 'compact',
         trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
         preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
-        replaced: [...(this.compaction?.kind === 'compact' ? this.compaction.replaced : []), ...ids],
+        replaced: appendAll(this.compaction?.kind === 'compact' ? this.compaction.replaced : [], ids),
       };
       // contract §8.4: the stretch ends; its last todo list's pending items are items of it
       const last = this.todos.at(-1);

@@ -12,7 +12,7 @@ import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
 import { HistoryCalls } from '../../../src/ingest/adapters/sweAgentHistory.ts';
 import { SpanMaker } from '../../../src/ingest/adapters/sweAgentSpans.ts';
 import { SkippedRecords } from '../../../src/ingest/adapters/skipped.ts';
-import { ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
+import { ccAssistant, ccCompactBoundary, ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
 
 export interface ScalingCase {
   name: string;
@@ -213,6 +213,18 @@ export const SCALING_CASES: ScalingCase[] = [
         (function* () {
           for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
           for (let i = 0; i < n; i++) yield ccUser(`e${i}`, `u${n - 2}`, `prompt ${n - 1}, edited ${i} times`);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n prompts, then n compact boundaries before a call (each replaces nothing more)',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          for (let i = 0; i < n; i++) yield ccCompactBoundary(`b${i}`, `u${n - 1}`);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
         })(),
       ),
   },

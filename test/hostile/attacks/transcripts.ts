@@ -26,8 +26,8 @@ export function ccAssistant(uuid: string, parent: string, content: unknown[]): s
   });
 }
 
-/** A Claude Code compact boundary. */
-export function ccCompactBoundary(uuid: string, parent: string): string {
+/** A Claude Code compact boundary (`meta`: more of its compactMetadata, the kept messages' fields). */
+export function ccCompactBoundary(uuid: string, parent: string, meta: Record<string, unknown> = {}): string {
   return JSON.stringify({
     type: 'system',
     subtype: 'compact_boundary',
@@ -35,7 +35,7 @@ export function ccCompactBoundary(uuid: string, parent: string): string {
     parentUuid: parent,
     sessionId: 'hostile',
     timestamp: CC_TIME,
-    compactMetadata: { trigger: 'auto', preTokens: 1000 },
+    compactMetadata: { trigger: 'auto', preTokens: 1000, ...meta },
   });
 }
 
