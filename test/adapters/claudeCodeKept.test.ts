@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/core/wire.ts';
 import { TranscriptBuilder } from './claudeCodeTranscript.ts';
-import { SYSTEM_SPAN_ID } from '../../src/ingest/adapters/claudeCode.ts';
+import { KEEPING_BOUNDARIES_MAX, SYSTEM_SPAN_ID } from '../../src/ingest/adapters/claudeCode.ts';
 import { convertText } from '../../src/ingest/adapters/convert.testing.ts';
 
 type Json = Record<string, unknown>;
@@ -156,5 +156,57 @@ describe('Claude Code tool results sent in a shorter form (docs/adapters.md repl
     const sub = convertText(build(replacement({ agentId: 'a1b2' })).text());
     expect(sub.snapshots.at(-1)!.spans.find((s) => s.span_id === 'r3#0')!.text).toBe(big);
     expect(sub.summary.skipped).toEqual({ 'content-replacement (a sub-agent’s)': 1 });
+  });
+});
+
+describe('Claude Code kept messages, hostile (docs/security.md "Linear time")', () => {
+  const segment = { headUuid: 'r5', anchorUuid: 'none', tailUuid: 'r7' };
+  const kept = ['r5#0', 'r6#0', 'r7#0'];
+
+  it(`of the boundaries before a call, the first ${KEEPING_BOUNDARIES_MAX} keep messages; a later one keeps nothing and is counted; a call starts the count again`, () => {
+    const many = (boundaries: number): ReturnType<typeof convertText> =>
+      convertText(
+        session(
+          () => ({ trigger: 'auto', preTokens: 2000, preservedSegment: segment }),
+          (x) => {
+            for (let i = 1; i < boundaries; i++) x.boundary('auto', 2000, { preservedSegment: segment });
+            x.call(900, [{ type: 'text', text: 'Carrying on.' }]);
+            x.boundary('auto', 900, { preservedSegment: segment });
+            x.call(800, [{ type: 'text', text: 'Still going.' }]);
+          },
+        ).text(),
+      );
+    const atCap = many(KEEPING_BOUNDARIES_MAX);
+    expect(atCap.errors).toEqual([]);
+    expect(ids(atCap.snapshots.at(-2)!)).toEqual([SYSTEM_SPAN_ID, ...kept]);
+    expect(atCap.summary.skipped).toEqual({});
+    // the call in between starts the count again: the boundary after it keeps them
+    expect(ids(atCap.snapshots.at(-1)!)).toEqual([SYSTEM_SPAN_ID, ...kept]);
+    const past = many(KEEPING_BOUNDARIES_MAX + 1);
+    expect(past.errors).toEqual([]);
+    expect(ids(past.snapshots.at(-2)!)).toEqual([SYSTEM_SPAN_ID]);
+    expect(past.snapshots.at(-2)!.pruned).toEqual(['r1#0', 'r2#0', 'r3#0', 'r4#0', ...kept]);
+    expect(ids(past.snapshots.at(-1)!)).toEqual([SYSTEM_SPAN_ID]);
+    expect(past.summary.skipped).toEqual({
+      [`compact_boundary (kept messages not read: more than ${KEEPING_BOUNDARIES_MAX} boundaries before a call keep some)`]: 1,
+    });
+  });
+
+  it('a segment of one record, backwards, or naming keys of Object.prototype; a list of one uuid 100,000 times; fields of the wrong type: read, never thrown', () => {
+    const last = (meta: Json): Snapshot => {
+      const r = convertText(session(() => ({ trigger: 'auto', preTokens: 2000, ...meta }), summaryThenCall).text());
+      expect(r.errors).toEqual([]);
+      return r.snapshots.at(-1)!;
+    };
+    expect(ids(last({ preservedSegment: { headUuid: 'r6', tailUuid: 'r6', anchorUuid: 'r9' } }))).toEqual([SYSTEM_SPAN_ID, 'r9#0', 'r6#0']);
+    expect(ids(last({ preservedSegment: { headUuid: 'r7', tailUuid: 'r5', anchorUuid: 'r9' } }))).toEqual([SYSTEM_SPAN_ID, 'r9#0']);
+    expect(ids(last({ preservedSegment: { headUuid: '__proto__', tailUuid: 'constructor', anchorUuid: 'toString' } }))).toEqual([SYSTEM_SPAN_ID, 'r9#0']);
+    expect(ids(last({ preservedMessages: { anchorUuid: 'r9', uuids: new Array(100_000).fill('r6'), allUuids: ['__proto__', 'hasOwnProperty'] } }))).toEqual([
+      SYSTEM_SPAN_ID,
+      'r9#0',
+      'r6#0',
+    ]);
+    for (const wrong of [null, 7, 'r5', ['r5'], true, { uuids: 'r5' }, { uuids: [5, null, ['r5'], { r5: 1 }] }, { anchorUuid: 9, uuids: ['r5'] }])
+      expect(ids(last({ preservedMessages: wrong, preservedSegment: wrong })).slice(0, 2)).toEqual([SYSTEM_SPAN_ID, 'r9#0']);
   });
 });

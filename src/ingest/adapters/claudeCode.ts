@@ -17,7 +17,7 @@ import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
-import { keptBlocks, preservedAnchor, recordOf } from './claudeCodeKept.ts';
+import { keptBlocks, namesKept, preservedAnchor, recordOf } from './claudeCodeKept.ts';
 import { replacementTexts, rewriteInPlace } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
@@ -33,6 +33,14 @@ export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
 /** adapters.md rewinds: the stretch's todo lists kept, the last and those a rewind may return to */
 const TODO_LISTS_KEPT = 32;
+
+/**
+ * adapters.md kept messages: the compact boundaries between two calls whose kept messages are
+ * read. Each one that keeps moves its kept blocks again: n boundaries before a call, each keeping
+ * the whole context by naming its first and last record, cost n times the context
+ * (docs/security.md "Linear time"). Claude Code writes one or two.
+ */
+export const KEEPING_BOUNDARIES_MAX = 8;
 
 /** contract §8.4 `file`: the tools whose `file_path` / `notebook_path` input names a file. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
@@ -55,6 +63,8 @@ export class ClaudeCodeAdapter {
   private replaced: string[] | null = null;
   /** adapters.md compaction: the blocks a compact boundary kept (claudeCodeKept.ts), waiting for the record they follow (its anchor) */
   private preserved: { anchor: string | null; blocks: ContextBlock[] } | null = null;
+  /** adapters.md kept messages: the boundaries since the last call that kept some (at most KEEPING_BOUNDARIES_MAX keep) */
+  private keepingBoundaries = 0;
   /** adapters.md compaction: the boundary (its kind and compactMetadata), marked on the next call's snapshot */
   private compaction: { kind: 'compact' | 'microcompact'; trigger: string | null; preTokens: number | null; replaced: string[] } | null = null;
   /** contract §8.4: the session's compaction audit */
@@ -108,13 +118,13 @@ export class ClaudeCodeAdapter {
     return this.turn;
   }
 
-  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, replaced ids listed */
+  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, a compaction's blocks listed */
   get work(): number {
-    return this.endOf.looked + this.audit.scanned + this.listed;
+    return this.endOf.looked + this.audit.scanned + this.compactionWork;
   }
 
-  /** ids a compact boundary wrote to the lists of what the summary replaces (the scaling tests count them) */
-  private listed = 0;
+  /** ids a compact boundary wrote to the lists of what the summary replaces, blocks it looked at for kept ones or moved back (the scaling tests count them) */
+  private compactionWork = 0;
 
   /** One parsed transcript record; returns the wire messages it completes (often none). */
   record(value: unknown, line: number): AdaptedMessage[] {
@@ -370,6 +380,7 @@ export class ClaudeCodeAdapter {
       this.releasePending(out);
       // kept messages whose anchor never came (Claude Code then adds them at the end)
       if (this.preserved !== null) this.restorePreserved();
+      this.keepingBoundaries = 0;
       this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
@@ -445,14 +456,20 @@ export class ClaudeCodeAdapter {
       const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
       // adapters.md compaction: a new context starts; everything before is replaced by the
       // summary, except the messages the boundary lists as kept
-      const kept = keptBlocks(meta, this.context);
+      // past KEEPING_BOUNDARIES_MAX before a call, a boundary keeps nothing (counted when it named some)
+      const keeps = this.keepingBoundaries < KEEPING_BOUNDARIES_MAX;
+      if (!keeps && namesKept(meta))
+        this.skipped.add(`compact_boundary (kept messages not read: more than ${KEEPING_BOUNDARIES_MAX} boundaries before a call keep some)`);
+      const kept = keeps ? keptBlocks(meta, this.context) : new Set<ContextBlock>();
+      if (keeps) this.compactionWork += this.context.length;
+      if (kept.size > 0) this.keepingBoundaries++;
       const ids: string[] = [];
       for (const b of this.context) if (!kept.has(b)) ids.push(b.id);
       appendAll(this.removed, ids);
       // two boundaries before a call: appended to, never copied (n boundaries copied n lists: docs/security.md "Linear time")
       this.replaced ??= [];
       appendAll(this.replaced, ids);
-      this.listed += 2 * ids.length;
+      this.compactionWork += 2 * ids.length;
       if (kept.size > 0) this.preserved = { anchor: preservedAnchor(meta), blocks: this.context.filter((b) => kept.has(b)) };
       this.context = [];
       for (const id of ids) this.modified.delete(id);
@@ -487,6 +504,7 @@ export class ClaudeCodeAdapter {
     const p = this.preserved;
     if (p === null) return;
     this.preserved = null;
+    this.compactionWork += p.blocks.length;
     for (let i = 0; i < p.blocks.length; i++) {
       const b = p.blocks[i]!;
       this.context.push(b);

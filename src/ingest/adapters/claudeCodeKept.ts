@@ -45,6 +45,11 @@ export function keptBlocks(meta: JsonObject | null, context: readonly ContextBlo
   return kept;
 }
 
+/** Whether the boundary names kept messages at all (either field, an object). */
+export function namesKept(meta: JsonObject | null): boolean {
+  return meta !== null && (isObject(meta.preservedMessages) || isObject(meta.preservedSegment));
+}
+
 /** The record kept messages follow (`preservedMessages.anchorUuid`, else `preservedSegment.anchorUuid`); null: none named. */
 export function preservedAnchor(meta: JsonObject | null): string | null {
   for (const field of ['preservedMessages', 'preservedSegment']) {

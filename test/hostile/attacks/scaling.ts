@@ -217,6 +217,19 @@ export const SCALING_CASES: ScalingCase[] = [
       ),
   },
   {
+    name: 'Claude Code: n prompts, then n compact boundaries before a call, each keeping them all (preservedSegment: two uuids)',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          const segment = { headUuid: 'u0', tailUuid: `u${n - 1}`, anchorUuid: 'never written' };
+          for (let i = 0; i < n; i++) yield ccCompactBoundary(`b${i}`, `u${n - 1}`, { preservedSegment: segment });
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
     name: 'Claude Code: n prompts, then n compact boundaries before a call (each replaces nothing more)',
     n: 2000,
     run: (n) =>
