@@ -210,3 +210,92 @@ describe('Claude Code kept messages, hostile (docs/security.md "Linear time")', 
       expect(ids(last({ preservedMessages: wrong, preservedSegment: wrong })).slice(0, 2)).toEqual([SYSTEM_SPAN_ID, 'r9#0']);
   });
 });
+
+describe('Claude Code replaced tool results, hostile (docs/security.md "Linear time")', () => {
+  const replace = (toolUseId: unknown, replacement: unknown, extra: Json = {}): Json => ({
+    type: 'content-replacement',
+    sessionId: 'kept',
+    replacements: [{ kind: 'tool-result', toolUseId, replacement }],
+    ...extra,
+  });
+  const textOf = (s: Snapshot, id: string): string | undefined => s.spans.find((x) => x.span_id === id)?.text;
+
+  it('a result cut by a rewind is not rewritten; the one answering the same id on the new branch is', () => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('run the tests'); // r1
+    const run = b.tool('Bash', { command: 'npm test' });
+    b.toolCall(900, [run], 'first run'); // r2, r3
+    b.prompt('no, run them with --bail', { parentUuid: 'r1' }); // r4: r2, r3 abandoned
+    b.call(950, [run]); // r5: the same tool_use id again (hostile)
+    b.results([run], 'second run'); // r6
+    b.records.push(replace(run.id, '<persisted-output>second</persisted-output>'));
+    b.call(1000, [{ type: 'text', text: 'Done.' }]); // r7
+    const r = convertText(b.text());
+    expect(r.errors).toEqual([]);
+    const last = r.snapshots.at(-1)!;
+    expect(textOf(last, 'r3#0')).toBeUndefined();
+    expect(textOf(last, 'r6#0')).toBe('<persisted-output>second</persisted-output>');
+    expect(last.rewrite?.modified_span_ids).toEqual(['r6#0']);
+  });
+
+  it('a result kept through a compaction is found in the new context', () => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('read the log'); // r1
+    const read = b.tool('Read', { file_path: '/var/log/build.log' });
+    b.toolCall(900, [read], 'a long log'); // r2, r3
+    b.boundary('auto', 900, { preservedMessages: { anchorUuid: 'r5', uuids: ['r2', 'r3'] } }); // r4
+    b.summary('Summary: the log was read.'); // r5
+    b.microcompact([read.id as string], 900); // r6
+    b.call(300, [{ type: 'text', text: 'Done.' }]); // r7
+    const last = convertText(b.text()).snapshots.at(-1)!;
+    expect(last.spans.map((s) => s.span_id)).toEqual([SYSTEM_SPAN_ID, 'r5#0', 'r2#0', 'r3#0']);
+    expect(textOf(last, 'r3#0')).toBe('[Old tool result content cleared]');
+  });
+
+  it('several results answering one id (never written by Claude Code): the last one is the result rewritten', () => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('list the files'); // r1
+    const ls = b.tool('Bash', { command: 'ls' });
+    b.toolCall(900, [ls], 'a b c'); // r2, r3
+    b.results([ls], 'a b c d'); // r4
+    b.records.push(replace(ls.id, 'short'));
+    b.call(1000, [{ type: 'text', text: 'Four files.' }]); // r5
+    const last = convertText(b.text()).snapshots.at(-1)!;
+    expect([textOf(last, 'r3#0'), textOf(last, 'r4#0')]).toEqual(['a b c', 'short']);
+  });
+
+  it('thousands of records for one result, ids that are keys of Object.prototype, fields of the wrong type: read, counted, never thrown', () => {
+    const b = new TranscriptBuilder('kept');
+    b.prompt('look around'); // r1
+    const uses = ['__proto__', 'constructor', 'toString'].map((id) => ({ type: 'tool_use', id, name: 'Bash', input: { command: id } }));
+    b.toolCall(900, uses, 'output'); // r2, r3
+    for (let i = 0; i < 5000; i++) b.records.push(replace('__proto__', `note ${i % 2}`));
+    b.records.push(replace('constructor', 'ctor note'));
+    for (const wrong of [
+      { replacements: null },
+      { replacements: 'x' },
+      {
+        replacements: [
+          null,
+          7,
+          'x',
+          [],
+          { kind: 'tool-result', toolUseId: 7, replacement: 'x' },
+          { kind: 'tool-result', toolUseId: 'toString', replacement: 7 },
+        ],
+      },
+      { replacements: [{ kind: ['tool-result'], toolUseId: 'toString', replacement: 'x' }] },
+      { replacements: [{ kind: 'tool-result', toolUseId: 'hasOwnProperty', replacement: 'x' }] },
+    ])
+      b.records.push({ type: 'content-replacement', sessionId: 'kept', ...wrong });
+    b.call(1000, [{ type: 'text', text: 'Done.' }]); // r4
+    const r = convertText(b.text());
+    expect(r.errors).toEqual([]);
+    const last = r.snapshots.at(-1)!;
+    expect(['r3#0', 'r3#1', 'r3#2'].map((id) => textOf(last, id))).toEqual(['note 1', 'ctor note', 'output']);
+    expect(last.rewrite?.modified_span_ids).toEqual(['r3#0', 'r3#1']);
+    // rewritten 5,000 times, replaced once
+    expect(last.compaction).toMatchObject({ kind: 'microcompact', replaced: ['r3#0', 'r3#1'] });
+    expect(r.summary.skipped).toEqual({ 'content-replacement (no live tool result changed)': 5 });
+  });
+});

@@ -18,7 +18,7 @@ import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
 import { keptBlocks, namesKept, preservedAnchor, recordOf } from './claudeCodeKept.ts';
-import { replacementTexts, rewriteInPlace } from './claudeCodeRewrites.ts';
+import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
 export interface AdaptedMessage {
@@ -73,6 +73,8 @@ export class ClaudeCodeAdapter {
   private todos: { items: string[]; turn: number; spanId: string }[] = [];
   /** adapters.md rewinds: the context's length after each main-chain record (by uuid) since the last compact boundary */
   private readonly endOf = new ChainEnds();
+  /** adapters.md microcompaction, replaced tool results: the context's tool results by tool_use id */
+  private readonly toolResults = new ToolResultIndex();
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
   /** adapters.md turn: the calls seen, by requestId (else message.id) */
@@ -118,9 +120,9 @@ export class ClaudeCodeAdapter {
     return this.turn;
   }
 
-  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, a compaction's blocks listed */
+  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, a compaction's blocks listed, tool results looked up */
   get work(): number {
-    return this.endOf.looked + this.audit.scanned + this.compactionWork;
+    return this.endOf.looked + this.audit.scanned + this.compactionWork + this.toolResults.looked;
   }
 
   /** ids a compact boundary wrote to the lists of what the summary replaces, blocks it looked at for kept ones or moved back (the scaling tests count them) */
@@ -490,10 +492,11 @@ export class ClaudeCodeAdapter {
     }
     if (subtype === 'microcompact_boundary') {
       const meta = isObject(record.microcompactMetadata) ? record.microcompactMetadata : null;
-      const cleared = new Set(Array.isArray(meta?.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : []);
+      const cleared = new Map<string, string>();
+      if (Array.isArray(meta?.compactedToolIds)) for (const id of meta.compactedToolIds) if (typeof id === 'string') cleared.set(id, CLEARED_TOOL_RESULT);
       const [trigger, pre] = [typeof meta?.trigger === 'string' ? meta.trigger : null, typeof meta?.preTokens === 'number' ? meta.preTokens : null];
       // adapters.md microcompaction: same ids, placeholder text from then on
-      this.rewriteResults((id) => (cleared.has(id) ? CLEARED_TOOL_RESULT : undefined), trigger, pre, true);
+      this.rewriteResults(cleared, trigger, pre, true);
       return;
     }
     this.skipped.add(skippedSystem(subtype));
@@ -514,13 +517,13 @@ export class ClaudeCodeAdapter {
   }
 
   /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
-  private rewriteResults(textOf: (toolUseId: string) => string | undefined, trigger: string | null, preTokens: number | null, always: boolean): number {
-    const changed = rewriteInPlace(this.context, textOf, this.modified);
+  private rewriteResults(texts: ReadonlyMap<string, string>, trigger: string | null, preTokens: number | null, always: boolean): number {
+    const changed = rewriteInPlace(this.context, texts, this.modified, this.toolResults);
     // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
-    if (changed.length === 0 && !always) return 0;
-    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed };
-    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed);
-    return changed.length;
+    if (changed.count === 0 && !always) return 0;
+    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed.ids };
+    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed.ids);
+    return changed.count;
   }
 
   /** adapters.md replaced tool results: `content-replacement`; a sub-agent's (its `agentId`) belongs to its own file. */
@@ -528,8 +531,7 @@ export class ClaudeCodeAdapter {
     if (typeof record.agentId === 'string' && this.subAgent !== true) return this.skipped.add('content-replacement (a sub-agent’s)');
     const texts = replacementTexts(record);
     // none live to change (a resumed session writes its replacements again): counted
-    if (this.rewriteResults((id) => texts.get(id), 'tool result budget', null, false) === 0)
-      this.skipped.add('content-replacement (no live tool result changed)');
+    if (this.rewriteResults(texts, 'tool result budget', null, false) === 0) this.skipped.add('content-replacement (no live tool result changed)');
   }
 
   /** contract §8.8: what a user record's block is called, now that its role is known. */

@@ -12,7 +12,18 @@ import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
 import { HistoryCalls } from '../../../src/ingest/adapters/sweAgentHistory.ts';
 import { SpanMaker } from '../../../src/ingest/adapters/sweAgentSpans.ts';
 import { SkippedRecords } from '../../../src/ingest/adapters/skipped.ts';
-import { ccAssistant, ccCompactBoundary, ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
+import {
+  ccAssistant,
+  ccCompactBoundary,
+  ccContentReplacement,
+  ccMicrocompact,
+  ccToolResult,
+  ccUser,
+  codexAssistant,
+  codexLine,
+  codexMeta,
+  codexUser,
+} from './transcripts.ts';
 
 export interface ScalingCase {
   name: string;
@@ -237,6 +248,32 @@ export const SCALING_CASES: ScalingCase[] = [
         (function* () {
           for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
           for (let i = 0; i < n; i++) yield ccCompactBoundary(`b${i}`, `u${n - 1}`);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n tool results, then n content-replacement records, one result each',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          yield ccUser('p', null, 'read them all');
+          for (let i = 0; i < n; i++) yield ccToolResult(`u${i}`, i === 0 ? 'p' : `u${i - 1}`, `t${i}`, `result ${i}`);
+          for (let i = 0; i < n; i++) yield ccContentReplacement(`t${i}`, `<persisted-output>${i}</persisted-output>`);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n tool results, then n microcompact boundaries, one result each',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          yield ccUser('p', null, 'read them all');
+          for (let i = 0; i < n; i++) yield ccToolResult(`u${i}`, i === 0 ? 'p' : `u${i - 1}`, `t${i}`, `result ${i}`);
+          for (let i = 0; i < n; i++) yield ccMicrocompact(`m${i}`, [`t${i}`]);
           yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
         })(),
       ),

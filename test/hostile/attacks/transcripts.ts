@@ -39,6 +39,25 @@ export function ccCompactBoundary(uuid: string, parent: string, meta: Record<str
   });
 }
 
+/** A Claude Code tool result of the call `t<id>`. */
+export const ccToolResult = (uuid: string, parent: string, id: string, text: string): string =>
+  ccUser(uuid, parent, [{ type: 'tool_result', tool_use_id: id, content: text }]);
+
+/** A Claude Code `content-replacement` record: the tool result of `toolUseId` sent as `replacement` from then on. */
+export const ccContentReplacement = (toolUseId: string, replacement: string): string =>
+  JSON.stringify({ type: 'content-replacement', sessionId: 'hostile', replacements: [{ kind: 'tool-result', toolUseId, replacement }] });
+
+/** A Claude Code `microcompact_boundary` clearing the tool results of `ids`. */
+export const ccMicrocompact = (uuid: string, ids: string[]): string =>
+  JSON.stringify({
+    type: 'system',
+    subtype: 'microcompact_boundary',
+    uuid,
+    sessionId: 'hostile',
+    timestamp: CC_TIME,
+    microcompactMetadata: { trigger: 'auto', compactedToolIds: ids },
+  });
+
 /** `n` tiny text blocks. */
 export function textBlocks(n: number, prefix = 'b'): { type: 'text'; text: string }[] {
   const out: { type: 'text'; text: string }[] = [];
