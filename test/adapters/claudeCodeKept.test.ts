@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/core/wire.ts';
 import { TranscriptBuilder } from './claudeCodeTranscript.ts';
-import { KEEPING_BOUNDARIES_MAX, SYSTEM_SPAN_ID } from '../../src/ingest/adapters/claudeCode.ts';
+import { SYSTEM_SPAN_ID } from '../../src/ingest/adapters/claudeCode.ts';
+import { KEEPING_BOUNDARIES_MAX } from '../../src/ingest/adapters/claudeCodeKept.ts';
 import { convertText } from '../../src/ingest/adapters/convert.testing.ts';
 
 type Json = Record<string, unknown>;

@@ -17,7 +17,7 @@ import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
-import { keptBlocks, namesKept, preservedAnchor, recordOf } from './claudeCodeKept.ts';
+import { KeptMessages } from './claudeCodeKept.ts';
 import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
@@ -33,14 +33,6 @@ export const CLEARED_TOOL_RESULT = '[Old tool result content cleared]';
 
 /** adapters.md rewinds: the stretch's todo lists kept, the last and those a rewind may return to */
 const TODO_LISTS_KEPT = 32;
-
-/**
- * adapters.md kept messages: the compact boundaries between two calls whose kept messages are
- * read. Each one that keeps moves its kept blocks again: n boundaries before a call, each keeping
- * the whole context by naming its first and last record, cost n times the context
- * (docs/security.md "Linear time"). Claude Code writes one or two.
- */
-export const KEEPING_BOUNDARIES_MAX = 8;
 
 /** contract §8.4 `file`: the tools whose `file_path` / `notebook_path` input names a file. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
@@ -62,9 +54,7 @@ export class ClaudeCodeAdapter {
   /** the spans a pending compaction summary replaces (null: no compaction pending) */
   private replaced: string[] | null = null;
   /** adapters.md compaction: the blocks a compact boundary kept (claudeCodeKept.ts), waiting for the record they follow (its anchor) */
-  private preserved: { anchor: string | null; blocks: ContextBlock[] } | null = null;
-  /** adapters.md kept messages: the boundaries since the last call that kept some (at most KEEPING_BOUNDARIES_MAX keep) */
-  private keepingBoundaries = 0;
+  private readonly kept = new KeptMessages();
   /** adapters.md compaction: the boundary (its kind and compactMetadata), marked on the next call's snapshot */
   private compaction: { kind: 'compact' | 'microcompact'; trigger: string | null; preTokens: number | null; replaced: string[] } | null = null;
   /** contract §8.4: the session's compaction audit */
@@ -122,10 +112,10 @@ export class ClaudeCodeAdapter {
 
   /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, a compaction's blocks listed, tool results looked up */
   get work(): number {
-    return this.endOf.looked + this.audit.scanned + this.compactionWork + this.toolResults.looked;
+    return this.endOf.looked + this.audit.scanned + this.compactionWork + this.kept.looked + this.toolResults.looked;
   }
 
-  /** ids a compact boundary wrote to the lists of what the summary replaces, blocks it looked at for kept ones or moved back (the scaling tests count them) */
+  /** ids a compact boundary wrote to the lists of what the summary replaces (the scaling tests count them) */
   private compactionWork = 0;
 
   /** One parsed transcript record; returns the wire messages it completes (often none). */
@@ -178,7 +168,7 @@ export class ClaudeCodeAdapter {
         this.skipped.add(type);
     }
     // adapters.md compaction, kept messages: they follow their anchor from here on
-    if (this.preserved !== null && typeof value.uuid === 'string' && value.uuid === this.preserved.anchor) this.restorePreserved();
+    if (this.kept.anchoredBy(value.uuid)) this.kept.restore(this.context, this.endOf);
     if (typeof value.uuid === 'string') {
       // adapters.md rewinds: a record that added nothing, written before the record it follows, ends where that one ends
       const parent = value.parentUuid;
@@ -381,8 +371,8 @@ export class ClaudeCodeAdapter {
       // adapters.md: a turn is one API call; its first record decides the snapshot (what the call saw)
       this.releasePending(out);
       // kept messages whose anchor never came (Claude Code then adds them at the end)
-      if (this.preserved !== null) this.restorePreserved();
-      this.keepingBoundaries = 0;
+      this.kept.restore(this.context, this.endOf);
+      this.kept.called();
       this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
@@ -454,17 +444,11 @@ export class ClaudeCodeAdapter {
     if ((subtype === 'compact_boundary' || subtype === 'microcompact_boundary') && !this.fresh(record)) return;
     if (subtype === 'compact_boundary') {
       // two boundaries before a call: the first one's kept messages are in the context the second replaces
-      if (this.preserved !== null) this.restorePreserved();
+      this.kept.restore(this.context, this.endOf);
       const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
       // adapters.md compaction: a new context starts; everything before is replaced by the
-      // summary, except the messages the boundary lists as kept
-      // past KEEPING_BOUNDARIES_MAX before a call, a boundary keeps nothing (counted when it named some)
-      const keeps = this.keepingBoundaries < KEEPING_BOUNDARIES_MAX;
-      if (!keeps && namesKept(meta))
-        this.skipped.add(`compact_boundary (kept messages not read: more than ${KEEPING_BOUNDARIES_MAX} boundaries before a call keep some)`);
-      const kept = keeps ? keptBlocks(meta, this.context) : new Set<ContextBlock>();
-      if (keeps) this.compactionWork += this.context.length;
-      if (kept.size > 0) this.keepingBoundaries++;
+      // summary, except the messages the boundary lists as kept (held until their anchor)
+      const kept = this.kept.boundary(meta, this.context, this.skipped);
       const ids: string[] = [];
       for (const b of this.context) if (!kept.has(b)) ids.push(b.id);
       appendAll(this.removed, ids);
@@ -472,7 +456,6 @@ export class ClaudeCodeAdapter {
       this.replaced ??= [];
       appendAll(this.replaced, ids);
       this.compactionWork += 2 * ids.length;
-      if (kept.size > 0) this.preserved = { anchor: preservedAnchor(meta), blocks: this.context.filter((b) => kept.has(b)) };
       this.context = [];
       for (const id of ids) this.modified.delete(id);
       this.compaction = {
@@ -500,20 +483,6 @@ export class ClaudeCodeAdapter {
       return;
     }
     this.skipped.add(skippedSystem(subtype));
-  }
-
-  /** adapters.md compaction: the kept blocks follow their anchor (else come at the next call or boundary), ids kept; each record a rewind point again. */
-  private restorePreserved(): void {
-    const p = this.preserved;
-    if (p === null) return;
-    this.preserved = null;
-    this.compactionWork += p.blocks.length;
-    for (let i = 0; i < p.blocks.length; i++) {
-      const b = p.blocks[i]!;
-      this.context.push(b);
-      const uuid = recordOf(b.id);
-      if (i + 1 === p.blocks.length || recordOf(p.blocks[i + 1]!.id) !== uuid) this.endOf.mark(uuid, this.context.length);
-    }
   }
 
   /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
