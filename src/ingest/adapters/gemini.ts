@@ -69,6 +69,9 @@ export class GeminiAdapter {
     return this.turn;
   }
 
+  /** the work the scaling tests count (docs/security.md "Linear time"): message ids a rewind looked at or kept */
+  work = 0;
+
   /** One record (a JSONL line, or a piece of a legacy document); returns the wire messages it completes. */
   record(value: unknown, line: number): AdaptedMessage[] {
     if (!isObject(value)) {
@@ -165,14 +168,20 @@ export class GeminiAdapter {
     return out;
   }
 
-  /** adapters.md `$rewindTo`: the message and everything after it leave the history. */
+  /**
+   * adapters.md `$rewindTo`: the message and everything after it leave the history. Looked for
+   * from the end (an id is in the history once) and cut in place, so a rewind costs what it drops:
+   * a scan from the start and a copy of what stays made n rewinds of the last message n²
+   * (docs/security.md "Linear time").
+   */
   private rewind(id: string): void {
-    const at = this.order.indexOf(id);
+    const at = this.order.lastIndexOf(id);
     const cut = at === -1 ? 0 : at;
+    this.work += this.order.length - cut;
     const gone = this.order.slice(cut);
     const spans = gone.flatMap((g) => this.visibleItems(g).map((i) => i.id));
     for (const g of gone) this.messages.delete(g);
-    this.order = this.order.slice(0, cut);
+    this.order.length = cut;
     appendAll(this.removed, spans);
     this.audit.forget(new Set(spans));
     this.forgetFirstPrompt(gone);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
 import { Engine } from '../../../src/core/engine.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
+import { GeminiAdapter } from '../../../src/ingest/adapters/gemini.ts';
 import { contextSummary } from '../../../src/server/analysis/sessionEngine.ts';
 import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
 import { HistoryCalls } from '../../../src/ingest/adapters/sweAgentHistory.ts';
@@ -76,6 +77,13 @@ function refetchStorm(n: number, perTurn: boolean): number {
     if (o.kind === 'turn') contextSummary(engine, o.result);
   });
   return lines.length + engine.analysis('storm')!.compactions.steps;
+}
+
+function readGemini(records: Iterable<unknown>): number {
+  const adapter = new GeminiAdapter('scaling');
+  let n = 0;
+  for (const r of records) adapter.record(r, ++n);
+  return n + adapter.work;
 }
 
 function readClaudeCode(lines: Iterable<string>): number {
@@ -275,6 +283,21 @@ export const SCALING_CASES: ScalingCase[] = [
           for (let i = 0; i < n; i++) yield ccToolResult(`u${i}`, i === 0 ? 'p' : `u${i - 1}`, `t${i}`, `result ${i}`);
           for (let i = 0; i < n; i++) yield ccMicrocompact(`m${i}`, [`t${i}`]);
           yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Gemini CLI: n messages, then n times a message and a $rewindTo it',
+    n: 2000,
+    run: (n) =>
+      readGemini(
+        (function* () {
+          yield { sessionId: 'scaling', projectHash: 'h' };
+          for (let i = 0; i < n; i++) yield { id: `m${i}`, type: 'user', content: [{ text: `prompt ${i}` }] };
+          for (let i = 0; i < n; i++) {
+            yield { id: `x${i}`, type: 'user', content: [{ text: 'again' }] };
+            yield { $rewindTo: `x${i}` };
+          }
         })(),
       ),
   },
