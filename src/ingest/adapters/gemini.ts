@@ -69,7 +69,7 @@ export class GeminiAdapter {
     return this.turn;
   }
 
-  /** the work the scaling tests count (docs/security.md "Linear time"): message ids a rewind looked at or kept */
+  /** the work the scaling tests count (docs/security.md "Linear time"): message ids a rewind looked at, span ids a compression listed */
   work = 0;
 
   /** One record (a JSONL line, or a piece of a legacy document); returns the wire messages it completes. */
@@ -157,7 +157,9 @@ export class GeminiAdapter {
       this.audit.compact();
       for (const id of fresh) for (const item of this.itemsOf(id)) item.derivedFrom = goneSpans;
       const summary = summaryIds.flatMap((id) => this.itemsOf(id).map((i) => i.id));
-      this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...goneSpans], summary };
+      // two compressions before a call: appended to, never copied (n of them copied n lists: docs/security.md "Linear time")
+      this.work += goneSpans.length;
+      this.compaction = { replaced: appendAll(this.compaction?.replaced ?? [], goneSpans), summary };
     } else if (gone.length > 0) {
       // a rollback (an interrupted prompt, a failed call): what it drops is gone as a rewind's is
       this.audit.forget(new Set(goneSpans));

@@ -302,6 +302,19 @@ export const SCALING_CASES: ScalingCase[] = [
       ),
   },
   {
+    name: 'Gemini CLI: n compressions before a call, each a checkpoint of one new summary',
+    n: 2000,
+    run: (n) =>
+      readGemini(
+        (function* () {
+          yield { sessionId: 'scaling', projectHash: 'h' };
+          yield { id: 'm', type: 'user', content: [{ text: 'start' }] };
+          for (let i = 0; i < n; i++) yield { $set: { messages: [{ id: `s${i}`, type: 'user', content: [{ text: `<state_snapshot>${i}` }] }] } };
+          yield { id: 'g', type: 'gemini', content: [{ text: 'done' }], tokens: { input: 10 } };
+        })(),
+      ),
+  },
+  {
     name: 'SWE-agent history: n messages, a model call at every other one (spans made, and the largest snapshot held)',
     // small: the snapshots' copies (the wire format's, n²/8 spans) are the time, not the work
     n: 500,
