@@ -19,6 +19,7 @@ import { nodeSha256 } from '../node/platform.ts';
 import { readTranscript, type ReadProgress } from '../node/readFile.ts';
 import { readTranscriptThreaded } from '../node/threadedRead.ts';
 import { openHandsFolder, readOpenHandsFolder } from '../node/openhandsFolder.ts';
+import { mayHoldLoneSurrogate } from '../core/validate.ts';
 
 export interface CheckOptions {
   userThresholds: Partial<Thresholds>;
@@ -140,7 +141,8 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   if (folder !== null) {
     await readOpenHandsFolder(
       folder,
-      { record: (value, line) => pipeline.parsed(value, line), error: (line, message) => report.addError({ line, message }) },
+      // its text may hold a lone surrogate's escape, which the pipeline reads as U+FFFD (wellFormed.ts), as the relay's body of it is
+      { record: (value, line, text) => pipeline.parsed(value, line, mayHoldLoneSurrogate(text)), error: (line, message) => report.addError({ line, message }) },
       {
         ...(options.maxLineBytes === undefined ? {} : { maxBytes: options.maxLineBytes }),
         ...(options.inside === undefined ? {} : { inside: options.inside }),

@@ -21,8 +21,8 @@ const EVENT_NAME = /^event-(\d{5,})-([0-9a-fA-F-]{8,})\.json$/;
 const V0_EVENT_NAME = /^(\d{1,15})\.json$/;
 
 export interface FolderSink {
-  /** one parsed file: the state (line 0) or event i (line i + 1) */
-  record(value: unknown, line: number): void;
+  /** one parsed file: the state (line 0) or event i (line i + 1), and its text */
+  record(value: unknown, line: number, text: string): void;
   error(line: number, message: string): void;
 }
 
@@ -123,7 +123,7 @@ export async function readEventFile(file: string, maxBytes: number, inside?: str
 async function readOne(file: string, line: number, sink: FolderSink, maxBytes: number, inside: string | undefined): Promise<void> {
   const read = await readFolderFile(file, maxBytes, inside);
   if ('error' in read) sink.error(line, read.error);
-  else sink.record(read.value, line);
+  else sink.record(read.value, line, read.text);
 }
 
 /**

@@ -87,6 +87,7 @@ describe('a mini-swe-agent trajectory that is hostile', () => {
         throw new Error(`${line}: ${message}`);
       },
       truncated: () => undefined,
+      loneSurrogate: () => undefined,
     });
     doc.push('{"info": {"mini_version": "2.0.0"}, "messages": [', 1);
     doc.push('{"role": "user", "content": "task"},', 2);

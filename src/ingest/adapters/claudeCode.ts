@@ -17,8 +17,8 @@ import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
-import { keptBlocks, preservedAnchor, recordOf } from './claudeCodeKept.ts';
-import { replacementTexts, rewriteInPlace } from './claudeCodeRewrites.ts';
+import { KeptMessages } from './claudeCodeKept.ts';
+import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
 
 export interface AdaptedMessage {
@@ -54,7 +54,7 @@ export class ClaudeCodeAdapter {
   /** the spans a pending compaction summary replaces (null: no compaction pending) */
   private replaced: string[] | null = null;
   /** adapters.md compaction: the blocks a compact boundary kept (claudeCodeKept.ts), waiting for the record they follow (its anchor) */
-  private preserved: { anchor: string | null; blocks: ContextBlock[] } | null = null;
+  private readonly kept = new KeptMessages();
   /** adapters.md compaction: the boundary (its kind and compactMetadata), marked on the next call's snapshot */
   private compaction: { kind: 'compact' | 'microcompact'; trigger: string | null; preTokens: number | null; replaced: string[] } | null = null;
   /** contract §8.4: the session's compaction audit */
@@ -63,6 +63,8 @@ export class ClaudeCodeAdapter {
   private todos: { items: string[]; turn: number; spanId: string }[] = [];
   /** adapters.md rewinds: the context's length after each main-chain record (by uuid) since the last compact boundary */
   private readonly endOf = new ChainEnds();
+  /** adapters.md microcompaction, replaced tool results: the context's tool results by tool_use id */
+  private readonly toolResults = new ToolResultIndex();
   /** adapters.md microcompaction: ids whose text was cleared since the last call */
   private modified = new Set<string>();
   /** adapters.md turn: the calls seen, by requestId (else message.id) */
@@ -108,10 +110,13 @@ export class ClaudeCodeAdapter {
     return this.turn;
   }
 
-  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged */
+  /** the work the scaling tests count (docs/security.md "Linear time"): chain ends a rewind looked at, audit items forgotten or judged, a compaction's blocks listed, tool results looked up */
   get work(): number {
-    return this.endOf.looked + this.audit.scanned;
+    return this.endOf.looked + this.audit.scanned + this.compactionWork + this.kept.looked + this.toolResults.looked;
   }
+
+  /** ids a compact boundary wrote to the lists of what the summary replaces (the scaling tests count them) */
+  private compactionWork = 0;
 
   /** One parsed transcript record; returns the wire messages it completes (often none). */
   record(value: unknown, line: number): AdaptedMessage[] {
@@ -163,7 +168,7 @@ export class ClaudeCodeAdapter {
         this.skipped.add(type);
     }
     // adapters.md compaction, kept messages: they follow their anchor from here on
-    if (this.preserved !== null && typeof value.uuid === 'string' && value.uuid === this.preserved.anchor) this.restorePreserved();
+    if (this.kept.anchoredBy(value.uuid)) this.kept.restore(this.context, this.endOf);
     if (typeof value.uuid === 'string') {
       // adapters.md rewinds: a record that added nothing, written before the record it follows, ends where that one ends
       const parent = value.parentUuid;
@@ -366,7 +371,8 @@ export class ClaudeCodeAdapter {
       // adapters.md: a turn is one API call; its first record decides the snapshot (what the call saw)
       this.releasePending(out);
       // kept messages whose anchor never came (Claude Code then adds them at the end)
-      if (this.preserved !== null) this.restorePreserved();
+      this.kept.restore(this.context, this.endOf);
+      this.kept.called();
       this.requestIds.add(call.id);
       this.turn++;
       this.header(record, line, out);
@@ -438,23 +444,25 @@ export class ClaudeCodeAdapter {
     if ((subtype === 'compact_boundary' || subtype === 'microcompact_boundary') && !this.fresh(record)) return;
     if (subtype === 'compact_boundary') {
       // two boundaries before a call: the first one's kept messages are in the context the second replaces
-      if (this.preserved !== null) this.restorePreserved();
+      this.kept.restore(this.context, this.endOf);
       const meta = isObject(record.compactMetadata) ? record.compactMetadata : null;
       // adapters.md compaction: a new context starts; everything before is replaced by the
-      // summary, except the messages the boundary lists as kept
-      const kept = keptBlocks(meta, this.context);
+      // summary, except the messages the boundary lists as kept (held until their anchor)
+      const kept = this.kept.boundary(meta, this.context, this.skipped);
       const ids: string[] = [];
       for (const b of this.context) if (!kept.has(b)) ids.push(b.id);
       appendAll(this.removed, ids);
-      this.replaced = [...(this.replaced ?? []), ...ids];
-      if (kept.size > 0) this.preserved = { anchor: preservedAnchor(meta), blocks: this.context.filter((b) => kept.has(b)) };
+      // two boundaries before a call: appended to, never copied (n boundaries copied n lists: docs/security.md "Linear time")
+      this.replaced ??= [];
+      appendAll(this.replaced, ids);
+      this.compactionWork += 2 * ids.length;
       this.context = [];
       for (const id of ids) this.modified.delete(id);
       this.compaction = {
         kind: 'compact',
         trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
         preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
-        replaced: [...(this.compaction?.kind === 'compact' ? this.compaction.replaced : []), ...ids],
+        replaced: appendAll(this.compaction?.kind === 'compact' ? this.compaction.replaced : [], ids),
       };
       // contract §8.4: the stretch ends; its last todo list's pending items are items of it
       const last = this.todos.at(-1);
@@ -467,36 +475,24 @@ export class ClaudeCodeAdapter {
     }
     if (subtype === 'microcompact_boundary') {
       const meta = isObject(record.microcompactMetadata) ? record.microcompactMetadata : null;
-      const cleared = new Set(Array.isArray(meta?.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : []);
+      const cleared = new Map<string, string>();
+      if (Array.isArray(meta?.compactedToolIds)) for (const id of meta.compactedToolIds) if (typeof id === 'string') cleared.set(id, CLEARED_TOOL_RESULT);
       const [trigger, pre] = [typeof meta?.trigger === 'string' ? meta.trigger : null, typeof meta?.preTokens === 'number' ? meta.preTokens : null];
       // adapters.md microcompaction: same ids, placeholder text from then on
-      this.rewriteResults((id) => (cleared.has(id) ? CLEARED_TOOL_RESULT : undefined), trigger, pre, true);
+      this.rewriteResults(cleared, trigger, pre, true);
       return;
     }
     this.skipped.add(skippedSystem(subtype));
   }
 
-  /** adapters.md compaction: the kept blocks follow their anchor (else come at the next call or boundary), ids kept; each record a rewind point again. */
-  private restorePreserved(): void {
-    const p = this.preserved;
-    if (p === null) return;
-    this.preserved = null;
-    for (let i = 0; i < p.blocks.length; i++) {
-      const b = p.blocks[i]!;
-      this.context.push(b);
-      const uuid = recordOf(b.id);
-      if (i + 1 === p.blocks.length || recordOf(p.blocks[i + 1]!.id) !== uuid) this.endOf.mark(uuid, this.context.length);
-    }
-  }
-
   /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
-  private rewriteResults(textOf: (toolUseId: string) => string | undefined, trigger: string | null, preTokens: number | null, always: boolean): number {
-    const changed = rewriteInPlace(this.context, textOf, this.modified);
+  private rewriteResults(texts: ReadonlyMap<string, string>, trigger: string | null, preTokens: number | null, always: boolean): number {
+    const changed = rewriteInPlace(this.context, texts, this.modified, this.toolResults);
     // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
-    if (changed.length === 0 && !always) return 0;
-    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed };
-    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed);
-    return changed.length;
+    if (changed.count === 0 && !always) return 0;
+    if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed.ids };
+    else if (this.compaction.kind === 'microcompact') appendAll(this.compaction.replaced, changed.ids);
+    return changed.count;
   }
 
   /** adapters.md replaced tool results: `content-replacement`; a sub-agent's (its `agentId`) belongs to its own file. */
@@ -504,8 +500,7 @@ export class ClaudeCodeAdapter {
     if (typeof record.agentId === 'string' && this.subAgent !== true) return this.skipped.add('content-replacement (a sub-agent’s)');
     const texts = replacementTexts(record);
     // none live to change (a resumed session writes its replacements again): counted
-    if (this.rewriteResults((id) => texts.get(id), 'tool result budget', null, false) === 0)
-      this.skipped.add('content-replacement (no live tool result changed)');
+    if (this.rewriteResults(texts, 'tool result budget', null, false) === 0) this.skipped.add('content-replacement (no live tool result changed)');
   }
 
   /** contract §8.8: what a user record's block is called, now that its role is known. */

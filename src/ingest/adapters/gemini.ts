@@ -69,6 +69,9 @@ export class GeminiAdapter {
     return this.turn;
   }
 
+  /** the work the scaling tests count (docs/security.md "Linear time"): message ids a rewind looked at, span ids a compression listed */
+  work = 0;
+
   /** One record (a JSONL line, or a piece of a legacy document); returns the wire messages it completes. */
   record(value: unknown, line: number): AdaptedMessage[] {
     if (!isObject(value)) {
@@ -154,7 +157,9 @@ export class GeminiAdapter {
       this.audit.compact();
       for (const id of fresh) for (const item of this.itemsOf(id)) item.derivedFrom = goneSpans;
       const summary = summaryIds.flatMap((id) => this.itemsOf(id).map((i) => i.id));
-      this.compaction = { replaced: [...(this.compaction?.replaced ?? []), ...goneSpans], summary };
+      // two compressions before a call: appended to, never copied (n of them copied n lists: docs/security.md "Linear time")
+      this.work += goneSpans.length;
+      this.compaction = { replaced: appendAll(this.compaction?.replaced ?? [], goneSpans), summary };
     } else if (gone.length > 0) {
       // a rollback (an interrupted prompt, a failed call): what it drops is gone as a rewind's is
       this.audit.forget(new Set(goneSpans));
@@ -165,14 +170,20 @@ export class GeminiAdapter {
     return out;
   }
 
-  /** adapters.md `$rewindTo`: the message and everything after it leave the history. */
+  /**
+   * adapters.md `$rewindTo`: the message and everything after it leave the history. Looked for
+   * from the end (an id is in the history once) and cut in place, so a rewind costs what it drops:
+   * a scan from the start and a copy of what stays made n rewinds of the last message n²
+   * (docs/security.md "Linear time").
+   */
   private rewind(id: string): void {
-    const at = this.order.indexOf(id);
+    const at = this.order.lastIndexOf(id);
     const cut = at === -1 ? 0 : at;
+    this.work += this.order.length - cut;
     const gone = this.order.slice(cut);
     const spans = gone.flatMap((g) => this.visibleItems(g).map((i) => i.id));
     for (const g of gone) this.messages.delete(g);
-    this.order = this.order.slice(0, cut);
+    this.order.length = cut;
     appendAll(this.removed, spans);
     this.audit.forget(new Set(spans));
     this.forgetFirstPrompt(gone);

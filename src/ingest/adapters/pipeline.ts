@@ -5,6 +5,7 @@
 // names the transcript's own line.
 import { notJsonMessage } from '../../core/inputErrors.ts';
 import { exceedsNesting, tooDeepMessage } from '../../core/nesting.ts';
+import { mayHoldLoneSurrogate } from '../../core/validate.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { ClaudeCodeAdapter, type AdaptedMessage } from './claudeCode.ts';
 import { CodexAdapter } from './codex.ts';
@@ -15,6 +16,7 @@ import { SweAgentAdapter } from './sweAgent.ts';
 import { SweAgentDocument } from './sweAgentDocument.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { SkippedRecords } from './skipped.ts';
+import { LONE_SURROGATE_RECORD, wellFormedRecord } from './wellFormed.ts';
 
 /** Where messages go next: the engine's three ways in (Engine.ingestLine / ingestParsedLine). */
 export interface MessageFeed {
@@ -175,11 +177,11 @@ export class TranscriptPipeline {
     this.parsedValue(value, line, text);
   }
 
-  /** One line the caller parsed itself (the CLI's fast path): no lone-surrogate escape in it. */
-  parsed(value: unknown, line: number): void {
+  /** One line the caller parsed itself (the CLI's fast path: no lone-surrogate escape in it, unless `mayHoldLone`). */
+  parsed(value: unknown, line: number, mayHoldLone = false): void {
     // inside a pretty-printed document a line is a piece of it, not a message (a line such as `"é"` parses alone)
     if (this.document !== null || this.streaming) return this.line(JSON.stringify(value), line);
-    this.parsedValue(value, line, null);
+    this.parsedValue(value, line, null, mayHoldLone);
   }
 
   /** One line that could not be decoded (not UTF-8). */
@@ -241,7 +243,7 @@ export class TranscriptPipeline {
             this.feed.error(at, notJsonMessage(text, e));
             return;
           }
-          this.adapted(value, at);
+          this.adapted(value, at, mayHoldLoneSurrogate(text));
         },
         elementError: (at, message) => this.feed.error(at, message),
       },
@@ -276,6 +278,7 @@ export class TranscriptPipeline {
         snapshots: (made) => this.trajectorySnapshots(made, first),
         error: (at, message) => this.feed.error(at, message),
         truncated: () => this.adapter?.truncatedLastLine(),
+        loneSurrogate: () => this.adapter?.skipped.add(LONE_SURROGATE_RECORD),
       },
       this.options.maxRecordChars === undefined ? {} : { maxValueChars: this.options.maxRecordChars },
     );
@@ -310,14 +313,19 @@ export class TranscriptPipeline {
     else this.feed.error(error.line, error.message);
   }
 
-  /** A record for the adapter (gemini, openhands): past the nesting limit it is an input error, not walked. */
-  private adapted(value: unknown, line: number): void {
+  /**
+   * A record for the adapter (gemini, openhands): past the nesting limit it is an input error, not
+   * walked. `mayHoldLone`: its text may hold a lone surrogate (a member of a streamed document,
+   * whose text is not kept, may)
+   */
+  private adapted(value: unknown, line: number, mayHoldLone = true): void {
     const adapter = this.adapter;
     if (adapter === null) return;
     if (exceedsNesting(value, 1)) {
       this.feed.error(line, tooDeepMessage(`the record on line ${line}`));
       return;
     }
+    if (mayHoldLone) value = wellFormed(value, adapter);
     // docs/security.md "Importers": a record the adapter refuses or fails on is that record's input error, never the end of the read
     let made: Iterable<AdaptedMessage>;
     try {
@@ -339,7 +347,12 @@ export class TranscriptPipeline {
       // not one document after all: each line as it would have been read
     }
     if (value !== undefined && (this.detected === 'swe-agent' || detectFormat(value) === 'swe-agent')) {
-      return this.parsedValue(value, held[0]!.line, null);
+      return this.parsedValue(
+        value,
+        held[0]!.line,
+        null,
+        held.some((h) => mayHoldLoneSurrogate(h.text)),
+      );
     }
     if (this.detected === 'gemini') {
       // forced (--from gemini): a pretty-printed Gemini session has its `sessionId` and a `messages` array
@@ -358,7 +371,8 @@ export class TranscriptPipeline {
     for (const h of held) this.line(h.text, h.line);
   }
 
-  private parsedValue(value: unknown, line: number, text: string | null): void {
+  /** `mayHoldLone`: the record's text may hold a lone surrogate (default: told by `text`; null: a line the caller parsed, which holds none) */
+  private parsedValue(value: unknown, line: number, text: string | null, mayHoldLone = text !== null && mayHoldLoneSurrogate(text)): void {
     if (this.detected === null) {
       const format = formatOf(value);
       if (format !== null) return this.decide(format);
@@ -378,11 +392,12 @@ export class TranscriptPipeline {
       return;
     }
     this.releaseHeld();
-    if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line);
+    if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line, mayHoldLone);
     // docs/security.md "Importers": a record is one input error, never the end of the read.
     // A line-per-record transcript's record is refused before anything walks it when it nests
     // too deep; a trajectory is one document whose adapter reads fixed, shallow fields only.
     if (this.detected !== 'swe-agent' && exceedsNesting(value, 1)) return this.feed.error(line, tooDeepMessage('the record'));
+    if (mayHoldLone) value = wellFormed(value, adapter);
     let messages: Iterator<AdaptedMessage> | undefined;
     for (;;) {
       let next: IteratorResult<AdaptedMessage>;
@@ -439,6 +454,13 @@ function recordFailedMessage(e: unknown): string {
   return e instanceof Error && WORDED_ERRORS.has(e.name)
     ? detail
     : `the record could not be read: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
+}
+
+/** docs/security.md "Hostile transcripts": a record's lone surrogates read as U+FFFD (wellFormed.ts), the record counted. */
+function wellFormed(value: unknown, adapter: Adapter): unknown {
+  const made = wellFormedRecord(value);
+  if (made.replaced) adapter.skipped.add(LONE_SURROGATE_RECORD);
+  return made.value;
 }
 
 function isBlank(text: string): boolean {

@@ -9,10 +9,12 @@
 // `info` with `mini_version` or of the releases before it (or a `trajectory_format`
 // "mini-swe-agent…"); its messages are then handed on one at a time the same way.
 import { notJsonMessage } from '../../core/inputErrors.ts';
+import { mayHoldLoneSurrogate } from '../../core/validate.ts';
 import { JsonDocumentStream } from '../jsonDocument.ts';
 import { isObject } from './json.ts';
 import { isEarlyMiniInfo, isMiniFormat, isMiniInfo, type MiniSweAgentCalls } from './miniSweAgent.ts';
 import type { TrajectoryReader } from './sweAgentTrajectory.ts';
+import { wellFormedRecord } from './wellFormed.ts';
 import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 
 export interface TrajectorySink {
@@ -25,6 +27,8 @@ export interface TrajectorySink {
   error(line: number, message: string): void;
   /** the document was cut short (still being written) */
   truncated(): void;
+  /** an element held a lone surrogate, read as U+FFFD (wellFormed.ts) */
+  loneSurrogate(): void;
 }
 
 export class SweAgentDocument {
@@ -78,6 +82,11 @@ export class SweAgentDocument {
           } catch (e) {
             this.sink.error(line, notJsonMessage(text, e));
             value = undefined;
+          }
+          if (value !== undefined && mayHoldLoneSurrogate(text)) {
+            const made = wellFormedRecord(value);
+            if (made.replaced) this.sink.loneSurrogate();
+            value = made.value;
           }
           this.element(value);
         },

@@ -7,12 +7,24 @@ import { createHash } from 'node:crypto';
 import { CompactionAuditor } from '../../../src/core/compactionAudit.ts';
 import { Engine } from '../../../src/core/engine.ts';
 import { CodexAdapter } from '../../../src/ingest/adapters/codex.ts';
+import { GeminiAdapter } from '../../../src/ingest/adapters/gemini.ts';
 import { contextSummary } from '../../../src/server/analysis/sessionEngine.ts';
 import { ClaudeCodeAdapter } from '../../../src/ingest/adapters/claudeCode.ts';
 import { HistoryCalls } from '../../../src/ingest/adapters/sweAgentHistory.ts';
 import { SpanMaker } from '../../../src/ingest/adapters/sweAgentSpans.ts';
 import { SkippedRecords } from '../../../src/ingest/adapters/skipped.ts';
-import { ccUser, codexAssistant, codexLine, codexMeta, codexUser } from './transcripts.ts';
+import {
+  ccAssistant,
+  ccCompactBoundary,
+  ccContentReplacement,
+  ccMicrocompact,
+  ccToolResult,
+  ccUser,
+  codexAssistant,
+  codexLine,
+  codexMeta,
+  codexUser,
+} from './transcripts.ts';
 
 export interface ScalingCase {
   name: string;
@@ -65,6 +77,13 @@ function refetchStorm(n: number, perTurn: boolean): number {
     if (o.kind === 'turn') contextSummary(engine, o.result);
   });
   return lines.length + engine.analysis('storm')!.compactions.steps;
+}
+
+function readGemini(records: Iterable<unknown>): number {
+  const adapter = new GeminiAdapter('scaling');
+  let n = 0;
+  for (const r of records) adapter.record(r, ++n);
+  return n + adapter.work;
 }
 
 function readClaudeCode(lines: Iterable<string>): number {
@@ -213,6 +232,85 @@ export const SCALING_CASES: ScalingCase[] = [
         (function* () {
           for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
           for (let i = 0; i < n; i++) yield ccUser(`e${i}`, `u${n - 2}`, `prompt ${n - 1}, edited ${i} times`);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n prompts, then n compact boundaries before a call, each keeping them all (preservedSegment: two uuids)',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          const segment = { headUuid: 'u0', tailUuid: `u${n - 1}`, anchorUuid: 'never written' };
+          for (let i = 0; i < n; i++) yield ccCompactBoundary(`b${i}`, `u${n - 1}`, { preservedSegment: segment });
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n prompts, then n compact boundaries before a call (each replaces nothing more)',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          for (let i = 0; i < n; i++) yield ccUser(`u${i}`, i === 0 ? null : `u${i - 1}`, `prompt ${i}`);
+          for (let i = 0; i < n; i++) yield ccCompactBoundary(`b${i}`, `u${n - 1}`);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n tool results, then n content-replacement records, one result each',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          yield ccUser('p', null, 'read them all');
+          for (let i = 0; i < n; i++) yield ccToolResult(`u${i}`, i === 0 ? 'p' : `u${i - 1}`, `t${i}`, `result ${i}`);
+          for (let i = 0; i < n; i++) yield ccContentReplacement(`t${i}`, `<persisted-output>${i}</persisted-output>`);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Claude Code: n tool results, then n microcompact boundaries, one result each',
+    n: 2000,
+    run: (n) =>
+      readClaudeCode(
+        (function* () {
+          yield ccUser('p', null, 'read them all');
+          for (let i = 0; i < n; i++) yield ccToolResult(`u${i}`, i === 0 ? 'p' : `u${i - 1}`, `t${i}`, `result ${i}`);
+          for (let i = 0; i < n; i++) yield ccMicrocompact(`m${i}`, [`t${i}`]);
+          yield ccAssistant('a', `u${n - 1}`, [{ type: 'text', text: 'done' }]);
+        })(),
+      ),
+  },
+  {
+    name: 'Gemini CLI: n messages, then n times a message and a $rewindTo it',
+    n: 2000,
+    run: (n) =>
+      readGemini(
+        (function* () {
+          yield { sessionId: 'scaling', projectHash: 'h' };
+          for (let i = 0; i < n; i++) yield { id: `m${i}`, type: 'user', content: [{ text: `prompt ${i}` }] };
+          for (let i = 0; i < n; i++) {
+            yield { id: `x${i}`, type: 'user', content: [{ text: 'again' }] };
+            yield { $rewindTo: `x${i}` };
+          }
+        })(),
+      ),
+  },
+  {
+    name: 'Gemini CLI: n compressions before a call, each a checkpoint of one new summary',
+    n: 2000,
+    run: (n) =>
+      readGemini(
+        (function* () {
+          yield { sessionId: 'scaling', projectHash: 'h' };
+          yield { id: 'm', type: 'user', content: [{ text: 'start' }] };
+          for (let i = 0; i < n; i++) yield { $set: { messages: [{ id: `s${i}`, type: 'user', content: [{ text: `<state_snapshot>${i}` }] }] } };
+          yield { id: 'g', type: 'gemini', content: [{ text: 'done' }], tokens: { input: 10 } };
         })(),
       ),
   },

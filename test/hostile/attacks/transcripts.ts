@@ -26,8 +26,8 @@ export function ccAssistant(uuid: string, parent: string, content: unknown[]): s
   });
 }
 
-/** A Claude Code compact boundary. */
-export function ccCompactBoundary(uuid: string, parent: string): string {
+/** A Claude Code compact boundary (`meta`: more of its compactMetadata, the kept messages' fields). */
+export function ccCompactBoundary(uuid: string, parent: string, meta: Record<string, unknown> = {}): string {
   return JSON.stringify({
     type: 'system',
     subtype: 'compact_boundary',
@@ -35,9 +35,28 @@ export function ccCompactBoundary(uuid: string, parent: string): string {
     parentUuid: parent,
     sessionId: 'hostile',
     timestamp: CC_TIME,
-    compactMetadata: { trigger: 'auto', preTokens: 1000 },
+    compactMetadata: { trigger: 'auto', preTokens: 1000, ...meta },
   });
 }
+
+/** A Claude Code tool result of the call `t<id>`. */
+export const ccToolResult = (uuid: string, parent: string, id: string, text: string): string =>
+  ccUser(uuid, parent, [{ type: 'tool_result', tool_use_id: id, content: text }]);
+
+/** A Claude Code `content-replacement` record: the tool result of `toolUseId` sent as `replacement` from then on. */
+export const ccContentReplacement = (toolUseId: string, replacement: string): string =>
+  JSON.stringify({ type: 'content-replacement', sessionId: 'hostile', replacements: [{ kind: 'tool-result', toolUseId, replacement }] });
+
+/** A Claude Code `microcompact_boundary` clearing the tool results of `ids`. */
+export const ccMicrocompact = (uuid: string, ids: string[]): string =>
+  JSON.stringify({
+    type: 'system',
+    subtype: 'microcompact_boundary',
+    uuid,
+    sessionId: 'hostile',
+    timestamp: CC_TIME,
+    microcompactMetadata: { trigger: 'auto', compactedToolIds: ids },
+  });
 
 /** `n` tiny text blocks. */
 export function textBlocks(n: number, prefix = 'b'): { type: 'text'; text: string }[] {
