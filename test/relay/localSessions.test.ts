@@ -1,5 +1,6 @@
 // serve's local sessions (docs/relay.md "Local sessions", docs/security.md): the index of the
 // agents' folders, its limits and its refusals, and the routes that list and send a row.
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -173,6 +174,29 @@ describe('the index of the agents’ folders', () => {
     expect(project(`s-${hashOf('/work/ledger')}`)).toBe('/work/ledger');
     // nothing names it: the hash, as before
     expect(project('s-orphan')).toBe(hashOf('/work/nowhere'));
+    index.close();
+  });
+
+  it("Gemini CLI's registry and markers are read as the agents' files are: no link followed, no FIFO opened, no marker outside its folder", async () => {
+    const { home, gemini } = writeAgentHome(tempDir('ch-home-'));
+    fs.rmSync(path.join(home, '.claude'), { recursive: true });
+    const tmp = path.join(home, '.gemini', 'tmp');
+    const hash = path.basename(path.dirname(path.dirname(gemini)));
+    const outside = tempDir('ch-outside-');
+    // what the links lead to would name the project: were it read, the row would show it
+    fs.writeFileSync(path.join(outside, 'projects.json'), JSON.stringify({ projects: { [PROJECT]: 'p' } }));
+    fs.writeFileSync(path.join(outside, 'root'), PROJECT);
+    fs.symlinkSync(path.join(outside, 'projects.json'), path.join(home, '.gemini', 'projects.json'));
+    fs.symlinkSync(path.join(outside, 'root'), path.join(tmp, hash, '.project_root'));
+    // a project folder that is a link out, holding a marker
+    fs.mkdirSync(path.join(outside, 'linked'));
+    fs.writeFileSync(path.join(outside, 'linked', '.project_root'), PROJECT);
+    fs.symlinkSync(path.join(outside, 'linked'), path.join(tmp, 'linked'));
+    // a FIFO as a marker: opened plainly it would wait for a writer that never comes
+    fs.mkdirSync(path.join(tmp, 'fifo'));
+    execFileSync('mkfifo', [path.join(tmp, 'fifo', '.project_root')]);
+    const { index, list } = await indexed(home);
+    expect(row(list, 'gemini-cli')).toMatchObject({ project: hash, session_id: GEMINI_SESSION });
     index.close();
   });
 

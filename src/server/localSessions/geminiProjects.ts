@@ -3,10 +3,15 @@
 // Gemini CLI keeps a registry beside its tmp folder, `<home>/.gemini/projects.json`
 // (`{"projects": {"<absolute folder>": "<short id>"}}`, gemini-cli projectRegistry.ts), and
 // since it named its project folders by that short id instead of the hash, a marker file
-// `tmp/<short id>/.project_root` holding the folder. Both are read here, bounded: they are
-// files on the user's disk, not the product's.
+// `tmp/<short id>/.project_root` holding the folder. Both are read here as every file of the
+// agents' folders is (docs/security.md "Local sessions"): opened without following a link and
+// without blocking, read through the checked descriptor only when it is a regular file (a
+// marker only when it is inside the tmp folder), bounded in size; the tmp folder is streamed,
+// not listed whole, and at most MAX_MARKERS of its folders are looked in.
+import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
+import { openRegularFile } from '../../node/openRegular.ts';
 
 /** The registry is a small map; anything larger is not read. */
 const MAX_REGISTRY_BYTES = 1 << 20;
@@ -36,24 +41,39 @@ export async function geminiProjectRoots(tmpRoot: string): Promise<GeminiProject
       // a registry being written, or not Gemini CLI's: the markers may still say
     }
   }
-  const dirs = await fs.promises.readdir(tmpRoot, { withFileTypes: true }).catch(() => []);
-  let read = 0;
-  for (const d of dirs) {
-    if (!d.isDirectory() || read >= MAX_MARKERS) continue;
-    read++;
-    const marker = (await readSmall(path.join(tmpRoot, d.name, '.project_root'), MAX_MARKER_BYTES))?.trim();
-    if (marker !== undefined && path.isAbsolute(marker) && !marker.includes('\n')) roots.push({ folder: marker, shortId: d.name });
+  const inside = await fs.promises.realpath(tmpRoot).catch(() => null);
+  if (inside === null) return roots;
+  let dir: fs.Dir | null = null;
+  try {
+    dir = await fs.promises.opendir(tmpRoot, { bufferSize: 64 });
+    let looked = 0;
+    for await (const d of dir) {
+      // a link is not a project folder Gemini CLI made (isDirectory does not follow it)
+      if (!d.isDirectory()) continue;
+      if (++looked > MAX_MARKERS) break;
+      const marker = (await readSmall(path.join(tmpRoot, d.name, '.project_root'), MAX_MARKER_BYTES, inside))?.trim();
+      if (marker !== undefined && path.isAbsolute(marker) && !marker.includes('\n')) roots.push({ folder: marker, shortId: d.name });
+    }
+  } catch {
+    // a folder that cannot be read names nothing more
+  } finally {
+    // the iterator closes a folder it finished; one left by `break` or an error is closed here
+    await dir?.close().catch(() => undefined);
   }
   return roots;
 }
 
-/** A regular file's text when it is at most `max` bytes; null otherwise or when it cannot be read. */
-async function readSmall(file: string, max: number): Promise<string | null> {
+/** A regular file's text (the descriptor checked, `inside` a real folder it must be in) when it is at most `max` bytes; null otherwise. */
+async function readSmall(file: string, max: number, inside?: string): Promise<string | null> {
+  let handle: fs.promises.FileHandle | null = null;
   try {
-    const st = await fs.promises.stat(file);
-    if (!st.isFile() || st.size > max) return null;
-    return await fs.promises.readFile(file, 'utf8');
+    handle = await openRegularFile(file, inside);
+    const buf = Buffer.alloc(max + 1);
+    const { bytesRead } = await handle.read(buf, 0, max + 1, 0);
+    return bytesRead > max ? null : buf.subarray(0, bytesRead).toString('utf8');
   } catch {
     return null;
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
