@@ -127,7 +127,12 @@ describe('the index of the agents’ folders', () => {
     fs.copyFileSync(codex, archived);
     fs.writeFileSync(path.join(path.dirname(archived), 'notes.txt'), 'not a rollout');
     const { index, list } = await indexed(home);
-    expect(list.sessions.filter((s) => s.agent === 'codex').map((r) => r.file_name).sort()).toEqual([path.basename(codex), path.basename(archived)].sort());
+    expect(
+      list.sessions
+        .filter((s) => s.agent === 'codex')
+        .map((r) => r.file_name)
+        .sort(),
+    ).toEqual([path.basename(codex), path.basename(archived)].sort());
     expect(list.folders.filter((f) => f.agent === 'codex').map((f) => [f.path, f.problem])).toEqual([
       [path.join(home, '.codex', 'sessions'), null],
       [path.join(home, '.codex', 'archived_sessions'), null],
@@ -167,7 +172,10 @@ describe('the index of the agents’ folders', () => {
     fs.writeFileSync(path.join(tmp, 'shop', '.project_root'), '/work/shop\n');
     write(hashOf('/work/ledger'), 'session-2026-12-01T11-00-bbbb0000.json', '/work/ledger');
     write('orphan', 'session-2026-12-01T12-00-cccc0000.json', '/work/nowhere');
-    fs.writeFileSync(path.join(home, '.gemini', 'projects.json'), '{"projects": {"/work/ledger": "ledger", "/work/shop": "shop", "__proto__": "x", "relative": "r"}}');
+    fs.writeFileSync(
+      path.join(home, '.gemini', 'projects.json'),
+      '{"projects": {"/work/ledger": "ledger", "/work/shop": "shop", "__proto__": "x", "relative": "r"}}',
+    );
     const { index, list } = await indexed(home);
     const project = (id: string): string | null | undefined => list.sessions.find((s) => s.session_id === id)?.project;
     expect(project('s-shop')).toBe('/work/shop');

@@ -12,7 +12,7 @@ describe('the words of a local-session row', () => {
     expect(ago(Date.UTC(2025, 10, 2), now)).toBe('2 Nov 2025');
   });
 
-  it("shows a folder as it is, and a Gemini CLI project hash no folder was found for by its first 8 digits", () => {
+  it('shows a folder as it is, and a Gemini CLI project hash no folder was found for by its first 8 digits', () => {
     expect(projectWords('/work/shop')).toEqual({ text: '/work/shop', title: undefined });
     const hash = '86bc0e27f2bad5ee2e2625969dc74484f7717cff50ea68e3c3f18194c802a493';
     expect(projectWords(hash)).toEqual({ text: 'project 86bc0e27…', title: `Gemini CLI names only a hash of the project folder: ${hash}` });
