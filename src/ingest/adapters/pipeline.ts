@@ -325,7 +325,8 @@ export class TranscriptPipeline {
       this.feed.error(line, tooDeepMessage(`the record on line ${line}`));
       return;
     }
-    if (mayHoldLone) value = wellFormed(value, adapter);
+    // docs/security.md "Hostile transcripts": a record's lone surrogates read as U+FFFD, the record counted
+    if (mayHoldLone) value = wellFormedRecord(value, () => adapter.skipped.add(LONE_SURROGATE_RECORD));
     // docs/security.md "Importers": a record the adapter refuses or fails on is that record's input error, never the end of the read
     let made: Iterable<AdaptedMessage>;
     try {
@@ -371,8 +372,11 @@ export class TranscriptPipeline {
     for (const h of held) this.line(h.text, h.line);
   }
 
-  /** `mayHoldLone`: the record's text may hold a lone surrogate (default: told by `text`; null: a line the caller parsed, which holds none) */
-  private parsedValue(value: unknown, line: number, text: string | null, mayHoldLone = text !== null && mayHoldLoneSurrogate(text)): void {
+  /**
+   * `mayHoldLone`: the record's text may hold a lone surrogate (default: told by `text`, scanned
+   * only for a record an adapter reads; null: a line the caller parsed, which holds none)
+   */
+  private parsedValue(value: unknown, line: number, text: string | null, mayHoldLone?: boolean): void {
     if (this.detected === null) {
       const format = formatOf(value);
       if (format !== null) return this.decide(format);
@@ -392,12 +396,13 @@ export class TranscriptPipeline {
       return;
     }
     this.releaseHeld();
-    if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line, mayHoldLone);
+    const lone = mayHoldLone ?? (text !== null && mayHoldLoneSurrogate(text));
+    if (this.detected === 'gemini' || this.detected === 'openhands') return this.adapted(value, line, lone);
     // docs/security.md "Importers": a record is one input error, never the end of the read.
     // A line-per-record transcript's record is refused before anything walks it when it nests
     // too deep; a trajectory is one document whose adapter reads fixed, shallow fields only.
     if (this.detected !== 'swe-agent' && exceedsNesting(value, 1)) return this.feed.error(line, tooDeepMessage('the record'));
-    if (mayHoldLone) value = wellFormed(value, adapter);
+    if (lone) value = wellFormedRecord(value, () => adapter.skipped.add(LONE_SURROGATE_RECORD));
     let messages: Iterator<AdaptedMessage> | undefined;
     for (;;) {
       let next: IteratorResult<AdaptedMessage>;
@@ -454,13 +459,6 @@ function recordFailedMessage(e: unknown): string {
   return e instanceof Error && WORDED_ERRORS.has(e.name)
     ? detail
     : `the record could not be read: ${detail.length > 160 ? detail.slice(0, 160) + '…' : detail}`;
-}
-
-/** docs/security.md "Hostile transcripts": a record's lone surrogates read as U+FFFD (wellFormed.ts), the record counted. */
-function wellFormed(value: unknown, adapter: Adapter): unknown {
-  const made = wellFormedRecord(value);
-  if (made.replaced) adapter.skipped.add(LONE_SURROGATE_RECORD);
-  return made.value;
 }
 
 function isBlank(text: string): boolean {

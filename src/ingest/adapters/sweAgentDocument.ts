@@ -83,11 +83,7 @@ export class SweAgentDocument {
             this.sink.error(line, notJsonMessage(text, e));
             value = undefined;
           }
-          if (value !== undefined && mayHoldLoneSurrogate(text)) {
-            const made = wellFormedRecord(value);
-            if (made.replaced) this.sink.loneSurrogate();
-            value = made.value;
-          }
+          if (value !== undefined && mayHoldLoneSurrogate(text)) value = wellFormedRecord(value, () => this.sink.loneSurrogate());
           this.element(value);
         },
         elementError: (line, message) => {

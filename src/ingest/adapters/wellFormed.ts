@@ -11,11 +11,15 @@ export const LONE_SURROGATE_RECORD = 'record with a lone surrogate (read as U+FF
  * `value` with every string value that holds a lone surrogate made well-formed (toWellFormed:
  * U+FFFD in its place), objects and arrays changed in place; keys are left as they are (no
  * adapter puts one in a span). Walked with a stack, not recursion: a record's depth is not
- * limited here. `replaced`: whether any string was.
+ * limited here. `replaced` is called once when any string was (the record is counted).
  */
-export function wellFormedRecord(value: unknown): { value: unknown; replaced: boolean } {
-  if (typeof value === 'string') return value.isWellFormed() ? { value, replaced: false } : { value: value.toWellFormed(), replaced: true };
-  let replaced = false;
+export function wellFormedRecord(value: unknown, replaced: () => void): unknown {
+  if (typeof value === 'string') {
+    if (value.isWellFormed()) return value;
+    replaced();
+    return value.toWellFormed();
+  }
+  let any = false;
   const stack: unknown[] = [value];
   for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
     if (typeof v !== 'object' || v === null) continue;
@@ -25,7 +29,7 @@ export function wellFormedRecord(value: unknown): { value: unknown; replaced: bo
         if (typeof x === 'string') {
           if (!x.isWellFormed()) {
             v[i] = x.toWellFormed();
-            replaced = true;
+            any = true;
           }
         } else if (typeof x === 'object' && x !== null) stack.push(x);
       }
@@ -38,10 +42,11 @@ export function wellFormedRecord(value: unknown): { value: unknown; replaced: bo
         if (!x.isWellFormed()) {
           // defined, not assigned: a key `__proto__` of JSON.parse is an own property, and stays one
           Object.defineProperty(o, k, { value: x.toWellFormed(), writable: true, enumerable: true, configurable: true });
-          replaced = true;
+          any = true;
         }
       } else if (typeof x === 'object' && x !== null) stack.push(x);
     }
   }
-  return { value, replaced };
+  if (any) replaced();
+  return value;
 }

@@ -6,12 +6,11 @@
 // `tmp/<short id>/.project_root` holding the folder. Both are read here as every file of the
 // agents' folders is (docs/security.md "Local sessions"): opened without following a link and
 // without blocking, read through the checked descriptor only when it is a regular file (a
-// marker only when it is inside the tmp folder), bounded in size; the tmp folder is streamed,
+// file only when it is inside its folder, ~/.gemini or tmp), bounded in size; the tmp folder is streamed,
 // not listed whole, and at most MAX_MARKERS of its folders are looked in.
-import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openRegularFile } from '../../node/openRegular.ts';
+import { readEventFile } from '../../node/openhandsFolder.ts';
 
 /** The registry is a small map; anything larger is not read. */
 const MAX_REGISTRY_BYTES = 1 << 20;
@@ -29,7 +28,8 @@ export interface GeminiProject {
 /** The absolute folders named by Gemini CLI's registry and markers for the tmp folder `tmpRoot`; never throws. */
 export async function geminiProjectRoots(tmpRoot: string): Promise<GeminiProject[]> {
   const roots: GeminiProject[] = [];
-  const registry = await readSmall(path.join(path.dirname(tmpRoot), 'projects.json'), MAX_REGISTRY_BYTES);
+  const geminiDir = path.dirname(tmpRoot);
+  const registry = await readSmall(path.join(geminiDir, 'projects.json'), MAX_REGISTRY_BYTES, await fs.promises.realpath(geminiDir).catch(() => null));
   if (registry !== null) {
     try {
       const parsed: unknown = JSON.parse(registry);
@@ -63,17 +63,9 @@ export async function geminiProjectRoots(tmpRoot: string): Promise<GeminiProject
   return roots;
 }
 
-/** A regular file's text (the descriptor checked, `inside` a real folder it must be in) when it is at most `max` bytes; null otherwise. */
-async function readSmall(file: string, max: number, inside?: string): Promise<string | null> {
-  let handle: fs.promises.FileHandle | null = null;
-  try {
-    handle = await openRegularFile(file, inside);
-    const buf = Buffer.alloc(max + 1);
-    const { bytesRead } = await handle.read(buf, 0, max + 1, 0);
-    return bytesRead > max ? null : buf.subarray(0, bytesRead).toString('utf8');
-  } catch {
-    return null;
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
+/** A regular file's text, read through its checked descriptor when it is inside the real folder `inside` and at most `max` bytes; null otherwise. */
+async function readSmall(file: string, max: number, inside: string | null): Promise<string | null> {
+  if (inside === null) return null;
+  const read = await readEventFile(file, max, inside);
+  return 'bytes' in read ? read.bytes.toString('utf8') : null;
 }
