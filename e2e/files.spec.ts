@@ -19,7 +19,7 @@ test('a dropped file loads with the right load-status and the same findings as c
   expect(status.text).toContain(`${session.turns} turns loaded`);
   expect(status.text).toContain(`${oracle.input_errors.length} input errors`);
 
-  expect(await signalCounts(page)).toEqual(countsBySignal(session.findings));
+  await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(session.findings));
   const shown = await collectFindings(page);
   const key = (f: { signal: string; turn: number }): string => `${f.turn}:${f.signal}`;
   expect(shown.map(key).sort()).toEqual(session.findings.map(key).sort());
@@ -41,7 +41,7 @@ test('a picked file loads too, and every chart draws its data', async ({ page })
     const d = await chart.locator('path.series-line, path.series-area').first().getAttribute('d');
     expect(d?.length ?? 0).toBeGreaterThan(50);
   }
-  expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
+  await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
 });
 
 test('bad lines are listed by line number and never stop the load', async ({ page }) => {
@@ -69,7 +69,7 @@ for (const name of ['all-faults.jsonl.gz', 'all-faults.json']) {
     const status = await waitLoaded(page);
     expect(status.turns).toBe(oracle.sessions[0]!.turns);
     expect(status.errors).toBe(oracle.input_errors.length);
-    expect(await signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
+    await expect.poll(() => signalCounts(page)).toEqual(countsBySignal(oracle.sessions[0]!.findings));
   });
 }
 
