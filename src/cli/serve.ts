@@ -1,4 +1,5 @@
 // `context-health serve` (contract §6): the dashboard and the relay in one process.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -296,7 +297,9 @@ export async function runServe(args: string[]): Promise<number> {
 
 /** The start-up line's folders: the agents' own, and the --sessions ones. */
 function localFolders(extra: string[]): string {
-  return [...defaultAgentFolders(os.homedir()).map((f) => f.root), ...extra.map((d) => path.resolve(d))].join(', ') + ' (read-only)';
+  // an optional folder (agentFolders.ts) is named when it exists now; it is searched either way
+  const own = defaultAgentFolders(os.homedir()).filter((f) => f.optional !== true || fs.existsSync(f.root));
+  return [...own.map((f) => f.root), ...extra.map((d) => path.resolve(d))].join(', ') + ' (read-only)';
 }
 
 /** `serve --proxy-port N`: the proxy in this process, its turns sent to this relay over loopback. */

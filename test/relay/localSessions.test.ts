@@ -115,9 +115,44 @@ describe('the index of the agents’ folders', () => {
     const roots = (env: Record<string, string>) =>
       defaultAgentFolders('/home/u', env)
         .filter((f) => f.agent === 'codex' || f.agent === 'gemini-cli')
-        .map((f) => f.root);
-    expect(roots({})).toEqual(['/home/u/.codex/sessions', '/home/u/.gemini/tmp']);
-    expect(roots({ CODEX_HOME: '/data/codex', GEMINI_CLI_HOME: '/data/g' })).toEqual(['/data/codex/sessions', '/data/g/.gemini/tmp']);
+        .map((f) => `${f.root}${f.optional === true ? ' (optional)' : ''}`);
+    expect(roots({})).toEqual([
+      '/home/u/.codex/sessions',
+      '/home/u/.codex/archived_sessions (optional)',
+      '/home/u/.gemini/tmp',
+      '/home/u/.cache/.gemini/tmp (optional)',
+    ]);
+    expect(roots({ CODEX_HOME: '/data/codex', GEMINI_CLI_HOME: '/data/g' })).toEqual([
+      '/data/codex/sessions',
+      '/data/codex/archived_sessions (optional)',
+      '/data/g/.gemini/tmp',
+      '/data/g/.cache/.gemini/tmp (optional)',
+    ]);
+  });
+
+  it('an optional folder made while the relay runs (the first Codex archive, the Gemini CLI sandbox) is searched at the next look; missing, it is no line', async () => {
+    const { home, codex, gemini } = writeAgentHome(tempDir('ch-home-'));
+    const index = openLocalIndex({ ...choice, extra: [] }, home);
+    await index.update();
+    const optionalLines = (): string[] =>
+      index
+        .list()
+        .folders.map((f) => f.path)
+        .filter((p) => p.includes('archived_sessions') || p.includes(`${path.sep}.cache${path.sep}`) || p.includes('.openhands-state'));
+    expect(optionalLines()).toEqual([]);
+    const archived = path.join(home, '.codex', 'archived_sessions', 'rollout-2026-11-30T09-00-00-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0002.jsonl');
+    fs.mkdirSync(path.dirname(archived), { recursive: true });
+    fs.copyFileSync(codex, archived);
+    const relative = path.relative(path.join(home, '.gemini', 'tmp'), gemini);
+    const sandboxed = path.join(home, '.cache', '.gemini', 'tmp', relative.replace(/session-[^/]*$/, 'session-2026-12-01T10-00-sandboxe.json'));
+    fs.mkdirSync(path.dirname(sandboxed), { recursive: true });
+    fs.copyFileSync(gemini, sandboxed);
+    await index.update();
+    const list = index.list();
+    expect(list.sessions.map((r) => r.file_name)).toEqual(expect.arrayContaining([path.basename(archived), path.basename(sandboxed)]));
+    expect(optionalLines()).toEqual([path.dirname(archived), path.join(home, '.cache', '.gemini', 'tmp')]);
+    expect(list.folders.filter((f) => optionalLines().includes(f.path)).every((f) => f.problem === null)).toBe(true);
+    index.close();
   });
 
   it("Codex's archived sessions (<codex home>/archived_sessions) are listed when that folder exists", async () => {

@@ -1,7 +1,6 @@
 // Where each agent keeps its sessions (docs/relay.md "Local sessions"), and which files in
 // those folders are sessions. A folder given with --sessions holds any of the three kinds,
 // told by content, and OpenHands conversation folders.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { LocalAgent } from '../../protocol/localSessions.ts';
 import { isAutoCompaction } from '../../ingest/adapters/claudeCodeFiles.ts';
@@ -25,6 +24,12 @@ export interface AgentFolder {
    * searched (a project's src/events/ hides nothing)
    */
   strictConversations?: boolean;
+  /**
+   * a folder the agent makes only in some setups (Codex's archive, Gemini CLI's sandbox): searched
+   * whenever it exists, at every look (it may appear while the relay runs); a missing one is no
+   * line "does not exist" in the listing
+   */
+  optional?: true;
 }
 
 /** Environment variables that move OpenHands' folders (agentFolders' OpenHands entries). */
@@ -71,8 +76,8 @@ export function defaultAgentFolders(home: string, env: AgentEnv = process.env): 
  * (codex-rs rollout/recorder.rs), `<codex home>` being $CODEX_HOME when set (Codex then reads and
  * writes only there), else ~/.codex. A session the user archived (`codex archive`, the app's
  * archive) is moved to `<codex home>/archived_sessions/` (codex-rs ARCHIVED_SESSIONS_SUBDIR),
- * where it stays the user's session: that folder is searched too when it exists, so a machine
- * without it gets no line "does not exist".
+ * where it stays the user's session: that folder is searched too, as an optional one (a machine
+ * without it gets no line "does not exist"; the first archive made while the relay runs is found).
  */
 function codexFolders(codexHome: string): AgentFolder[] {
   const folder = (root: string): AgentFolder => ({
@@ -81,10 +86,7 @@ function codexFolders(codexHome: string): AgentFolder[] {
     descend: () => true,
     accept: (parts) => /^rollout-.*\.jsonl(\.gz)?$/.test(parts[parts.length - 1]!),
   });
-  const folders = [folder(path.join(codexHome, 'sessions'))];
-  const archived = path.join(codexHome, 'archived_sessions');
-  if (fs.existsSync(archived)) folders.push(folder(archived));
-  return folders;
+  return [folder(path.join(codexHome, 'sessions')), { ...folder(path.join(codexHome, 'archived_sessions')), optional: true }];
 }
 
 /**
@@ -93,8 +95,7 @@ function codexFolders(codexHome: string): AgentFolder[] {
  * message), a sub-agent's under `chats/<parent session id>/` (chatRecordingService.ts). `<home>`
  * is $GEMINI_CLI_HOME when set (paths.ts `homedir()`). Inside the macOS Seatbelt sandbox
  * (SANDBOX=sandbox-exec) Gemini CLI 0.61 keeps them under `<home>/.cache/.gemini/tmp/` instead
- * (storage.ts `getGlobalRuntimeDir`): that folder is searched too when it exists, so a machine
- * without it gets no line "does not exist".
+ * (storage.ts `getGlobalRuntimeDir`): that folder is searched too, as an optional one.
  */
 function geminiFolders(home: string): AgentFolder[] {
   const folder = (root: string): AgentFolder => ({
@@ -103,10 +104,7 @@ function geminiFolders(home: string): AgentFolder[] {
     descend: (parts) => parts.length === 1 || (parts[1] === 'chats' && parts.length <= 3),
     accept: (parts) => parts[1] === 'chats' && (parts.length === 3 || parts.length === 4) && /\.jsonl?$/.test(parts[parts.length - 1]!),
   });
-  const folders = [folder(path.join(home, '.gemini', 'tmp'))];
-  const sandboxed = path.join(home, '.cache', '.gemini', 'tmp');
-  if (fs.existsSync(sandboxed)) folders.push(folder(sandboxed));
-  return folders;
+  return [folder(path.join(home, '.gemini', 'tmp')), { ...folder(path.join(home, '.cache', '.gemini', 'tmp')), optional: true }];
 }
 
 const none = (): boolean => false;
@@ -133,10 +131,10 @@ function openHandsFolders(home: string, env: OpenHandsEnv): AgentFolder[] {
   });
   const roots = [env.OPENHANDS_PERSISTENCE_DIR || path.join(home, '.openhands')];
   if (env.FILE_STORE_PATH) roots.push(env.FILE_STORE_PATH.replace(/^~(?=$|[\\/])/, home));
-  // the V0 app in Docker before 0.44: listed only where it is, not a line "does not exist" for everyone
-  const state = path.join(home, '.openhands-state');
-  if (fs.existsSync(state)) roots.push(state);
   const folders = [...new Set(roots.map((r) => path.resolve(r)))].map(store);
+  // the V0 app in Docker before 0.44: optional, not a line "does not exist" for everyone
+  const state = path.resolve(home, '.openhands-state');
+  if (!folders.some((f) => f.root === state)) folders.push({ ...store(state), optional: true });
   if (env.OPENHANDS_CONVERSATIONS_DIR) {
     folders.push({
       agent: 'openhands',

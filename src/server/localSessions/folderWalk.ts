@@ -26,6 +26,8 @@ export interface WalkReport {
   realRoot: string | null;
   /** why the folder could not be read whole, null when it was */
   problem: string | null;
+  /** the folder does not exist (an optional folder, AgentFolder.optional, is then no line) */
+  missing: boolean;
   /** links out of the folder, not followed */
   linksOut: number;
   /** sub-folders that could not be read */
@@ -39,7 +41,7 @@ const STAT_BATCH = 256;
 
 /** Calls `found` for each session file of the folder; resolves with what could not be read. */
 export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) => void, shouldStop: () => boolean = () => false): Promise<WalkReport> {
-  const report: WalkReport = { realRoot: null, problem: null, linksOut: 0, unreadable: 0 };
+  const report: WalkReport = { realRoot: null, problem: null, missing: false, linksOut: 0, unreadable: 0 };
   let realRoot: string;
   try {
     // the folder itself may be a link (dotfiles kept elsewhere): it is the user's own choice
@@ -47,7 +49,7 @@ export async function walkFolder(folder: AgentFolder, found: (file: FoundFile) =
     const st = await fs.promises.stat(realRoot);
     if (!st.isDirectory()) return { ...report, problem: `${folder.root} is not a folder` };
   } catch (e) {
-    return { ...report, problem: folderProblem(folder.root, e) };
+    return { ...report, problem: folderProblem(folder.root, e), missing: (e as NodeJS.ErrnoException).code === 'ENOENT' };
   }
   report.realRoot = realRoot;
   const entered = new Set<string>();

@@ -108,7 +108,8 @@ export class LocalSessionIndex {
       enabled: true,
       reason: null,
       indexing: !this.firstLookDone,
-      folders: this.options.folders.map((f, i) => this.folderLine(f, i)),
+      // an optional folder (Codex's archive, Gemini CLI's sandbox) is a line once it exists
+      folders: this.options.folders.flatMap((f, i) => (f.optional === true && this.folderStates[i]!.report?.missing !== false ? [] : [this.folderLine(f, i)])),
       sessions: rows.slice(0, limit).map((e) => this.rowOf(e)),
       total: rows.length,
     };
