@@ -702,3 +702,28 @@ describe('Claude Code 2.1.x on another backend (docs/adapters.md)', () => {
     ]);
   });
 });
+
+describe('Claude Code span ids', () => {
+  it("a uuid written as another record's line id (line<N>, which Claude Code never writes) does not give two spans one id", () => {
+    const rec = (r: Record<string, unknown>): string => JSON.stringify({ sessionId: 'ids', timestamp: '2026-11-30T10:00:00.000Z', isSidechain: false, ...r });
+    const ask = (text: string, uuid?: string): string =>
+      rec({ type: 'user', ...(uuid === undefined ? {} : { uuid }), message: { role: 'user', content: text } });
+    const answer = (n: number): string =>
+      rec({
+        type: 'assistant',
+        uuid: `a${n}`,
+        requestId: `req_${n}`,
+        message: { id: `msg_${n}`, role: 'assistant', content: [{ type: 'text', text: `answer ${n}` }], usage: { input_tokens: 10, output_tokens: 5 } },
+      });
+    // line 1 claims the id line 3 takes for want of a uuid; line 5 claims its own line's id
+    const lines = [ask('first prompt', 'line3'), answer(1), ask('a prompt without a uuid'), answer(2), ask('third prompt', 'line5'), answer(3)];
+    const r = convert(lines.join('\n') + '\n');
+    expect(r.errors).toEqual([]);
+    const turns = r.messages.map((m) => m.value).filter((v): v is Snapshot => v.type === 'snapshot');
+    expect(turns).toHaveLength(3);
+    for (const s of turns) expect(new Set(ids(s)).size, ids(s).join(' ')).toBe(ids(s).length);
+    expect(turns[2]!.spans.filter((x) => x.role === 'user').map((x) => x.text)).toEqual(['first prompt', 'a prompt without a uuid', 'third prompt']);
+    // a file's real uuids keep their ids
+    expect(ids(turns[2]!)).toContain('a1#0');
+  });
+});

@@ -15,7 +15,7 @@ import { promptTokens } from './tokens.ts';
 import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
-import { block, contentBlock, type ContextBlock } from './claudeCodeBlocks.ts';
+import { block, contentBlock, recordId, type ContextBlock } from './claudeCodeBlocks.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
 import { KeptMessages } from './claudeCodeKept.ts';
 import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
@@ -584,10 +584,6 @@ export class ClaudeCodeAdapter {
     this.modified = new Set();
     return snap;
   }
-}
-
-function recordId(record: JsonObject, line: number): string {
-  return typeof record.uuid === 'string' && record.uuid !== '' ? record.uuid : `line${line}`;
 }
 
 function str(v: unknown): string {

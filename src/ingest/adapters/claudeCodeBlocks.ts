@@ -1,6 +1,6 @@
 // Claude Code's content blocks as context (docs/adapters.md "Claude Code" span text, role,
 // label): one block of a user or assistant record, as the adapter keeps it.
-import { isObject } from './json.ts';
+import { isObject, type JsonObject } from './json.ts';
 import { firstWords } from './spanLabels.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -76,3 +76,18 @@ function defaultLabel(kind: string, text: string): string {
   if (kind === 'text') return firstWords(text);
   return kind === 'tool_result' ? 'tool result' : `[${kind}]`;
 }
+
+/**
+ * The base of a record's span ids (each block `<base>#<index>`): its uuid, or `line<N>`, its line
+ * number, for a record without one. Claude Code's uuids are UUIDs; a uuid written as `line<N>`
+ * (a hostile or hand-made file) would be the line id of the record on line N, their spans
+ * would share ids, and every snapshot after would be refused as invalid. Such a record takes
+ * its own line's id instead, so no two records share a base.
+ */
+export function recordId(record: JsonObject, line: number): string {
+  const uuid = record.uuid;
+  return typeof uuid === 'string' && uuid !== '' && !LINE_ID.test(uuid) ? uuid : `line${line}`;
+}
+
+/** the ids recordId gives records without a uuid */
+const LINE_ID = /^line\d+$/;
