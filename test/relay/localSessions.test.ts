@@ -357,7 +357,7 @@ describe('the index of the agents’ folders', () => {
       walk: async (_folder, found: (f: FoundFile) => void) => {
         for (let i = 0; i < 100_000; i++) found({ path: `/nowhere/${i}.jsonl`, size: 100, mtimeMs: (i * 7919) % 100_000 });
         largest = 100_000;
-        return { realRoot: '/nowhere', problem: null, linksOut: 0, unreadable: 0 };
+        return { realRoot: '/nowhere', problem: null, missing: false, linksOut: 0, unreadable: 0 };
       },
       readConcurrency: 4,
     });
