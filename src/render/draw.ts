@@ -164,7 +164,7 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
       const pngs = await Promise.all(done.map((f) => f.png));
       const files: ReportFile[] = [];
       if (final.format === 'md') {
-        const images: ReportImage[] = done.map((f) => ({ file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
+        const images: ReportImage[] = done.map((f) => ({ id: f.id, file: `images/${f.id}.png`, svgFile: `images/${f.id}.svg`, title: f.title }));
         files.push({ name: 'report.md', bytes: encoded(reportMarkdownPieces(final.data, images, final.contractUrl, captionLines(base))) });
         done.forEach((f, i) => files.push({ name: `images/${f.id}.png`, bytes: pngs[i]! }, { name: `images/${f.id}.svg`, bytes: encoder.encode(f.svg) }));
       } else
@@ -173,7 +173,7 @@ export function startDrawing(input: DrawInput, early?: { sha256: Promise<string>
           bytes: encoded(
             reportHtmlPieces(
               final.data,
-              done.map((f) => ({ title: f.title, svg: f.svg })),
+              done.map((f) => ({ id: f.id, title: f.title, svg: f.svg })),
               final.contractUrl,
             ),
           ),

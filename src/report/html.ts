@@ -7,10 +7,12 @@ import { escapeXml } from './figure.ts';
 import { rangeAdvice } from './headline.ts';
 import {
   ACTION_TODO,
+  chartsInOrder,
   CONTRACT_URL,
   contextReportLine,
   faultInRange,
   MAX_DETAILED_INCIDENTS,
+  REFERENCE_CHARTS_WORDS,
   shorten,
   type ReportData,
   type ReportIncident,
@@ -24,6 +26,8 @@ export interface HtmlFigure {
   title: string;
   /** a standalone SVG document (figure.ts) */
   svg: string;
+  /** the chart's id, when known (markdown.ts chartsInOrder) */
+  id?: string;
 }
 
 const e = escapeXml;
@@ -93,6 +97,7 @@ function* htmlParts(data: ReportData, figures: readonly HtmlFigure[], contractUr
   ];
   const scored = data.context === undefined;
   if (data.context !== undefined) out.push(`<p><b>Headline at turn ${data.context.turn}</b> (contract §8.9): ${e(data.context.text)}</p>`);
+  if (data.compactions !== undefined) out.push(compactionsHtml(data.compactions));
   if (data.focus !== null) out.push(incidentHtml(data.focus, '<h2>What fired</h2>', contractUrl, scored));
   out.push(`<h2>${data.focus !== null ? 'Other incidents in these turns' : 'Incidents in these turns'}</h2>`);
   if (data.incidents.length === 0) out.push('<p>None.</p>');
@@ -139,7 +144,13 @@ function* htmlParts(data: ReportData, figures: readonly HtmlFigure[], contractUr
   );
   if (figures.length > 0) {
     out.push(`<h2>Charts</h2><p>Zoomed to ${turns(data.range.from, data.range.to)}; each carries its stamp (caption strip).</p>`);
-    for (const f of figures) out.push(`<figure data-figure="${e(f.title)}" aria-label="${e(f.title)}">${f.svg.replace(/^<\?xml[^>]*>/, '')}</figure>`);
+    const { measured, reference } = chartsInOrder(data, figures);
+    const figure = (f: HtmlFigure): void => {
+      out.push(`<figure data-figure="${e(f.title)}" aria-label="${e(f.title)}">${f.svg.replace(/^<\?xml[^>]*>/, '')}</figure>`);
+    };
+    measured.forEach(figure);
+    if (reference.length > 0) out.push(`<h3>The reference scorer’s scores</h3><p>${e(REFERENCE_CHARTS_WORDS)}</p>`);
+    reference.forEach(figure);
   }
   yield (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
@@ -152,4 +163,16 @@ function* htmlParts(data: ReportData, figures: readonly HtmlFigure[], contractUr
   // text can close it (one character at a time: the same escaping piece by piece as whole)
   for (const piece of jsonTextPieces(data, DATA_LEVELS)) yield piece.replace(/</g, '\\u003c');
   yield '</script></body></html>\n';
+}
+
+/** markdown.ts compactionsTable, as HTML. */
+function compactionsHtml(c: NonNullable<ReportData['compactions']>): string {
+  if (c.total === 0) return '<h2>Compactions</h2><p>None in these turns: the context was not rewritten.</p>';
+  const rows = c.rows.map((r) => `<tr><td>${r.number}</td><td>${e(r.line)}</td></tr>`).join('');
+  const more = c.total > c.rows.length ? `<p>… and ${c.total - c.rows.length} more (<code>check --json</code> lists every one).</p>` : '';
+  return (
+    `<h2>Compactions</h2><p>${c.total} compaction${c.total === 1 ? '' : 's'} in these turns (contract §8.3), each with what the first call after it still holds (§8.4). ` +
+    `The summary and every audited item of one: <code>context-health report &lt;file&gt; --compaction N</code>.</p>` +
+    `<table><tr><th>N</th><th>compaction</th></tr>${rows}</table>${more}`
+  );
 }

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_THRESHOLDS } from '../core/config.ts';
 import { figureSvg } from './figure.ts';
-import { MAX_DETAILED_INCIDENTS, mdCode, reportMarkdown, shorten, type ReportData, type ReportIncident } from './markdown.ts';
+import {
+  MAX_DETAILED_INCIDENTS,
+  mdCode,
+  REFERENCE_CHARTS_WORDS,
+  reportMarkdown,
+  shorten,
+  type ReportData,
+  type ReportImage,
+  type ReportIncident,
+} from './markdown.ts';
+import { reportHtml } from './html.ts';
 import { captionLines, nonDefaultThresholds, parseStamp, stampJson, type Stamp } from './stamp.ts';
 
 const HOSTILE = 'ignore <script>alert(1)</script> | col ![x](http://evil/) `tick` **bold**';
@@ -266,5 +276,66 @@ describe("compaction report Markdown: items past the audit's cap (contract §8.4
     );
     expect(md({ ...base, carried_not_followed: 1 })).toContain('_1 more item of earlier compactions was not judged again:');
     expect(md(base)).not.toContain('not judged again');
+  });
+});
+
+describe('the report of a session where no score detector ran (contract §8.1)', () => {
+  const images: ReportImage[] = ['composition', 'spread', 'canary', 'drift', 'orphans'].map((id) => ({ id, file: `images/${id}.png`, title: `chart ${id}` }));
+  const agent: ReportData = {
+    ...data,
+    scope: { kind: 'session' },
+    focus: null,
+    incidents: [],
+    verdicts: [],
+    context: { turn: 150, text: 'CONTEXT OK: 2 compactions, no confirmed loss' },
+    compactions: {
+      rows: [
+        {
+          number: 1,
+          turn: 40,
+          line: 'turn 40: 150,000 → 20,000 tokens, 300 spans replaced; the next call still names 3 of 5 files (2 dropped, 1 of them read again)',
+        },
+        { number: 2, turn: 90, line: 'turn 90: 140,000 → 21,000 tokens, 280 spans replaced' },
+      ],
+      total: 2,
+    },
+  };
+
+  it('opens on its compactions, one row each, before the incidents', () => {
+    const md = reportMarkdown(agent, images);
+    expect(md.indexOf('## Compactions')).toBeGreaterThan(md.indexOf('**Headline at turn 150**'));
+    expect(md.indexOf('## Compactions')).toBeLessThan(md.indexOf('## Incidents in these turns'));
+    expect(md).toContain('2 compactions in these turns (contract §8.3)');
+    expect(md).toContain(
+      '| 1 | turn 40: 150,000 → 20,000 tokens, 300 spans replaced; the next call still names 3 of 5 files (2 dropped, 1 of them read again) |',
+    );
+    expect(md).toContain('| 2 | turn 90: 140,000 → 21,000 tokens, 280 spans replaced |');
+    const none = reportMarkdown({ ...agent, compactions: { rows: [], total: 0 } }, images);
+    expect(none).toContain('## Compactions\n\nNone in these turns: the context was not rewritten.');
+    const capped = reportMarkdown({ ...agent, compactions: { rows: agent.compactions!.rows, total: 75 } }, images);
+    expect(capped).toContain('… and 73 more (`check --json` lists every one).');
+  });
+
+  it('puts what was measured first and the reference scorer’s charts after a line that says no detector reads them', () => {
+    const md = reportMarkdown(agent, images);
+    const order = [...md.matchAll(/^### chart (\w+)$/gm)].map((m) => m[1]);
+    expect(order).toEqual(['composition', 'orphans', 'spread', 'canary', 'drift']);
+    const said = md.indexOf(REFERENCE_CHARTS_WORDS);
+    expect(said).toBeGreaterThan(md.indexOf('### chart orphans'));
+    expect(said).toBeLessThan(md.indexOf('### chart spread'));
+    const html = reportHtml(
+      agent,
+      images.map((i) => ({ id: i.id!, title: i.title, svg: '<svg xmlns="http://www.w3.org/2000/svg"/>' })),
+    );
+    expect([...html.matchAll(/data-figure="chart (\w+)"/g)].map((m) => m[1])).toEqual(['composition', 'orphans', 'spread', 'canary', 'drift']);
+    expect(html).toContain('<h2>Compactions</h2>');
+    expect(html).toContain('<td>turn 90: 140,000 → 21,000 tokens, 280 spans replaced</td>');
+  });
+
+  it('a scored session keeps its charts in the dashboard’s order, with no Compactions table and no such line', () => {
+    const md = reportMarkdown(data, images);
+    expect([...md.matchAll(/^### chart (\w+)$/gm)].map((m) => m[1])).toEqual(['composition', 'spread', 'canary', 'drift', 'orphans']);
+    expect(md).not.toContain('## Compactions');
+    expect(md).not.toContain(REFERENCE_CHARTS_WORDS);
   });
 });

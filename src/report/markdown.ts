@@ -62,6 +62,35 @@ export interface ReportImage {
   title: string;
   /** an SVG twin, when written */
   svgFile?: string;
+  /** the chart's id (`spread`, `composition`, …), when known: a reference-score chart is placed last on a session where no score detector ran */
+  id?: string;
+}
+
+/**
+ * The charts of scores (contract §6.3): on a session where no score detector ran (§8.1) they
+ * show the reference scorer's scores (§7), which no detector reads there, so a report puts
+ * them after what was measured and says so, as the dashboard folds them (AgentSections.tsx).
+ */
+export const REFERENCE_SCORE_CHARTS: ReadonlySet<string> = new Set(['spread', 'agreement', 'canary', 'drift']);
+
+/** What a report says above the reference-score charts of a session where no score detector ran. */
+export const REFERENCE_CHARTS_WORDS =
+  'No score detector ran on this session (contract §8.1). The charts below show the scores the reference scorer gave its spans (§7): no detector reads them here, and no verdict comes from them.';
+
+/** The charts in the order a report shows them: on a session where no score detector ran, the reference-score charts last (split off). */
+export function chartsInOrder<T extends { id?: string }>(data: Pick<ReportData, 'context'>, charts: readonly T[]): { measured: T[]; reference: T[] } {
+  if (data.context === undefined) return { measured: [...charts], reference: [] };
+  const isReference = (c: T): boolean => c.id !== undefined && REFERENCE_SCORE_CHARTS.has(c.id);
+  return { measured: charts.filter((c) => !isReference(c)), reference: charts.filter(isReference) };
+}
+
+/** One compaction of a session where no score detector ran, as the report's Compactions table lists it. */
+export interface ReportCompactionRow {
+  /** its number among the session's compactions: `report --compaction N` */
+  number: number;
+  turn: number;
+  /** compactionWords.ts compactionLine: what the first call after it still holds */
+  line: string;
 }
 
 export interface ReportData {
@@ -95,7 +124,16 @@ export interface ReportData {
    * tables leave out the reference scorer's scores and bindings, and no verdict is told.
    */
   context?: { turn: number; text: string };
+  /**
+   * With `context` (a session where no score detector ran), unless the report is about one
+   * compaction: the compactions that took effect in the range, at most MAX_COMPACTION_ROWS of
+   * them, and how many there were. What was measured there comes first in the report.
+   */
+  compactions?: { rows: ReportCompactionRow[]; total: number };
 }
+
+/** A report lists at most this many compactions in its Compactions table; `check --json` has them all. */
+export const MAX_COMPACTION_ROWS = 50;
 
 /** contract §8.9: the line of a report on a session where no score detector ran. */
 export function contextReportLine(context: { turn: number }): string {
@@ -335,6 +373,7 @@ function* reportMarkdownLines(data: ReportData, images: readonly ReportImage[], 
   ];
   const scored = data.context === undefined;
   if (data.context !== undefined) out.push(`**Headline at turn ${data.context.turn}** (contract §8.9): ${mdText(data.context.text)}`, '');
+  if (data.compactions !== undefined) appendAll(out, compactionsTable(data.compactions));
   yield* drain(out);
   if (data.compaction !== undefined) yield* compactionSection(data.compaction, data.labels);
   if (data.focus !== null) yield* incidentSection(data.focus, '## What fired', contractUrl, data.labels, scored);
@@ -407,12 +446,32 @@ function* reportMarkdownLines(data: ReportData, images: readonly ReportImage[], 
       '',
     );
     if (stampLines.length > 0) appendAll(out, ['**About these figures**', '', ...stampLines.map((l) => `- ${mdText(l)}`), '']);
-    for (const img of images) {
+    const { measured, reference } = chartsInOrder(data, images);
+    const image = (img: ReportImage): void => {
       out.push(`### ${img.title}`, '', `![${img.title}](${encodeURI(img.file)})`, '');
       if (img.svgFile !== undefined) out.push(`[SVG](${encodeURI(img.svgFile)})`, '');
-    }
+    };
+    measured.forEach(image);
+    if (reference.length > 0) out.push('### The reference scorer’s scores', '', REFERENCE_CHARTS_WORDS, '');
+    reference.forEach(image);
   }
   yield* out;
+}
+
+/** contract §8.3: a session where no score detector ran opens on its compactions, one row each (no text of the input in them). */
+function compactionsTable(c: NonNullable<ReportData['compactions']>): string[] {
+  const lines = ['## Compactions', ''];
+  if (c.total === 0) return [...lines, 'None in these turns: the context was not rewritten.', ''];
+  lines.push(
+    `${c.total} compaction${c.total === 1 ? '' : 's'} in these turns (contract §8.3), each with what the first call after it still holds (§8.4). The summary and every audited item of one: \`context-health report <file> --compaction N\`.`,
+    '',
+    '| N | compaction |',
+    '| ---: | --- |',
+  );
+  for (const r of c.rows) lines.push(`| ${r.number} | ${mdText(r.line)} |`);
+  if (c.total > c.rows.length) lines.push('', `… and ${c.total - c.rows.length} more (\`check --json\` lists every one).`);
+  lines.push('');
+  return lines;
 }
 
 /** The lines held so far, yielded and let go. */

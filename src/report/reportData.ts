@@ -5,7 +5,8 @@
 import { lowerBound, upperBound } from '../core/bisect.ts';
 import type { Thresholds } from '../core/config.ts';
 import { SEVERITY, SIGNALS, type Action } from '../core/signals.ts';
-import { MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from './markdown.ts';
+import { compactionLine } from './compactionWords.ts';
+import { MAX_COMPACTION_ROWS, MAX_DETAILED_INCIDENTS, type ReportData, type ReportIncident, type ReportSpan, type ReportVerdictRun } from './markdown.ts';
 import type { StampSource } from './stamp.ts';
 import { capCompaction, capText, TEXT_MAX, type ReportCompaction } from './quoteCap.ts';
 import { ACTIONS, bindingName, FLAG_PINNED, type TurnColumnStore } from '../results/store.ts';
@@ -175,9 +176,11 @@ export function reportData(store: TurnColumnStore, query: ReportQuery, threshold
   for (const it of [...(compaction?.items ?? []), ...(compaction?.carried ?? [])]) if (it.span_id !== null) named.add(it.span_id);
   const labels = store.labelsOfIds(named);
   const context = contextAt(store, i1 - 1);
+  const compactions = context === null || compaction !== undefined ? null : compactionsIn(store, from, to);
   return {
     ...(compaction === undefined ? {} : { compaction }),
     ...(context === null ? {} : { context }),
+    ...(compactions === null ? {} : { compactions }),
     ...(Object.keys(labels).length === 0 ? {} : { labels }),
     sessionId: store.sessionId,
     title: store.title,
@@ -214,6 +217,18 @@ function contextAt(store: TurnColumnStore, index: number): ReportData['context']
     compactions: store.compactions,
   });
   return { turn, text: h.text };
+}
+
+/** contract §8.3: the compactions that took effect in turns from–to, numbered among the session's (`report --compaction N`). */
+function compactionsIn(store: TurnColumnStore, from: number, to: number): NonNullable<ReportData['compactions']> {
+  const rows: NonNullable<ReportData['compactions']>['rows'] = [];
+  let total = 0;
+  store.compactions.forEach((r, k) => {
+    if (r.turn < from || r.turn > to) return;
+    total++;
+    if (rows.length < MAX_COMPACTION_ROWS) rows.push({ number: k + 1, turn: r.turn, line: compactionLine(r) });
+  });
+  return { rows, total };
 }
 
 /**

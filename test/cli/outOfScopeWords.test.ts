@@ -27,10 +27,20 @@ describe('contract §8.9 words of an out-of-scope session', () => {
     const markdown = fs.readFileSync(path.join(md, 'report.md'), 'utf8');
     expect(markdown).toContain(`**Headline at turn 10** (contract §8.9): ${headline}`);
     expect(markdown).toContain('| span | turn | rewrites | pinned | text (shortened) |');
+    // what was measured comes first: a row per compaction, in check's words, before the incidents
+    const checkLines = check.stdout.split('\n').filter((l) => /^ {4}turn \d+: /.test(l));
+    expect(checkLines).toHaveLength(2);
+    const rows = markdown.split('\n').filter((l) => /^\| \d+ \| turn \d+: /.test(l));
+    expect(rows).toEqual(checkLines.map((l, i) => `| ${i + 1} | ${l.trim()} |`));
+    expect(markdown.indexOf('## Compactions')).toBeLessThan(markdown.indexOf('## Incidents in these turns'));
+    // and the charts: what fills the context and the lineage, then the reference scorer's, said to be read by no detector
+    expect([...markdown.matchAll(/^!\[[^\]]*\]\(images\/(\w+)\.png\)$/gm)].map((m) => m[1])).toEqual(['composition', 'orphans', 'spread', 'canary', 'drift']);
+    expect(markdown).toContain('No score detector ran on this session (contract §8.1). The charts below show the scores the reference scorer gave its spans');
     const html = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-scope-html-'));
     expect((await runCli(['report', AGENT, '--format', 'html', '--out', html])).code).toBe(0);
     const page = visibleHtml(fs.readFileSync(path.join(html, 'report.html'), 'utf8'));
     expect(page).toContain(headline);
+    expect(page).toContain(checkLines[0]!.trim());
     const incident = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-scope-inc-'));
     expect((await runCli(['report', AGENT, '--incident', '2', '--out', incident])).code).toBe(0);
     const one = fs.readFileSync(path.join(incident, 'report.md'), 'utf8');
@@ -47,5 +57,14 @@ describe('contract §8.9 words of an out-of-scope session', () => {
     const check = await runCli(['check', '--fail-on', 'never', NATIVE]);
     expect(check.stdout).toContain('headline other than PRUNE OK');
     expect(check.stdout).not.toContain('§8.9');
+  });
+
+  it("a native sample's report keeps the dashboard's chart order, with no Compactions table", async () => {
+    const md = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-scope-native-'));
+    expect((await runCli(['report', '--fail-on', 'never', NATIVE, '--out', md])).code).toBe(0);
+    const markdown = fs.readFileSync(path.join(md, 'report.md'), 'utf8');
+    expect(markdown).not.toContain('## Compactions');
+    expect(markdown).not.toContain('No score detector ran');
+    expect([...markdown.matchAll(/^!\[[^\]]*\]\(images\/(\w+)\.png\)$/gm)].map((m) => m[1])).toEqual(['composition', 'spread', 'canary', 'drift', 'orphans']);
   });
 });

@@ -84,7 +84,7 @@ async function buildReport(
       if (stampLines.length === 0) stampLines = captionLines(stamp);
       const png = await stampedPng([fig], stamp, 'line');
       files[`images/${id}.png`] = [png, { level: 0 }];
-      images.push({ file: `images/${id}.png`, title });
+      images.push({ id, file: `images/${id}.png`, title });
     }
     // the report travels (an issue tracker, a zip sent on): its rule links point at the published contract
     const markdown = reportMarkdown(data, images, STABLE_CONTRACT_URL, stampLines);
