@@ -4,10 +4,16 @@
 // file. Each case below is a file whose ids are written to equal another span's id (a derived
 // id, a fixed one, an earlier record's); every value the adapter hands on must validate, and the
 // honest records around it must still be read. docs/adapters.md names each adapter's rule.
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkTranscript } from '../../src/cli/check.ts';
 import type { Snapshot } from '../../src/core/wire.ts';
 import { validateMessage } from '../../src/core/validate.ts';
 import { convertText } from '../../src/ingest/adapters/convert.testing.ts';
+import { tempDir } from '../relay/helpers.ts';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/adapters');
 
 /** The file converted: no input error, every value valid, every snapshot's ids unique. */
 function converted(text: string): Snapshot[] {
@@ -97,5 +103,64 @@ describe('Gemini CLI: a message id written as another span id', () => {
     expect(texts(turns[2]!)).toContain('evil');
     expect(texts(turns[2]!)).not.toContain('evil too');
     expect(turns[2]!.pruned).toHaveLength(2); // the rewound message and a4's text
+  });
+});
+
+/** The records of a JSONL fixture (its cut last line, if any, left out). */
+function records(name: string): Record<string, unknown>[] {
+  return fs
+    .readFileSync(path.join(FIXTURES, name), 'utf8')
+    .split('\n')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** `check` of the records written as one JSON array on one line, and as JSON Lines: the input errors and turns of each. */
+async function oneLineAndJsonl(records: readonly unknown[]): Promise<{ errors: string[]; turns: number }[]> {
+  const dir = tempDir('ch-span-ids-');
+  try {
+    const out = [];
+    for (const [name, text] of [
+      ['one-line.json', JSON.stringify(records)],
+      ['lines.jsonl', records.map((r) => JSON.stringify(r)).join('\n') + '\n'],
+    ] as const) {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      const { report } = await checkTranscript(file, { userThresholds: {}, threads: 1 });
+      out.push({ errors: report.input_errors.map((e) => e.message), turns: report.sessions.reduce((n, s) => n + s.turns, 0) });
+    }
+    return out;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('a JSON array written on one line: every element is numbered line 1 (src/ingest/jsonArray.ts)', () => {
+  // records without an id of their own take their line's id; with one line for all, they all took `line1`
+  it.each(['codex-rollout.jsonl', 'codex-first-format.jsonl', 'codex-encrypted-compaction.jsonl'])(
+    'Codex %s: every turn read as its JSONL file is',
+    async (name) => {
+      const [oneLine, jsonl] = await oneLineAndJsonl(records(name));
+      expect(oneLine!.errors).toEqual([]);
+      expect(oneLine!.turns).toBe(jsonl!.turns);
+      expect(jsonl!.turns).toBeGreaterThan(1);
+    },
+  );
+
+  it("Claude Code records without a uuid, and one whose uuid reads as a second record's line id", async () => {
+    const plain = records('claude-code.jsonl').map(({ uuid: _uuid, ...rest }) => rest);
+    // the third record claims `line1.2`, the id the second record on line 1 takes
+    const hostile = plain.map((r, i) => (i === 2 ? { ...r, uuid: 'line1.2' } : r));
+    for (const rs of [plain, hostile]) {
+      const [oneLine, jsonl] = await oneLineAndJsonl(rs);
+      expect(oneLine!.errors).toEqual([]);
+      expect(oneLine!.turns).toBe(jsonl!.turns);
+      expect(jsonl!.turns).toBeGreaterThan(1);
+    }
   });
 });
