@@ -164,3 +164,200 @@ describe('a JSON array written on one line: every element is numbered line 1 (sr
     }
   });
 });
+
+describe('OpenHands: an event id written as another span id, or read twice', () => {
+  const lines = (events: readonly unknown[]): string => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+  const withId = (id: string | number | undefined): Record<string, unknown> => (id === undefined ? {} : { id });
+
+  describe('V1 (the SDK events)', () => {
+    const system = (id?: string) => ({
+      ...withId(id),
+      source: 'agent',
+      kind: 'SystemPromptEvent',
+      system_prompt: { type: 'text', text: 'You are OpenHands' },
+      tools: [{ name: 'terminal', description: 'run' }],
+    });
+    const user = (id: string | undefined, text: string) => ({
+      ...withId(id),
+      source: 'user',
+      kind: 'MessageEvent',
+      llm_message: { role: 'user', content: [{ type: 'text', text }] },
+    });
+    const action = (id: string | undefined, response: string) => ({
+      ...withId(id),
+      source: 'agent',
+      kind: 'ActionEvent',
+      thought: [{ type: 'text', text: `thinking ${String(id)}` }],
+      reasoning_content: 'reasons',
+      action: { kind: 'TerminalAction', command: 'ls' },
+      tool_name: 'terminal',
+      tool_call_id: `call_${response}`,
+      tool_call: { id: `call_${response}`, name: 'terminal', arguments: '{"command": "ls"}' },
+      llm_response_id: response,
+    });
+    const observation = (id: string, response: string) => ({
+      id,
+      source: 'environment',
+      kind: 'ObservationEvent',
+      tool_name: 'terminal',
+      tool_call_id: `call_${response}`,
+      observation: { content: [{ type: 'text', text: `out ${id}` }] },
+    });
+    const condensation = (id: string, forgotten: string[]) => ({
+      id,
+      source: 'environment',
+      kind: 'Condensation',
+      forgotten_event_ids: forgotten,
+      summary: `summary ${id}`,
+      summary_offset: 1,
+    });
+    const tail = [action('x1', 'r1'), observation('x2', 'r1'), action('x3', 'r2'), observation('x4', 'r2'), action('x5', 'r3')];
+
+    it('an id equal to a derived id (#tools, #thought, #reasoning) or to a line id keeps its event, with ids of its own', () => {
+      const turns = converted(
+        lines([
+          system('s'),
+          user(undefined, 'first prompt'),
+          user('s#tools', 'evil 1'),
+          user('line2', 'evil 2'),
+          action('a', 'r0'),
+          user('a#thought', 'evil 3'),
+          user('a#reasoning', 'evil 4'),
+          ...tail,
+        ]),
+      );
+      expect(turns).toHaveLength(4);
+      expect(texts(turns[3]!)).toEqual(expect.arrayContaining(['first prompt', 'evil 1', 'evil 2', 'evil 3', 'evil 4']));
+      expect(turns[3]!.spans.map((s) => s.span_id)).toEqual(expect.arrayContaining(['s', 's#tools', 'line2', 'a', 'a#thought', 'a#reasoning', 'x1']));
+    });
+
+    it('an id read twice, a second condensation of one id, and an event with a summary id are skipped and counted', () => {
+      const events = [
+        system('s'),
+        user('u', 'first prompt'),
+        user('u', 'again'),
+        action('a', 'r0'),
+        observation('b', 'r0'),
+        condensation('c', ['a']),
+        user('c-summary', 'evil'),
+        condensation('c', ['b']),
+      ];
+      const turns = converted(lines([...events, ...tail]));
+      expect(texts(turns.at(-1)!)).toContain('summary c');
+      expect(texts(turns.at(-1)!)).not.toContain('again');
+      expect(texts(turns.at(-1)!)).not.toContain('evil');
+      expect(convertText(lines([...events, ...tail])).summary.skipped).toMatchObject({ 'repeated event': 3 });
+      // an event that took the id first: the condensation forgets, and its summary is what is skipped
+      const first = converted(
+        lines([
+          system('s'),
+          user('u', 'first prompt'),
+          action('a', 'r0'),
+          observation('b', 'r0'),
+          user('c-summary', 'there first'),
+          condensation('c', ['a', 'b']),
+          ...tail,
+        ]),
+      );
+      expect(texts(first.at(-1)!)).toContain('there first');
+      expect(texts(first.at(-1)!)).not.toContain('summary c');
+    });
+
+    it('events without ids in a JSON array written on one line', async () => {
+      const events = [
+        system(),
+        user(undefined, 'first prompt'),
+        user(undefined, 'second prompt'),
+        action(undefined, 'r1'),
+        action(undefined, 'r2'),
+        action(undefined, 'r3'),
+      ];
+      const [oneLine, jsonl] = await oneLineAndJsonl(events);
+      expect(oneLine).toEqual({ errors: [], turns: 3 });
+      expect(jsonl).toEqual({ errors: [], turns: 3 });
+    });
+  });
+
+  describe('V0 (the app events)', () => {
+    const system = (id?: number) => ({
+      ...withId(id),
+      timestamp: '2025-11-01T10:00:00',
+      source: 'agent',
+      action: 'system',
+      args: { content: 'You are OpenHands', tools: [{ function: { name: 'execute_bash', description: 'run' } }] },
+    });
+    const user = (id: string | number | undefined, text: string) => ({
+      ...withId(id),
+      timestamp: '2025-11-01T10:00:00',
+      source: 'user',
+      action: 'message',
+      args: { content: text },
+    });
+    const run = (id: number | undefined, response: string) => ({
+      ...withId(id),
+      timestamp: '2025-11-01T10:00:00',
+      source: 'agent',
+      action: 'run',
+      args: { command: 'ls', thought: `thinking ${String(id)}` },
+      tool_call_metadata: {
+        function_name: 'execute_bash',
+        tool_call_id: `call_${response}`,
+        model_response: { id: response, model: 'gpt-4o', choices: [], usage: { prompt_tokens: 900 } },
+        total_calls_in_response: 1,
+      },
+    });
+    const observation = (id: number, cause: number) => ({ id, source: 'agent', observation: 'run', content: `out ${id}`, cause, extras: {} });
+    const condensation = (id: number, forgotten: number[]) => ({
+      id,
+      source: 'agent',
+      action: 'condensation',
+      args: { forgotten_event_ids: forgotten, summary: `summary ${id}`, summary_offset: 1 },
+    });
+    const tail = [run(10, 'r1'), observation(11, 10), run(12, 'r2'), observation(13, 12), run(14, 'r3')];
+
+    it('a string id equal to a derived id (#tools, #thought) or to a line id keeps its event, with ids of its own', () => {
+      const turns = converted(
+        lines([
+          system(0),
+          user(undefined, 'first prompt'),
+          user('0#tools', 'evil 1'),
+          user('line2', 'evil 2'),
+          run(3, 'r0'),
+          user('3#thought', 'evil 3'),
+          ...tail,
+        ]),
+      );
+      expect(turns).toHaveLength(4);
+      expect(texts(turns[3]!)).toEqual(expect.arrayContaining(['first prompt', 'evil 1', 'evil 2', 'evil 3']));
+      expect(turns[3]!.spans.map((s) => s.span_id)).toEqual(expect.arrayContaining(['0', '0#tools', 'line2', '3', '3#thought', '10']));
+    });
+
+    it('an id read twice (also as a string) and an event with a summary id are skipped and counted', () => {
+      const events = [
+        system(0),
+        user(1, 'first prompt'),
+        user(1, 'again'),
+        user('1', 'again as a string'),
+        run(2, 'r0'),
+        observation(3, 2),
+        condensation(4, [2, 3]),
+        user('4-summary', 'evil'),
+        ...tail,
+      ];
+      const turns = converted(lines(events));
+      expect(texts(turns.at(-1)!)).toContain('summary 4');
+      expect(texts(turns.at(-1)!).join(' ')).not.toMatch(/again|evil/);
+      expect(convertText(lines(events)).summary.skipped).toMatchObject({ 'repeated event': 3 });
+    });
+
+    it("an evaluation row's events without ids (one line holds the whole row)", () => {
+      const row = {
+        instance_id: 'repo__1',
+        instruction: 'fix it',
+        history: [system(), user(undefined, 'first prompt'), user(undefined, 'second prompt'), run(undefined, 'r1'), run(undefined, 'r2')],
+        metrics: {},
+      };
+      expect(converted(JSON.stringify(row) + '\n')).toHaveLength(2);
+    });
+  });
+});
