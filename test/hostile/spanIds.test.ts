@@ -350,6 +350,17 @@ describe('OpenHands: an event id written as another span id, or read twice', () 
       expect(convertText(lines(events)).summary.skipped).toMatchObject({ 'repeated event': 3 });
     });
 
+    it("an evaluation row whose instance_id reads as a rerun's session id (<id>#2)", async () => {
+      const row = (instance: string) => ({
+        instance_id: instance,
+        instruction: 'fix it',
+        history: [system(0), user(1, 'first prompt'), run(2, 'r1'), run(3, 'r2')],
+        metrics: {},
+      });
+      const [, jsonl] = await oneLineAndJsonl([row('repo__1#2'), row('repo__1'), row('repo__1')]);
+      expect(jsonl).toEqual({ errors: [], turns: 6 });
+    });
+
     it("an evaluation row's events without ids (one line holds the whole row)", () => {
       const row = {
         instance_id: 'repo__1',

@@ -99,6 +99,8 @@ export class OpenHandsAdapter {
   private v0Turns = 0;
   /** evaluation rows' session ids, so a rerun instance gets `<id>#2` instead of clashing */
   private readonly rowIds = new Map<string, number>();
+  /** the session ids the evaluation rows took */
+  private readonly rowSessions = new Set<string>();
   /** adapters.md span id: the events' keys, so no two spans share an id */
   private readonly ids = new EventIds(this.skipped);
 
@@ -170,9 +172,15 @@ export class OpenHandsAdapter {
    */
   private *evalRow(row: JsonObject, line: number): Iterable<AdaptedMessage> {
     const instance = row.instance_id as string;
-    const seen = (this.rowIds.get(instance) ?? 0) + 1;
+    // a row whose instance_id reads `<id>#<n>` must not take a rerun's session id (its turns
+    // would follow another session's and be refused): the next number not taken
+    let seen = this.rowIds.get(instance) ?? 0;
+    let sid: string;
+    do sid = ++seen === 1 ? instance : `${instance}#${seen}`;
+    while (this.rowSessions.has(sid));
     this.rowIds.set(instance, seen);
-    const session = new OpenHandsV0Session(seen === 1 ? instance : `${instance}#${seen}`, this.skipped, evalUsages(row));
+    this.rowSessions.add(sid);
+    const session = new OpenHandsV0Session(sid, this.skipped, evalUsages(row));
     for (const event of evalEvents(row.history as unknown[])) {
       // the 2024 pairs' `NullObservation`s carry neither `source` nor `id`: an event all the same
       if (isObject(event) && (typeof event.action === 'string' || typeof event.observation === 'string')) yield* session.event(event, line);
