@@ -7,7 +7,9 @@
  * file has one record a line, so its ids are `line<N>` as they always were; but the elements of
  * a JSON array are numbered by the line they start on (src/ingest/jsonArray.ts), so an array
  * written on one line handed every record line 1, every record got `line1`, and the engine
- * refused every snapshot for its repeated span ids. Ask once per record.
+ * refused every snapshot for its repeated span ids. Ask once per record. Line numbers never go
+ * back (the readers number lines, array elements and OpenHands event files in order), so the
+ * last line read is all it keeps.
  */
 export class LineIds {
   private line = -1;
