@@ -339,8 +339,9 @@ describe('OpenHands V0 events that are hostile', () => {
     const file = path.join(dir, 'big.json');
     const fd = fs.openSync(file, 'w');
     fs.writeSync(fd, `[${JSON.stringify(user)}`);
-    const state = JSON.stringify({ id: 0, timestamp: 't', source: 'user', message: '', observation: 'recall', content: '', extras: {} });
-    for (let i = 0; i < 300_000; i++) fs.writeSync(fd, `,\n${state}`);
+    // each event an id of its own: an id read again is skipped as a repeated event (docs/adapters.md "V0 events" span id)
+    const state = (id: number): string => JSON.stringify({ id, timestamp: 't', source: 'user', message: '', observation: 'recall', content: '', extras: {} });
+    for (let i = 0; i < 300_000; i++) fs.writeSync(fd, `,\n${state(i + 10)}`);
     fs.writeSync(fd, `,\n${JSON.stringify(call(1, 'r1'))}]\n`);
     fs.closeSync(fd);
     const big = await checkTranscript(file, { userThresholds: {} });

@@ -56,3 +56,27 @@ it("conversation 'a/retrieval' and conversation 'a''s retrievals are two session
   const sessions = new Set(adapter.due(0).map((m) => (m.value as { session_id: string }).session_id));
   expect(sessions).toEqual(new Set(['a/retrieval', 'a%2Fretrieval']));
 });
+
+it("a retrieved document whose id reads as another's repeat (x~2) does not share its span id (docs/adapters.md 'Retrievals')", () => {
+  const adapter = new OtlpAdapter({ sha256, reorderMs: 0 });
+  // doc-x, doc-x~2 for x again, and an id `x~2` (doc-x~2 as well before); then the same ids in the other order
+  const docs = (ids: string[]): [string, string | number][] =>
+    ids.flatMap((id, i): [string, string | number][] => [
+      [`retrieval.documents.${i}.document.id`, id],
+      [`retrieval.documents.${i}.document.content`, `content ${i}`],
+      [`retrieval.documents.${i}.document.score`, 0.5],
+    ]);
+  const spans = [
+    span(0, [['openinference.span.kind', 'RETRIEVER'], ['session.id', 'a'], ...docs(['x', 'x', 'x~2'])]),
+    span(5, [['openinference.span.kind', 'RETRIEVER'], ['session.id', 'a'], ...docs(['x~2', 'x', 'x'])]),
+  ];
+  adapter.receive({ resourceSpans: [{ resource: { attributes: attrs([['service.name', 'agent']]) }, scopeSpans: [{ scope: { name: 't' }, spans }] }] }, 0);
+  const turns = adapter
+    .due(0)
+    .map((m) => m.value as { type: string; spans?: { span_id: string }[] })
+    .filter((v) => v.type === 'snapshot');
+  expect(turns.map((t) => t.spans!.map((s) => s.span_id))).toEqual([
+    ['doc-x', 'doc-x~2', 'doc-x~2~2'],
+    ['doc-x~2', 'doc-x', 'doc-x~3'],
+  ]);
+});

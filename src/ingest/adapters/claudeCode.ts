@@ -16,6 +16,7 @@ import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
 import { block, contentBlock, recordId, type ContextBlock } from './claudeCodeBlocks.ts';
+import { LineIds } from './lineIds.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
 import { KeptMessages } from './claudeCodeKept.ts';
 import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
@@ -61,6 +62,9 @@ export class ClaudeCodeAdapter {
   private readonly audit = new CompactionAuditor();
   /** contract §8.4 `todo`: the stretch's todo lists, in order (the last one's pending items are its items), and where each came from */
   private todos: { items: string[]; turn: number; spanId: string }[] = [];
+  /** adapters.md span id: the line id of the record being read, for one without a uuid (LineIds: records may share a line) */
+  private readonly lineIds = new LineIds();
+  private lineId = '';
   /** adapters.md rewinds: the context's length after each main-chain record (by uuid) since the last compact boundary */
   private readonly endOf = new ChainEnds();
   /** adapters.md microcompaction, replaced tool results: the context's tool results by tool_use id */
@@ -125,6 +129,7 @@ export class ClaudeCodeAdapter {
       return [];
     }
     const out: AdaptedMessage[] = [];
+    this.lineId = this.lineIds.next(line);
     const type = typeof value.type === 'string' ? value.type : '(no type)';
     const lengthBefore = this.context.length;
     if (this.cwd === null && typeof value.cwd === 'string' && value.cwd !== '') this.cwd = value.cwd;
@@ -145,7 +150,7 @@ export class ClaudeCodeAdapter {
     if (type === 'user') this.rewind(value);
     switch (type) {
       case 'user':
-        this.user(value, line);
+        this.user(value);
         break;
       case 'assistant':
         this.assistant(value, line, out);
@@ -154,7 +159,7 @@ export class ClaudeCodeAdapter {
         this.system(value);
         break;
       case 'attachment':
-        this.attachment(value, line);
+        this.attachment(value);
         break;
       case 'content-replacement':
         this.contentReplacement(value);
@@ -208,7 +213,7 @@ export class ClaudeCodeAdapter {
   }
 
   /** adapters.md attachments (claudeCodeAttachments.ts): a queued prompt is a user record, context the model is sent a meta span. */
-  private attachment(record: JsonObject, line: number): void {
+  private attachment(record: JsonObject): void {
     const view = attachmentView(record);
     if ('skip' in view) {
       this.skipped.add(view.skip);
@@ -216,11 +221,11 @@ export class ClaudeCodeAdapter {
     }
     if ('prompt' in view) {
       // a background task's report in a prompt's place is not the user's words: meta
-      this.user({ ...record, type: 'user', isMeta: view.typed ? record.isMeta : true, message: { role: 'user', content: view.prompt } }, line);
+      this.user({ ...record, type: 'user', isMeta: view.typed ? record.isMeta : true, message: { role: 'user', content: view.prompt } });
       return;
     }
     if (!this.fresh(record)) return;
-    const b = block(`${recordId(record, line)}#0`, view.text, 'attachment', null);
+    const b = block(`${recordId(record, this.lineId)}#0`, view.text, 'attachment', null);
     b.role = 'meta';
     b.label = view.label;
     this.context.push(b);
@@ -299,11 +304,11 @@ export class ClaudeCodeAdapter {
     return folder !== null && folder !== '' ? `${folder} — Claude Code session ${sid.slice(0, 8)}` : `Claude Code session ${sid}`;
   }
 
-  private user(record: JsonObject, line: number): void {
+  private user(record: JsonObject): void {
     if (!this.fresh(record)) return;
     const message = isObject(record.message) ? record.message : null;
     const content = message?.content;
-    const base = recordId(record, line);
+    const base = recordId(record, this.lineId);
     const summary = record.isCompactSummary === true;
     const blocks: ContextBlock[] = [];
     if (typeof content === 'string') {
@@ -397,7 +402,7 @@ export class ClaudeCodeAdapter {
       this.pending = null;
     }
     const content = message?.content;
-    const base = recordId(record, line);
+    const base = recordId(record, this.lineId);
     if (!Array.isArray(content)) return;
     content.forEach((b, i) => {
       const made = contentBlock(b, `${base}#${i}`);

@@ -1,6 +1,7 @@
 // Claude Code's content blocks as context (docs/adapters.md "Claude Code" span text, role,
 // label): one block of a user or assistant record, as the adapter keeps it.
 import { isObject, type JsonObject } from './json.ts';
+import { LINE_ID } from './lineIds.ts';
 import { firstWords } from './spanLabels.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -78,16 +79,13 @@ function defaultLabel(kind: string, text: string): string {
 }
 
 /**
- * The base of a record's span ids (each block `<base>#<index>`): its uuid, or `line<N>`, its line
- * number, for a record without one. Claude Code's uuids are UUIDs; a uuid written as `line<N>`
- * (a hostile or hand-made file) would be the line id of the record on line N, their spans
- * would share ids, and every snapshot after would be refused as invalid. Such a record takes
- * its own line's id instead, so no two records share a base.
+ * The base of a record's span ids (each block `<base>#<index>`): its uuid, or its line id
+ * (`line<N>`, LineIds) for a record without one. Claude Code's uuids are UUIDs; a uuid written
+ * as a line id (a hostile or hand-made file) would be the id of the record on that line, their
+ * spans would share ids, and every snapshot after would be refused as invalid. Such a record
+ * takes its own line id instead, so no two records share a base.
  */
-export function recordId(record: JsonObject, line: number): string {
+export function recordId(record: JsonObject, lineId: string): string {
   const uuid = record.uuid;
-  return typeof uuid === 'string' && uuid !== '' && !LINE_ID.test(uuid) ? uuid : `line${line}`;
+  return typeof uuid === 'string' && uuid !== '' && !LINE_ID.test(uuid) ? uuid : lineId;
 }
-
-/** the ids recordId gives records without a uuid */
-const LINE_ID = /^line\d+$/;

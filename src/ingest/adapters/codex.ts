@@ -14,6 +14,7 @@ import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
 import { appendAll } from '../../core/arrays.ts';
+import { LineIds } from './lineIds.ts';
 
 /** adapters.md: the span that stands for the session's instructions (and what else the rollout does not show). */
 export const INSTRUCTIONS_SPAN_ID = 'instructions';
@@ -61,6 +62,9 @@ export class CodexAdapter {
   private prompts = 0;
   /** context items looked at by rollbacks and compactions: the work the scaling tests count (docs/security.md) */
   scanned = 0;
+  /** adapters.md span id: the id of the record being read (`line<N>`; LineIds tells apart records that share a line) */
+  private readonly lineIds = new LineIds();
+  private lineId = '';
 
   constructor(private readonly fallbackSessionId = 'codex') {}
 
@@ -82,6 +86,7 @@ export class CodexAdapter {
     const type = typeof value.type === 'string' ? value.type : '(no type)';
     const payload = isObject(value.payload) ? value.payload : null;
     const first = this.linesRead++ === 0;
+    this.lineId = this.lineIds.next(line);
     if (payload === null && first && isLegacyMeta(value)) {
       // adapters.md "Codex's first format": the metadata line names the session
       this.legacy = true;
@@ -102,7 +107,7 @@ export class CodexAdapter {
         this.responseItem(payload, line);
         return [];
       case 'compacted':
-        this.compacted(payload, line);
+        this.compacted(payload);
         return [];
       case 'turn_context':
         // adapters.md: the model of the calls that follow (a snapshot's `model`)
@@ -200,7 +205,7 @@ export class CodexAdapter {
   /** `source`: the line type that wrote an agent message, to count one written both ways once. */
   private responseItem(raw: JsonObject, line: number, source = 'response_item'): void {
     if (raw.type === 'agent_message' && this.sameAgentMessage(raw, source)) return;
-    const item = this.item(raw, `line${line}`);
+    const item = this.item(raw, this.lineId);
     if (item === null) return;
     // adapters.md turns: a call's own items are not what it saw; input after them starts anew
     if (!item.output) this.callStart = null;
@@ -268,7 +273,7 @@ export class CodexAdapter {
    * (an item equal to a live one keeps its id: Codex carries user messages over), or, in
    * rollouts without it, by the summary message alone.
    */
-  private compacted(payload: JsonObject, line: number): void {
+  private compacted(payload: JsonObject): void {
     const message = typeof payload.message === 'string' ? payload.message : '';
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : null;
     // docs/security.md "Linear time": a live item equal to a replacement one, found by its
@@ -288,7 +293,7 @@ export class CodexAdapter {
           this.skipped.add('malformed replacement item');
           return;
         }
-        const made = this.item(entry, `line${line}/${i}`);
+        const made = this.item(entry, `${this.lineId}/${i}`);
         if (made === null) return;
         this.scanned++;
         const same = pool.get(itemKey(made));
@@ -300,7 +305,7 @@ export class CodexAdapter {
         }
       });
     } else {
-      next.push(summaryItem(message, `line${line}`));
+      next.push(summaryItem(message, this.lineId));
     }
     const replaced = this.context.filter((c) => !kept.has(c.id)).map((c) => c.id);
     const fresh = next.filter((n) => !kept.has(n.id));

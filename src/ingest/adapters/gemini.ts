@@ -13,7 +13,19 @@ import type { SessionHeader, Snapshot } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
-import { checkPartCount, FILE_TOOLS, geminiCallLabel, partView, partsOf, plainText, READ_TOOLS, resultText, stringify, toolPath } from './geminiParts.ts';
+import {
+  checkPartCount,
+  FILE_TOOLS,
+  geminiCallLabel,
+  messageKey,
+  partView,
+  partsOf,
+  plainText,
+  READ_TOOLS,
+  resultText,
+  stringify,
+  toolPath,
+} from './geminiParts.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords } from './spanLabels.ts';
@@ -79,7 +91,7 @@ export class GeminiAdapter {
       return [];
     }
     if (typeof value.$rewindTo === 'string') {
-      this.rewind(value.$rewindTo);
+      this.rewind(messageKey(value.$rewindTo));
       return [];
     }
     if (isObject(value.$set)) return this.update(value.$set, line);
@@ -131,20 +143,21 @@ export class GeminiAdapter {
         else this.skipped.add('malformed checkpoint message');
         continue;
       }
-      if (listed.has(m.id)) continue;
-      listed.add(m.id);
-      const held = this.messages.get(m.id);
+      const id = messageKey(m.id);
+      if (listed.has(id)) continue;
+      listed.add(id);
+      const held = this.messages.get(id);
       if (held === undefined) {
-        this.messages.set(m.id, { record: m, items: null, audited: new Set(), turn: null });
-        fresh.push(m.id);
+        this.messages.set(id, { record: m, items: null, audited: new Set(), turn: null });
+        fresh.push(id);
       } else {
-        kept.add(m.id);
+        kept.add(id);
         if (stringify(held.record) !== stringify(m)) {
           held.record = m;
           held.items = null;
         }
       }
-      next.push(m.id);
+      next.push(id);
     }
     const gone = before.filter((id) => !kept.has(id));
     const goneSpans = gone.flatMap((id) => this.visibleItems(id).map((i) => i.id));
@@ -205,7 +218,7 @@ export class GeminiAdapter {
     }
     // docs/security.md "The new importers": refused (one input error) before it is held
     checkPartCount(record);
-    const id = record.id as string;
+    const id = messageKey(record.id as string);
     const held = this.messages.get(id);
     if (held === undefined) {
       this.messages.set(id, { record, items: null, audited: new Set(), turn: null });

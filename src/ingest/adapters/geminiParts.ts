@@ -153,3 +153,17 @@ export function geminiCallLabel(name: string, args: JsonObject, cwd: string | nu
       return name === '' ? 'tool call' : firstWords(name);
   }
 }
+
+/**
+ * docs/adapters.md "Gemini CLI" span id: the key a message is held by and the base of its span
+ * ids (`<key>`, `<key>#thoughts`, `<key>#p<i>`, …). Gemini CLI writes UUIDs, so a real id is
+ * its own key. An id holding `#` could equal another message's derived id (`a2#thoughts`) and
+ * `system` is the placeholder span's id: either gave two spans of every later snapshot one id,
+ * and the engine refused them all. Such an id becomes `#` and the id with `%` and `#` escaped:
+ * the only keys that start with `#` and hold no other one, so no derived or real id can equal
+ * them, and the same id always gets the same key (a message written again, `$rewindTo`).
+ */
+export function messageKey(id: string): string {
+  if (id !== 'system' && !id.includes('#')) return id;
+  return '#' + id.replace(/%/g, '%25').replace(/#/g, '%23');
+}

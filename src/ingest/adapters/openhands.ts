@@ -15,6 +15,7 @@ import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
 import { endStretch, openHandsHeader, type Condensed, type PendingItem } from './openhandsCommon.ts';
+import { EventIds } from './openhandsIds.ts';
 import { isObject, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
@@ -45,6 +46,18 @@ export const OPENHANDS_EVENT_KINDS: ReadonlySet<string> = new Set([
 
 /** openhands-sdk tool/schema.py `Observation.ERROR_MESSAGE_HEADER`: put before an error's content. */
 const ERROR_HEADER = '[An error occurred during execution.]\n';
+
+/** the event kinds the model sees (or that change what it sees); the others are counted as not sent */
+const MODEL_KINDS: ReadonlySet<string> = new Set([
+  'SystemPromptEvent',
+  'MessageEvent',
+  'ActionEvent',
+  'ObservationEvent',
+  'UserRejectObservation',
+  'AgentErrorEvent',
+  'Condensation',
+  'CondensationSummaryEvent',
+]);
 
 /** adapters.md tokens: one agent call's usage, from base_state.json's `stats` (llm/utils/metrics.py `TokenUsage`). */
 interface CallUsage {
@@ -86,6 +99,10 @@ export class OpenHandsAdapter {
   private v0Turns = 0;
   /** evaluation rows' session ids, so a rerun instance gets `<id>#2` instead of clashing */
   private readonly rowIds = new Map<string, number>();
+  /** the session ids the evaluation rows took */
+  private readonly rowSessions = new Set<string>();
+  /** adapters.md span id: the events' keys, so no two spans share an id */
+  private readonly ids = new EventIds(this.skipped);
 
   constructor(private readonly fallbackSessionId = 'openhands') {}
 
@@ -112,7 +129,14 @@ export class OpenHandsAdapter {
       this.skipped.add('not an OpenHands event');
       return [];
     }
-    const id = typeof value.id === 'string' && value.id !== '' ? value.id : `line${line}`;
+    if (!MODEL_KINDS.has(kind)) {
+      // CondensationRequest, ConversationStateUpdateEvent, PauseEvent, …: not sent to the model
+      this.skipped.add(`${kind} (not sent to the model)`);
+      return [];
+    }
+    // adapters.md span id: null for an event id already read (skipped and counted)
+    const id = this.ids.of(typeof value.id === 'string' ? value.id : null, line);
+    if (id === null) return [];
     switch (kind) {
       case 'SystemPromptEvent':
         this.systemPrompt(value, id);
@@ -133,8 +157,6 @@ export class OpenHandsAdapter {
         if (typeof value.summary === 'string') this.view.push({ id, items: [contextItem(id, value.summary, 'summary', 'text', 'compaction summary')] });
         return [];
       default:
-        // CondensationRequest, ConversationStateUpdateEvent, PauseEvent, …: not sent to the model
-        this.skipped.add(`${kind} (not sent to the model)`);
         return [];
     }
   }
@@ -150,9 +172,15 @@ export class OpenHandsAdapter {
    */
   private *evalRow(row: JsonObject, line: number): Iterable<AdaptedMessage> {
     const instance = row.instance_id as string;
-    const seen = (this.rowIds.get(instance) ?? 0) + 1;
+    // a row whose instance_id reads `<id>#<n>` must not take a rerun's session id (its turns
+    // would follow another session's and be refused): the next number not taken
+    let seen = this.rowIds.get(instance) ?? 0;
+    let sid: string;
+    do sid = ++seen === 1 ? instance : `${instance}#${seen}`;
+    while (this.rowSessions.has(sid));
     this.rowIds.set(instance, seen);
-    const session = new OpenHandsV0Session(seen === 1 ? instance : `${instance}#${seen}`, this.skipped, evalUsages(row));
+    this.rowSessions.add(sid);
+    const session = new OpenHandsV0Session(sid, this.skipped, evalUsages(row));
     for (const event of evalEvents(row.history as unknown[])) {
       // the 2024 pairs' `NullObservation`s carry neither `source` nor `id`: an event all the same
       if (isObject(event) && (typeof event.action === 'string' || typeof event.observation === 'string')) yield* session.event(event, line);
@@ -291,16 +319,20 @@ export class OpenHandsAdapter {
    * `summary_offset` (of the view without them) as `<id>-summary`, the id the SDK gives it.
    */
   private condensation(event: JsonObject, id: string): void {
-    const forgotten = new Set(Array.isArray(event.forgotten_event_ids) ? event.forgotten_event_ids.filter((f): f is string => typeof f === 'string') : []);
+    const forgotten = new Set(
+      Array.isArray(event.forgotten_event_ids) ? event.forgotten_event_ids.filter((f): f is string => typeof f === 'string').map(EventIds.named) : [],
+    );
     const dropped = this.view.filter((v) => forgotten.has(v.id));
     const replaced = dropped.flatMap((v) => v.items.map((i) => i.id));
     this.view = this.view.filter((v) => !forgotten.has(v.id));
     const summary: string[] = [];
-    if (typeof event.summary === 'string' && typeof event.summary_offset === 'number' && Number.isInteger(event.summary_offset) && event.summary_offset >= 0) {
-      const sid = `${id}-summary`;
-      const item = contextItem(sid, event.summary, 'summary', 'text', 'compaction summary');
+    const offset = event.summary_offset;
+    // adapters.md span id: no summary span when an event already took its id
+    const sid = typeof event.summary === 'string' && typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 ? this.ids.summary(id) : null;
+    if (sid !== null) {
+      const item = contextItem(sid, event.summary as string, 'summary', 'text', 'compaction summary');
       item.derivedFrom = replaced;
-      this.view.splice(Math.min(event.summary_offset, this.view.length), 0, { id: sid, items: [item] });
+      this.view.splice(Math.min(offset as number, this.view.length), 0, { id: sid, items: [item] });
       summary.push(sid);
     }
     ({ pending: this.pending, compaction: this.compaction } = endStretch(this.audit, this.pending, this.removed, this.compaction, replaced, summary));

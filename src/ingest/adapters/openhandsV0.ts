@@ -16,6 +16,7 @@ import type { AdaptedMessage } from './claudeCode.ts';
 import { closeCall } from './callTail.ts';
 import { callSpans, contextItem, type ContextItem } from './contextItems.ts';
 import { stringify } from './geminiParts.ts';
+import { EventIds } from './openhandsIds.ts';
 import { endStretch, openHandsHeader, type Condensed, type PendingItem } from './openhandsCommon.ts';
 import { isObject, type JsonObject } from './json.ts';
 import type { SkippedRecords } from './skipped.ts';
@@ -134,13 +135,17 @@ export class OpenHandsV0Session {
   private pending: PendingItem[] = [];
   private turn = 0;
   private contextWindow: number | null = null;
+  /** adapters.md span id: the events' keys, so no two spans share an id */
+  private readonly ids: EventIds;
 
   constructor(
     private readonly sessionId: string,
     private readonly skipped: SkippedRecords,
     /** an evaluation row's `metrics.token_usages`: prompt tokens by response id */
     private readonly usages: ReadonlyMap<string, CallUsage> = new Map(),
-  ) {}
+  ) {
+    this.ids = new EventIds(skipped);
+  }
 
   get turns(): number {
     return this.turn;
@@ -148,7 +153,9 @@ export class OpenHandsV0Session {
 
   event(event: JsonObject, line: number): AdaptedMessage[] {
     // callers pass what isV0Event accepted
-    const id = typeof event.id === 'number' || (typeof event.id === 'string' && event.id !== '') ? String(event.id) : `line${line}`;
+    // adapters.md span id: null for an event id already read (skipped and counted)
+    const id = this.ids.of(typeof event.id === 'number' || typeof event.id === 'string' ? event.id : null, line);
+    if (id === null) return [];
     const num = typeof event.id === 'number' && Number.isInteger(event.id) ? event.id : null;
     this.windowOf(event);
     if (typeof event.action === 'string') return this.action(event.action, event, id, num, line);
@@ -255,7 +262,7 @@ export class OpenHandsV0Session {
       this.view.push({ id, num, items: text === '' ? [] : [contextItem(id, text, 'user', 'recall', firstWords(text))] });
       return;
     }
-    const cause = typeof event.cause === 'number' || typeof event.cause === 'string' ? String(event.cause) : null;
+    const cause = typeof event.cause === 'number' || typeof event.cause === 'string' ? EventIds.named(event.cause) : null;
     const of = (cause === null ? undefined : this.labels.get(cause)) ?? observation;
     const error = observation === 'error';
     if (error) {
@@ -279,7 +286,7 @@ export class OpenHandsV0Session {
    */
   private condensation(args: JsonObject, id: string): void {
     const ids = new Set(
-      Array.isArray(args.forgotten_event_ids) ? args.forgotten_event_ids.filter((f) => typeof f === 'number' || typeof f === 'string').map(String) : [],
+      Array.isArray(args.forgotten_event_ids) ? args.forgotten_event_ids.filter((f) => typeof f === 'number' || typeof f === 'string').map(EventIds.named) : [],
     );
     const start = args.forgotten_events_start_id;
     const end = args.forgotten_events_end_id;
@@ -293,8 +300,9 @@ export class OpenHandsV0Session {
     const gone = new Set(dropped);
     this.view = this.view.filter((v) => !gone.has(v));
     const summary: string[] = [];
-    if (hasSummary) {
-      const sid = `${id}-summary`;
+    // adapters.md span id: no summary span when an event already took its id
+    const sid = hasSummary ? this.ids.summary(id) : null;
+    if (sid !== null) {
       const item = contextItem(sid, summaryText, 'summary', 'text', 'compaction summary');
       item.derivedFrom = replaced;
       this.view.splice(Math.min(offset, this.view.length), 0, { id: sid, num: null, items: [item] });

@@ -372,13 +372,19 @@ export class OtlpAdapter {
   private retrievalSnapshot(s: SessionState, r: Retrieval): Snapshot {
     const spans: Span[] = [];
     const occurrences = new Map<string, number>();
+    const used = new Set<string>();
     for (const d of r.documents) {
       const base = d.id !== null ? `doc-${d.id}` : `doc-${this.sha256(d.text).slice(0, 16)}`;
-      const n = (occurrences.get(base) ?? 0) + 1;
+      let n = (occurrences.get(base) ?? 0) + 1;
+      let id = n === 1 ? base : `${base}~${n}`;
+      // a document id the sender wrote as `x~2` is the id of x's repeat: the next number free,
+      // so two documents never share a span id (the engine refused the retrieval)
+      while (used.has(id)) id = `${base}~${++n}`;
       occurrences.set(base, n);
+      used.add(id);
       // contract §2.3: the retriever computed the score on this text, so the binding is its hash
       const span: Span = {
-        span_id: n === 1 ? base : `${base}~${n}`,
+        span_id: id,
         text: d.text,
         score: d.score,
         text_sha256: d.score === null ? null : this.sha256(d.text),
