@@ -104,7 +104,7 @@ export class CodexAdapter {
         this.sessionMeta(payload, ts);
         return [];
       case 'response_item':
-        this.responseItem(payload, line);
+        this.responseItem(payload);
         return [];
       case 'compacted':
         this.compacted(payload);
@@ -116,7 +116,7 @@ export class CodexAdapter {
       case 'event_msg':
         return this.event(payload, line, ts);
       case 'inter_agent_communication':
-        this.interAgent(payload, line);
+        this.interAgent(payload);
         return [];
       case 'world_state':
         // adapters.md: Codex's comparison state (RFC 7386 snapshots of what it last told the model);
@@ -156,7 +156,7 @@ export class CodexAdapter {
     }
     const start = this.callStart;
     const before = this.context.length;
-    this.responseItem(value, line);
+    this.responseItem(value);
     const added = this.context.length > before ? this.context[this.context.length - 1]! : null;
     if (added === null || added.kind !== 'text' || added.role !== 'assistant') return [];
     // the call saw everything before its own items (the run this message ends); the message itself is its output
@@ -193,17 +193,17 @@ export class CodexAdapter {
    * history as an `agent_message` item (InterAgentCommunication::to_model_input_item: the text,
    * or a header naming the task and sender before the encrypted payload).
    */
-  private interAgent(payload: JsonObject, line: number): void {
+  private interAgent(payload: JsonObject): void {
     const author = str(payload.author);
     const text =
       typeof payload.encrypted_content === 'string'
         ? `Message Type: ${payload.trigger_turn === true ? 'NEW_TASK' : 'MESSAGE'}\nTask name: ${str(payload.recipient)}\nSender: ${author}\nPayload:\n\n[encrypted message]`
         : str(payload.content);
-    this.responseItem({ type: 'agent_message', author, content: text }, line, 'inter_agent_communication');
+    this.responseItem({ type: 'agent_message', author, content: text }, 'inter_agent_communication');
   }
 
   /** `source`: the line type that wrote an agent message, to count one written both ways once. */
-  private responseItem(raw: JsonObject, line: number, source = 'response_item'): void {
+  private responseItem(raw: JsonObject, source = 'response_item'): void {
     if (raw.type === 'agent_message' && this.sameAgentMessage(raw, source)) return;
     const item = this.item(raw, this.lineId);
     if (item === null) return;

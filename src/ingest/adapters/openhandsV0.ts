@@ -302,7 +302,8 @@ export class OpenHandsV0Session {
     const summary: string[] = [];
     // adapters.md span id: no summary span when an event already took its id
     const sid = hasSummary ? this.ids.summary(id) : null;
-    if (sid !== null) {
+    // (summaryText and offset are what hasSummary checked; the compiler wants them checked here)
+    if (sid !== null && summaryText !== null && typeof offset === 'number') {
       const item = contextItem(sid, summaryText, 'summary', 'text', 'compaction summary');
       item.derivedFrom = replaced;
       this.view.splice(Math.min(offset, this.view.length), 0, { id: sid, num: null, items: [item] });
