@@ -50,3 +50,51 @@ describe('a folder whose events/ is a symbolic link loop', () => {
     expect(jsonLines(named.stdout).map((l) => l.file)).toEqual([HEALTHY]);
   }, 60_000);
 });
+
+describe('names that would drive the terminal', () => {
+  // a name is the agents' (or an archive's): ESC, OSC 8 links, BEL, CR, LF, C1 and bidi controls
+  const HOSTILE = 'a\x1b]8;;http:evil\x07x\x1b]8;;\x07\x1b[2J\r\ncontext-health: all files are fine \x9b31m\u202eevil';
+
+  it('stderr: a newline in a name cannot forge a line of its own', async () => {
+    const d = dir();
+    fs.copyFileSync(HEALTHY, path.join(d, 'good.jsonl'));
+    // a transcript's name, so it is listed; a link to nowhere, so it cannot be read and gets a note
+    fs.symlinkSync(path.join(d, 'nowhere'), path.join(d, `${HOSTILE}.jsonl`));
+    const r = await runCli(['check', '--json', d]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    // JSON stays exact: the key is the name as found
+    expect(lines.map((l) => l.file)).toEqual([path.join(d, `${HOSTILE}.jsonl`), path.join(d, 'good.jsonl')]);
+    expect(lines[0]!.error).toMatch(/ENOENT/);
+    // every line of stderr is the product's own, and none holds a control character
+    const errLines = r.stderr.split('\n').filter((l) => l !== '');
+    expect(errLines).toHaveLength(1);
+    expect(errLines[0]).toMatch(/^context-health: cannot read .*\\x0d\\x0acontext-health: all files are fine \\x9b31m\\u202eevil\.jsonl: ENOENT/);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr.replace(/\n$/, '')).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+  }, 60_000);
+
+  it('human rows and the totals line show the name escaped', async () => {
+    const d = dir();
+    fs.copyFileSync(HEALTHY, path.join(d, `${HOSTILE}.jsonl`));
+    fs.symlinkSync(path.join(d, 'nowhere'), path.join(d, `${HOSTILE}-gone.jsonl`));
+    const r = await runCli(['check', d]);
+    expect(r.code, r.stderr).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stdout.replaceAll('\n', '')).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(5); // the header, two rows, a blank line, the totals
+    expect(r.stdout).toContain('\\x1b]8;;http:evil\\x07x');
+  }, 60_000);
+
+  it('a folder named with escapes and holding no transcript is named escaped', async () => {
+    const d = dir();
+    const named = path.join(d, `\x1b]0;pwned\x07${HOSTILE}`);
+    fs.mkdirSync(named);
+    fs.writeFileSync(path.join(named, 'notes.txt'), 'x\n');
+    const r = await runCli(['check', named]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^context-health: no transcript found in .*\\x1b\]0;pwned\\x07a.* \(1 other files skipped\)\n$/);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr.replace(/\n$/, '')).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
+  }, 60_000);
+});
