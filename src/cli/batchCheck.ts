@@ -56,7 +56,7 @@ interface Member {
  * (0 nothing reached --fail-on, 1 something did), 2 only when none could be (contract §6.1).
  */
 export async function runBatch(args: readonly string[], options: BatchOptions, out: Writable, err: Writable): Promise<number> {
-  const { files, skipped } = await batchFiles(args);
+  const { files, skipped, unlisted } = await batchFiles(args);
   if (files.length === 0) {
     // the arguments may come from a glob over the agents' folders: their names are shown escaped
     await writeAll(err, `${escapeControls(`context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)`)}\n`);
@@ -80,13 +80,23 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
 
   const members: Member[] = [];
   const give = (m: Member): void => {
-    if (nextJob >= files.length || nextJob >= nextOut + window) {
-      m.job = null;
+    for (;;) {
+      if (nextJob >= files.length || nextJob >= nextOut + window) {
+        m.job = null;
+        return;
+      }
+      const job = { index: nextJob, file: files[nextJob]! };
+      nextJob++;
+      // a folder that could not be listed is its line at once: no thread reads it
+      const why = unlisted.get(job.file);
+      if (why !== undefined) {
+        received(lostAnswer(job, why, options.json));
+        continue;
+      }
+      m.job = job;
+      m.worker.postMessage(job);
       return;
     }
-    m.job = { index: nextJob, file: files[nextJob]! };
-    nextJob++;
-    m.worker.postMessage(m.job);
   };
   const print = async (a: BatchAnswer): Promise<void> => {
     if (a.status < 2) {

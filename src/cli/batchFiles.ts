@@ -15,6 +15,12 @@ export interface BatchFiles {
   files: string[];
   /** files in the folders that are not transcripts (by name or by their first record) */
   skipped: number;
+  /**
+   * folders of `files` that could not be listed (past PATH_MAX, no permission, out of
+   * descriptors), with why: each is a line of its own, as a file that cannot be read is,
+   * rather than a part of the folder left out silently
+   */
+  unlisted: Map<string, string>;
 }
 
 /** Names a transcript may have (contract §2 and docs/adapters.md), gzipped or not. */
@@ -27,6 +33,7 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
   const files: string[] = [];
   let skipped = 0;
   const entered = new Set<string>();
+  const unlisted = new Map<string, string>();
   for (const arg of args) {
     const st = await fs.promises.stat(arg).catch(() => null);
     // a file, what cannot be read (its own line says why), or an OpenHands conversation (read as one, docs/adapters.md)
@@ -35,23 +42,43 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
       continue;
     }
     const found: string[] = [];
-    skipped += await walk(arg, entered, found);
+    skipped += await walk(arg, { entered, found, unlisted });
     found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const f of found) files.push(f); // no argument spread: a folder may hold 100,000 files
   }
-  return { files, skipped };
+  return { files, skipped, unlisted };
 }
 
-/** Adds the transcripts under `dir` to `found`; returns how many other files it skipped. */
-async function walk(dir: string, entered: Set<string>, found: string[], parentReal: string | null = null): Promise<number> {
-  const real = await fs.promises.realpath(dir).catch(() => null);
+interface Walk {
+  entered: Set<string>;
+  found: string[];
+  unlisted: Map<string, string>;
+}
+
+/**
+ * Adds the transcripts under `dir` to `found`; returns how many other files it skipped.
+ * `real`: the folder's real path when the caller knows it (a folder that is no link, inside a
+ * folder whose real path is known); otherwise it is asked of the OS.
+ */
+async function walk(dir: string, w: Walk, parentReal: string | null = null, knownReal: string | null = null): Promise<number> {
+  // realpath(3) looks up every component of the path, each from the root: asked at every level
+  // of a chain of n folders it cost n³ (1,500 levels: 24 s of system time), so it is asked only
+  // of the arguments and of links
+  const real = knownReal ?? (await fs.promises.realpath(dir).catch(() => null));
   // a link to a folder this one is inside of (its real path is a prefix of ours) is a loop:
   // not followed; any other folder is entered once, however many links lead to it
   const loop = real !== null && parentReal !== null && (parentReal === real || parentReal.startsWith(real.endsWith(path.sep) ? real : real + path.sep));
-  if (real === null || loop || entered.has(real)) return 0;
-  entered.add(real);
+  if (real === null || loop || w.entered.has(real)) return 0;
+  w.entered.add(real);
   let skipped = 0;
-  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    w.unlisted.set(dir, `the folder could not be listed (${(e as Error).message})`);
+    w.found.push(dir);
+    return 0;
+  }
   for (const e of entries) {
     const p = path.join(dir, e.name);
     let isDir = e.isDirectory();
@@ -63,9 +90,9 @@ async function walk(dir: string, entered: Set<string>, found: string[], parentRe
       isFile = st === null || st.isFile();
     }
     // docs/adapters.md OpenHands: a conversation's folder (its events/ beside base_state.json) is one transcript
-    if (isDir && e.name !== 'events' && openHandsFolder(p) !== null) found.push(p);
-    else if (isDir) skipped += await walk(p, entered, found, real);
-    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) found.push(p);
+    if (isDir && e.name !== 'events' && openHandsFolder(p) !== null) w.found.push(p);
+    else if (isDir) skipped += await walk(p, w, real, e.isSymbolicLink() ? null : path.join(real, e.name));
+    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) w.found.push(p);
     else skipped++;
   }
   return skipped;
