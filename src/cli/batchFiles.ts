@@ -21,6 +21,12 @@ export interface BatchFiles {
    * rather than a part of the folder left out silently
    */
   unlisted: Map<string, string>;
+  /**
+   * files found in the folders as regular files (or links to one): each is read only while it
+   * still is one (batchWorker.ts readListed), where a file named on the command line may be a
+   * FIFO or a process substitution `<(…)`, read as a stream
+   */
+  regular: Set<string>;
 }
 
 /** Names a transcript may have (contract §2 and docs/adapters.md), gzipped or not. */
@@ -34,6 +40,7 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
   let skipped = 0;
   const entered = new Set<string>();
   const unlisted = new Map<string, string>();
+  const regular = new Set<string>();
   for (const arg of args) {
     const st = await fs.promises.stat(arg).catch(() => null);
     // a file, what cannot be read (its own line says why), or an OpenHands conversation (read as one, docs/adapters.md)
@@ -42,17 +49,23 @@ export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
       continue;
     }
     const found: string[] = [];
-    skipped += await walk(arg, { entered, found, unlisted });
+    skipped += await walk(arg, { entered, found, unlisted, regular });
     found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     for (const f of found) files.push(f); // no argument spread: a folder may hold 100,000 files
   }
-  return { files, skipped, unlisted };
+  return { files, skipped, unlisted, regular };
 }
 
 interface Walk {
   entered: Set<string>;
   found: string[];
   unlisted: Map<string, string>;
+  /**
+   * files found in the folders as regular files (or links to one): each is read only while it
+   * still is one (batchWorker.ts readListed), where a file named on the command line may be a
+   * FIFO or a process substitution `<(…)`, read as a stream
+   */
+  regular: Set<string>;
 }
 
 /**
@@ -92,8 +105,10 @@ async function walk(dir: string, w: Walk, parentReal: string | null = null, know
     // docs/adapters.md OpenHands: a conversation's folder (its events/ beside base_state.json) is one transcript
     if (isDir && e.name !== 'events' && openHandsFolder(p) !== null) w.found.push(p);
     else if (isDir) skipped += await walk(p, w, real, e.isSymbolicLink() ? null : path.join(real, e.name));
-    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) w.found.push(p);
-    else skipped++;
+    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) {
+      w.found.push(p);
+      w.regular.add(p);
+    } else skipped++;
   }
   return skipped;
 }
@@ -141,8 +156,11 @@ export async function recognisedTranscript(file: string): Promise<boolean> {
 
 /** The first HEAD_BYTES of a file (gunzipped when its first bytes say gzip), as text. */
 async function readHead(file: string): Promise<string> {
-  const fd = await fs.promises.open(file, 'r');
+  // without blocking, and only a regular file: a FIFO swapped in since the folder was listed
+  // would wait for a writer for ever, and the listing with it (docs/security.md "check over folders")
+  const fd = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   try {
+    if (!(await fd.stat()).isFile()) throw new Error('not a regular file');
     const buf = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await fd.read(buf, 0, HEAD_BYTES, 0);
     const bytes = buf.subarray(0, bytesRead);

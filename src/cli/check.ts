@@ -31,6 +31,11 @@ export interface CheckOptions {
    * a final link (the relay's local sessions, docs/security.md "Local sessions")
    */
   inside?: string;
+  /**
+   * the file's own name when `path` names its open descriptor (`/proc/self/fd/N`, openRegular.ts
+   * descriptorPath): a transcript that names no session is named after it, as when read by name
+   */
+  name?: string;
   /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
   from?: TranscriptFormat;
   /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
@@ -128,7 +133,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   );
   const pipeline = new TranscriptPipeline(scoring, {
     ...(folder !== null ? { from: 'openhands' as const } : options.from === undefined ? {} : { from: options.from }),
-    fallbackSessionId: folder?.id ?? sessionIdFromPath(path),
+    fallbackSessionId: folder?.id ?? sessionIdFromPath(options.name ?? path),
     ...(options.audit === false ? { audit: false } : {}),
     ...(options.maxLineBytes === undefined ? {} : { maxRecordChars: options.maxLineBytes }),
   });

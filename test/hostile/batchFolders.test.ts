@@ -3,11 +3,11 @@
 // The promise under attack: a file that cannot be read is its own line, with its error; it
 // never stops the others; exit 2 only when no file could be read. And names never drive the
 // terminal (docs/security.md "Terminal output").
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../cli/runCli.ts';
+import { BIN, ROOT, runCli } from '../cli/runCli.ts';
 import { tempDir } from '../relay/helpers.ts';
 
 const HEALTHY = path.join(ROOT, 'public/samples/healthy.jsonl');
@@ -142,4 +142,55 @@ describe('a very deep folder chain', () => {
     // 1-2 s here at a load of 3; the cubic walk took over 20 s
     expect(took).toBeLessThan(15_000);
   }, 90_000);
+});
+
+describe('a file replaced between the listing and the reading', () => {
+  /** the CLI, killed after `ms` (a batch that hangs is the defect under test) */
+  function cli(args: string[], ms: number): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    return {
+      done: new Promise((resolve) =>
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, stdout, stderr });
+        }),
+      ),
+    };
+  }
+
+  // A FIFO named first on the command line holds the one thread until the test writes it: by
+  // then the folder has been listed (the listing comes before any reading), and the test
+  // swaps a listed transcript for a FIFO, a folder, or removes it. The FIFO was opened for
+  // reading plainly: it waited for a writer for ever, and so did the whole batch.
+  it("a FIFO, a folder or nothing in its place is that file's line; the batch ends", async () => {
+    const d = dir();
+    const gate = path.join(d, 'gate.jsonl');
+    execFileSync('mkfifo', [gate]);
+    const folder = path.join(d, 'runs');
+    fs.mkdirSync(folder);
+    for (const n of ['a', 'b', 'c', 'd']) fs.copyFileSync(HEALTHY, path.join(folder, `${n}.jsonl`));
+    const run = cli(['check', '--json', '--threads', '1', gate, folder], 30_000);
+    const writer = await fs.promises.open(gate, 'w'); // returns once the batch opened it to read
+    fs.rmSync(path.join(folder, 'a.jsonl'));
+    execFileSync('mkfifo', [path.join(folder, 'a.jsonl')]);
+    fs.rmSync(path.join(folder, 'b.jsonl'));
+    fs.mkdirSync(path.join(folder, 'b.jsonl'));
+    fs.rmSync(path.join(folder, 'c.jsonl'));
+    await writer.writeFile(fs.readFileSync(HEALTHY));
+    await writer.close();
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l.file)).toEqual([gate, ...['a', 'b', 'c', 'd'].map((n) => path.join(folder, `${n}.jsonl`))]);
+    expect(lines[0]!.sessions).toHaveLength(1);
+    expect(lines[1]!.error).toMatch(/not a regular file/);
+    expect(lines[2]!.error).toMatch(/not a regular file/);
+    expect(lines[3]!.error).toMatch(/ENOENT/);
+    expect(lines[4]!.sessions).toHaveLength(1);
+  }, 60_000);
 });
