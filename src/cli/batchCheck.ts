@@ -56,7 +56,7 @@ interface Member {
  * (0 nothing reached --fail-on, 1 something did), 2 only when none could be (contract §6.1).
  */
 export async function runBatch(args: readonly string[], options: BatchOptions, out: Writable, err: Writable): Promise<number> {
-  const { files, skipped, unlisted, regular } = await batchFiles(args);
+  const { files, skipped } = await batchFiles(args);
   if (files.length === 0) {
     // the arguments may come from a glob over the agents' folders: their names are shown escaped
     await writeAll(err, `${escapeControls(`context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)`)}\n`);
@@ -85,13 +85,12 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
         m.job = null;
         return;
       }
-      const file = files[nextJob]!;
-      const job: BatchJob = { index: nextJob, file, ...(regular.has(file) ? { regular: true } : {}) };
+      const { file, error, regular, raw } = files[nextJob]!;
+      const job: BatchJob = { index: nextJob, file, ...(regular === undefined ? {} : { regular }), ...(raw === undefined ? {} : { raw }) };
       nextJob++;
       // a folder that could not be listed is its line at once: no thread reads it
-      const why = unlisted.get(file);
-      if (why !== undefined) {
-        received(lostAnswer(job, why, options.json));
+      if (error !== undefined) {
+        received(lostAnswer(job, error, options.json));
         continue;
       }
       m.job = job;

@@ -23,6 +23,8 @@ export interface BatchJob {
   file: string;
   /** found in a folder as a regular file: read only while it still is one (readListed) */
   regular?: true;
+  /** its path's bytes when a name on it is not UTF-8 (batchFiles.ts Listed): what it is opened by */
+  raw?: Uint8Array;
 }
 
 export interface BatchAnswer {
@@ -64,7 +66,9 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
     // one thread per file: the pool spreads the files over the cores, not a file's lines
     const options: CheckOptions = { ...data.check, threads: 1 };
     result =
-      job.regular === true ? await readListed(file, (readPath) => checkTranscript(readPath, { ...options, name: file })) : await checkTranscript(file, options);
+      job.regular === true
+        ? await readListed(file, job.raw, (readPath) => checkTranscript(readPath, { ...options, name: file }))
+        : await checkTranscript(file, options);
   } catch (e) {
     const error = (e as Error).message;
     return {
@@ -101,13 +105,17 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
  * the listing was opened plainly and waited for a writer for ever, and the whole batch with it.
  * Links are followed (contract §6.1.1: the folder is the user's own), so not openRegularFile's O_NOFOLLOW.
  */
-async function readListed<T>(file: string, use: (readPath: string) => Promise<T>): Promise<T> {
+async function readListed<T>(file: string, raw: Uint8Array | undefined, use: (readPath: string) => Promise<T>): Promise<T> {
   let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
+    // a Buffer crosses a thread as a Uint8Array
+    const at = raw === undefined ? file : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+    handle = await fs.promises.open(at, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
     // gone, a dangling link: read by name, so that its line says what `check FILE` alone says
-    // (contract §6.1.1; test/cli/batch.test.ts compares them)
+    // (contract §6.1.1; test/cli/batch.test.ts compares them); a name that is not UTF-8 has no
+    // other name to read it by
+    if (raw !== undefined) throw e;
     return use(file);
   }
   try {

@@ -194,3 +194,24 @@ describe('a file replaced between the listing and the reading', () => {
     expect(lines[4]!.sessions).toHaveLength(1);
   }, 60_000);
 });
+
+describe('names that are not UTF-8', () => {
+  // Node decodes a name read from a folder as UTF-8, a byte that is not becoming U+FFFD: the
+  // name no longer named the file, and a transcript called `caf\xe9.jsonl` (Latin-1) was its
+  // line `ENOENT: no such file or directory`; below a folder so named nothing was found at all
+  it('a file or folder so named is read; its line shows the name with U+FFFD', async () => {
+    const d = dir();
+    const raw = (p: string, ...bytes: Buffer[]): Buffer => Buffer.concat([Buffer.from(p), ...bytes]);
+    const healthy = fs.readFileSync(HEALTHY);
+    fs.writeFileSync(raw(`${d}/caf`, Buffer.from([0xe9]), Buffer.from('.jsonl')), healthy);
+    fs.mkdirSync(raw(`${d}/dossier-`, Buffer.from([0xff])));
+    fs.writeFileSync(raw(`${d}/dossier-`, Buffer.from([0xff]), Buffer.from('/inner.jsonl')), healthy);
+    const r = await runCli(['check', '--json', d]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l.file)).toEqual([path.join(d, 'caf\ufffd.jsonl'), path.join(d, 'dossier-\ufffd', 'inner.jsonl')]);
+    for (const l of lines) expect(l.error, l.file).toBeUndefined();
+    // named after the file, as `check FILE` names a transcript that names no session
+    expect(lines.map((l) => (l.sessions as { session_id: string }[])[0]!.session_id)).toEqual(['healthy', 'healthy']);
+  }, 60_000);
+});
