@@ -215,3 +215,28 @@ describe('names that are not UTF-8', () => {
     expect(lines.map((l) => (l.sessions as { session_id: string }[])[0]!.session_id)).toEqual(['healthy', 'healthy']);
   }, 60_000);
 });
+
+describe('one very long name among many files', () => {
+  // the human table padded every row's file column to the longest name: one path of 15
+  // folders of 250 control bytes (16,000 characters once escaped) made each of n rows 16,000
+  // wide, 48 MB for 3,000 files, and past ~33,000 files the table was longer than a string
+  // can be (V8's RangeError) and the whole batch printed nothing
+  it('does not widen every row: the file column is padded to at most 512 characters', async () => {
+    const d = dir();
+    const deep = path.join(d, ...Array<string>(15).fill('\x01'.repeat(250)));
+    fs.mkdirSync(deep, { recursive: true });
+    fs.copyFileSync(HEALTHY, path.join(deep, 'long.jsonl'));
+    const many = path.join(d, 'many');
+    fs.mkdirSync(many);
+    // rows that cost nothing to read: links to nowhere with a transcript's name
+    for (let i = 0; i < 3000; i++) fs.symlinkSync('nowhere', path.join(many, `${i}.jsonl`));
+    const r = await runCli(['check', d]);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = r.stdout.split('\n');
+    expect(rows).toHaveLength(3001 + 4); // the header, 3,001 rows, a blank line, the totals, the final newline
+    const long = rows.find((l) => l.includes('long.jsonl'))!;
+    expect(long).toContain(`${'\\x01'.repeat(250)}/long.jsonl  context-health`);
+    for (const row of rows) if (row !== long) expect(row.length, row.slice(0, 80)).toBeLessThan(1000);
+    expect(r.stdout.length).toBeLessThan(3_000_000);
+  }, 60_000);
+});
