@@ -34,6 +34,32 @@ const jsonLines = (stdout: string): Line[] =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Line);
 
+/** the CLI, killed after `ms` (a batch that hangs is a defect under test); `uid`: run as that user (root ignores mode bits) */
+function cli(args: string[], ms: number, uid?: number): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  let as = {};
+  if (uid !== undefined) {
+    // a TMPDIR that user may write (tsx keeps its cache there); the tests' own is root's alone
+    const tmp = fs.mkdtempSync('/tmp/ch-batch5-tmp-');
+    made.push(tmp);
+    fs.chmodSync(tmp, 0o777);
+    as = { uid, gid: uid, env: { ...process.env, TMPDIR: tmp } };
+  }
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, ...as });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  return {
+    done: new Promise((resolve) =>
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      }),
+    ),
+  };
+}
+
 describe('a folder whose events/ is a symbolic link loop', () => {
   // openHandsFolder looked at <folder>/events with statSync, which throws ELOOP: the whole
   // batch stopped with that one error and exit 2, no file read at all
@@ -146,23 +172,6 @@ describe('a very deep folder chain', () => {
 
 describe('a file replaced between the listing and the reading', () => {
   /** the CLI, killed after `ms` (a batch that hangs is the defect under test) */
-  function cli(args: string[], ms: number): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-    return {
-      done: new Promise((resolve) =>
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, stdout, stderr });
-        }),
-      ),
-    };
-  }
-
   // A FIFO named first on the command line holds the one thread until the test writes it: by
   // then the folder has been listed (the listing comes before any reading), and the test
   // swaps a listed transcript for a FIFO, a folder, or removes it. The FIFO was opened for
@@ -238,5 +247,39 @@ describe('one very long name among many files', () => {
     expect(long).toContain(`${'\\x01'.repeat(250)}/long.jsonl  context-health`);
     for (const row of rows) if (row !== long) expect(row.length, row.slice(0, 80)).toBeLessThan(1000);
     expect(r.stdout.length).toBeLessThan(3_000_000);
+  }, 60_000);
+});
+
+describe('files and folders without read permission', () => {
+  // root reads whatever the mode bits say, so as root the CLI is run as nobody (65534)
+  const asUser = process.getuid?.() === 0 ? 65534 : undefined;
+
+  // a folder whose listing failed (EACCES) was left out silently: its transcripts were not
+  // read and nothing said so
+  it('a folder that cannot be listed and a file that cannot be read are each a line; the others are read', async () => {
+    const d = fs.mkdtempSync('/tmp/ch-batch5-perm-'); // the test's own tmpdir is not open to nobody
+    made.push(d);
+    fs.chmodSync(d, 0o755);
+    const open = path.join(d, 'open');
+    const locked = path.join(d, 'locked');
+    fs.mkdirSync(open, { mode: 0o755 });
+    fs.mkdirSync(locked, { mode: 0o700 });
+    for (const [f, mode] of [
+      [path.join(open, 'ok.jsonl'), 0o644],
+      [path.join(open, 'secret.jsonl'), 0o600],
+      [path.join(locked, 'hidden.jsonl'), 0o644],
+    ] as const) {
+      fs.copyFileSync(HEALTHY, f);
+      fs.chmodSync(f, mode);
+    }
+    fs.chmodSync(open, 0o755);
+    fs.chmodSync(locked, 0o700);
+    const r = await cli(['check', '--json', d], 30_000, asUser).done;
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l.file)).toEqual([locked, path.join(open, 'ok.jsonl'), path.join(open, 'secret.jsonl')]);
+    expect(lines[0]!.error).toMatch(/^the folder could not be listed \(EACCES/);
+    expect(lines[1]!.sessions).toHaveLength(1);
+    expect(lines[2]!.error).toMatch(/^EACCES/);
   }, 60_000);
 });
