@@ -85,8 +85,14 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
         m.job = null;
         return;
       }
-      const { file, error, regular, raw } = files[nextJob]!;
-      const job: BatchJob = { index: nextJob, file, ...(regular === undefined ? {} : { regular }), ...(raw === undefined ? {} : { raw }) };
+      const { file, error, regular, raw, conversation } = files[nextJob]!;
+      const job: BatchJob = {
+        index: nextJob,
+        file,
+        ...(regular === undefined ? {} : { regular }),
+        ...(raw === undefined ? {} : { raw }),
+        ...(conversation === undefined ? {} : { conversation }),
+      };
       nextJob++;
       // a folder that could not be listed is its line at once: no thread reads it
       if (error !== undefined) {

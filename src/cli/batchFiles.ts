@@ -28,6 +28,8 @@ export interface Listed {
   regular?: true;
   /** the path's bytes, when a name on it is not UTF-8: `file` no longer names it */
   raw?: Buffer;
+  /** found in a folder as an OpenHands conversation's folder: read only while it still is one */
+  conversation?: true;
 }
 
 export interface BatchFiles {
@@ -117,7 +119,7 @@ async function walk(dir: string, raw: Buffer | null, w: Walk, parentReal: string
     }
     const childReal = e.isSymbolicLink() ? null : real + (real.endsWith(path.sep) ? '' : path.sep) + e.name.toString('latin1');
     // docs/adapters.md OpenHands: a conversation's folder (its events/ beside base_state.json) is one transcript
-    if (isDir && name !== 'events' && pRaw === null && openHandsFolder(p) !== null) w.found.push({ file: p });
+    if (isDir && name !== 'events' && pRaw === null && openHandsFolder(p) !== null) w.found.push({ file: p, conversation: true });
     else if (isDir) skipped += await walk(p, pRaw, w, real, childReal);
     else if (isFile && TRANSCRIPT_NAME.test(name) && (await recognisedTranscript(p, pRaw ?? undefined)))
       w.found.push({ file: p, regular: true, ...(pRaw === null ? {} : { raw: pRaw }) });

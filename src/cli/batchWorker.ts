@@ -25,6 +25,8 @@ export interface BatchJob {
   regular?: true;
   /** its path's bytes when a name on it is not UTF-8 (batchFiles.ts Listed): what it is opened by */
   raw?: Uint8Array;
+  /** found in a folder as an OpenHands conversation: read only while it still is one (check.ts CheckOptions) */
+  conversation?: true;
 }
 
 export interface BatchAnswer {
@@ -64,7 +66,7 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
   let result;
   try {
     // one thread per file: the pool spreads the files over the cores, not a file's lines
-    const options: CheckOptions = { ...data.check, threads: 1 };
+    const options: CheckOptions = { ...data.check, threads: 1, ...(job.conversation === true ? { conversation: true } : {}) };
     result =
       job.regular === true
         ? await readListed(file, job.raw, (readPath) => checkTranscript(readPath, { ...options, name: file }))

@@ -204,6 +204,35 @@ describe('a file replaced between the listing and the reading', () => {
   }, 60_000);
 });
 
+describe('an OpenHands conversation replaced between the listing and the reading', () => {
+  // a conversation's folder is one transcript (docs/adapters.md); check read whatever its name
+  // was by then, and a FIFO it read as a stream: the batch waited for a writer for ever
+  it('a FIFO or a file in its place is that line; the batch ends', async () => {
+    const d = dir();
+    const gate = path.join(d, 'gate.jsonl');
+    execFileSync('mkfifo', [gate]);
+    const folder = path.join(d, 'runs');
+    const fixture = path.join(ROOT, 'test/fixtures/adapters/openhands-conversation/7d1e9f20a3b44c5d8e6f7a8b9c0d1e2f');
+    for (const n of ['conv-a', 'conv-b', 'conv-c']) fs.cpSync(fixture, path.join(folder, n), { recursive: true });
+    const run = cli(['check', '--json', '--threads', '1', gate, folder], 30_000);
+    const writer = await fs.promises.open(gate, 'w'); // the folder has been listed
+    fs.rmSync(path.join(folder, 'conv-a'), { recursive: true });
+    execFileSync('mkfifo', [path.join(folder, 'conv-a')]);
+    fs.rmSync(path.join(folder, 'conv-b'), { recursive: true });
+    fs.copyFileSync(HEALTHY, path.join(folder, 'conv-b'));
+    await writer.writeFile(fs.readFileSync(HEALTHY));
+    await writer.close();
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l.file)).toEqual([gate, ...['conv-a', 'conv-b', 'conv-c'].map((n) => path.join(folder, n))]);
+    expect(lines[1]!.error).toMatch(/not a folder any more/);
+    expect(lines[2]!.error).toMatch(/not a folder any more/);
+    expect(lines[3]!.error, lines[3]!.error).toBeUndefined();
+    expect(lines[3]!.sessions).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('names that are not UTF-8', () => {
   // Node decodes a name read from a folder as UTF-8, a byte that is not becoming U+FFFD: the
   // name no longer named the file, and a transcript called `caf\xe9.jsonl` (Latin-1) was its
