@@ -184,9 +184,33 @@ async function readHead(file: string | Buffer): Promise<string> {
     const bytes = buf.subarray(0, bytesRead);
     if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString('utf8');
     // a gzip's first MiB inflates to its head; the rest of the stream is not needed
-    const out = zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: HEAD_BYTES });
-    return out.toString('utf8');
+    return (await gunzipHead(bytes)).toString('utf8');
   } finally {
     await fd.close();
   }
+}
+
+/**
+ * The first HEAD_BYTES that `gzip` inflates to, the rest not inflated. (gunzipSync's
+ * maxOutputLength throws rather than cuts: any .jsonl.gz whose first MiB inflated to more, a
+ * rotated log of a few hundred KB, "could not be read", so it was kept and read whole.)
+ */
+function gunzipHead(gzip: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // a head cut mid-stream is not an error: it ends where the bytes end
+    const z = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const out: Buffer[] = [];
+    let n = 0;
+    z.on('data', (c: Buffer) => {
+      out.push(c);
+      n += c.length;
+      if (n >= HEAD_BYTES) {
+        z.destroy(); // a gzip bomb's head costs a MiB
+        resolve(Buffer.concat(out).subarray(0, HEAD_BYTES));
+      }
+    });
+    z.on('end', () => resolve(Buffer.concat(out)));
+    z.on('error', reject);
+    z.end(gzip);
+  });
 }

@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli } from '../cli/runCli.ts';
 import { tempDir } from '../relay/helpers.ts';
@@ -230,6 +231,26 @@ describe('an OpenHands conversation replaced between the listing and the reading
     expect(lines[2]!.error).toMatch(/not a folder any more/);
     expect(lines[3]!.error, lines[3]!.error).toBeUndefined();
     expect(lines[3]!.sessions).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('a gzipped file that is not a transcript', () => {
+  // its head was inflated with maxOutputLength 1 MiB, which throws (it does not cut) when the
+  // first MiB of the file inflates to more: such a file "could not be read", so it was kept,
+  // then read whole by a thread only to say it is not a transcript. A rotated .jsonl.gz log was
+  // a row of its own and decompressed in full, where the same log uncompressed is skipped
+  it('is skipped as the same file uncompressed is', async () => {
+    const d = dir();
+    const log = Array.from({ length: 60_000 }, (_, i) => JSON.stringify({ level: 'info', msg: `request ${i}`, at: i * 7919 })).join('\n') + '\n';
+    fs.writeFileSync(path.join(d, 'app-log.jsonl'), log);
+    fs.writeFileSync(path.join(d, 'app-log.jsonl.gz'), zlib.gzipSync(log));
+    expect(log.length).toBeGreaterThan(2 << 20); // its head inflates past the MiB read to recognise it
+    fs.copyFileSync(HEALTHY, path.join(d, 'ok.jsonl'));
+    fs.writeFileSync(path.join(d, 'ok-gz.jsonl.gz'), zlib.gzipSync(Buffer.concat(Array.from({ length: 8 }, () => fs.readFileSync(HEALTHY)))));
+    const r = await runCli(['check', '--json', d]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout).map((l) => l.file)).toEqual([path.join(d, 'ok-gz.jsonl.gz'), path.join(d, 'ok.jsonl')]);
+    expect(r.stderr).toContain('2 other files in the folders skipped (not transcripts)');
   }, 60_000);
 });
 
