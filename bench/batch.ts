@@ -110,7 +110,7 @@ export async function benchBatch(): Promise<void> {
     const files: string[] = [];
     if (own !== undefined) {
       const listed = await batchFiles([dir]);
-      files.push(...listed.files);
+      files.push(...listed.files.map((f) => f.file));
       if (files.length === 0) throw new Error(`${own}: no transcript that check reads (${listed.skipped} other files)`);
     } else {
       for (let i = 0; i < count; i++) {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { escapeLines } from '../core/terminalText.ts';
+import { escapeControls } from '../core/terminalText.ts';
 import { batchFiles } from './batchFiles.ts';
 import { batchTable, unreadableRow, type BatchRow } from './batchRows.ts';
 import type { BatchAnswer, BatchJob, BatchWorkerData } from './batchWorker.ts';
@@ -58,7 +58,8 @@ interface Member {
 export async function runBatch(args: readonly string[], options: BatchOptions, out: Writable, err: Writable): Promise<number> {
   const { files, skipped } = await batchFiles(args);
   if (files.length === 0) {
-    await writeAll(err, `context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)\n`);
+    // the arguments may come from a glob over the agents' folders: their names are shown escaped
+    await writeAll(err, `${escapeControls(`context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)`)}\n`);
     return 2;
   }
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
@@ -79,13 +80,29 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
 
   const members: Member[] = [];
   const give = (m: Member): void => {
-    if (nextJob >= files.length || nextJob >= nextOut + window) {
-      m.job = null;
+    for (;;) {
+      if (nextJob >= files.length || nextJob >= nextOut + window) {
+        m.job = null;
+        return;
+      }
+      const { file, error, regular, raw, conversation } = files[nextJob]!;
+      const job: BatchJob = {
+        index: nextJob,
+        file,
+        ...(regular === undefined ? {} : { regular }),
+        ...(raw === undefined ? {} : { raw }),
+        ...(conversation === undefined ? {} : { conversation }),
+      };
+      nextJob++;
+      // a folder that could not be listed is its line at once: no thread reads it
+      if (error !== undefined) {
+        received(lostAnswer(job, error, options.json));
+        continue;
+      }
+      m.job = job;
+      m.worker.postMessage(job);
       return;
     }
-    m.job = { index: nextJob, file: files[nextJob]! };
-    nextJob++;
-    m.worker.postMessage(m.job);
   };
   const print = async (a: BatchAnswer): Promise<void> => {
     if (a.status < 2) {
@@ -94,7 +111,8 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     }
     if (options.json) {
       for (const piece of a.json ?? []) await writeAll(out, piece);
-      if (a.note !== undefined) await writeAll(err, escapeLines(`context-health: ${a.note}\n`));
+      // one note, one line: a newline in a file's name is shown escaped too, or it would forge a line of its own (docs/security.md "Terminal output")
+      if (a.note !== undefined) await writeAll(err, `${escapeControls(`context-health: ${a.note}`)}\n`);
     } else if (a.row !== undefined) rows.push(a.row);
   };
   const received = (a: BatchAnswer): void => {

@@ -10,9 +10,31 @@ import zlib from 'node:zlib';
 import { detectFormat } from '../ingest/adapters/detect.ts';
 import { openHandsFolder } from '../node/openhandsFolder.ts';
 
+/** A file to read (or a folder that could not be listed), as the listing found it. */
+export interface Listed {
+  /** the path as given or found (a name's bytes that are not UTF-8 shown as U+FFFD) */
+  file: string;
+  /**
+   * why it is not read: a folder that could not be listed (past PATH_MAX, no permission, out
+   * of descriptors) is a line of its own, as a file that cannot be read is, rather than a part
+   * of the folder left out silently
+   */
+  error?: string;
+  /**
+   * found in a folder as a regular file (or a link to one): read only while it still is one
+   * (batchWorker.ts readListed), where a file named on the command line may be a FIFO or a
+   * process substitution `<(…)`, read as a stream
+   */
+  regular?: true;
+  /** the path's bytes, when a name on it is not UTF-8: `file` no longer names it */
+  raw?: Buffer;
+  /** found in a folder as an OpenHands conversation's folder: read only while it still is one */
+  conversation?: true;
+}
+
 export interface BatchFiles {
-  /** the files to read, in output order */
-  files: string[];
+  /** in output order */
+  files: Listed[];
   /** files in the folders that are not transcripts (by name or by their first record) */
   skipped: number;
 }
@@ -23,49 +45,84 @@ const TRANSCRIPT_NAME = /\.(jsonl|json|traj)(\.gz)?$/i;
 /** How much of a file's head is read to recognise it. */
 const HEAD_BYTES = 1 << 20;
 
+const SEP = Buffer.from(path.sep);
+
 export async function batchFiles(args: readonly string[]): Promise<BatchFiles> {
-  const files: string[] = [];
+  const files: Listed[] = [];
   let skipped = 0;
   const entered = new Set<string>();
   for (const arg of args) {
     const st = await fs.promises.stat(arg).catch(() => null);
     // a file, what cannot be read (its own line says why), or an OpenHands conversation (read as one, docs/adapters.md)
     if (st === null || !st.isDirectory() || openHandsFolder(arg) !== null) {
-      files.push(arg);
+      files.push({ file: arg });
       continue;
     }
-    const found: string[] = [];
-    skipped += await walk(arg, entered, found);
-    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const found: Listed[] = [];
+    skipped += await walk(arg, null, { entered, found });
+    found.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     for (const f of found) files.push(f); // no argument spread: a folder may hold 100,000 files
   }
   return { files, skipped };
 }
 
-/** Adds the transcripts under `dir` to `found`; returns how many other files it skipped. */
-async function walk(dir: string, entered: Set<string>, found: string[], parentReal: string | null = null): Promise<number> {
-  const real = await fs.promises.realpath(dir).catch(() => null);
+interface Walk {
+  /** real paths of the folders entered, their bytes as latin1 (a name need not be UTF-8) */
+  entered: Set<string>;
+  found: Listed[];
+}
+
+/**
+ * Adds the transcripts under `dir` to `found`; returns how many other files it skipped.
+ * `raw`: the folder's path as bytes when a name on it is not UTF-8 (Node decodes a name read
+ * from a folder as UTF-8, an invalid byte becoming U+FFFD, so `dir` no longer names it).
+ * `knownReal`: the folder's real path when the caller knows it (a folder that is no link,
+ * inside a folder whose real path is known); otherwise it is asked of the OS.
+ */
+async function walk(dir: string, raw: Buffer | null, w: Walk, parentReal: string | null = null, knownReal: string | null = null): Promise<number> {
+  const at = raw ?? dir;
+  // realpath(3) looks up every component of the path, each from the root: asked at every level
+  // of a chain of n folders it cost n³ (1,500 levels: 24 s of system time), so it is asked only
+  // of the arguments and of links
+  const real =
+    knownReal ??
+    (await fs.promises.realpath(at, { encoding: 'buffer' }).then(
+      (b) => b.toString('latin1'),
+      () => null,
+    ));
   // a link to a folder this one is inside of (its real path is a prefix of ours) is a loop:
   // not followed; any other folder is entered once, however many links lead to it
   const loop = real !== null && parentReal !== null && (parentReal === real || parentReal.startsWith(real.endsWith(path.sep) ? real : real + path.sep));
-  if (real === null || loop || entered.has(real)) return 0;
-  entered.add(real);
+  if (real === null || loop || w.entered.has(real)) return 0;
+  w.entered.add(real);
   let skipped = 0;
-  const entries = await fs.promises.readdir(dir, { withFileTypes: true }).catch(() => []);
+  let entries: fs.Dirent<Buffer>[];
+  try {
+    entries = await fs.promises.readdir(at, { withFileTypes: true, encoding: 'buffer' });
+  } catch (e) {
+    w.found.push({ file: dir, error: `the folder could not be listed (${(e as Error).message})` });
+    return 0;
+  }
   for (const e of entries) {
-    const p = path.join(dir, e.name);
+    const name = e.name.toString('utf8');
+    const p = path.join(dir, name);
+    // the bytes, when the name (or a folder above it) is not UTF-8: what the OS is asked by
+    const pRaw = raw === null && Buffer.from(name).equals(e.name) ? null : Buffer.concat([raw ?? Buffer.from(dir), SEP, e.name]);
+    const pAt = pRaw ?? p;
     let isDir = e.isDirectory();
     let isFile = e.isFile();
     if (e.isSymbolicLink()) {
       // followed: to a folder (entered once, by its real path) or a file; a dangling or looping link is a file that cannot be read
-      const st = await fs.promises.stat(p).catch(() => null);
+      const st = await fs.promises.stat(pAt).catch(() => null);
       isDir = st?.isDirectory() ?? false;
       isFile = st === null || st.isFile();
     }
+    const childReal = e.isSymbolicLink() ? null : real + (real.endsWith(path.sep) ? '' : path.sep) + e.name.toString('latin1');
     // docs/adapters.md OpenHands: a conversation's folder (its events/ beside base_state.json) is one transcript
-    if (isDir && e.name !== 'events' && openHandsFolder(p) !== null) found.push(p);
-    else if (isDir) skipped += await walk(p, entered, found, real);
-    else if (isFile && TRANSCRIPT_NAME.test(e.name) && (await recognisedTranscript(p))) found.push(p);
+    if (isDir && name !== 'events' && pRaw === null && openHandsFolder(p) !== null) w.found.push({ file: p, conversation: true });
+    else if (isDir) skipped += await walk(p, pRaw, w, real, childReal);
+    else if (isFile && TRANSCRIPT_NAME.test(name) && (await recognisedTranscript(p, pRaw ?? undefined)))
+      w.found.push({ file: p, regular: true, ...(pRaw === null ? {} : { raw: pRaw }) });
     else skipped++;
   }
   return skipped;
@@ -77,11 +134,11 @@ async function walk(dir: string, entered: Set<string>, found: string[], parentRe
  * a .json is a JSON array (the product's .json form), a SWE-agent or mini-swe-agent document. A file that
  * cannot be read is kept, so that its line says why.
  */
-export async function recognisedTranscript(file: string): Promise<boolean> {
+export async function recognisedTranscript(file: string, raw?: Buffer): Promise<boolean> {
   if (/\.traj(\.gz)?$/i.test(file)) return true;
   let head: string;
   try {
-    head = await readHead(file);
+    head = await readHead(raw ?? file);
   } catch {
     return true;
   }
@@ -113,17 +170,47 @@ export async function recognisedTranscript(file: string): Promise<boolean> {
 }
 
 /** The first HEAD_BYTES of a file (gunzipped when its first bytes say gzip), as text. */
-async function readHead(file: string): Promise<string> {
-  const fd = await fs.promises.open(file, 'r');
+async function readHead(file: string | Buffer): Promise<string> {
+  // without blocking, and only a regular file: a FIFO swapped in since the folder was listed
+  // would wait for a writer for ever, and the listing with it (docs/security.md "check over folders")
+  const fd = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fd.read(buf, 0, HEAD_BYTES, 0);
+    const st = await fd.stat();
+    if (!st.isFile()) throw new Error('not a regular file');
+    // no more than the file holds: a MiB zeroed for each of 20,000 empty .jsonl cost 4-6 s
+    const size = Math.min(HEAD_BYTES, st.size);
+    const buf = Buffer.alloc(size);
+    const { bytesRead } = size === 0 ? { bytesRead: 0 } : await fd.read(buf, 0, size, 0);
     const bytes = buf.subarray(0, bytesRead);
     if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString('utf8');
     // a gzip's first MiB inflates to its head; the rest of the stream is not needed
-    const out = zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: HEAD_BYTES });
-    return out.toString('utf8');
+    return (await gunzipHead(bytes)).toString('utf8');
   } finally {
     await fd.close();
   }
+}
+
+/**
+ * The first HEAD_BYTES that `gzip` inflates to, the rest not inflated. (gunzipSync's
+ * maxOutputLength throws rather than cuts: any .jsonl.gz whose first MiB inflated to more, a
+ * rotated log of a few hundred KB, "could not be read", so it was kept and read whole.)
+ */
+function gunzipHead(gzip: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // a head cut mid-stream is not an error: it ends where the bytes end
+    const z = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    const out: Buffer[] = [];
+    let n = 0;
+    z.on('data', (c: Buffer) => {
+      out.push(c);
+      n += c.length;
+      if (n >= HEAD_BYTES) {
+        z.destroy(); // a gzip bomb's head costs a MiB
+        resolve(Buffer.concat(out).subarray(0, HEAD_BYTES));
+      }
+    });
+    z.on('end', () => resolve(Buffer.concat(out)));
+    z.on('error', reject);
+    z.end(gzip);
+  });
 }

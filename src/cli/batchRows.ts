@@ -107,6 +107,14 @@ const errorsNote = (r: BatchRow): string =>
 /** A row with no turn, as `check FILE` says it (adapterNote.ts noSnapshotSentence): an agent's session with no model call, or the input errors. */
 const noSnapshotWords = (r: BatchRow): string => (r.agent !== 'wire' && r.inputErrors === 0 ? 'no model call in it' : `no valid snapshot (${errorsNote(r)})`);
 
+/**
+ * How wide the file column is padded at most. Every row was padded to the longest name: one
+ * path of 16,000 characters once escaped (names of control bytes near PATH_MAX) made 3,000 rows
+ * 48 MB, and 33,000 of them a table longer than V8's longest string, so nothing was printed.
+ * A longer name overflows its own row only; real paths are far shorter.
+ */
+const FILE_COLUMN_MAX = 512;
+
 /** The table, worst files first, and the line of totals. File names are shown escaped (they come from the disk). */
 export function batchTable(rows: readonly BatchRow[], skipped: number): string {
   const sorted = [...rows].sort(worse);
@@ -125,8 +133,9 @@ export function batchTable(rows: readonly BatchRow[], skipped: number): string {
         ],
   );
   const all = [header, ...cells.map((row) => row.map((c, i) => (i === 0 || i === 6 ? escapeControls(c) : c)))];
-  // reduced, not spread: one row per file, and a folder may hold 100,000
-  const widths = header.map((_, i) => all.reduce((w, row) => Math.max(w, row[i]!.length), 0));
+  // reduced, not spread: one row per file, and a folder may hold 100,000; the file column no
+  // wider than FILE_COLUMN_MAX, so that one long name does not widen every row
+  const widths = header.map((_, i) => all.reduce((w, row) => Math.max(w, i === 0 ? Math.min(row[i]!.length, FILE_COLUMN_MAX) : row[i]!.length), 0));
   // numbers right-aligned, words left; the last column is not padded
   const numeric = new Set([2, 3, 4, 5]);
   const lines = all.map((row) =>

@@ -31,6 +31,16 @@ export interface CheckOptions {
    * a final link (the relay's local sessions, docs/security.md "Local sessions")
    */
   inside?: string;
+  /**
+   * the file's own name when `path` names its open descriptor (`/proc/self/fd/N`, openRegular.ts
+   * descriptorPath): a transcript that names no session is named after it, as when read by name
+   */
+  name?: string;
+  /**
+   * the path was listed as an OpenHands conversation's folder (`check <folder>`'s walk): anything
+   * else found there now is an error, not read (a FIFO would be read as a stream, waiting for ever)
+   */
+  conversation?: true;
   /** `--from`: force a transcript format instead of telling it by content (docs/adapters.md) */
   from?: TranscriptFormat;
   /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
@@ -91,6 +101,8 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   if (folder === null && path !== '-' && (await fs.promises.stat(path).catch(() => null))?.isDirectory()) {
     throw new Error('a folder is read only as an OpenHands conversation (one holding events/ and base_state.json, or its events/ folder)');
   }
+  if (folder === null && options.conversation === true)
+    throw new Error('not a folder any more (it was an OpenHands conversation when its folder was listed): not read');
   if (folder !== null && options.from !== undefined && options.from !== 'openhands')
     throw new Error(`a folder is read as an OpenHands conversation, not --from ${options.from}`);
   const threads = folder === null ? await threadsFor(path, options) : 0;
@@ -128,7 +140,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
   );
   const pipeline = new TranscriptPipeline(scoring, {
     ...(folder !== null ? { from: 'openhands' as const } : options.from === undefined ? {} : { from: options.from }),
-    fallbackSessionId: folder?.id ?? sessionIdFromPath(path),
+    fallbackSessionId: folder?.id ?? sessionIdFromPath(options.name ?? path),
     ...(options.audit === false ? { audit: false } : {}),
     ...(options.maxLineBytes === undefined ? {} : { maxRecordChars: options.maxLineBytes }),
   });

@@ -149,10 +149,21 @@ export async function readFolderFile(file: string, maxBytes: number, inside?: st
   }
 }
 
+// Any error is "not one": an events/ that is a link loop (ELOOP) or past PATH_MAX (ENAMETOOLONG)
+// threw here, and `check <folder>`'s walk stopped there with no file read (docs/contract.md
+// §6.1.1: a file that cannot be read never stops the others). Such a folder is walked as any other.
 function isDir(p: string): boolean {
-  return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 function isFile(p: string): boolean {
-  return fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
 }
