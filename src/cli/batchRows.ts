@@ -92,9 +92,13 @@ export function unreadableRow(file: string, error: string): BatchRow {
   return { file, agent: null, turns: 0, compactions: 0, confirmedLosses: 0, faults: 0, inputErrors: 0, headline: null, error };
 }
 
-/** Worst first: unreadable files, then by headline, faults, confirmed losses; ties by path. */
+/**
+ * Worst first: unreadable files, files with no valid snapshot (input errors), then by
+ * headline, faults, confirmed losses; ties by path. An agent's session with no model call in
+ * it (a session opened and left, as a real folder holds many) has nothing to look at: last.
+ */
 function worse(a: BatchRow, b: BatchRow): number {
-  const rank = (r: BatchRow): number => (r.error !== undefined ? 100 : r.headline === null ? 50 : ROW_RANK[r.headline.kind]);
+  const rank = (r: BatchRow): number => (r.error !== undefined ? 100 : r.headline !== null ? ROW_RANK[r.headline.kind] : noModelCall(r) ? -1 : 50);
   return rank(b) - rank(a) || b.faults - a.faults || b.confirmedLosses - a.confirmedLosses || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 }
 
@@ -105,7 +109,12 @@ const errorsNote = (r: BatchRow): string =>
   r.inputErrorsOmitted === undefined ? plural(r.inputErrors, 'input error') : inputErrorsNote(r.inputErrors - r.inputErrorsOmitted.count, r.inputErrorsOmitted);
 
 /** A row with no turn, as `check FILE` says it (adapterNote.ts noSnapshotSentence): an agent's session with no model call, or the input errors. */
-const noSnapshotWords = (r: BatchRow): string => (r.agent !== 'wire' && r.inputErrors === 0 ? 'no model call in it' : `no valid snapshot (${errorsNote(r)})`);
+const noSnapshotWords = (r: BatchRow): string => (noModelCall(r) ? 'no model call in it' : `no valid snapshot (${errorsNote(r)})`);
+
+/** A row with no turn because the agent's session made no model call (not for want of a valid line). */
+function noModelCall(r: BatchRow): boolean {
+  return r.turns === 0 && r.agent !== null && r.agent !== 'wire' && r.inputErrors === 0;
+}
 
 /**
  * How wide the file column is padded at most. Every row was padded to the longest name: one

@@ -168,8 +168,12 @@ describe('check over several files', () => {
     fs.writeFileSync(noCall, JSON.stringify({ sessionId: 'no-call', projectHash: 'ab12', startTime: '2026-01-14T10:01:58.412Z', messages }, null, 2));
     const healthy = path.join(SAMPLES, 'healthy.jsonl');
     const r = await runCli(['check', healthy, noCall]);
-    const row = r.stdout.split('\n').find((l) => l.startsWith(noCall))!;
+    const rows = r.stdout.split('\n');
+    const row = rows.find((l) => l.startsWith(noCall))!;
     expect(row).toMatch(/gemini\s+0\s+0\s+0\s+0\s+no model call in it$/);
+    // nothing to look at: below the healthy session, the last row before the totals
+    expect(rows[rows.indexOf('') - 1]).toBe(row);
+    expect(rows.findIndex((l) => l.startsWith(healthy))).toBe(1);
     expect(r.code).toBe(0);
     // --json: its line is check's, and stderr says why it has no turn
     const j = await runCli(['check', '--json', healthy, noCall]);
