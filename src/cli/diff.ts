@@ -13,7 +13,7 @@ import { checkTranscript, type CheckResult } from './check.ts';
 import { capThreads, parseThreads } from './threads.ts';
 import { writeAll } from './output.ts';
 import { writeJsonPieces } from './jsonPieces.ts';
-import { escapeLines } from '../core/terminalText.ts';
+import { errorLine, escapeLines } from '../core/terminalText.ts';
 import { appendAll } from '../core/arrays.ts';
 
 export const DIFF_USAGE =
@@ -88,7 +88,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   for (let i = 0; i < 2; i++) {
     const s = settled[Math.min(i, unique.length - 1)]!;
     if (s.status === 'rejected') {
-      await writeAll(io.stderr, escapeLines(`context-health: cannot read ${shown(paths[i]!)}: ${(s.reason as Error).message}\n`));
+      await writeAll(io.stderr, errorLine(`context-health: cannot read ${shown(paths[i]!)}: ${(s.reason as Error).message}`));
       return 2;
     }
     results.push(s.value);
@@ -97,7 +97,7 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   for (let i = 0; i < 2; i++) {
     const picked = pickSession(results[i]!.report, sessionIds[i]);
     if (typeof picked === 'string') {
-      await writeAll(io.stderr, escapeLines(`context-health: ${shown(paths[i]!)}: ${picked}\n`));
+      await writeAll(io.stderr, errorLine(`context-health: ${shown(paths[i]!)}: ${picked}`));
       return 2;
     }
     sides.push(picked);

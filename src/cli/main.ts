@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { openHandsFolder } from '../node/openhandsFolder.ts';
 import { writeAll } from './output.ts';
 import { capThreads, parseThreads } from './threads.ts';
-import { escapeLines } from '../core/terminalText.ts';
+import { errorLine, escapeLines } from '../core/terminalText.ts';
 
 const USAGE = `usage:
   context-health check <file|folder|->... [--json] [--fail-on fault|warning|never] [--set key=value]... [--max-line-bytes N]
@@ -259,19 +259,19 @@ async function runCheck(args: string[]): Promise<number> {
       process.stderr.write(escapeLines(`context-health: ${e.message}\n`));
       return 2;
     }
-    process.stderr.write(escapeLines(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}\n`));
+    process.stderr.write(errorLine(`context-health: cannot read ${path === '-' ? 'stdin' : path}: ${(e as Error).message}`));
     return 2;
   }
   const report = result.report;
   const notOne = from === undefined ? notATranscript(result.adapter, report) : null;
   if (notOne !== null) {
-    process.stderr.write(escapeLines(`context-health: ${path === '-' ? 'stdin' : path} is ${notOne}\n`));
+    process.stderr.write(errorLine(`context-health: ${path === '-' ? 'stdin' : path} is ${notOne}`));
     return 2;
   }
   await writeCheckOutput(process.stdout, result, { json: values.json, source: path === '-' ? 'stdin' : path });
   const snapshots = report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(escapeLines(`context-health: ${noSnapshotSentence(path === '-' ? 'stdin' : path, result.adapter, report)}\n`));
+    process.stderr.write(errorLine(`context-health: ${noSnapshotSentence(path === '-' ? 'stdin' : path, result.adapter, report)}`));
     return 2;
   }
   return reachesFailLevel(report, failOn) ? 1 : 0;

@@ -13,7 +13,7 @@ import { openInput, type ReplayInput } from './replayInput.ts';
 import { Pacer, SessionRenamer } from './replayPacing.ts';
 import { Progress } from './replayProgress.ts';
 import { declaresCompact, TextCarry } from '../core/compact.ts';
-import { escapeLines } from '../core/terminalText.ts';
+import { errorLine, escapeLines } from '../core/terminalText.ts';
 import { relayBase } from './relayUrl.ts';
 
 export const REPLAY_USAGE = `usage: context-health replay <file> [options]
@@ -90,7 +90,7 @@ export async function runReplay(args: string[]): Promise<number> {
   try {
     input = await openInput(file);
   } catch (e) {
-    say(process.stderr, `context-health replay: cannot read ${file}: ${(e as Error).message}\n`);
+    process.stderr.write(errorLine(`context-health replay: cannot read ${file}: ${(e as Error).message}`));
     return 2;
   }
 
@@ -108,7 +108,7 @@ export async function runReplay(args: string[]): Promise<number> {
   try {
     await streamTranscript(input, client, new Pacer(parsed.speed, parsed.maxGapMs), renamer, tally, progress, parsed.expand);
   } catch (e) {
-    say(process.stderr, `\ncontext-health replay: cannot read ${file}: ${(e as Error).message}\n`);
+    process.stderr.write(`\n${errorLine(`context-health replay: cannot read ${file}: ${(e as Error).message}`)}`);
     await client.close(0);
     return 2;
   }

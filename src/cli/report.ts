@@ -14,7 +14,7 @@ import { checkTranscript, type CheckOptions } from './check.ts';
 import { loadRenderer } from './rendererBundle.ts';
 import { writeAll } from './output.ts';
 import { ReportWriteError, writeReportFiles } from './reportFiles.ts';
-import { escapeLines } from '../core/terminalText.ts';
+import { errorLine, escapeLines } from '../core/terminalText.ts';
 import { phase } from '../node/phases.ts';
 
 export const REPORT_USAGE = `usage: context-health report <file> [--incident N | --compaction N | --turns A..B] [--session ID] [--out DIR] [--format md|html]
@@ -224,12 +224,12 @@ async function reportWith(renderer: ReportRenderer, drawer: ReportDrawer, file: 
       ),
     ]);
   } catch (e) {
-    process.stderr.write(escapeLines(`context-health: cannot read ${file}: ${(e as Error).message}\n`));
+    process.stderr.write(errorLine(`context-health: cannot read ${file}: ${(e as Error).message}`));
     return 2;
   }
   const snapshots = result.report.sessions.reduce((n, s) => n + s.turns, 0);
   if (snapshots === 0) {
-    process.stderr.write(escapeLines(`context-health: ${noSnapshotSentence(file, result.adapter, result.report)}\n`));
+    process.stderr.write(errorLine(`context-health: ${noSnapshotSentence(file, result.adapter, result.report)}`));
     return 2;
   }
   let rendered;

@@ -25,6 +25,16 @@ export function escapeControls(text: string): string {
 }
 
 /** escapeControls on each line, keeping the line ends (the only control the output itself puts there). */
+/**
+ * One line of stderr that names a file, its newline added: every control character escaped,
+ * newlines too. escapeLines keeps the newlines a message is laid out with; a name from the
+ * disk or the command line with a newline in it (`a\ncontext-health: forged`) would then print
+ * a line the product never wrote.
+ */
+export function errorLine(text: string): string {
+  return `${escapeControls(text)}\n`;
+}
+
 export function escapeLines(text: string): string {
   return text.split('\n').map(escapeControls).join('\n');
 }

@@ -73,3 +73,24 @@ describe('watch options', () => {
     expect(fs.existsSync(state)).toBe(false);
   }, 60_000);
 });
+
+describe('a file name with a newline in it (single-file commands)', () => {
+  it('check, report, diff and replay say it on one line: the name cannot print a line the product never wrote', async () => {
+    const dir = tempDir('ch-nl-');
+    const forged = path.join(dir, 'a\ncontext-health: forged.jsonl');
+    fs.writeFileSync(forged, '{"not":"a transcript"}\n');
+    const missing = path.join(dir, 'gone\ncontext-health: forged.jsonl');
+    const runs = [
+      await runCli(['check', forged]),
+      await runCli(['check', missing]),
+      await runCli(['report', missing, '--out', path.join(dir, 'out')]),
+      await runCli(['diff', missing, SAMPLE]),
+      await runCli(['replay', missing, '--url', 'http://127.0.0.1:9/']),
+    ];
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('\\x0acontext-health: forged');
+      for (const line of r.stderr.split('\n')) expect(line, r.stderr).not.toMatch(/^context-health: forged/);
+    }
+  }, 120_000);
+});
