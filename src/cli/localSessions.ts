@@ -50,7 +50,7 @@ export async function analyseLocal(file: string, agent: LocalAgent, inside?: str
   // since it was listed is not analysed, so the one-at-a-time analysis never stalls on it; and
   // check reads the descriptor that was checked, not the name again (a FIFO or a link renamed
   // over it after the check is never read). One thread: the relay's own work goes on between the file's pieces
-  const { report } = await readThrough(file, (readPath) => checkTranscript(readPath, { userThresholds: {}, threads: 1 }), inside);
+  const { report } = await readThrough(file, (readPath) => checkTranscript(readPath, { userThresholds: {}, threads: 1, name: file }), inside);
   return outcomeOf(report);
 }
 
