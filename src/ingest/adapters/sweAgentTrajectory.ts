@@ -22,6 +22,9 @@ export class TrajectoryReader {
   private heldHistory: unknown[] | null = null;
   private trajectoryDone = false;
   private history: HistoryCalls | null = null;
+  /** a `history` member was begun; a second one (a key written twice, which SWE-agent never does) is counted, not read */
+  private historyBegun = false;
+  private inExtraHistory = false;
   // step mode
   private previous = new Map<string, string>();
   private turn = 0;
@@ -57,6 +60,14 @@ export class TrajectoryReader {
 
   /** The history array begins. */
   historyStart(): void {
+    // adapters.md: the first `history` is the one read. A second one restarted the calls' turns
+    // at 1 (every later one an input error) or, held before the trajectory, replaced the first.
+    if (this.historyBegun) {
+      this.inExtraHistory = true;
+      this.skipped.add('history (a second one, not read)');
+      return;
+    }
+    this.historyBegun = true;
     if (this.mode === 'steps') return;
     if (this.trajectoryDone) {
       // no step said what was seen, and none is to come: the history rule, message by message
@@ -67,12 +78,17 @@ export class TrajectoryReader {
 
   /** One element of `history`, in order. */
   *historyMessage(m: unknown): Generator<Snapshot> {
+    if (this.inExtraHistory) return;
     if (this.history !== null) yield* this.history.message(m);
     else this.heldHistory?.push(m);
   }
 
   /** The history array ended. */
   *historyEnd(): Generator<Snapshot> {
+    if (this.inExtraHistory) {
+      this.inExtraHistory = false;
+      return;
+    }
     if (this.history === null) return;
     yield* this.history.steps(this.heldSteps);
     this.heldSteps = [];
