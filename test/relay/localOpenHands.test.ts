@@ -133,11 +133,13 @@ describe('OpenHands conversations in the index', () => {
     const roots = (env: Record<string, string>) =>
       defaultAgentFolders(home, env)
         .filter((f) => f.agent === 'openhands')
-        .map((f) => f.root);
-    expect(roots({})).toEqual(['/home/u/.openhands']);
+        .map((f) => `${f.root}${f.optional === true ? ' (optional)' : ''}`);
+    // ~/.openhands-state, where the V0 app's Docker command kept it before 0.44, is searched when it exists (an optional folder)
+    expect(roots({})).toEqual(['/home/u/.openhands', '/home/u/.openhands-state (optional)']);
     expect(roots({ OPENHANDS_PERSISTENCE_DIR: '/data/oh', OPENHANDS_CONVERSATIONS_DIR: '/data/convs', FILE_STORE_PATH: '~/store' })).toEqual([
       '/data/oh',
       '/home/u/store',
+      '/home/u/.openhands-state (optional)',
       '/data/convs',
     ]);
   });
