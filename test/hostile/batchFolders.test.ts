@@ -36,16 +36,15 @@ const jsonLines = (stdout: string): Line[] =>
     .map((l) => JSON.parse(l) as Line);
 
 /** the CLI, killed after `ms` (a batch that hangs is a defect under test); `uid`: run as that user (root ignores mode bits) */
-function cli(args: string[], ms: number, uid?: number): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
-  let as = {};
-  if (uid !== undefined) {
-    // a TMPDIR that user may write (tsx keeps its cache there); the tests' own is root's alone
-    const tmp = fs.mkdtempSync('/tmp/ch-batch5-tmp-');
-    made.push(tmp);
-    fs.chmodSync(tmp, 0o777);
-    as = { uid, gid: uid, env: { ...process.env, TMPDIR: tmp } };
-  }
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, ...as });
+function cli(args: string[], ms: number, withoutDac = false): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  // root reads whatever the mode bits say: the CLI then runs as root without the two
+  // capabilities that let it (setpriv, util-linux), so a folder of mode 000 is refused as it
+  // is to anyone else, while the clone it runs from stays readable wherever it is (a clone in
+  // a 0700 mktemp folder is no one else's to read, so running as another user fails there)
+  const [cmd, argv] = withoutDac
+    ? ['setpriv', ['--bounding-set=-dac_override,-dac_read_search', '--', process.execPath, BIN, ...args]]
+    : [process.execPath, [BIN, ...args]];
+  const child = spawn(cmd, argv, { cwd: ROOT });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -301,35 +300,32 @@ describe('one very long name among many files', () => {
 });
 
 describe('files and folders without read permission', () => {
-  // root reads whatever the mode bits say, so as root the CLI is run as nobody (65534)
-  const asUser = process.getuid?.() === 0 ? 65534 : undefined;
+  const asRoot = process.getuid?.() === 0;
 
   // a folder whose listing failed (EACCES) was left out silently: its transcripts were not
   // read and nothing said so
   it('a folder that cannot be listed and a file that cannot be read are each a line; the others are read', async () => {
-    const d = fs.mkdtempSync('/tmp/ch-batch5-perm-'); // the test's own tmpdir is not open to nobody
-    made.push(d);
-    fs.chmodSync(d, 0o755);
+    const d = dir();
     const open = path.join(d, 'open');
     const locked = path.join(d, 'locked');
-    fs.mkdirSync(open, { mode: 0o755 });
-    fs.mkdirSync(locked, { mode: 0o700 });
-    for (const [f, mode] of [
-      [path.join(open, 'ok.jsonl'), 0o644],
-      [path.join(open, 'secret.jsonl'), 0o600],
-      [path.join(locked, 'hidden.jsonl'), 0o644],
-    ] as const) {
-      fs.copyFileSync(HEALTHY, f);
-      fs.chmodSync(f, mode);
+    fs.mkdirSync(open);
+    fs.mkdirSync(locked);
+    const secret = path.join(open, 'secret.jsonl');
+    for (const f of [path.join(open, 'ok.jsonl'), secret, path.join(locked, 'hidden.jsonl')]) fs.copyFileSync(HEALTHY, f);
+    fs.chmodSync(secret, 0o000);
+    fs.chmodSync(locked, 0o000);
+    try {
+      const r = await cli(['check', '--json', d], 30_000, asRoot).done;
+      expect(r.code, r.stderr).toBe(0);
+      const lines = jsonLines(r.stdout);
+      expect(lines.map((l) => l.file)).toEqual([locked, path.join(open, 'ok.jsonl'), secret]);
+      expect(lines[0]!.error).toMatch(/^the folder could not be listed \(EACCES/);
+      expect(lines[1]!.sessions).toHaveLength(1);
+      expect(lines[2]!.error).toMatch(/^EACCES/);
+    } finally {
+      // the run's folder is removed after: a folder of mode 000 could not be by its owner
+      fs.chmodSync(locked, 0o700);
+      fs.chmodSync(secret, 0o600);
     }
-    fs.chmodSync(open, 0o755);
-    fs.chmodSync(locked, 0o700);
-    const r = await cli(['check', '--json', d], 30_000, asUser).done;
-    expect(r.code, r.stderr).toBe(0);
-    const lines = jsonLines(r.stdout);
-    expect(lines.map((l) => l.file)).toEqual([locked, path.join(open, 'ok.jsonl'), path.join(open, 'secret.jsonl')]);
-    expect(lines[0]!.error).toMatch(/^the folder could not be listed \(EACCES/);
-    expect(lines[1]!.sessions).toHaveLength(1);
-    expect(lines[2]!.error).toMatch(/^EACCES/);
   }, 60_000);
 });
