@@ -45,6 +45,12 @@ export interface CheckOptions {
   from?: TranscriptFormat;
   /** `--scorer` (contract §7 reference scorer); default auto: the reference only where a session has no score */
   scorer?: ScorerMode;
+  /**
+   * false: the caller reads no score of a session in the reference scope, nor the metrics'
+   * score figures (the human output, the folder table, the local sessions' rows), so the
+   * reference scorer leaves such a session alone (ScoringOptions.readsReferenceScores)
+   */
+  readsReferenceScores?: boolean;
   /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
   embeddings?: EmbeddingsOptions;
   /** `--context-window N` (contract §8.7): the window when the model table and the header give none */
@@ -136,7 +142,12 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
       },
       error: (line, message) => report.addError({ line, message }),
     },
-    { mode: options.scorer ?? 'auto', sha256: nodeSha256, ...(makeScorer === undefined ? {} : { makeScorer }) },
+    {
+      mode: options.scorer ?? 'auto',
+      sha256: nodeSha256,
+      ...(makeScorer === undefined ? {} : { makeScorer }),
+      ...(options.readsReferenceScores === false ? { readsReferenceScores: false } : {}),
+    },
   );
   const pipeline = new TranscriptPipeline(scoring, {
     ...(folder !== null ? { from: 'openhands' as const } : options.from === undefined ? {} : { from: options.from }),

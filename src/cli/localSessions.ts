@@ -9,7 +9,7 @@ import { isLoopbackHost } from '../server/accessPolicy.ts';
 import { defaultAgentFolders, extraFolder } from '../server/localSessions/agentFolders.ts';
 import { LocalSessionIndex, type AnalysisOutcome } from '../server/localSessions/localIndex.ts';
 import { readThrough } from '../node/openRegular.ts';
-import { checkTranscript, type CheckResult } from './check.ts';
+import { checkTranscript, type CheckOptions, type CheckResult } from './check.ts';
 
 export interface LocalSessionsChoice {
   /** --no-local-sessions */
@@ -38,6 +38,13 @@ export function openLocalIndex(c: LocalSessionsChoice, home = os.homedir()): Loc
 }
 
 /**
+ * How a row's file is checked: one thread, since the relay's own work goes on between the
+ * file's pieces; no reference score for an agent's session, since a row shows none
+ * (ScoringOptions.readsReferenceScores).
+ */
+const ROW_CHECK = { userThresholds: {}, threads: 1, readsReferenceScores: false } as const satisfies CheckOptions;
+
+/**
  * A row's figures from the engine `check` runs (contract §6 report): the calls, the
  * compactions, the confirmed losses (§8.5) and the fullest call over the window (§8.7).
  */
@@ -45,12 +52,12 @@ export async function analyseLocal(file: string, agent: LocalAgent, inside?: str
   // an OpenHands conversation is its folder: check reads it as `check <folder>` does, each file
   // opened without following a final link and kept only when it is a regular file inside `inside`
   if (agent === 'openhands')
-    return outcomeOf((await checkTranscript(file, { userThresholds: {}, threads: 1, ...(inside === undefined ? {} : { inside }) })).report);
+    return outcomeOf((await checkTranscript(file, { ...ROW_CHECK, ...(inside === undefined ? {} : { inside }) })).report);
   // check reads a FIFO or a device as a stream (it waits for a writer): a name that became one
   // since it was listed is not analysed, so the one-at-a-time analysis never stalls on it; and
   // check reads the descriptor that was checked, not the name again (a FIFO or a link renamed
-  // over it after the check is never read). One thread: the relay's own work goes on between the file's pieces
-  const { report } = await readThrough(file, (readPath) => checkTranscript(readPath, { userThresholds: {}, threads: 1, name: file }), inside);
+  // over it after the check is never read)
+  const { report } = await readThrough(file, (readPath) => checkTranscript(readPath, { ...ROW_CHECK, name: file }), inside);
   return outcomeOf(report);
 }
 

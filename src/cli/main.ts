@@ -220,6 +220,9 @@ async function runCheck(args: string[]): Promise<number> {
     userThresholds,
     scorer,
     audit: !values['no-audit'],
+    // the human output and the folder table print no score of an agent's session (contract §8.9);
+    // an endpoint named with --embeddings-url is asked as before, so that it is known to answer
+    ...(values.json || embeddingsUrl !== undefined ? {} : { readsReferenceScores: false }),
     ...(contextWindow === undefined ? {} : { contextWindow }),
     ...(embeddingsUrl === undefined
       ? {}

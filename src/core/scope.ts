@@ -18,8 +18,12 @@ export const IMPORTED_SOURCES: ReadonlySet<string> = new Set(['claude-code', 'sw
  * so it keeps every detector, as the contract asks.
  */
 export function scopeOf(header: SessionHeader | null): DetectorScope {
-  if (header === null) return 'all';
-  return header.scores === 'reference' && typeof header.source === 'string' && IMPORTED_SOURCES.has(header.source) ? 'reference' : 'all';
+  return header !== null && inReferenceScope(header) ? 'reference' : 'all';
+}
+
+/** scopeOf's rule on a header not yet validated (the scoring stage's, which writes `scores` into it). */
+export function inReferenceScope(header: Readonly<Record<string, unknown>>): boolean {
+  return header.scores === 'reference' && typeof header.source === 'string' && IMPORTED_SOURCES.has(header.source);
 }
 
 const SEED_000 =

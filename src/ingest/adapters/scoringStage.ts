@@ -18,6 +18,7 @@
 import type { Sha256Hex } from '../../core/analyse.ts';
 import { kendallTauB } from '../../core/rankAgreement.ts';
 import { Bm25Scorer, type ScorableSpan, type SpanScorer } from '../../core/referenceScorer.ts';
+import { inReferenceScope } from '../../core/scope.ts';
 import { TextMemo } from '../../core/textMemo.ts';
 import { mayHoldLoneSurrogate } from '../../core/validate.ts';
 import type { MessageFeed } from './pipeline.ts';
@@ -30,6 +31,14 @@ export const SCORER_MODES: readonly ScorerMode[] = ['harness', 'auto', 'referenc
 export interface ScoringOptions {
   mode: ScorerMode;
   sha256: Sha256Hex;
+  /**
+   * false: the caller reads no score of a session in the reference scope (contract §8.1), nor
+   * any figure made of them (the metrics' score statistics and canaries): `check`'s human
+   * output, its folder table, the local sessions' rows. Such a session is then not scored: its
+   * spans go on unscored. Nothing else changes, since no detector that runs in that scope, and
+   * so no finding, verdict or headline, reads a score (docs/engine.md, "Scores nobody reads").
+   */
+  readsReferenceScores?: boolean;
   /** one scorer per session (it remembers the session's task); default BM25 */
   makeScorer?: () => SpanScorer;
 }
@@ -49,6 +58,8 @@ interface SessionScoring {
   bm25: Bm25Scorer | null;
   /** another scorer's session: each span's text's sha256, by span id (unchanged texts are not hashed again) */
   hashes: TextMemo<string>;
+  /** in the reference scope, for a caller that reads none of its scores (ScoringOptions.readsReferenceScores): not scored */
+  unread: boolean;
 }
 
 export class ScoringStage implements MessageFeed {
@@ -120,7 +131,7 @@ export class ScoringStage implements MessageFeed {
     if (s === undefined) {
       const harness = this.options.mode === 'reference' || fromAdapter ? false : null;
       const scorer = this.options.makeScorer?.() ?? new Bm25Scorer();
-      s = { harness, held: [], scorer, bm25: scorer instanceof Bm25Scorer ? scorer : null, hashes: new TextMemo() };
+      s = { harness, held: [], scorer, bm25: scorer instanceof Bm25Scorer ? scorer : null, hashes: new TextMemo(), unread: false };
       this.sessions.set(sid, s);
     }
     return s;
@@ -138,7 +149,11 @@ export class ScoringStage implements MessageFeed {
       // contract §7: a header says so when the reference scores the session, so a reader
       // that sees only the stream (the relay, a live dashboard) can show where scores came from
       const header = isObject(h.value) && h.value.type === 'session' && s.harness === false;
-      return this.next.value(header ? { ...(h.value as JsonObject), scores: 'reference' } : h.value, h.line, h.noSurrogateEscape);
+      if (!header) return this.next.value(h.value, h.line, h.noSurrogateEscape);
+      const referenceHeader = { ...(h.value as JsonObject), scores: 'reference' };
+      // the engine takes its scope from this very header (contract §8.1, scopeOf)
+      s.unread = this.options.readsReferenceScores === false && inReferenceScope(referenceHeader);
+      return this.next.value(referenceHeader, h.line, h.noSurrogateEscape);
     }
     const snapshot = h.value as JsonObject;
     if (s.harness === true) {
@@ -156,6 +171,14 @@ export class ScoringStage implements MessageFeed {
    * set in place.
    */
   private writeReferenceScores(s: SessionScoring, spans: readonly ScorableSpan[], raw: JsonObject[]): void {
+    if (s.unread) {
+      // unscored: the adapters make every span's score and binding null; any other would have been replaced here
+      for (const span of raw) {
+        if (span.score !== null) span.score = null;
+        if (span.text_sha256 !== null) span.text_sha256 = null;
+      }
+      return;
+    }
     const sha256 = this.options.sha256;
     if (s.bm25 !== null) {
       const texts = s.bm25.textsOf(spans);
