@@ -51,8 +51,7 @@ const ROW_CHECK = { userThresholds: {}, threads: 1, readsReferenceScores: false 
 export async function analyseLocal(file: string, agent: LocalAgent, inside?: string): Promise<AnalysisOutcome> {
   // an OpenHands conversation is its folder: check reads it as `check <folder>` does, each file
   // opened without following a final link and kept only when it is a regular file inside `inside`
-  if (agent === 'openhands')
-    return outcomeOf((await checkTranscript(file, { ...ROW_CHECK, ...(inside === undefined ? {} : { inside }) })).report);
+  if (agent === 'openhands') return outcomeOf((await checkTranscript(file, { ...ROW_CHECK, ...(inside === undefined ? {} : { inside }) })).report);
   // check reads a FIFO or a device as a stream (it waits for a writer): a name that became one
   // since it was listed is not analysed, so the one-at-a-time analysis never stalls on it; and
   // check reads the descriptor that was checked, not the name again (a FIFO or a link renamed
