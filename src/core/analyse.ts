@@ -125,7 +125,7 @@ export class SessionAnalysis {
     const index = table.index;
     const declaredArchived = readArchived(snap);
     for (const id of declaredArchived) this.archived.add(id);
-    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites, this.archived);
+    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites, this.archived, this.scope === 'all');
     const { checks, estimates, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, poisoned, pinnedScored } = scan;
 
     // contract §3 statistics over finite scores

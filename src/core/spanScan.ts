@@ -19,11 +19,20 @@ export const Binding = {
 export type Binding = (typeof Binding)[keyof typeof Binding];
 
 export interface SpanCheck {
-  binding: Binding;
+  readonly binding: Binding;
   /** sha256 of the text, when it was computed (only spans that carry a text_sha256). */
-  digest: string | undefined;
-  textChanged: boolean;
+  readonly digest: string | undefined;
+  readonly textChanged: boolean;
 }
+
+/**
+ * The checks with no digest, one shared object each (by binding, then whether the text
+ * changed): most spans of an agent's session carry no binding, and a new object per span per
+ * turn was most of what the scan gave the collector.
+ */
+const UNHASHED: readonly SpanCheck[] = [Binding.Bound, Binding.Unscored, Binding.Unbound, Binding.Stale].flatMap((binding) =>
+  [false, true].map((textChanged) => Object.freeze({ binding, digest: undefined, textChanged })),
+);
 
 /** What the scan needs of the previous turn. */
 export interface PrevSpans {
@@ -70,6 +79,8 @@ const ORPHAN = 64;
 const PINNED_SCORED = 128;
 /** STALE … POISONED: the bits that each put the span's id on a list of their own */
 const ID_LISTS = 6;
+/** the bits kept when the detectors that read the id lists do not run (contract §8.1 reference scope) */
+const NO_ID_LISTS = ORPHAN | PINNED_SCORED;
 // Binding's values as plain constants: `Binding.Stale` is a property read, which V8 wants to have seen run
 const BOUND: Binding = Binding.Bound;
 const NULL_SCORE: Binding = Binding.Unscored;
@@ -85,7 +96,21 @@ const STALE_HASH: Binding = Binding.Stale;
  * 2,000-turn run and took ~230 ms of compiling (--trace-opt). It notes what it finds in
  * `flags`, the same store on every span; collectLists, small, makes the lists.
  */
-export function scanSpans(table: SpanTable, prev: PrevSpans | null, sha256: Sha256Hex, maxRewrites: number, archived: ReadonlySet<string>): SpanScan {
+export function scanSpans(
+  table: SpanTable,
+  prev: PrevSpans | null,
+  sha256: Sha256Hex,
+  maxRewrites: number,
+  archived: ReadonlySet<string>,
+  /**
+   * false where no detector reading the id lists (stale … poisoned, changed) runs, nor the
+   * verdict's recompute and drop lists made of them (contract §8.1 reference scope): they stay
+   * empty, so an agent's session, every span of which is unscored for a caller that reads no
+   * score, does not list every id every turn
+   */
+  idLists = true,
+): SpanScan {
+  const keep = idLists ? 0xff : NO_ID_LISTS;
   const { ids, texts, index } = table;
   const n = ids.length;
   const checks: SpanCheck[] = new Array(n);
@@ -144,14 +169,15 @@ export function scanSpans(table: SpanTable, prev: PrevSpans | null, sha256: Sha2
       }
     }
     flags[i] =
-      (binding === STALE_HASH ? STALE : binding === NO_HASH ? UNBOUND : 0) |
-      (textChanged ? CHANGED : 0) |
-      (scoreIsNull ? UNSCORED : table.pinned[i] === 1 ? PINNED_SCORED : 0) |
-      (rewrites === maxRewrites ? REPEAT : rewrites > maxRewrites ? POISONED : 0) |
-      (orphan ? ORPHAN : 0);
+      ((binding === STALE_HASH ? STALE : binding === NO_HASH ? UNBOUND : 0) |
+        (textChanged ? CHANGED : 0) |
+        (scoreIsNull ? UNSCORED : table.pinned[i] === 1 ? PINNED_SCORED : 0) |
+        (rewrites === maxRewrites ? REPEAT : rewrites > maxRewrites ? POISONED : 0) |
+        (orphan ? ORPHAN : 0)) &
+      keep;
     textsChanged += textChanged ? 1 : 0;
 
-    checks[i] = { binding, digest, textChanged };
+    checks[i] = digest === undefined ? UNHASHED[binding * 2 + (textChanged ? 1 : 0)]! : { binding, digest, textChanged };
   }
   const lists = collectLists(table, flags, archived);
   return {
