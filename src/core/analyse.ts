@@ -85,6 +85,8 @@ export class SessionAnalysis {
   private readonly detectorState: DetectorState = newDetectorState();
   /** contract §8.2: ids the session's snapshots declared archived (the agent's transcript holds them) */
   private readonly archived = new Set<string>();
+  /** derived_from lists whose parents are all archived (scanSpans' settledParents) */
+  private readonly settledParents = new WeakMap<readonly string[], number>();
   /** contract §8.3: the session's compactions */
   readonly compactions = new CompactionLedger();
   /** contract §8.1: which detectors apply (the engine sets it from the session header) */
@@ -125,7 +127,7 @@ export class SessionAnalysis {
     const index = table.index;
     const declaredArchived = readArchived(snap);
     for (const id of declaredArchived) this.archived.add(id);
-    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites, this.archived, this.scope === 'all');
+    const scan = scanSpans(table, prev, this.sha256, th.max_rewrites, this.archived, this.settledParents, this.scope === 'all');
     const { checks, estimates, nScored, tokensTotal, textsChanged, unbound, stale, unscored, changed, poisoned, pinnedScored } = scan;
 
     // contract §3 statistics over finite scores

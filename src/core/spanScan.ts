@@ -103,6 +103,16 @@ export function scanSpans(
   maxRewrites: number,
   archived: ReadonlySet<string>,
   /**
+   * derived_from lists every parent of which was archived when last looked at, with their
+   * length then. `archived` only grows, so such a list makes no orphan again: an agent's
+   * compaction summary cites hundreds of replaced spans, which were looked up twice each, every
+   * turn, for as long as it lived (half of this scan's time on a Claude Code session). A list is
+   * known by its array, which the engine's callers never change once handed over (an adapter
+   * hands the same array on turn after turn; a parsed line makes new ones); its length is kept
+   * so that one grown in place is looked at again.
+   */
+  settledParents: WeakMap<readonly string[], number>,
+  /**
    * false where no detector reading the id lists (stale … poisoned, changed) runs, nor the
    * verdict's recompute and drop lists made of them (contract §8.1 reference scope): they stay
    * empty, so an agent's session, every span of which is unscored for a caller that reads no
@@ -162,11 +172,15 @@ export function scanSpans(
     const rewrites = table.rewrites[i]! || 0; // NaN (absent) → 0
     let orphan = false;
     const parents = table.parents[i];
-    if (parents !== undefined) {
+    if (parents !== undefined && settledParents.get(parents) !== parents.length) {
+      let settled = true;
       for (let k = 0; k < parents.length; k++) {
         const parent = parents[k]!;
-        orphan ||= parent !== id && !index.has(parent) && !archived.has(parent);
+        const isArchived = archived.has(parent);
+        settled &&= isArchived;
+        orphan ||= !isArchived && parent !== id && !index.has(parent);
       }
+      if (settled) settledParents.set(parents, parents.length);
     }
     flags[i] =
       ((binding === STALE_HASH ? STALE : binding === NO_HASH ? UNBOUND : 0) |
