@@ -16,6 +16,7 @@ import { TurnOverlay, type Readout } from './TurnOverlay.tsx';
 import { ChartViewContext, FromView, ViewShade } from './chartView.tsx';
 import type { SeriesView } from '../results/series.ts';
 import { autoCompactLine, compositionDomain, pct, stackBands, thresholdLine, windowOnScale } from './composition.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 const WINDOW_COLOR = C.ink;
 const PRESSURE_COLOR = C.fault;
@@ -109,7 +110,7 @@ export function CompositionChart() {
   const autoText =
     s?.autoCompact == null || !(lastWindow > 0)
       ? ''
-      : ` ${s.autoCompact.label.replace(/ here .*$/, '')} at ${Math.max(0, lastWindow - s.autoCompact.reserve).toLocaleString('en-US')} tokens (${pct(Math.max(0, lastWindow - s.autoCompact.reserve) / lastWindow)} of the window).`;
+      : ` ${s.autoCompact.label.replace(/ here .*$/, '')} at ${groupedDigits(Math.max(0, lastWindow - s.autoCompact.reserve))} tokens (${pct(Math.max(0, lastWindow - s.autoCompact.reserve) / lastWindow)} of the window).`;
   const byWhat = s?.source === 'kind' ? 'by kind of span' : s?.source === 'role' ? 'by span role' : 'as one band (the spans carry no kind or role)';
   return (
     <ChartFrame

@@ -3,6 +3,7 @@
 import type { Bands, CanarySeries, DriftSeries, OrphanSeries, SpreadSeries } from '../results/series.ts';
 import { nearestIndex } from '../core/bisect.ts';
 import { extent } from './paths.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 export interface Range {
   x1: number;
@@ -123,7 +124,7 @@ export interface ReadoutLine {
 }
 
 const fmt = (v: number | undefined, digits = 3): string =>
-  v === undefined || Number.isNaN(v) ? '—' : Number.isInteger(v) ? v.toLocaleString('en-US') : v.toFixed(digits);
+  v === undefined || Number.isNaN(v) ? '—' : Number.isInteger(v) ? groupedDigits(v) : v.toFixed(digits);
 
 /** The values under the pointer: the drawn point nearest to `turn`. */
 export function readout(

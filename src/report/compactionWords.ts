@@ -4,6 +4,7 @@
 import { CARRIED_MAX } from '../core/compactionAudit.ts';
 import type { CompactionRecord, KindRetention } from '../core/compactions.ts';
 import type { Signal } from '../core/signals.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 const SHOWN = 10;
 
@@ -19,7 +20,7 @@ export const ENCRYPTED_SUMMARY_WORDS = 'the summary is encrypted (Codex): what i
 export function carriedNotFollowedWords(notFollowed: number | undefined): string | null {
   const n = notFollowed ?? 0;
   if (!(n > 0)) return null;
-  return `${n.toLocaleString('en-US')} more item${n === 1 ? '' : 's'} of earlier compactions ${n === 1 ? 'was' : 'were'} not judged again: the audit follows at most ${CARRIED_MAX.toLocaleString('en-US')} from one compaction to the next.`;
+  return `${groupedDigits(n)} more item${n === 1 ? '' : 's'} of earlier compactions ${n === 1 ? 'was' : 'were'} not judged again: the audit follows at most ${groupedDigits(CARRIED_MAX)} from one compaction to the next.`;
 }
 
 /**
@@ -85,5 +86,5 @@ function others(k: KindRetention): string {
 }
 
 function num(n: number): string {
-  return n.toLocaleString('en-US');
+  return groupedDigits(n);
 }

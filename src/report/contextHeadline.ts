@@ -6,6 +6,7 @@
 // output, the reports and the print page all take these words from here. Pure: no DOM, no Node.
 import type { Headline } from './headline.ts';
 import { collapsedStart } from '../core/shortText.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 /** What the headline of an out-of-scope session says, worst first (contract §8.9 precedence). */
 export type ContextKind = 'lineage_broken' | 'loss_confirmed' | 'near_limit' | 'context_ok';
@@ -77,7 +78,7 @@ export interface ConfirmedLoss {
   text: string;
 }
 
-const plural = (n: number, word: string, many = `${word}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+const plural = (n: number, word: string, many = `${word}s`): string => `${groupedDigits(n)} ${n === 1 ? word : many}`;
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 /** The confirmed losses known at `turn` (refetched at or before it), latest refetch first. */
@@ -107,7 +108,7 @@ function itemName(loss: ConfirmedLoss): string {
 
 function fillWords(input: ContextHeadlineInput): string {
   if (input.window === null || !(input.window > 0)) return `${plural(input.tokensTotal, 'token')} in the context (no context window is known)`;
-  return `${pct(input.tokensTotal / input.window)} of the window (${input.tokensTotal.toLocaleString('en-US')} of ${input.window.toLocaleString('en-US')} tokens)`;
+  return `${pct(input.tokensTotal / input.window)} of the window (${groupedDigits(input.tokensTotal)} of ${groupedDigits(input.window)} tokens)`;
 }
 
 /** The kind alone, by the contract §8.9 precedence: lineage, then confirmed losses, then pressure. */

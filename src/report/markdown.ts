@@ -14,6 +14,7 @@ import { printable, sourceText, type StampSource } from './stamp.ts';
 import { appendAll, maxOf } from '../core/arrays.ts';
 import { joinedPieces } from './pieces.ts';
 import { capText, leftOutWords, QUOTE_MAX, type ReportCompaction } from './quoteCap.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 /** A span named by an incident, as it stood on the incident's first turn it was live. */
 export interface ReportSpan {
@@ -271,7 +272,7 @@ export function lostFirst<T extends { status: RecordItem['status']; confirmed?: 
     .map((x) => x.it);
 }
 
-const tokens = (n: number | null): string => (n === null ? '—' : n.toLocaleString('en-US'));
+const tokens = (n: number | null): string => (n === null ? '—' : groupedDigits(n));
 
 /** contract §8.3–§8.4: the compaction's figures, its summary and every audited item (cells escaped: item texts are input), line by line. */
 function* compactionSection(r: ReportCompaction, labels: SpanLabelMap = {}): Generator<string> {
@@ -303,10 +304,7 @@ function* compactionSection(r: ReportCompaction, labels: SpanLabelMap = {}): Gen
     const left = (r.summary_left_out ?? 0) + quoted.leftOut;
     yield* [mdFence(quoted.text), ''];
     if (left > 0)
-      yield* [
-        `_${leftOutWords(left)}: a report quotes at most ${QUOTE_MAX.toLocaleString('en-US')} characters of a summary; the whole text is in the transcript._`,
-        '',
-      ];
+      yield* [`_${leftOutWords(left)}: a report quotes at most ${groupedDigits(QUOTE_MAX)} characters of a summary; the whole text is in the transcript._`, ''];
   }
   yield* ['### Items', ''];
   if (r.items.length === 0) yield* ['No load-bearing item was audited (a microcompaction keeps every call, so it has none).', ''];

@@ -5,6 +5,7 @@
 // the characters cut are counted beside it, so a report says how much it left out. A text no
 // longer than its cap is carried as it is: the reports of normal sessions are the same bytes.
 import type { CompactionRecord, RecordItem } from '../core/compactions.ts';
+import { groupedDigits } from '../core/digits.ts';
 
 type CarriedItem = CompactionRecord['carried'][number];
 
@@ -30,7 +31,7 @@ const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** The words a report puts after a text it cut: "… (1,234 more characters not shown)". */
 export function leftOutWords(leftOut: number): string {
-  return `… (${leftOut.toLocaleString('en-US')} more character${leftOut === 1 ? '' : 's'} not shown)`;
+  return `… (${groupedDigits(leftOut)} more character${leftOut === 1 ? '' : 's'} not shown)`;
 }
 
 /** An audited item as a report carries it: `text_left_out` only where its text was cut. */
