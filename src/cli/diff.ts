@@ -79,10 +79,18 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   }
   const { paths, sessionIds } = options;
   // Both read at once: each read waits on the disk (libuv's pool) while the other is analysed.
-  // The same file named twice (two sessions of one file) is read once.
+  // The same file named twice (two sessions of one file) is read once. A diff, --json too,
+  // reads findings, verdicts and compactions, never a score: an agent's session is not scored
+  // (docs/engine.md "Scores nobody reads").
   const unique = paths[0] === paths[1] && paths[0] !== '-' ? [paths[0]] : paths;
   const settled = await Promise.allSettled(
-    unique.map((p) => checkTranscript(p, { userThresholds: options.userThresholds, ...(options.threads === undefined ? {} : { threads: options.threads }) })),
+    unique.map((p) =>
+      checkTranscript(p, {
+        userThresholds: options.userThresholds,
+        readsReferenceScores: false,
+        ...(options.threads === undefined ? {} : { threads: options.threads }),
+      }),
+    ),
   );
   const results: CheckResult[] = [];
   for (let i = 0; i < 2; i++) {
