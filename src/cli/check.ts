@@ -47,7 +47,7 @@ export interface CheckOptions {
   scorer?: ScorerMode;
   /**
    * false: the caller reads no score of a session in the reference scope, nor the metrics'
-   * score figures (the human output, the folder table, the local sessions' rows), so the
+   * score figures (the human output, the folder table, the local sessions' rows, diff), so the
    * reference scorer leaves such a session alone (ScoringOptions.readsReferenceScores)
    */
   readsReferenceScores?: boolean;

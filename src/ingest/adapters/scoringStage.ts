@@ -34,7 +34,7 @@ export interface ScoringOptions {
   /**
    * false: the caller reads no score of a session in the reference scope (contract §8.1), nor
    * any figure made of them (the metrics' score statistics and canaries): `check`'s human
-   * output, its folder table, the local sessions' rows. Such a session is then not scored: its
+   * output, its folder table, the local sessions' rows, `diff`. Such a session is then not scored: its
    * spans go on unscored. Nothing else changes, since no detector that runs in that scope, and
    * so no finding, verdict or headline, reads a score (docs/engine.md, "Scores nobody reads").
    */
