@@ -15,6 +15,8 @@ export interface BatchRow {
   file: string;
   /** null: the file could not be read (`error` says why) */
   agent: TranscriptFormat | null;
+  /** the agent's own name where its format is read as another's: mini-swe-agent's trajectories are SWE-agent's format */
+  agentName?: string;
   turns: number;
   compactions: number;
   confirmedLosses: number;
@@ -56,7 +58,13 @@ const AGENT: Readonly<Record<TranscriptFormat, string>> = {
 };
 
 /** The row of one file's report: the sums, and the worst of its turns' headlines. */
-export function batchRow(file: string, agent: TranscriptFormat, report: CheckOutput, pressureThresholds?: ReadonlyMap<string, number>): BatchRow {
+export function batchRow(
+  file: string,
+  agent: TranscriptFormat,
+  report: CheckOutput,
+  pressureThresholds?: ReadonlyMap<string, number>,
+  sources?: ReadonlyMap<string, string>,
+): BatchRow {
   let turns = 0;
   let compactions = 0;
   let confirmedLosses = 0;
@@ -75,9 +83,12 @@ export function batchRow(file: string, agent: TranscriptFormat, report: CheckOut
     if (h !== null && (worst === null || ROW_RANK[h.kind] > ROW_RANK[worst.kind])) worst = { kind: h.kind, label: h.label };
   }
   const omitted = report.input_errors_omitted;
+  // docs/adapters.md: the SWE-agent format reads mini-swe-agent's trajectories too; their header says which
+  const mini = agent === 'swe-agent' && report.sessions.length > 0 && report.sessions.every((s) => sources?.get(s.session_id) === 'mini-swe-agent');
   return {
     file,
     agent,
+    ...(mini ? { agentName: 'mini-swe-agent' } : {}),
     turns,
     compactions,
     confirmedLosses,
@@ -133,7 +144,7 @@ export function batchTable(rows: readonly BatchRow[], skipped: number): string {
       ? [r.file, '-', '-', '-', '-', '-', `cannot read: ${r.error}`]
       : [
           r.file,
-          AGENT[r.agent!],
+          r.agentName ?? AGENT[r.agent!],
           String(r.turns),
           String(r.compactions),
           String(r.confirmedLosses),

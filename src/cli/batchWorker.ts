@@ -96,7 +96,7 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
     // the line `check FILE --json` prints, with the file's path as its first key
     ...(data.json
       ? { json: pieces({ file, ...checkJson(result) }) }
-      : { row: batchRow(file, result.adapter.format, result.report, result.pressureThresholds) }),
+      : { row: batchRow(file, result.adapter.format, result.report, result.pressureThresholds, result.sources) }),
   };
 }
 

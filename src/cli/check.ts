@@ -82,6 +82,8 @@ export interface CheckResult {
   report: CheckOutput;
   /** session header titles, for the human output */
   titles: ReadonlyMap<string, string>;
+  /** session header sources (the agent an adapter read), for the folder table */
+  sources: ReadonlyMap<string, string>;
   /** the format read and, for other agents' transcripts, the records left out (docs/adapters.md) */
   adapter: AdapterSummary;
   /** each session's pressure_threshold as its engine resolved it, for the human output's contract §8.9 headline */
@@ -223,7 +225,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     const th = engine.thresholds(s.session_id);
     if (th !== null) pressureThresholds.set(s.session_id, th.pressure_threshold);
   }
-  return { report: built, titles: builder.titles, adapter: pipeline.summary(), pressureThresholds };
+  return { report: built, titles: builder.titles, sources: builder.sources, adapter: pipeline.summary(), pressureThresholds };
 }
 
 /**

@@ -45,6 +45,8 @@ export class CheckOutputBuilder {
   private readonly inputErrors = new InputErrorList<InputError>();
   /** header titles, for the human output (not part of contract §6 JSON shape) */
   readonly titles = new Map<string, string>();
+  /** header sources (the agent an adapter read: docs/adapters.md), for the folder table's agent column */
+  readonly sources = new Map<string, string>();
 
   add(outcome: Outcome): void {
     switch (outcome.kind) {
@@ -56,6 +58,7 @@ export class CheckOutputBuilder {
         const skipped = notApplicable(scopeOf(outcome.header));
         if (Object.keys(skipped).length > 0) s.not_applicable = { ...skipped };
         if (outcome.header.title !== undefined) this.titles.set(outcome.sessionId, outcome.header.title);
+        if (typeof outcome.header.source === 'string') this.sources.set(outcome.sessionId, outcome.header.source);
         break;
       }
       case 'error':

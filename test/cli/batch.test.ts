@@ -128,6 +128,13 @@ describe('check over several files', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 
+  it("names mini-swe-agent's trajectories after their agent, though SWE-agent's format reads them", async () => {
+    const r = await runCli(['check', path.join(FIXTURES, 'swe-agent.traj'), path.join(FIXTURES, 'mini-swe-agent.traj.json')]);
+    const rows = r.stdout.split('\n');
+    expect(rows.find((b) => b.includes('mini-swe-agent.traj.json'))).toMatch(/\.traj\.json\s+mini-swe-agent\s+\d+\s/);
+    expect(rows.find((b) => b.includes('swe-agent.traj') && !b.includes('mini'))).toMatch(/\.traj\s+swe-agent\s+\d+\s/);
+  }, 60_000);
+
   it('exit status: the worst over the files read; 2 only when none could be read', async () => {
     const healthy = path.join(SAMPLES, 'healthy.jsonl');
     const faults = path.join(SAMPLES, 'all-faults.jsonl');
