@@ -2,6 +2,7 @@
 // `MessageRecord`): `content` is a `PartListUnion` of @google/genai (a string, one Part or a
 // list of them), `thoughts` the model's thought summaries, `toolCalls` its calls with their
 // results. docs/adapters.md "Gemini CLI" names what each becomes.
+import { escapedId } from './lineIds.ts';
 import { firstWords, shownPath } from './spanLabels.ts';
 import { isObject, type JsonObject } from './json.ts';
 
@@ -165,5 +166,5 @@ export function geminiCallLabel(name: string, args: JsonObject, cwd: string | nu
  */
 export function messageKey(id: string): string {
   if (id !== 'system' && !id.includes('#')) return id;
-  return '#' + id.replace(/%/g, '%25').replace(/#/g, '%23');
+  return escapedId(id);
 }

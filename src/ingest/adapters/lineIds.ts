@@ -1,6 +1,7 @@
 // The span ids of records that carry no id of their own, made from where they are in the file
 // (docs/adapters.md: Codex `line<N>`, Claude Code `line<N>#<block>` for a record without a
-// uuid, OpenHands `line<N>` for an event without an id).
+// uuid, OpenHands `line<N>` for an event without an id), and the escape of a file's id that
+// could equal a derived one.
 
 /**
  * `line<N>` for the first record read from line N, `line<N>.<k>` for the k-th (k ≥ 2). A JSONL
@@ -27,3 +28,13 @@ export class LineIds {
 
 /** The ids LineIds gives: an id from the file of this form could equal one of them. */
 export const LINE_ID = /^line\d+(\.\d+)?$/;
+
+/**
+ * A file's id that could equal an id an adapter derives, made one that cannot: `#`, then the
+ * id with `%` and `#` percent-escaped. The same id always gets the same result, and no two
+ * ids get one. Gemini CLI's message keys are this; OpenHands' event keys add a `#` at the end
+ * (docs/adapters.md, each adapter's span id row).
+ */
+export function escapedId(id: string): string {
+  return '#' + id.replace(/%/g, '%25').replace(/#/g, '%23');
+}

@@ -4,7 +4,7 @@
 // carries an event into every later call, so an id that equals another span's made one crafted
 // event an input error in every turn after it. These rules keep them apart; real ids (the SDK's
 // UUIDs, the app's integers) are their own keys, so a real file's ids are as they were.
-import { LINE_ID, LineIds } from './lineIds.ts';
+import { escapedId, LINE_ID, LineIds } from './lineIds.ts';
 import type { SkippedRecords } from './skipped.ts';
 
 /**
@@ -15,7 +15,7 @@ import type { SkippedRecords } from './skipped.ts';
  */
 export function eventKey(id: string): string {
   if (!id.includes('#') && !LINE_ID.test(id)) return id;
-  return '#' + id.replace(/%/g, '%25').replace(/#/g, '%23') + '#';
+  return escapedId(id) + '#';
 }
 
 /** The keys of one session's events: each read once, each condensation summary's id once. */
