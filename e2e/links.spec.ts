@@ -5,7 +5,7 @@
 import type { Page } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { dropFile, fixture, gotoApp, signalCounts, waitLoaded } from './helpers/app.ts';
+import { dropFile, fixture, gotoApp, showLastTurn, signalCounts, waitLoaded } from './helpers/app.ts';
 import { checkJson, countsBySignal, replay } from './helpers/relay.ts';
 import { expect, test } from './helpers/test.ts';
 
@@ -148,8 +148,7 @@ test('a link to a dropped file names it, opens its view when that file is droppe
   await gotoApp(page);
   await dropFile(page, file);
   await waitLoaded(page);
-  await page.keyboard.press('End');
-  await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', '60');
+  await showLastTurn(page, 60);
   // the file is named by its sha256, as sha256sum prints it
   await expect.poll(() => hashOf(page)).toContain(`sha256=${sha256(file)}`);
   await expect.poll(() => hashOf(page)).toContain('turn=60');

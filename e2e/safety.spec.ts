@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dropFile, gotoApp, waitLoaded } from './helpers/app.ts';
+import { dropFile, gotoApp, showLastTurn, waitLoaded } from './helpers/app.ts';
 
 const sha = (t: string): string => crypto.createHash('sha256').update(t, 'utf8').digest('hex');
 const IMG = '<img src=x onerror="window.__pwned=1">';
@@ -40,8 +40,7 @@ test('a span whose text is <img src=x onerror=…> executes nothing', async ({ p
   await dropFile(page, hostileTranscript());
   const status = await waitLoaded(page);
   expect(status.turns).toBe(6);
-  await page.keyboard.press('End');
-  await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', '6');
+  await showLastTurn(page, 6);
   // the hostile span in the verdict's recompute list, then in the inspector
   await page.getByRole('button', { name: 'Inspect span hostile' }).first().click();
   const text = page.getByTestId('span-inspector').getByTestId('span-text');
@@ -71,8 +70,7 @@ test('the span table sorts by any column (mouse and keyboard) and previews each 
   await gotoApp(page);
   await dropFile(page, hostileTranscript());
   await waitLoaded(page);
-  await page.keyboard.press('End');
-  await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', '6');
+  await showLastTurn(page, 6);
   const table = page.getByRole('table', { name: 'Live spans at turn 6' });
   await table.scrollIntoViewIfNeeded();
   const rowIds = (): Promise<string[]> => table.locator('.span-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.spanId ?? ''));

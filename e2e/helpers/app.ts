@@ -43,6 +43,18 @@ export async function dropFile(page: Page, file: string, target = 'body'): Promi
   }, target);
 }
 
+/**
+ * End, until the last turn is the one shown: a saved run opens on its first fault once its
+ * summary arrives, which can be just after the load status shows, and that undoes an End
+ * pressed before it (a CI run under load saw the first turn instead of the last).
+ */
+export async function showLastTurn(page: Page, turn: number): Promise<void> {
+  await expect(async () => {
+    await page.keyboard.press('End');
+    await expect(page.getByTestId('verdict')).toHaveAttribute('data-turn', String(turn), { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+}
+
 export interface LoadStatus {
   state: string;
   turns: number;
