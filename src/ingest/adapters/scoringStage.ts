@@ -144,6 +144,9 @@ export class ScoringStage implements MessageFeed {
   }
 
   private emit(s: SessionScoring, h: Held): void {
+    // a session no one reads the scores of: its snapshots go on as the adapter made them, every
+    // span unscored, without a walk over their spans (ScoringOptions.readsReferenceScores)
+    if (s.unread && isObject(h.value) && h.value.type === 'snapshot') return this.next.value(h.value, h.line, h.noSurrogateEscape);
     const spans = scorableSpans(h.value);
     if (spans === null) {
       // contract §7: a header says so when the reference scores the session, so a reader
@@ -171,14 +174,6 @@ export class ScoringStage implements MessageFeed {
    * set in place.
    */
   private writeReferenceScores(s: SessionScoring, spans: readonly ScorableSpan[], raw: JsonObject[]): void {
-    if (s.unread) {
-      // unscored: the adapters make every span's score and binding null; any other would have been replaced here
-      for (const span of raw) {
-        if (span.score !== null) span.score = null;
-        if (span.text_sha256 !== null) span.text_sha256 = null;
-      }
-      return;
-    }
     const sha256 = this.options.sha256;
     if (s.bm25 !== null) {
       const texts = s.bm25.textsOf(spans);
