@@ -51,6 +51,14 @@ export interface CheckOptions {
    * reference scorer leaves such a session alone (ScoringOptions.readsReferenceScores)
    */
   readsReferenceScores?: boolean;
+  /**
+   * false: the caller reads a session's summary alone (findings, verdicts, compactions, each
+   * turn's tokens_total and orphan_edges, the window, input errors), never a per-span figure
+   * (tokens_by_kind): the human output, the folder table, the local sessions' rows. With
+   * readsReferenceScores false too, an agent's adapter may then abridge its snapshots
+   * (docs/engine.md "Snapshots abridged").
+   */
+  readsSpanFigures?: boolean;
   /** `--embeddings-url` (contract §7): the reference scores by embeddings instead of BM25 */
   embeddings?: EmbeddingsOptions;
   /** `--context-window N` (contract §8.7): the window when the model table and the header give none */
@@ -156,6 +164,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     fallbackSessionId: folder?.id ?? sessionIdFromPath(options.name ?? path),
     ...(options.audit === false ? { audit: false } : {}),
     ...(options.maxLineBytes === undefined ? {} : { maxRecordChars: options.maxLineBytes }),
+    ...(abridges(options, makeScorer) ? { spans: 'abridged' as const } : {}),
   });
   const sink: LineSink<NodeLine> = (text, line) => {
     if (typeof text === 'string') pipeline.line(text, line);
@@ -226,6 +235,15 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     if (th !== null) pressureThresholds.set(s.session_id, th.pressure_threshold);
   }
   return { report: built, titles: builder.titles, sources: builder.sources, adapter: pipeline.summary(), pressureThresholds };
+}
+
+/**
+ * docs/engine.md "Snapshots abridged": only where every imported session is in the reference
+ * scope (contract §8.1; `--scorer harness` leaves it out of it) and nothing reads its spans'
+ * scores, nor any per-span figure; never with a scorer of the caller's (it scores every span).
+ */
+function abridges(options: CheckOptions, makeScorer: (() => SpanScorer) | undefined): boolean {
+  return options.readsSpanFigures === false && options.readsReferenceScores === false && makeScorer === undefined && options.scorer !== 'harness';
 }
 
 /**

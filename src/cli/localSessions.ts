@@ -40,9 +40,9 @@ export function openLocalIndex(c: LocalSessionsChoice, home = os.homedir()): Loc
 /**
  * How a row's file is checked: one thread, since the relay's own work goes on between the
  * file's pieces; no reference score for an agent's session, since a row shows none
- * (ScoringOptions.readsReferenceScores).
+ * (ScoringOptions.readsReferenceScores), nor any per-span figure (CheckOptions.readsSpanFigures).
  */
-const ROW_CHECK = { userThresholds: {}, threads: 1, readsReferenceScores: false } as const satisfies CheckOptions;
+const ROW_CHECK = { userThresholds: {}, threads: 1, readsReferenceScores: false, readsSpanFigures: false } as const satisfies CheckOptions;
 
 /**
  * A row's figures from the engine `check` runs (contract §6 report): the calls, the

@@ -223,6 +223,8 @@ async function runCheck(args: string[]): Promise<number> {
     // the human output and the folder table print no score of an agent's session (contract §8.9);
     // an endpoint named with --embeddings-url is asked as before, so that it is known to answer
     ...(values.json || embeddingsUrl !== undefined ? {} : { readsReferenceScores: false }),
+    // nor any per-span figure: an agent's snapshots may be abridged (docs/engine.md "Snapshots abridged")
+    ...(values.json ? {} : { readsSpanFigures: false }),
     ...(contextWindow === undefined ? {} : { contextWindow }),
     ...(embeddingsUrl === undefined
       ? {}

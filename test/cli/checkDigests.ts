@@ -53,13 +53,14 @@ export async function checkDigests(): Promise<Record<string, string>> {
   for (const file of [...inputs(), ...generated()]) {
     for (const scorer of ['auto', 'both'] as const) {
       for (const json of [true, false]) {
-        // as the CLI runs it: the human output reads no reference score of an agent's session, so
-        // its run leaves them out, and must print the bytes recorded when they were computed
+        // as the CLI runs it: the human output reads no reference score of an agent's session,
+        // nor any per-span figure, so its run leaves the scores out and may abridge the
+        // snapshots, and must print the bytes recorded when both were made in full
         const result = await checkTranscript(path.join(ROOT, file), {
           userThresholds: {},
           scorer,
           audit: true,
-          ...(json ? {} : { readsReferenceScores: false }),
+          ...(json ? {} : { readsReferenceScores: false, readsSpanFigures: false }),
         });
         const sink = new Collect();
         await writeCheckOutput(sink, result, { json, source: path.join(ROOT, file) === '-' ? 'stdin' : file });

@@ -6,10 +6,10 @@
 import { CompactionAuditor, notFollowedField } from '../../core/compactionAudit.ts';
 import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import { SkippedRecords } from './skipped.ts';
-import { firstWords, toolCallLabel } from './spanLabels.ts';
+import { firstLine, firstWords, toolCallLabel } from './spanLabels.ts';
 import { attachmentView, skippedSystem } from './claudeCodeAttachments.ts';
 import { isAutoCompaction } from './claudeCodeFiles.ts';
-import { isObject, type JsonObject } from './json.ts';
+import { isObject, str, type JsonObject } from './json.ts';
 import { injectedLabel, typedText } from './injectedText.ts';
 import { promptTokens } from './tokens.ts';
 import { appendAll } from '../../core/arrays.ts';
@@ -21,6 +21,7 @@ import { ChainEnds } from './claudeCodeBranches.ts';
 import { KeptMessages } from './claudeCodeKept.ts';
 import { replacementTexts, rewriteInPlace, ToolResultIndex } from './claudeCodeRewrites.ts';
 import { fittedSpansOf, fittedSystemSpan, spansOf, systemSpan } from './claudeCodeSpans.ts';
+import { AbridgedContext } from './claudeCodeAbridged.ts';
 
 export interface AdaptedMessage {
   value: SessionHeader | Snapshot;
@@ -37,12 +38,6 @@ const TODO_LISTS_KEPT = 32;
 
 /** contract §8.4 `file`: the tools whose `file_path` / `notebook_path` input names a file. */
 const FILE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
-
-function firstLine(text: string): string {
-  const t = text.trim();
-  const nl = t.indexOf('\n');
-  return nl < 0 ? t : t.slice(0, nl).trim();
-}
 
 export class ClaudeCodeAdapter {
   readonly skipped = new SkippedRecords();
@@ -106,9 +101,13 @@ export class ClaudeCodeAdapter {
     private readonly fallbackSessionId = 'claude-code',
     /** contract §8.4: false leaves the audit's items out (the bench's baseline) */
     private readonly auditing = true,
-    /** docs/hooks.md: 'compactions' gives the spans only to snapshots that mark a compaction (the hook reads no other) */
-    private readonly spansIn: 'all' | 'compactions' = 'all',
-  ) {}
+    /** docs/hooks.md: 'compactions' gives the spans only to snapshots that mark a compaction (the hook reads no other); 'abridged': claudeCodeAbridged.ts */
+    private readonly spansIn: 'all' | 'compactions' | 'abridged' = 'all',
+  ) {
+    this.abridged = spansIn === 'abridged' ? new AbridgedContext() : null;
+  }
+
+  private readonly abridged: AbridgedContext | null;
 
   get turns(): number {
     return this.turn;
@@ -542,7 +541,12 @@ export class ClaudeCodeAdapter {
     let spans: Span[];
     if (lean) {
       spans = [total === null ? systemSpan() : fittedSystemSpan(total)]; // fitSpans with no visible span: the system span has it all
-    } else spans = total === null ? spansOf(systemSpan(), this.context) : fittedSpansOf(this.context, total);
+    } else {
+      // docs/engine.md "Snapshots abridged": never where the engine reads more than a summary needs, at this call or the next
+      const settled = this.compaction === null && this.replaced === null && this.removed.length === 0 && this.modified.size === 0;
+      const abridged = settled ? (this.abridged?.spansOf(this.context, total) ?? null) : null;
+      spans = abridged ?? (total === null ? spansOf(systemSpan(), this.context) : fittedSpansOf(this.context, total));
+    }
     const snap: Snapshot = {
       type: 'snapshot',
       session_id: this.sid(),
@@ -589,8 +593,4 @@ export class ClaudeCodeAdapter {
     this.modified = new Set();
     return snap;
   }
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }

@@ -1,6 +1,6 @@
 // Claude Code's content blocks as context (docs/adapters.md "Claude Code" span text, role,
 // label): one block of a user or assistant record, as the adapter keeps it.
-import { isObject, type JsonObject } from './json.ts';
+import { isObject, str, type JsonObject } from './json.ts';
 import { LINE_ID } from './lineIds.ts';
 import { firstWords } from './spanLabels.ts';
 import { estimateTokens } from './tokens.ts';
@@ -65,10 +65,6 @@ function toolResultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (isObject(part) ? (part.type === 'text' ? str(part.text) : `[${str(part.type)}]`) : '')).join('\n');
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }
 
 /** contract §8.8: a block's label before its record says more (thinking, images, …). */

@@ -71,7 +71,7 @@ export function fittedSpansOf(context: readonly ContextBlock[], total: number): 
 }
 
 /** toSpan with its `tokens`: the two shapes nearly every span has as literals, any other as toSpan makes it. */
-function fittedSpan(b: ContextBlock, tokens: number): Span {
+export function fittedSpan(b: ContextBlock, tokens: number): Span {
   if (b.pinned || b.derivedFrom !== null) {
     const span = toSpan(b);
     span.tokens = tokens;

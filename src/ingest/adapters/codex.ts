@@ -10,7 +10,7 @@ import type { SessionHeader, Snapshot, Span } from '../../core/wire.ts';
 import type { AdaptedMessage } from './claudeCode.ts';
 import { estimateTokens, fitTokens } from './tokens.ts';
 import { agentMessageText, patchFiles, requestOf, shellPatch, viewOf, type CallLabel, type ItemView } from './codexItems.ts';
-import { isObject, type JsonObject } from './json.ts';
+import { isObject, str, type JsonObject } from './json.ts';
 import { SkippedRecords } from './skipped.ts';
 import { isLegacyMeta, LEGACY_ITEM_TYPES } from './codexLegacy.ts';
 import { appendAll } from '../../core/arrays.ts';
@@ -525,8 +525,4 @@ function baseName(path: string): string {
 function titleWords(text: string): string {
   const words = text.trim().split(/\s+/);
   return words.slice(0, 8).join(' ') + (words.length > 8 ? '…' : '');
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }

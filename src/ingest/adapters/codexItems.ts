@@ -3,7 +3,7 @@
 // kind of item it is and a short label a person can read (docs/adapters.md "Codex CLI").
 import { firstWords as shorten } from '../../core/shortText.ts';
 import { parseNestedJson } from '../../core/nesting.ts';
-import { isObject, type JsonObject } from './json.ts';
+import { isObject, str, type JsonObject } from './json.ts';
 
 /** What a response item contributes to the context; null when the model never sees it. */
 export interface ItemView {
@@ -341,8 +341,4 @@ function clip(label: string): string {
 
 function parseJson(text: string): unknown {
   return parseNestedJson(text, 'the function call\'s "arguments"');
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
 }

@@ -5,3 +5,8 @@ export type JsonObject = Record<string, unknown>;
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** A string field's value, or "" for anything else. */
+export function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}

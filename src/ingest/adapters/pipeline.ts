@@ -39,6 +39,11 @@ export interface PipelineOptions {
   fallbackSessionId?: string;
   /** false: compactions carry no audit items (contract §8.4; `check --no-audit`) */
   audit?: boolean;
+  /**
+   * 'abridged': the consumer reads a session's summary alone, so a Claude Code call's snapshot
+   * may leave out the spans that cannot change it (docs/engine.md "Snapshots abridged")
+   */
+  spans?: 'all' | 'abridged';
   /** the longest message of a streamed document (a Gemini CLI session) held, in characters (default the reader's line limit) */
   maxRecordChars?: number;
 }
@@ -428,7 +433,7 @@ export class TranscriptPipeline {
       case 'wire':
         return null;
       case 'claude-code':
-        return new ClaudeCodeAdapter(this.options.fallbackSessionId, this.options.audit ?? true);
+        return new ClaudeCodeAdapter(this.options.fallbackSessionId, this.options.audit ?? true, this.options.spans ?? 'all');
       case 'swe-agent':
         return new SweAgentAdapter(this.options.fallbackSessionId);
       case 'codex':

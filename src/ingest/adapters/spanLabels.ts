@@ -52,3 +52,10 @@ export function toolCallLabel(name: string, input: Input, cwd: string | null): s
       return name === '' ? 'tool call' : firstWords(name);
   }
 }
+
+/** A text's first line, trimmed (contract §8.4 \`error\`: a tool's error by its first line). */
+export function firstLine(text: string): string {
+  const t = text.trim();
+  const nl = t.indexOf('\n');
+  return nl < 0 ? t : t.slice(0, nl).trim();
+}
