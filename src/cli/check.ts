@@ -54,7 +54,7 @@ export interface CheckOptions {
   /**
    * false: the caller reads a session's summary alone (findings, verdicts, compactions, each
    * turn's tokens_total and orphan_edges, the window, input errors), never a per-span figure
-   * (tokens_by_kind): the human output, the folder table, the local sessions' rows. With
+   * (tokens_by_kind): the human output, the folder table, the local sessions' rows, diff. With
    * readsReferenceScores false too, an agent's adapter may then abridge its snapshots
    * (docs/engine.md "Snapshots abridged").
    */

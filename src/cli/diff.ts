@@ -81,13 +81,15 @@ export async function runDiff(args: string[], io: DiffIo = { stdout: process.std
   // Both read at once: each read waits on the disk (libuv's pool) while the other is analysed.
   // The same file named twice (two sessions of one file) is read once. A diff, --json too,
   // reads findings, verdicts and compactions, never a score: an agent's session is not scored
-  // (docs/engine.md "Scores nobody reads").
+  // (docs/engine.md "Scores nobody reads"), nor a per-span figure: its snapshots may be
+  // abridged (docs/engine.md "Snapshots abridged").
   const unique = paths[0] === paths[1] && paths[0] !== '-' ? [paths[0]] : paths;
   const settled = await Promise.allSettled(
     unique.map((p) =>
       checkTranscript(p, {
         userThresholds: options.userThresholds,
         readsReferenceScores: false,
+        readsSpanFigures: false,
         ...(options.threads === undefined ? {} : { threads: options.threads }),
       }),
     ),
