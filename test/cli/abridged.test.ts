@@ -12,6 +12,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkTranscript, type CheckOptions, type CheckResult } from '../../src/cli/check.ts';
 import { humanOutput } from '../../src/cli/humanOutput.ts';
+import { ClaudeCodeAdapter } from '../../src/ingest/adapters/claudeCode.ts';
+import type { Snapshot } from '../../src/core/wire.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'context-health-abridged-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -96,7 +98,7 @@ type Json = Record<string, unknown>;
 /** One step of a random Claude Code transcript. */
 type Step =
   | { op: 'prompt'; text: string; back: number | null }
-  | { op: 'call'; usage: 'whole' | 'full' | 'none' | 'zero' | 'fraction' | 'huge'; byRequest: boolean; again: boolean; tools: number; text: string }
+  | { op: 'call'; usage: 'whole' | 'full' | 'small' | 'none' | 'zero' | 'fraction' | 'huge'; byRequest: boolean; again: boolean; tools: number; text: string }
   | { op: 'results'; error: boolean; text: string }
   | { op: 'boundary'; keep: number[] }
   | { op: 'summary'; text: string }
@@ -121,7 +123,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       op: fc.constant('call' as const),
-      usage: fc.constantFrom('whole', 'whole', 'whole', 'full', 'full', 'none', 'zero', 'fraction', 'huge'),
+      usage: fc.constantFrom('whole', 'whole', 'whole', 'full', 'full', 'small', 'small', 'none', 'zero', 'fraction', 'huge'),
       byRequest: fc.constantFrom(true, true, true, false),
       again: fc.boolean(),
       tools: fc.nat(2),
@@ -160,7 +162,16 @@ function transcript(steps: readonly Step[]): string {
       case 'call': {
         if (!s.again || calls === 0) calls++;
         // `full`: past the pressure threshold of the model's window (context_pressure, contract §8.7)
-        const input = { whole: 2000 + 37 * records.length, full: 150000 + 997 * records.length, none: null, zero: 0, fraction: 1500.5, huge: 2 ** 60 }[s.usage];
+        const input = {
+          whole: 2000 + 37 * records.length,
+          full: 150000 + 997 * records.length,
+          // `small`: less than the context's estimates, which are then scaled down to it (adapters.md tokens)
+          small: 40 + records.length,
+          none: null,
+          zero: 0,
+          fraction: 1500.5,
+          huge: 2 ** 60,
+        }[s.usage];
         const usage = input === null ? undefined : { input_tokens: input, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 };
         const uses = Array.from({ length: s.tools }, () => ({ type: 'tool_use', id: `toolu_${++tools}`, name: 'Bash', input: { command: `ls ${tools}` } }));
         open = uses.map((u) => u.id);
@@ -242,4 +253,79 @@ describe('random Claude Code transcripts', () => {
     // the property is about abridged snapshots: most runs must have had some
     expect(abridgedRuns).toBeGreaterThan(150);
   }, 120_000);
+});
+
+/** Each call's snapshot from the adapter abridging and from it in full; how many were abridged. */
+function expectAbridgedCalls(steps: readonly Step[]): number {
+  const records = transcript(steps)
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown);
+  const take = (a: ClaudeCodeAdapter): Snapshot[] => {
+    const out: Snapshot[] = [];
+    records.forEach((r, i) =>
+      out.push(
+        ...a
+          .record(r, i + 1)
+          .map((m) => m.value)
+          .filter((v): v is Snapshot => v.type === 'snapshot'),
+      ),
+    );
+    out.push(
+      ...a
+        .end()
+        .map((m) => m.value)
+        .filter((v): v is Snapshot => v.type === 'snapshot'),
+    );
+    return out;
+  };
+  const full = take(new ClaudeCodeAdapter('abridged', true, 'all'));
+  const abridged = take(new ClaudeCodeAdapter('abridged', true, 'abridged'));
+  expect(abridged.length).toBe(full.length);
+  let count = 0;
+  abridged.forEach((snap, i) => {
+    const whole = full[i]!;
+    const { spans: _a, ...head } = snap;
+    const { spans: _f, ...wholeHead } = whole;
+    expect(head).toEqual(wholeHead);
+    if (snap.spans.length === whole.spans.length) return expect(snap.spans).toEqual(whole.spans);
+    count++;
+    const tokens = (spans: Snapshot['spans']): number => spans.reduce((n, s) => n + (s.tokens ?? 0), 0);
+    expect(tokens(snap.spans)).toBe(tokens(whole.spans));
+    expect(snap.spans.slice(1)).toEqual(whole.spans.filter((s) => s.derived_from !== undefined));
+  });
+  return count;
+}
+
+describe('the adapter, call by call', () => {
+  it("an abridged snapshot holds the placeholder and the full snapshot's derived spans as they are, and the same total", () => {
+    let abridgedCalls = 0;
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 20, maxLength: 80 }), (steps) => {
+        abridgedCalls += expectAbridgedCalls(steps);
+      }),
+      { numRuns: 300 },
+    );
+    expect(abridgedCalls).toBeGreaterThan(150);
+  });
+
+  it('a tool result cleared while a summary lives: the next abridged call fits the summary with the new estimates', () => {
+    const call = (usage: 'small' | 'whole', tools = 0): Step => ({ op: 'call', usage, byRequest: true, again: false, tools, text: 'working' });
+    const steps: Step[] = [
+      { op: 'prompt', text: 'fix the parser', back: null },
+      call('whole', 1),
+      { op: 'results', error: false, text: 'x'.repeat(400) },
+      call('whole'),
+      { op: 'boundary', keep: [] },
+      { op: 'summary', text: 'x'.repeat(400) },
+      call('small', 1),
+      { op: 'results', error: false, text: 'x'.repeat(400) },
+      call('small'),
+      // toolu_2: the result read after the compaction, cleared
+      { op: 'microcompact', tools: [2] },
+      call('small'),
+      call('small'),
+    ];
+    expect(expectAbridgedCalls(steps)).toBeGreaterThanOrEqual(2);
+  });
 });

@@ -108,6 +108,7 @@ export class ClaudeCodeAdapter {
   }
 
   private readonly abridged: AbridgedContext | null;
+  private contextEdits = 0; // the context's changes other than blocks added at its end (AbridgedContext.follow)
 
   get turns(): number {
     return this.turn;
@@ -201,6 +202,7 @@ export class ClaudeCodeAdapter {
     const content = isObject(record.message) ? record.message.content : undefined;
     if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result')) return;
     const abandoned = this.context.splice(cut);
+    this.contextEdits++;
     const ids = new Set(abandoned.map((b) => b.id));
     for (const id of ids) this.removed.push(id);
     for (const id of ids) this.modified.delete(id);
@@ -461,6 +463,7 @@ export class ClaudeCodeAdapter {
       appendAll(this.replaced, ids);
       this.compactionWork += 2 * ids.length;
       this.context = [];
+      this.contextEdits++;
       for (const id of ids) this.modified.delete(id);
       this.compaction = {
         kind: 'compact',
@@ -492,6 +495,7 @@ export class ClaudeCodeAdapter {
   /** adapters.md microcompaction, replaced tool results (claudeCodeRewrites.ts): reported at the next call; `always`: a record even when nothing changed. */
   private rewriteResults(texts: ReadonlyMap<string, string>, trigger: string | null, preTokens: number | null, always: boolean): number {
     const changed = rewriteInPlace(this.context, texts, this.modified, this.toolResults);
+    if (changed.count > 0) this.contextEdits++;
     // contract §8.4: a record with no items, and the stretch goes on (a compaction pending wins)
     if (changed.count === 0 && !always) return 0;
     if (this.compaction === null) this.compaction = { kind: 'microcompact', trigger, preTokens, replaced: changed.ids };
@@ -544,7 +548,7 @@ export class ClaudeCodeAdapter {
     } else {
       // docs/engine.md "Snapshots abridged": never where the engine reads more than a summary needs, at this call or the next
       const settled = this.compaction === null && this.replaced === null && this.removed.length === 0 && this.modified.size === 0;
-      const abridged = settled ? (this.abridged?.spansOf(this.context, total) ?? null) : null;
+      const abridged = settled ? (this.abridged?.spansOf(this.context, this.contextEdits, total) ?? null) : null;
       spans = abridged ?? (total === null ? spansOf(systemSpan(), this.context) : fittedSpansOf(this.context, total));
     }
     const snap: Snapshot = {

@@ -13,8 +13,8 @@
 // The full snapshot could also be refused (contract §2): two spans of one id, a text or id
 // with a lone surrogate, a negative system share. `AbridgedContext` follows the context from
 // call to call, checking each block once when it joins, so that it answers "abridge" only for
-// a context the full snapshot of which would be accepted; anything else (a block replaced or
-// rewritten, a duplicate, a parent still live) makes the call's snapshot in full.
+// a context the full snapshot of which would be accepted; anything else (a duplicate, a parent
+// still live, a lone surrogate) makes the call's snapshot in full.
 import type { Span } from '../../core/wire.ts';
 import type { ContextBlock } from './claudeCodeBlocks.ts';
 import { fittedSpan, fittedSystemSpan, SYSTEM_SPAN_ID } from './claudeCodeSpans.ts';
@@ -28,9 +28,13 @@ interface DerivedBlock {
 }
 
 export class AbridgedContext {
-  /** the context at the last call, block by block, and each block's text then */
-  private blocks: ContextBlock[] = [];
-  private texts: string[] = [];
+  /** the context array at the last call, how many of its blocks were looked at, the last of them, and the edits counted then */
+  private array: readonly ContextBlock[] | null = null;
+  private known = 0;
+  private last: ContextBlock | null = null;
+  private edits = 0;
+  /** their estimates, added up (fittedSpansOf's `sum`) */
+  private sum = 0;
   /** their ids and the placeholder's */
   private ids = new Set<string>([SYSTEM_SPAN_ID]);
   /** the parents the derived blocks cite */
@@ -43,33 +47,32 @@ export class AbridgedContext {
   rebuilds = 0;
 
   /**
-   * Whether a snapshot of `context` may be abridged, as far as its spans go. The context an
-   * agent sends grows at its end: blocks already known are compared by identity (and their
-   * text, which a microcompaction rewrites in place), new ones checked once; any other change
-   * looks at the whole context again.
-   */
-  follow(context: readonly ContextBlock[]): boolean {
-    const known = this.blocks.length;
-    if (context.length < known) return this.rebuild(context);
-    for (let i = 0; i < known; i++) {
-      const b = context[i]!;
-      if (b !== this.blocks[i] || b.text !== this.texts[i]) return this.rebuild(context);
-    }
-    for (const d of this.derived) if (d.block.derivedFrom !== d.parents || d.parents.length !== d.length) return this.rebuild(context);
-    for (let i = known; i < context.length; i++) this.add(context[i]!);
-    return this.sound;
-  }
-
-  /**
    * A call's abridged spans, or null for its full ones: only for a call that reports a whole
    * total (`total`, else null), and follow's answer for its context. The caller asks only at a
    * call at which nothing left the context or was rewritten and no compaction is pending or
    * awaits its summary: at such a call, or the next, the engine reads more than a summary
    * needs (a compaction's live ids, the pruned and archived ids, a native rewrite's parents).
    */
-  spansOf(context: readonly ContextBlock[], total: number | null): Span[] | null {
+  spansOf(context: readonly ContextBlock[], edits: number, total: number | null): Span[] | null {
     if (total === null || !Number.isSafeInteger(total)) return null;
-    return this.follow(context) ? this.spans(context, total) : null;
+    return this.follow(context, edits) ? this.spans(context, total) : null;
+  }
+
+  /**
+   * Whether a snapshot of `context` may be abridged, as far as its spans go. The context an
+   * agent sends grows at its end, and the adapter counts every other change it makes (`edits`:
+   * blocks cut by a rewind, the context a compaction empties, a text rewritten in place). While
+   * the count, the array and its last known block stay, only the new blocks are looked at, each
+   * once; any other change looks at the whole context again.
+   */
+  follow(context: readonly ContextBlock[], edits: number): boolean {
+    const known = this.known;
+    if (context !== this.array || edits !== this.edits || context.length < known || (known > 0 && context[known - 1] !== this.last))
+      return this.rebuild(context, edits);
+    for (const d of this.derived) if (d.block.derivedFrom !== d.parents || d.parents.length !== d.length) return this.rebuild(context, edits);
+    for (let i = known; i < context.length; i++) this.add(context[i]!);
+    this.known = context.length;
+    return this.sound;
   }
 
   /**
@@ -79,8 +82,7 @@ export class AbridgedContext {
    * snapshot's placeholder would have a negative share (refused there).
    */
   spans(context: readonly ContextBlock[], total: number): Span[] | null {
-    let sum = 0;
-    for (let i = 0; i < context.length; i++) sum += context[i]!.estimate;
+    const sum = this.sum;
     let shared = sum;
     if (sum > total) {
       shared = 0;
@@ -99,21 +101,23 @@ export class AbridgedContext {
     return spans;
   }
 
-  private rebuild(context: readonly ContextBlock[]): boolean {
+  private rebuild(context: readonly ContextBlock[], edits: number): boolean {
     this.rebuilds++;
-    this.blocks = [];
-    this.texts = [];
+    this.array = context;
+    this.edits = edits;
+    this.sum = 0;
     this.ids = new Set([SYSTEM_SPAN_ID]);
     this.parents = new Set();
     this.derived = [];
     this.sound = true;
     for (const b of context) this.add(b);
+    this.known = context.length;
     return this.sound;
   }
 
   private add(b: ContextBlock): void {
-    this.blocks.push(b);
-    this.texts.push(b.text);
+    this.last = b;
+    this.sum += b.estimate;
     const id = b.id;
     // a repeated id (the set's size unchanged), a cited parent that is live, a lone surrogate
     const size = this.ids.size;
