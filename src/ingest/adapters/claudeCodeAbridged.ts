@@ -43,7 +43,7 @@ export class AbridgedContext {
   /** every block so far has its own id, well-formed id and text, and no live block is a cited parent */
   private sound = true;
 
-  /** How many times the whole context was looked at again (the scaling tests count them). */
+  /** How many times the whole context was looked at again (its tests count them). */
   rebuilds = 0;
 
   /**
