@@ -143,16 +143,16 @@ export async function benchBatch(): Promise<void> {
     // The goals name `check DIR` and `check FILE` as typed, whose human output reads no
     // reference score of an agent's session (docs/engine.md "Scores nobody reads"); `--json`
     // prints every turn's score figures, so it computes them. Both are measured.
+    // one process per file: every k-th file by size, extrapolated by bytes
+    const step = Math.max(1, Math.floor(files.length / 15));
+    const sample = bySize.filter((_, i) => i % step === Math.floor(step / 2));
+    const sampleBytes = sample.reduce((n, f) => n + sizes.get(f)!, 0);
     for (const output of [[], ['--json']]) {
       const check = (input: string, bin = pkg.bin): string[] => [bin, 'check', ...output, '--fail-on', 'never', input];
       console.log(output.length === 0 ? 'check as typed (the human output):' : 'check --json (every score figure computed):');
       const batch = ran(check(dir), pkg.dir);
       const alone = ran(check(largest), pkg.dir);
-      // one process per file: every k-th file by size, extrapolated by bytes
-      const step = Math.max(1, Math.floor(files.length / 15));
-      const sample = bySize.filter((_, i) => i % step === Math.floor(step / 2));
       const sampleMs = sample.reduce((n, f) => n + ran(check(f), pkg.dir).ms, 0);
-      const sampleBytes = sample.reduce((n, f) => n + sizes.get(f)!, 0);
       const perFileMs = sampleMs * (total / sampleBytes);
       console.log(
         `  check DIR (${os.availableParallelism()} cores):                ${(batch.ms / 1000).toFixed(2)} s, ${mbs(batch.ms)}: ${(floor.ms / batch.ms).toFixed(2)} of the floor's throughput (goal ≥ 0.5)`,

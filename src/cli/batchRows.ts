@@ -15,7 +15,7 @@ export interface BatchRow {
   file: string;
   /** null: the file could not be read (`error` says why) */
   agent: TranscriptFormat | null;
-  /** the agent's own name where its format is read as another's: mini-swe-agent's trajectories are SWE-agent's format */
+  /** the agent its adapter's header names, where that is not the format's name: mini-swe-agent's trajectories are SWE-agent's format */
   agentName?: string;
   turns: number;
   compactions: number;
@@ -57,6 +57,13 @@ const AGENT: Readonly<Record<TranscriptFormat, string>> = {
   openhands: 'openhands',
 };
 
+/** The header source every session of the report names, when they all name the same one. */
+function sharedSource(report: CheckOutput, sources: ReadonlyMap<string, string> | undefined): string | undefined {
+  const first = report.sessions[0];
+  const source = first === undefined ? undefined : sources?.get(first.session_id);
+  return source !== undefined && report.sessions.every((s) => sources!.get(s.session_id) === source) ? source : undefined;
+}
+
 /** The row of one file's report: the sums, and the worst of its turns' headlines. */
 export function batchRow(
   file: string,
@@ -83,12 +90,13 @@ export function batchRow(
     if (h !== null && (worst === null || ROW_RANK[h.kind] > ROW_RANK[worst.kind])) worst = { kind: h.kind, label: h.label };
   }
   const omitted = report.input_errors_omitted;
-  // docs/adapters.md: the SWE-agent format reads mini-swe-agent's trajectories too; their header says which
-  const mini = agent === 'swe-agent' && report.sessions.length > 0 && report.sessions.every((s) => sources?.get(s.session_id) === 'mini-swe-agent');
+  // docs/adapters.md: an adapter's header names the agent it read (the SWE-agent format reads
+  // mini-swe-agent's trajectories too); a native transcript's `source` is the input's own words
+  const named = agent === 'wire' ? undefined : sharedSource(report, sources);
   return {
     file,
     agent,
-    ...(mini ? { agentName: 'mini-swe-agent' } : {}),
+    ...(named !== undefined && named !== AGENT[agent] ? { agentName: named } : {}),
     turns,
     compactions,
     confirmedLosses,

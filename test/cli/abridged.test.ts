@@ -74,7 +74,7 @@ describe('the committed Claude Code transcripts', () => {
     expect(spans.abridged).toBeLessThan(spans.full / 4);
   });
 
-  it('a summary reader that reads span figures (check --json) is never abridged', async () => {
+  it('a caller that reads the scores is never abridged, whatever it says of span figures', async () => {
     let spans = 0;
     let abridgedSpans = 0;
     await checkTranscript('e2e/fixtures/claude-code-pressure.jsonl', {
