@@ -23,7 +23,7 @@ import { LineBatchBuffer as Batch } from '../ingest/lineBatch.ts';
 export type ThreadedSink = BatchSink<NodeLine>;
 
 export interface ThreadedOptions {
-  /** a batch is posted once it holds this many bytes (default 1 MiB; tests choose 1, 7, 4096, Infinity) */
+  /** a batch is posted once it holds this many bytes (default 1 MiB, 64 KiB with no parsing threads; tests choose 1, 7, 4096, Infinity) */
   batchBytes?: number;
   /** batches read and not yet taken in, at most (default two a parsing thread, and two more) */
   maxInFlight?: number;
@@ -40,6 +40,17 @@ export interface ThreadedOptions {
  * 4 MiB a second thread raised the peak RSS by ~30% against one, with 1 MiB by ~20% (issue 25).
  */
 const DEFAULT_BATCH_BYTES = 1 << 20;
+
+/**
+ * With no parsing thread (`--threads 1`, a file under THREAD_MIN_BYTES, each file of `check`'s
+ * pool) every batch is read here as soon as it is full, so nothing is gained by a large one:
+ * 64 KiB batches (and 64 KiB reads) stay in the processor's cache and in the allocator's
+ * reused pages, where each fresh 1 MiB buffer was mapped, faulted in and zeroed anew, and
+ * held outside the heap until a collection let it go. `check` of a 4 MB session: peak RSS
+ * 85 → 80 MiB, time the same; `check DIR` over 150 such sessions on 2 threads: 146 → 124 MiB,
+ * wall 0.90 (docs/perf-log/2026-12-05-small-batches.md).
+ */
+const HERE_BATCH_BYTES = 64 << 10;
 
 const allocBatch = (n: number): Uint8Array => Buffer.allocUnsafeSlow(n);
 
@@ -72,7 +83,7 @@ export class BufferPool {
  * with the snapshot scanner all the same.
  */
 export async function readTranscriptThreaded(path: string, sink: ThreadedSink, pool: LinePool | null, options: ThreadedOptions = {}): Promise<void> {
-  const batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
+  const batchBytes = options.batchBytes ?? (pool === null ? HERE_BATCH_BYTES : DEFAULT_BATCH_BYTES);
   const grow = !Number.isFinite(batchBytes);
   const buffers = new BufferPool(Math.max(1, Math.min(batchBytes, DEFAULT_BATCH_BYTES)));
   // two batches a thread (one parsed, one waiting) and two more: this thread reads those
