@@ -138,7 +138,8 @@ export async function recognisedTranscript(file: string, raw?: Buffer): Promise<
   if (/\.traj(\.gz)?$/i.test(file)) return true;
   let head: string;
   try {
-    head = await readHead(raw ?? file);
+    // a .jsonl is told by its first record: its first FIRST_LINE_BYTES are enough when that record ends there
+    head = await readHead(raw ?? file, !/\.json(\.gz)?$/i.test(file));
   } catch {
     return true;
   }
@@ -169,8 +170,30 @@ export async function recognisedTranscript(file: string, raw?: Buffer): Promise<
   return type === 'session' || type === 'snapshot';
 }
 
-/** The first HEAD_BYTES of a file (gunzipped when its first bytes say gzip), as text. */
-async function readHead(file: string | Buffer): Promise<string> {
+/**
+ * How much of a plain .jsonl's head is read first. Every file of a folder was read for a MiB,
+ * and that MiB decoded, to tell it by its first line: over 150 sessions of 0.5-4 MB the walk
+ * took ~0.2 s of the main thread before any file was checked, now ~0.05 s.
+ */
+const FIRST_LINE_BYTES = 64 << 10;
+
+/** Buffers of FIRST_LINE_BYTES, given back after each read: one for a whole walk, not one a file. */
+const spareHeads: Buffer[] = [];
+
+/** Whether `text` holds the end of its first record (a newline after something other than white space). */
+const endsFirstRecord = (text: string): boolean =>
+  text
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .includes('\n');
+
+/**
+ * The first HEAD_BYTES of a file (gunzipped when its first bytes say gzip), as text; with
+ * `firstLine`, only its first FIRST_LINE_BYTES when its first record (leading white space
+ * passed over) ends within them, which is all a .jsonl is told by. That record's text is the
+ * same either way: the bytes before its newline decode alike, whatever follows is cut.
+ */
+async function readHead(file: string | Buffer, firstLine: boolean): Promise<string> {
   // without blocking, and only a regular file: a FIFO swapped in since the folder was listed
   // would wait for a writer for ever, and the listing with it (docs/security.md "check over folders")
   const fd = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -179,6 +202,23 @@ async function readHead(file: string | Buffer): Promise<string> {
     if (!st.isFile()) throw new Error('not a regular file');
     // no more than the file holds: a MiB zeroed for each of 20,000 empty .jsonl cost 4-6 s
     const size = Math.min(HEAD_BYTES, st.size);
+    if (firstLine && size > FIRST_LINE_BYTES) {
+      const start = spareHeads.pop() ?? Buffer.allocUnsafeSlow(FIRST_LINE_BYTES);
+      try {
+        const { bytesRead } = await fd.read(start, 0, FIRST_LINE_BYTES, 0);
+        const bytes = start.subarray(0, bytesRead);
+        const nl = bytes.indexOf(0x0a);
+        if ((bytes[0] !== 0x1f || bytes[1] !== 0x8b) && nl !== -1) {
+          // the first line alone when it holds the record; past blank lines, the whole read
+          const line = bytes.toString('utf8', 0, nl + 1);
+          if (endsFirstRecord(line)) return line;
+          const text = bytes.toString('utf8');
+          if (endsFirstRecord(text)) return text;
+        }
+      } finally {
+        spareHeads.push(start);
+      }
+    }
     const buf = Buffer.alloc(size);
     const { bytesRead } = size === 0 ? { bytesRead: 0 } : await fd.read(buf, 0, size, 0);
     const bytes = buf.subarray(0, bytesRead);

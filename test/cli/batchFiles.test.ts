@@ -1,0 +1,83 @@
+// contract §6.1 "Many files": a .jsonl in a folder is told by its first record. The walk reads
+// the first 64 KiB of a file first and the whole head (a MiB) only when that record does not
+// end there (batchFiles.ts readHead); each case here straddles that cut, and each answer must
+// be the one the whole head gives.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recognisedTranscript } from '../../src/cli/batchFiles.ts';
+
+const KIB = 1024;
+let dir: string;
+let n = 0;
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-batch-files-'));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** a file of these bytes, with a name of its own */
+function file(data: string | Buffer, ext = '.jsonl'): string {
+  const p = path.join(dir, `f${n++}${ext}`);
+  fs.writeFileSync(p, data);
+  return p;
+}
+
+/** a Claude Code user record whose prompt makes it about `bytes` long */
+const claudeCodeRecord = (bytes: number, fill = 'x'): string =>
+  JSON.stringify({
+    type: 'user',
+    uuid: 'u1',
+    parentUuid: null,
+    sessionId: 's',
+    timestamp: '2026-11-30T10:00:00.000Z',
+    message: { role: 'user', content: fill.repeat(Math.ceil(bytes / fill.length)) },
+  });
+
+/** a record of no agent's format and not the product's own, about `bytes` long */
+const logRecord = (bytes: number): string => JSON.stringify({ level: 'info', msg: 'y'.repeat(bytes) });
+
+/** what follows the first record: enough lines that the file is past the first read */
+const rest = `${claudeCodeRecord(200)}\n`.repeat(600);
+
+describe('a .jsonl told by its first record (the first 64 KiB read first)', () => {
+  it('a first record that ends within the first read, in a file longer than it', async () => {
+    expect(await recognisedTranscript(file(`${claudeCodeRecord(300)}\n${rest}`))).toBe(true);
+    expect(await recognisedTranscript(file(`${logRecord(300)}\n${rest}`))).toBe(false);
+  });
+
+  it('a first record that ends past the first read: the whole head tells it', async () => {
+    expect(await recognisedTranscript(file(`${claudeCodeRecord(100 * KIB)}\n${rest}`))).toBe(true);
+    expect(await recognisedTranscript(file(`${logRecord(100 * KIB)}\n${rest}`))).toBe(false);
+  });
+
+  it('a first record whose last characters are cut by the first read (three bytes each)', async () => {
+    // "€" is three bytes: the record's end, and its newline, fall just past 64 KiB
+    const record = claudeCodeRecord(64 * KIB - 150, '€');
+    expect(Buffer.byteLength(record)).toBeGreaterThan(64 * KIB);
+    expect(await recognisedTranscript(file(`${record}\n${rest}`))).toBe(true);
+    // a short first record, and a character cut by the first read in the line after it
+    const second = claudeCodeRecord(64 * KIB, '€');
+    expect(await recognisedTranscript(file(`${claudeCodeRecord(300)}\n${second}\n`))).toBe(true);
+    expect(await recognisedTranscript(file(`${logRecord(300)}\n${second}\n`))).toBe(false);
+  });
+
+  it('blank lines and a byte-order mark before the first record, past the first read or not', async () => {
+    expect(await recognisedTranscript(file(`\uFEFF\n\n  \r\n${claudeCodeRecord(300)}\n${rest}`))).toBe(true);
+    expect(await recognisedTranscript(file(`${'\n'.repeat(70 * KIB)}${claudeCodeRecord(300)}\n${rest}`))).toBe(true);
+    expect(await recognisedTranscript(file(`${' \r\n'.repeat(30 * KIB)}${logRecord(300)}\n${rest}`))).toBe(false);
+  });
+
+  it('a first record with no end in the whole head is read (its line says what it holds); a gzip is told by its inflated head', async () => {
+    expect(await recognisedTranscript(file(logRecord(1100 * KIB)))).toBe(true);
+    expect(await recognisedTranscript(file(zlib.gzipSync(`${claudeCodeRecord(300)}\n${rest}`), '.jsonl.gz'))).toBe(true);
+    expect(await recognisedTranscript(file(zlib.gzipSync(`${logRecord(300)}\n${rest}`), '.jsonl.gz'))).toBe(false);
+  });
+
+  it('several files told at once, each by its own bytes', async () => {
+    const files = Array.from({ length: 12 }, (_, i) => file(`${i % 2 === 0 ? claudeCodeRecord(300 + i) : logRecord(300 + i)}\n${rest}`));
+    expect(await Promise.all(files.map((f) => recognisedTranscript(f)))).toEqual(files.map((_, i) => i % 2 === 0));
+  });
+});
