@@ -10,12 +10,11 @@ import { firstLine, firstWords, toolCallLabel } from './spanLabels.ts';
 import { attachmentView, skippedSystem } from './claudeCodeAttachments.ts';
 import { isAutoCompaction } from './claudeCodeFiles.ts';
 import { isObject, str, type JsonObject } from './json.ts';
-import { injectedLabel, typedText } from './injectedText.ts';
 import { promptTokens } from './tokens.ts';
 import { appendAll } from '../../core/arrays.ts';
 import { isWrapper, promptText, slashCommand } from './claudeCodePrompts.ts';
 import { callOf, fitSpans } from './claudeCodeCalls.ts';
-import { block, contentBlock, recordId, type ContextBlock } from './claudeCodeBlocks.ts';
+import { block, contentBlock, nameUserBlock, recordId, type ContextBlock, type ToolCall } from './claudeCodeBlocks.ts';
 import { LineIds } from './lineIds.ts';
 import { ChainEnds } from './claudeCodeBranches.ts';
 import { KeptMessages } from './claudeCodeKept.ts';
@@ -95,7 +94,7 @@ export class ClaudeCodeAdapter {
   /** the sub-agent's `agentId`, when its records carry one */
   private agentId: string | null = null;
   /** tool_use id → its call's label and tool, for the results that answer it */
-  private readonly calls = new Map<string, { label: string; tool: string }>();
+  private readonly calls = new Map<string, ToolCall>();
 
   constructor(
     private readonly fallbackSessionId = 'claude-code',
@@ -105,7 +104,11 @@ export class ClaudeCodeAdapter {
     private readonly spansIn: 'all' | 'compactions' | 'abridged' = 'all',
   ) {
     this.abridged = spansIn === 'abridged' ? new AbridgedContext() : null;
+    this.named = spansIn !== 'abridged';
   }
+
+  /** contract §8.8 labels made: not for abridged snapshots, whose callers read no per-span figure (claudeCodeBlocks.ts block) */
+  private readonly named: boolean;
 
   private readonly abridged: AbridgedContext | null;
   private contextEdits = 0; // the context's changes other than blocks added at its end (AbridgedContext.follow)
@@ -226,9 +229,9 @@ export class ClaudeCodeAdapter {
       return;
     }
     if (!this.fresh(record)) return;
-    const b = block(`${recordId(record, this.lineId)}#0`, view.text, 'attachment', null);
+    const b = block(`${recordId(record, this.lineId)}#0`, view.text, 'attachment', null, false, this.named);
     b.role = 'meta';
-    b.label = view.label;
+    if (this.named) b.label = view.label;
     this.context.push(b);
   }
 
@@ -313,10 +316,10 @@ export class ClaudeCodeAdapter {
     const summary = record.isCompactSummary === true;
     const blocks: ContextBlock[] = [];
     if (typeof content === 'string') {
-      blocks.push(block(`${base}#0`, content, 'text', null));
+      blocks.push(block(`${base}#0`, content, 'text', null, false, this.named));
     } else if (Array.isArray(content)) {
       content.forEach((b, i) => {
-        const made = contentBlock(b, `${base}#${i}`);
+        const made = contentBlock(b, `${base}#${i}`, this.named);
         if (made === null) this.skipped.add('malformed content block');
         else blocks.push(made);
       });
@@ -333,12 +336,12 @@ export class ClaudeCodeAdapter {
       else if (summary) b.role = 'summary';
       else if (record.isMeta === true) b.role = 'meta';
       else b.role = 'user';
-      this.labelUserBlock(b);
+      nameUserBlock(b, this.calls, this.named);
     }
     // contract §8.4 user_prompt: the prompt as written (its text blocks joined), first seen by the
     // next call; a slash command's arguments are the user's words too (adapters.md slash commands)
     const command = authored ? slashCommand(blocks) : null;
-    if (command !== null) blocks[0]!.label = firstWords(`${command.name} ${command.args}`.trim());
+    if (command !== null && this.named) blocks[0]!.label = firstWords(`${command.name} ${command.args}`.trim());
     const prompt = command !== null ? command.args : authored && !isWrapper(blocks) ? typed : null;
     if (prompt !== null) this.firstPromptText ??= prompt;
     if (this.auditing && prompt !== null) {
@@ -406,7 +409,7 @@ export class ClaudeCodeAdapter {
     const base = recordId(record, this.lineId);
     if (!Array.isArray(content)) return;
     content.forEach((b, i) => {
-      const made = contentBlock(b, `${base}#${i}`);
+      const made = contentBlock(b, `${base}#${i}`, this.named);
       if (made === null) this.skipped.add('malformed content block');
       else {
         this.context.push(made);
@@ -414,10 +417,10 @@ export class ClaudeCodeAdapter {
           const raw = b as JsonObject;
           const name = str(raw.name);
           made.tool = name;
-          made.label = toolCallLabel(name, isObject(raw.input) ? raw.input : {}, this.cwd);
+          if (this.named) made.label = toolCallLabel(name, isObject(raw.input) ? raw.input : {}, this.cwd);
           if (typeof raw.id === 'string') this.calls.set(raw.id, { label: made.label, tool: name });
           if (this.auditing) this.toolCall(raw, made.id);
-        } else if (made.kind === 'text') made.label = `assistant: ${firstWords(made.text, 48)}`;
+        } else if (made.kind === 'text' && this.named) made.label = `assistant: ${firstWords(made.text, 48)}`;
       }
     });
   }
@@ -509,16 +512,6 @@ export class ClaudeCodeAdapter {
     const texts = replacementTexts(record);
     // none live to change (a resumed session writes its replacements again): counted
     if (this.rewriteResults(texts, 'tool result budget', null, false) === 0) this.skipped.add('content-replacement (no live tool result changed)');
-  }
-
-  /** contract §8.8: what a user record's block is called, now that its role is known. */
-  private labelUserBlock(b: ContextBlock): void {
-    if (b.kind === 'tool_result') {
-      const call = b.toolUseId === null ? undefined : this.calls.get(b.toolUseId);
-      b.tool = call?.tool ?? null;
-      b.label = call === undefined ? 'tool result' : `${b.isError ? 'error from' : 'result of'} ${call.label}`;
-    } else if (b.role === 'summary') b.label = 'compaction summary';
-    else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : (injectedLabel(b.text) ?? firstWords(typedText(b.text)));
   }
 
   /** A record already seen (Claude Code repeats some on resume) would duplicate span ids: skipped. */

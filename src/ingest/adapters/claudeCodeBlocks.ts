@@ -2,6 +2,7 @@
 // label): one block of a user or assistant record, as the adapter keeps it.
 import { isObject, str, type JsonObject } from './json.ts';
 import { LINE_ID } from './lineIds.ts';
+import { injectedLabel, typedText } from './injectedText.ts';
 import { firstWords } from './spanLabels.ts';
 import { estimateTokens } from './tokens.ts';
 
@@ -24,7 +25,19 @@ export interface ContextBlock {
   tool: string | null;
 }
 
-export function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false): ContextBlock {
+/** A tool call's name and the label of its span, for the results that answer it (contract §8.7, §8.8). */
+export interface ToolCall {
+  label: string;
+  tool: string;
+}
+
+/**
+ * `named` false: the block gets no label (''), for an adapter whose snapshots go to a caller
+ * that reads none (docs/engine.md "Snapshots abridged": it reads no per-span figure). A label is
+ * the first words of a text, white space collapsed, for every block of every record: 15% of a
+ * warm `check` of a 4 MB session, for names nothing printed.
+ */
+export function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false, named = true): ContextBlock {
   return {
     id,
     text,
@@ -35,30 +48,44 @@ export function block(id: string, text: string, kind: string, toolUseId: string 
     toolUseId,
     estimate: estimateTokens(text),
     isError,
-    label: defaultLabel(kind, text),
+    label: named ? defaultLabel(kind, text) : '',
     tool: null,
   };
 }
 
-/** One content block as context text; null when it is not a block at all. */
-export function contentBlock(raw: unknown, id: string): ContextBlock | null {
-  if (typeof raw === 'string') return block(id, raw, 'text', null);
+/** One content block as context text; null when it is not a block at all. `named`: as block's. */
+export function contentBlock(raw: unknown, id: string, named = true): ContextBlock | null {
+  if (typeof raw === 'string') return block(id, raw, 'text', null, false, named);
   if (!isObject(raw) || typeof raw.type !== 'string') return null;
   switch (raw.type) {
     case 'text':
-      return block(id, str(raw.text), 'text', null);
+      return block(id, str(raw.text), 'text', null, false, named);
     case 'thinking':
-      return block(id, str(raw.thinking), 'thinking', null);
+      return block(id, str(raw.thinking), 'thinking', null, false, named);
     case 'redacted_thinking':
-      return block(id, '[redacted thinking]', 'thinking', null);
+      return block(id, '[redacted thinking]', 'thinking', null, false, named);
     case 'tool_use':
-      return block(id, `${str(raw.name)} ${JSON.stringify(raw.input ?? {})}`, 'tool_use', null);
+      return block(id, `${str(raw.name)} ${JSON.stringify(raw.input ?? {})}`, 'tool_use', null, false, named);
     case 'tool_result':
-      return block(id, toolResultText(raw.content), 'tool_result', typeof raw.tool_use_id === 'string' ? raw.tool_use_id : null, raw.is_error === true);
+      return block(id, toolResultText(raw.content), 'tool_result', typeof raw.tool_use_id === 'string' ? raw.tool_use_id : null, raw.is_error === true, named);
     default:
       // image, document, …: the model saw something; its text is not in the transcript
-      return block(id, `[${raw.type}]`, raw.type, null);
+      return block(id, `[${raw.type}]`, raw.type, null, false, named);
   }
+}
+
+/**
+ * contract §8.8: what a user record's block is called, now that its role is known; a tool
+ * result takes its call's tool (§8.7). `named` false: the tool only (block's `named`).
+ */
+export function nameUserBlock(b: ContextBlock, calls: ReadonlyMap<string, ToolCall>, named: boolean): void {
+  if (b.kind === 'tool_result') {
+    const call = b.toolUseId === null ? undefined : calls.get(b.toolUseId);
+    b.tool = call?.tool ?? null;
+    if (named) b.label = call === undefined ? 'tool result' : `${b.isError ? 'error from' : 'result of'} ${call.label}`;
+  } else if (!named) return;
+  else if (b.role === 'summary') b.label = 'compaction summary';
+  else if (b.kind === 'text') b.label = b.role === 'meta' ? `meta: ${firstWords(b.text, 50)}` : (injectedLabel(b.text) ?? firstWords(typedText(b.text)));
 }
 
 function toolResultText(content: unknown): string {
