@@ -25,16 +25,29 @@ function file(data: string | Buffer, ext = '.jsonl'): string {
   return p;
 }
 
-/** a Claude Code user record whose prompt makes it about `bytes` long */
-const claudeCodeRecord = (bytes: number, fill = 'x'): string =>
-  JSON.stringify({
-    type: 'user',
-    uuid: 'u1',
-    parentUuid: null,
-    sessionId: 's',
-    timestamp: '2026-11-30T10:00:00.000Z',
-    message: { role: 'user', content: fill.repeat(Math.ceil(bytes / fill.length)) },
-  });
+/** a Claude Code user record whose prompt is `content` */
+const claudeCodeRecordOf = (content: string): string =>
+  JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: 's', timestamp: '2026-11-30T10:00:00.000Z', message: { role: 'user', content } });
+
+/** a Claude Code user record about `bytes` long */
+const claudeCodeRecord = (bytes: number): string => claudeCodeRecordOf('x'.repeat(bytes));
+
+/**
+ * A line (a record, or `head` and a record) whose prompt is "€"s, three bytes each, and in
+ * which the first read's end (64 KiB) falls inside a "€", a few bytes before the line's end.
+ */
+function cutInsideEuro(head = ''): string {
+  const before = Buffer.byteLength(head + claudeCodeRecordOf('').slice(0, -3)); // the record up to its prompt's first character
+  for (let pad = 0; ; pad++) {
+    // the "€" that holds byte 64 KiB: its first byte at or before it, not on it
+    const into = 64 * KIB - before - pad;
+    if (into % 3 === 0) continue;
+    const line = head + claudeCodeRecordOf('a'.repeat(pad) + '€'.repeat(Math.ceil(into / 3) + 1));
+    expect(Buffer.byteLength(line)).toBeGreaterThan(64 * KIB);
+    expect(Buffer.byteLength(line)).toBeLessThan(64 * KIB + 16);
+    return line;
+  }
+}
 
 /** a record of no agent's format and not the product's own, about `bytes` long */
 const logRecord = (bytes: number): string => JSON.stringify({ level: 'info', msg: 'y'.repeat(bytes) });
@@ -54,14 +67,12 @@ describe('a .jsonl told by its first record (the first 64 KiB read first)', () =
   });
 
   it('a first record whose last characters are cut by the first read (three bytes each)', async () => {
-    // "€" is three bytes: the record's end, and its newline, fall just past 64 KiB
-    const record = claudeCodeRecord(64 * KIB - 150, '€');
-    expect(Buffer.byteLength(record)).toBeGreaterThan(64 * KIB);
-    expect(await recognisedTranscript(file(`${record}\n${rest}`))).toBe(true);
+    expect(await recognisedTranscript(file(`${cutInsideEuro()}\n${rest}`))).toBe(true);
     // a short first record, and a character cut by the first read in the line after it
-    const second = claudeCodeRecord(64 * KIB, '€');
-    expect(await recognisedTranscript(file(`${claudeCodeRecord(300)}\n${second}\n`))).toBe(true);
-    expect(await recognisedTranscript(file(`${logRecord(300)}\n${second}\n`))).toBe(false);
+    const first = claudeCodeRecord(300);
+    expect(await recognisedTranscript(file(`${first}\n${cutInsideEuro(`${first}\n`).slice(first.length + 1)}\n`))).toBe(true);
+    const log = logRecord(300);
+    expect(await recognisedTranscript(file(`${log}\n${cutInsideEuro(`${log}\n`).slice(log.length + 1)}\n`))).toBe(false);
   });
 
   it('blank lines and a byte-order mark before the first record, past the first read or not', async () => {

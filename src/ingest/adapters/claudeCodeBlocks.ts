@@ -34,8 +34,8 @@ export interface ToolCall {
 /**
  * `named` false: the block gets no label (''), for an adapter whose snapshots go to a caller
  * that reads none (docs/engine.md "Snapshots abridged": it reads no per-span figure). A label is
- * the first words of a text, white space collapsed, for every block of every record: 15% of a
- * warm `check` of a 4 MB session, for names nothing printed.
+ * the first words of a text, white space collapsed, for every block of every record: a tenth of
+ * a warm `check` of a 4 MB session, for names nothing printed.
  */
 export function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false, named = true): ContextBlock {
   return {
