@@ -158,4 +158,25 @@ describe('judgeItems: one index for every item', () => {
     expect(judgeItems(surviving, items).statuses).toEqual(alone);
     expect(alone).toEqual(['kept', 'lost', 'kept', 'kept', 'paraphrased', 'lost', 'kept', 'lost', 'lost']);
   });
+
+  it('kept exactly where the text, as each rule reads it, holds the item (random items, most not there)', () => {
+    let seed = 5;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const words = ['npm', 'test', 'src/a.ts', 'B.ts', 'fix', 'the', 'PARSER', 'é', '\n', '  ', 'run'];
+    const text = (n: number): string => Array.from({ length: n }, () => words[rnd(words.length)]).join(rnd(2) === 0 ? ' ' : '');
+    const kinds: AuditItemKind[] = ['file', 'command', 'error', 'user_prompt', 'todo'];
+    const fold = (t: string): string => t.replace(/\s+/g, ' ').trim().toLowerCase();
+    for (let round = 0; round < 300; round++) {
+      const surviving = text(rnd(25));
+      const items = Array.from({ length: 1 + rnd(12) }, () => ({ kind: kinds[rnd(kinds.length)]!, text: text(1 + rnd(4)) }));
+      // an item cut from the text itself, so that kept ones are common too
+      if (surviving.length > 4) items.push({ kind: 'command', text: surviving.slice(rnd(surviving.length - 2), surviving.length) });
+      const { statuses } = judgeItems(surviving, items);
+      items.forEach((it, i) => {
+        const name = basename(it.text);
+        const holds = it.kind === 'file' ? name !== '' && surviving.includes(name) : fold(it.text) !== '' && fold(surviving).includes(fold(it.text));
+        expect(statuses[i] === 'kept', JSON.stringify([surviving, it])).toBe(holds);
+      });
+    }
+  });
 });
