@@ -104,11 +104,12 @@ export class ClaudeCodeAdapter {
     private readonly spansIn: 'all' | 'compactions' | 'abridged' = 'all',
   ) {
     this.abridged = spansIn === 'abridged' ? new AbridgedContext() : null;
-    this.named = spansIn !== 'abridged';
   }
 
   /** contract §8.8 labels made: not for abridged snapshots, whose callers read no per-span figure (claudeCodeBlocks.ts block) */
-  private readonly named: boolean;
+  private get named(): boolean {
+    return this.abridged === null;
+  }
 
   private readonly abridged: AbridgedContext | null;
   private contextEdits = 0; // the context's changes other than blocks added at its end (AbridgedContext.follow)

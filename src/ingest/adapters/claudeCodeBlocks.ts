@@ -33,9 +33,10 @@ export interface ToolCall {
 
 /**
  * `named` false: the block gets no label (''), for an adapter whose snapshots go to a caller
- * that reads none (docs/engine.md "Snapshots abridged": it reads no per-span figure). A label is
- * the first words of a text, white space collapsed, for every block of every record: a tenth of
- * a warm `check` of a 4 MB session, for names nothing printed.
+ * that reads none (docs/engine.md "Snapshots abridged": it reads no per-span figure); its
+ * record then names it neither. A record's names are the first words of a text, white space
+ * collapsed, or a tool call's name and path, for every block of every record: a tenth of a warm
+ * `check` of a 4 MB session, for names nothing printed.
  */
 export function block(id: string, text: string, kind: string, toolUseId: string | null, isError = false, named = true): ContextBlock {
   return {
@@ -57,21 +58,29 @@ export function block(id: string, text: string, kind: string, toolUseId: string 
 export function contentBlock(raw: unknown, id: string, named = true): ContextBlock | null {
   if (typeof raw === 'string') return block(id, raw, 'text', null, false, named);
   if (!isObject(raw) || typeof raw.type !== 'string') return null;
-  switch (raw.type) {
+  let kind = raw.type;
+  let text: string;
+  switch (kind) {
     case 'text':
-      return block(id, str(raw.text), 'text', null, false, named);
+      text = str(raw.text);
+      break;
     case 'thinking':
-      return block(id, str(raw.thinking), 'thinking', null, false, named);
+      text = str(raw.thinking);
+      break;
     case 'redacted_thinking':
-      return block(id, '[redacted thinking]', 'thinking', null, false, named);
+      kind = 'thinking';
+      text = '[redacted thinking]';
+      break;
     case 'tool_use':
-      return block(id, `${str(raw.name)} ${JSON.stringify(raw.input ?? {})}`, 'tool_use', null, false, named);
+      text = `${str(raw.name)} ${JSON.stringify(raw.input ?? {})}`;
+      break;
     case 'tool_result':
-      return block(id, toolResultText(raw.content), 'tool_result', typeof raw.tool_use_id === 'string' ? raw.tool_use_id : null, raw.is_error === true, named);
+      return block(id, toolResultText(raw.content), kind, typeof raw.tool_use_id === 'string' ? raw.tool_use_id : null, raw.is_error === true, named);
     default:
       // image, document, …: the model saw something; its text is not in the transcript
-      return block(id, `[${raw.type}]`, raw.type, null, false, named);
+      text = `[${kind}]`;
   }
+  return block(id, text, kind, null, false, named);
 }
 
 /**
@@ -94,10 +103,15 @@ function toolResultText(content: unknown): string {
   return content.map((part) => (isObject(part) ? (part.type === 'text' ? str(part.text) : `[${str(part.type)}]`) : '')).join('\n');
 }
 
-/** contract §8.8: a block's label before its record says more (thinking, images, …). */
+/**
+ * contract §8.8: a block's label before its record says more (thinking, images, …). A text
+ * block is named by its record, which knows whose words they are (claudeCode.ts: "assistant:",
+ * the user's typed words, "meta:", a summary): its first words, made here as well, were thrown
+ * away for every text block of every record.
+ */
 function defaultLabel(kind: string, text: string): string {
   if (kind === 'thinking') return text === '[redacted thinking]' ? 'thinking (redacted)' : 'thinking';
-  if (kind === 'text') return firstWords(text);
+  if (kind === 'text') return '';
   return kind === 'tool_result' ? 'tool result' : `[${kind}]`;
 }
 
