@@ -128,6 +128,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     sha256: digests?.sha256 ?? nodeSha256,
     userThresholds: options.userThresholds,
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...(options.readsSpanFigures === false ? { readsSpanFigures: false } : {}),
   });
   const builder = new CheckOutputBuilder();
   const seen = options.onOutcome;

@@ -97,8 +97,11 @@ export class SessionAnalysis {
   private contextWindow: ContextWindow | null = null;
   /** the window came from an Anthropic model, whose 1M-token variant a bigger call reveals */
   private oneMillionVariant = false;
-  /** contract §8.7: null until the first snapshot says whether the session's spans carry kinds */
-  private composition: boolean | null = null;
+  /**
+   * contract §8.7: null until the first snapshot says whether the session's spans carry kinds;
+   * false from the start where the caller reads no per-span figure (EngineOptions.readsSpanFigures)
+   */
+  composition: boolean | null = null;
   /** contract §8.7: the session's kinds, numbered (tokensByKind) */
   private kindTally: KindTally | null = null;
 

@@ -44,6 +44,12 @@ export interface EngineOptions {
   prunedMemory?: number;
   /** contract §8.7 `--context-window N`: the window when neither the model table nor the header gives one */
   contextWindow?: number;
+  /**
+   * false: the caller reads no per-span figure of any turn (check's human output, its folder
+   * table, the local sessions' rows, diff), so no turn gets `tokens_by_kind` (contract §8.7):
+   * it was made for every turn of a session and kept for the whole session, and nothing read it.
+   */
+  readsSpanFigures?: boolean;
 }
 
 interface SessionSlot {
@@ -293,6 +299,7 @@ export class Engine {
     const cw = header?.context_window;
     if (typeof cw === 'number' && Number.isInteger(cw) && cw > 0) slot.analysis.headerWindow = cw;
     slot.analysis.optionWindow = this.options.contextWindow ?? null;
+    if (this.options.readsSpanFigures === false) slot.analysis.composition = false;
     this.sessions.set(sid, slot);
     return slot;
   }

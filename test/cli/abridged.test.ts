@@ -75,6 +75,14 @@ describe('the committed Claude Code transcripts', () => {
     expect(spans.abridged).toBeLessThan(spans.full / 4);
   });
 
+  it("a caller that reads no per-span figure gets no tokens_by_kind (nothing is made for it); one that reads them gets every turn's", async () => {
+    const { full, abridged } = await both('e2e/fixtures/claude-code-compactions.jsonl');
+    const kinds = (r: CheckResult): (Record<string, number> | undefined)[] => r.report.sessions.flatMap((s) => s.metrics.map((m) => m.tokens_by_kind));
+    expect(kinds(full).length).toBeGreaterThan(0);
+    expect(kinds(full).every((k) => k !== undefined && Object.keys(k).length > 0)).toBe(true);
+    expect(kinds(abridged)).toEqual(kinds(full).map(() => undefined));
+  });
+
   it('a caller that reads the scores is never abridged, whatever it says of span figures', async () => {
     let spans = 0;
     let abridgedSpans = 0;
