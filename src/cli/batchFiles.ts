@@ -129,9 +129,16 @@ async function walk(dir: string, raw: Buffer | null, w: Walk, parentReal: string
 }
 
 /**
+ * Gemini CLI's `logs.json` as its logger writes it (`JSON.stringify(entries, null, 2)`, each entry
+ * `sessionId` first, then a numeric `messageId`: detect.ts isGeminiPromptLogEntry): the prompts
+ * typed, not a session; every project folder under ~/.gemini/tmp holds one beside its chats/.
+ */
+const GEMINI_PROMPT_LOG = /^\[\s*\{\s*"sessionId"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"messageId"\s*:\s*-?\d/;
+
+/**
  * Whether a file in a folder is a transcript: a .traj is (SWE-agent's own name); a .jsonl's
  * first record is one of the formats' (detect.ts; the product's own `session` or `snapshot`);
- * a .json is a JSON array (the product's .json form), a SWE-agent or mini-swe-agent document. A file that
+ * a .json is a JSON array (the product's .json form; not Gemini CLI's prompt log), a SWE-agent or mini-swe-agent document. A file that
  * cannot be read is kept, so that its line says why.
  */
 export async function recognisedTranscript(file: string, raw?: Buffer): Promise<boolean> {
@@ -148,7 +155,7 @@ export async function recognisedTranscript(file: string, raw?: Buffer): Promise<
   // or a mini-swe-agent trajectory (its info.mini_version, or before 1.5 its info.model_stats, comes before its messages)
   if (/\.json(\.gz)?$/i.test(file))
     return (
-      text.startsWith('[') ||
+      (text.startsWith('[') && !GEMINI_PROMPT_LOG.test(text)) ||
       (text.startsWith('{') &&
         (/"(trajectory|history)"\s*:\s*\[/.test(text) ||
           (/"sessionId"\s*:/.test(text) && /"projectHash"\s*:/.test(text)) ||

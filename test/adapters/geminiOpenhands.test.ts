@@ -196,6 +196,24 @@ describe('a file that is none of the formats', () => {
     );
   });
 
+  it("Gemini CLI's prompt log (logs.json: the prompts typed, no model call) gets that sentence, and a project folder's walk skips it", async () => {
+    const project = path.join(tempDir('ch-gemini-logs-'), '9c3e', 'chats');
+    fs.mkdirSync(project, { recursive: true });
+    // packages/core/src/core/logger.ts writes it beside chats/, pretty-printed; its entries carry Claude Code's `type` and `sessionId`
+    const logs = path.join(project, '..', 'logs.json');
+    const entry = (i: number): object => ({ sessionId: 'e2a7', messageId: i, type: 'user', message: `prompt ${i}`, timestamp: '2026-03-31T01:15:57.576Z' });
+    fs.writeFileSync(logs, JSON.stringify([entry(0), entry(1)], null, 2));
+    fs.copyFileSync(GEMINI, path.join(project, 'session-2026-03-31T01-15-e2a7.json'));
+    const alone = await runCli(['check', logs]);
+    expect(alone.code).toBe(2);
+    expect(alone.stdout).toBe('');
+    expect(alone.stderr).toMatch(/logs\.json is not a transcript this reads: expected one of /);
+    const walked = await runCli(['check', path.dirname(project)]);
+    expect(walked.code, walked.stderr).toBe(0);
+    expect(walked.stdout).not.toMatch(/logs\.json|claude-code/);
+    expect(walked.stdout).toMatch(/total: 1 file, .*; 1 other file in the folders skipped \(not transcripts\)/);
+  });
+
   it('a native transcript with bad lines keeps its input errors, line by line, as before', async () => {
     const dir = tempDir('ch-none-');
     const file = path.join(dir, 't.jsonl');

@@ -92,3 +92,24 @@ describe('a .jsonl told by its first record (the first 64 KiB read first)', () =
     expect(await Promise.all(files.map((f) => recognisedTranscript(f)))).toEqual(files.map((_, i) => i % 2 === 0));
   });
 });
+
+describe("Gemini CLI's prompt log in a folder (logs.json beside chats/)", () => {
+  const entry = (i: number): Record<string, unknown> => ({
+    sessionId: `s${i}`,
+    messageId: i,
+    type: 'user',
+    message: `prompt ${i}`,
+    timestamp: '2026-03-31T01:15:57.576Z',
+  });
+
+  it("is skipped, as its logger writes it (pretty-printed) and on one line; an array of the product's own messages is read", async () => {
+    expect(await recognisedTranscript(file(JSON.stringify([entry(0), entry(1)], null, 2), '.json'))).toBe(false);
+    expect(await recognisedTranscript(file(JSON.stringify([entry(0)]), '.json'))).toBe(false);
+    expect(await recognisedTranscript(file(zlib.gzipSync(JSON.stringify([entry(0)], null, 2)), '.json.gz'))).toBe(false);
+    // a quote escaped in the session id does not end it early
+    expect(await recognisedTranscript(file(JSON.stringify([{ ...entry(0), sessionId: 'a"b\\' }], null, 2), '.json'))).toBe(false);
+    expect(await recognisedTranscript(file(JSON.stringify([{ type: 'session', session_id: 's', v: 1 }], null, 2), '.json'))).toBe(true);
+    // other keys first: not the logger's layout, so read (its line then says what it holds)
+    expect(await recognisedTranscript(file(JSON.stringify([{ messageId: 0, sessionId: 's' }]), '.json'))).toBe(true);
+  });
+});

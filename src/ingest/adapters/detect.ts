@@ -114,6 +114,19 @@ export function detectFormat(first: unknown): TranscriptFormat {
   if (typeof type === 'string' && CODEX_TYPES.has(type) && typeof record.payload === 'object' && record.payload !== null) return 'codex';
   // Codex's first rollout format (before session_meta): a bare metadata line opens it
   if (isLegacyMeta(record)) return 'codex';
+  // Gemini CLI's prompt log, not a session: no format reads it (docs/adapters.md "Gemini CLI")
+  if (isGeminiPromptLogEntry(record)) return 'wire';
   if (typeof type === 'string' && CLAUDE_CODE_TYPES.has(type) && CLAUDE_CODE_KEYS.some((k) => k in record)) return 'claude-code';
   return 'wire';
+}
+
+/**
+ * An entry of Gemini CLI's `logs.json` (packages/core/src/core/logger.ts `LogEntry`: `sessionId`,
+ * a numeric `messageId`, `timestamp`, `type` "user", `message` the words typed): the prompts kept
+ * for the input history, beside the project's chats/, with no model call in them. Its `type` and
+ * `sessionId` are Claude Code's names too, but Claude Code's `message` is an object and its
+ * `messageId` a string.
+ */
+export function isGeminiPromptLogEntry(record: Record<string, unknown>): boolean {
+  return typeof record.sessionId === 'string' && typeof record.messageId === 'number' && typeof record.message === 'string';
 }

@@ -62,6 +62,22 @@ describe('telling a Gemini CLI session', () => {
     expect(detectFormat({ sessionId: 's' })).toBe('wire');
   });
 
+  it("Gemini CLI's prompt log (logs.json) is no format's transcript, though its entries carry Claude Code's type and sessionId", () => {
+    // packages/core/src/core/logger.ts LogEntry, as the logger writes each prompt typed
+    const entry = {
+      sessionId: '0cbe84f9-f6fa-42ab-a3a1-86cbe3cab45c',
+      messageId: 0,
+      type: 'user',
+      message: '/model set',
+      timestamp: '2026-03-31T01:15:57.576Z',
+    };
+    expect(detectFormat(entry)).toBe('wire');
+    // Claude Code's own messageId (a file-history-snapshot's) is a string, its message an object
+    expect(detectFormat({ type: 'file-history-snapshot', messageId: 'm1', snapshot: {} })).toBe('claude-code');
+    expect(detectFormat({ ...entry, message: { role: 'user', content: 'hi' } })).toBe('claude-code');
+    expect(detectFormat({ ...entry, messageId: '0' })).toBe('claude-code');
+  });
+
   it('streams the pretty-printed document (its first line a lone brace) and reads it as the same document on one line', () => {
     const streamed = convertLines(legacy);
     const oneLine = convertLines(JSON.stringify(legacyDoc));
