@@ -127,6 +127,6 @@ export function detectFormat(first: unknown): TranscriptFormat {
  * `sessionId` are Claude Code's names too, but Claude Code's `message` is an object and its
  * `messageId` a string.
  */
-export function isGeminiPromptLogEntry(record: Record<string, unknown>): boolean {
+function isGeminiPromptLogEntry(record: Record<string, unknown>): boolean {
   return typeof record.sessionId === 'string' && typeof record.messageId === 'number' && typeof record.message === 'string';
 }
