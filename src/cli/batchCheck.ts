@@ -39,6 +39,16 @@ const YOUNG_GENERATION_MB = 4;
  */
 const HEAP_GROWING_PERCENT = 50;
 
+/**
+ * The pool's threads optimise their hot functions themselves, not on V8's platform threads
+ * (`--no-concurrent-recompilation`, set with HEAP_GROWING_PERCENT, so for the threads made after
+ * it; the main thread keeps its own). With two threads busy on two cores, the background
+ * compiles only competed with them, and their memory came back to the process late. Over 150
+ * generated sessions on 2 threads: peak RSS 121 → 117 MiB, wall 0.95, CPU 0.96 (farm-bench, 8
+ * pairs; docs/perf-log/2026-12-06-collector.md).
+ */
+const POOL_V8_FLAGS = '--no-concurrent-recompilation';
+
 /** How many files past the next one to print may be given out: per thread, its own and one more. */
 const WINDOW_PER_THREAD = 2;
 
@@ -63,6 +73,7 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     return 2;
   }
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  v8.setFlagsFromString(POOL_V8_FLAGS);
   const size = Math.max(1, Math.min(files.length, Math.floor(options.threads ?? os.availableParallelism())));
   const window = size * WINDOW_PER_THREAD;
   const data: BatchWorkerData = { check: options.check, json: options.json, failOn: options.failOn };
