@@ -11,6 +11,7 @@
 //   build/cli/lineWorker.mjs                             check's parsing threads (src/node/lineWorkerCode.ts)
 //   build/cli/batchWorker.mjs                            check's file pool (src/cli/batchCheck.ts)
 //   build/cli/analyse.mjs, draw.cjs                      the report renderer (src/cli/rendererBundle.ts)
+//   build/cli/schemaRefusal.cjs                          zod and the wire schemas, loaded on the first line refused (src/node/schemaRefusalLazy.ts)
 //   build/THIRD-PARTY-LICENSES.txt                       the licences of the code bundled in
 //
 // build/cli is two folders deep on purpose: the modules find the package's other files as
@@ -59,11 +60,26 @@ function run(cmd: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
 }
 
+/**
+ * The CLI's chunks hold no zod: validate.ts's import of the schema's verdict (schemaRefusal.ts)
+ * becomes the module that loads build/cli/schemaRefusal.cjs on the first refusal
+ * (src/node/schemaRefusalLazy.ts; docs/engine.md "zod on the first refusal").
+ */
+const SCHEMA_REFUSAL = path.join(ROOT, 'src/core/schemaRefusal.ts');
+const schemaOnRefusal: Plugin = {
+  name: 'schema-on-refusal',
+  setup(b) {
+    b.onResolve({ filter: /[\\/]schemaRefusal\.ts$/ }, (args) =>
+      path.resolve(args.resolveDir, args.path) === SCHEMA_REFUSAL ? { path: path.join(ROOT, 'src/node/schemaRefusalLazy.ts') } : undefined,
+    );
+  },
+};
+
 export async function buildPackage(options: { dashboard: boolean }): Promise<void> {
   fs.rmSync(OUT, { recursive: true, force: true });
   if (options.dashboard) run(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
   const common = { absWorkingDir: ROOT, outdir: CLI, metafile: true, logLevel: 'warning' } as const;
-  const [cli, analyse, draw, lines] = await Promise.all([
+  const [cli, analyse, draw, lines, schema] = await Promise.all([
     build({
       ...ANALYSE_BUILD,
       ...common,
@@ -81,19 +97,41 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
       splitting: true,
       chunkNames: 'chunk-[hash]',
       external: EXTERNAL,
-      plugins: [inquireStatic],
+      plugins: [inquireStatic, schemaOnRefusal],
     }),
     // the renderer exactly as a clone builds it (src/cli/rendererBundle.ts), so that the reports are the same bytes
     build({ ...ANALYSE_BUILD, ...common, entryPoints: { analyse: 'src/render/report.ts' } }),
     build({ ...DRAW_BUILD, ...common, entryPoints: { draw: 'src/render/drawWorker.ts' } }),
     // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
     build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
+    // CommonJS, so that the chunks can load it in the turn that needs it (require, not import())
+    build({
+      ...common,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      entryPoints: { schemaRefusal: SCHEMA_REFUSAL },
+    }),
   ]);
-  const inputs: Metafile['inputs'] = { ...cli.metafile.inputs, ...analyse.metafile.inputs, ...draw.metafile.inputs, ...lines.metafile.inputs };
+  const inputs: Metafile['inputs'] = {
+    ...cli.metafile.inputs,
+    ...analyse.metafile.inputs,
+    ...draw.metafile.inputs,
+    ...lines.metafile.inputs,
+    ...schema.metafile.inputs,
+  };
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-LICENSES.txt'), bundledLicences(ROOT, Object.keys(inputs)));
   // what a reader (or the package test) checks first: which modules stayed outside the bundles
   const imported = new Set<string>();
-  for (const out of Object.values({ ...cli.metafile.outputs, ...analyse.metafile.outputs, ...draw.metafile.outputs, ...lines.metafile.outputs })) {
+  for (const out of Object.values({
+    ...cli.metafile.outputs,
+    ...analyse.metafile.outputs,
+    ...draw.metafile.outputs,
+    ...lines.metafile.outputs,
+    ...schema.metafile.outputs,
+  })) {
     for (const i of out.imports) if (i.external && !isBuiltin(i.path)) imported.add(i.path);
   }
   fs.writeFileSync(path.join(OUT, 'external-imports.json'), JSON.stringify([...imported].sort(), null, 2) + '\n');

@@ -8,8 +8,9 @@
 import type { z } from 'zod';
 import { spanNestsTooDeep, spanObjectHash } from './equality.ts';
 import { exceedsNesting, tooDeepMessage } from './nesting.ts';
+import { schemaRefusal } from './schemaRefusal.ts';
 import { SpanTable } from './spanTable.ts';
-import { messageSchema, type Message, type Span } from './wire.ts';
+import type { Message, Span } from './wire.ts';
 
 /**
  * `spans` (snapshots): the spans column by column, read once here and handed on to the
@@ -26,8 +27,8 @@ export type Validated = { ok: true; message: Message; spans?: SpanTable } | { ok
 export function validateMessage(value: unknown, stringsWellFormed = false, session: SessionTables = NO_SESSION_TABLES): Validated {
   const out: { table: SpanTable | null } = { table: null };
   if (fastCheck(value, out)) return checkExtraRules(value as Message, out.table, stringsWellFormed, session);
-  const parsed = messageSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, error: describeIssue(value, parsed.error.issues[0]) };
+  const refusal = schemaRefusal(value);
+  if (refusal !== null) return { ok: false, error: describeIssue(value, refusal.issue) };
   // zod accepted what the fast path refused: the fast path is stricter than the schema
   // somewhere. Trust the schema (it is the contract) and keep the caller's object.
   const message = value as Message;

@@ -58,6 +58,43 @@ describe('the packed package', () => {
     }
   });
 
+  it('loads zod only for a line the fast path refuses: no chunk holds it, and the refusals read as in the clone', async () => {
+    // docs/engine.md "zod on the first refusal": the schema is build/cli/schemaRefusal.cjs alone
+    const cli = path.join(pkg.packageDir, 'build/cli');
+    const holdingZod = fs.readdirSync(cli).filter((f) => fs.readFileSync(path.join(cli, f), 'utf8').includes('_zod'));
+    expect(holdingZod).toEqual(['schemaRefusal.cjs']);
+    const dir = path.join(pkg.dir, 'refused');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'refused.jsonl');
+    const good = fs
+      .readFileSync(path.join(SAMPLES, 'healthy.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    fs.writeFileSync(
+      file,
+      [
+        good[0],
+        '{"type":"snapshot","session_id":"s","turn":"x","spans":[]}',
+        '{"type":"snapshot","session_id":"s","turn":3}',
+        '{"type":"snapshot","session_id":"s","turn":4,"spans":[{"span_id":"a","text":"t","score":"high","text_sha256":null}]}',
+        '{"type":"note"}',
+        ...good.slice(1),
+      ].join('\n') + '\n',
+    );
+    for (const args of [
+      ['check', file],
+      ['check', file, '--json'],
+      ['check', dir, '--json'],
+    ]) {
+      const installed = await run(pkg.bin, args, { cwd: pkg.outside });
+      const clone = await run(process.execPath, [CLONE_BIN, ...args], { cwd: ROOT });
+      expect(installed.code, args.join(' ')).toBe(clone.code);
+      expect(installed.stdout + installed.stderr, args.join(' ')).toMatch(/score must be|spans is required|type must be/);
+      expect(installed.stdout, args.join(' ')).toBe(clone.stdout);
+      expect(installed.stderr, args.join(' ')).toBe(clone.stderr);
+    }
+  });
+
   it('check --json over a folder gives the clone its lines, one per file (issue 37)', async () => {
     const installed = await run(pkg.bin, ['check', SAMPLES, '--json'], { cwd: pkg.outside });
     const clone = await run(process.execPath, [CLONE_BIN, 'check', SAMPLES, '--json'], { cwd: ROOT });
