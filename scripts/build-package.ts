@@ -79,7 +79,7 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
   fs.rmSync(OUT, { recursive: true, force: true });
   if (options.dashboard) run(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
   const common = { absWorkingDir: ROOT, outdir: CLI, metafile: true, logLevel: 'warning' } as const;
-  const [cli, analyse, draw, lines, schema] = await Promise.all([
+  const [cli, analyse, draw, lines, pool, schema] = await Promise.all([
     build({
       ...ANALYSE_BUILD,
       ...common,
@@ -90,8 +90,6 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
         hookAudit: 'src/cli/hook/hookAudit.ts',
         validatorWorker: 'src/server/validatorWorker.ts',
         analysisWorker: 'src/server/analysis/analysisWorker.ts',
-        // check's file pool over several files and folders (src/cli/batchCheck.ts)
-        batchWorker: 'src/cli/batchWorker.ts',
       },
       // each command's modules load only when it runs: `check` parses only its own
       splitting: true,
@@ -104,6 +102,16 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
     build({ ...DRAW_BUILD, ...common, entryPoints: { draw: 'src/render/drawWorker.ts' } }),
     // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
     build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
+    // check's file pool over several files and folders (src/cli/batchCheck.ts), a bundle of its
+    // own and not an entry of the CLI's: the shared chunks held code of other commands, which
+    // each thread compiled and kept (docs/engine.md "Many files")
+    build({
+      ...ANALYSE_BUILD,
+      ...common,
+      entryPoints: { batchWorker: 'src/cli/batchWorker.ts' },
+      external: EXTERNAL,
+      plugins: [schemaOnRefusal],
+    }),
     // CommonJS, so that the chunks can load it in the turn that needs it (require, not import())
     build({
       ...common,
@@ -120,6 +128,7 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
     ...analyse.metafile.inputs,
     ...draw.metafile.inputs,
     ...lines.metafile.inputs,
+    ...pool.metafile.inputs,
     ...schema.metafile.inputs,
   };
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-LICENSES.txt'), bundledLicences(ROOT, Object.keys(inputs)));
@@ -130,6 +139,7 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
     ...analyse.metafile.outputs,
     ...draw.metafile.outputs,
     ...lines.metafile.outputs,
+    ...pool.metafile.outputs,
     ...schema.metafile.outputs,
   })) {
     for (const i of out.imports) if (i.external && !isBuiltin(i.path)) imported.add(i.path);
