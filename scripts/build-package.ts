@@ -79,69 +79,57 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
   fs.rmSync(OUT, { recursive: true, force: true });
   if (options.dashboard) run(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
   const common = { absWorkingDir: ROOT, outdir: CLI, metafile: true, logLevel: 'warning' } as const;
-  const [cli, analyse, draw, lines, pool, schema] = await Promise.all([
-    build({
-      ...ANALYSE_BUILD,
-      ...common,
-      entryPoints: {
-        main: 'src/cli/main.ts',
-        hook: 'src/cli/hook/entry.ts',
-        // the hook's audit, in a process of its own that the hook kills at its time budget (src/cli/hook/auditProcess.ts)
-        hookAudit: 'src/cli/hook/hookAudit.ts',
-        validatorWorker: 'src/server/validatorWorker.ts',
-        analysisWorker: 'src/server/analysis/analysisWorker.ts',
-      },
-      // each command's modules load only when it runs: `check` parses only its own
-      splitting: true,
-      chunkNames: 'chunk-[hash]',
-      external: EXTERNAL,
-      plugins: [inquireStatic, schemaOnRefusal],
-    }),
-    // the renderer exactly as a clone builds it (src/cli/rendererBundle.ts), so that the reports are the same bytes
-    build({ ...ANALYSE_BUILD, ...common, entryPoints: { analyse: 'src/render/report.ts' } }),
-    build({ ...DRAW_BUILD, ...common, entryPoints: { draw: 'src/render/drawWorker.ts' } }),
-    // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
-    build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
-    // check's file pool over several files and folders (src/cli/batchCheck.ts), a bundle of its
-    // own and not an entry of the CLI's: the shared chunks held code of other commands, which
-    // each thread compiled and kept (docs/engine.md "Many files")
-    build({
-      ...ANALYSE_BUILD,
-      ...common,
-      entryPoints: { batchWorker: 'src/cli/batchWorker.ts' },
-      external: EXTERNAL,
-      plugins: [schemaOnRefusal],
-    }),
-    // CommonJS, so that the chunks can load it in the turn that needs it (require, not import())
-    build({
-      ...common,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      outExtension: { '.js': '.cjs' },
-      entryPoints: { schemaRefusal: SCHEMA_REFUSAL },
-    }),
-  ]);
-  const inputs: Metafile['inputs'] = {
-    ...cli.metafile.inputs,
-    ...analyse.metafile.inputs,
-    ...draw.metafile.inputs,
-    ...lines.metafile.inputs,
-    ...pool.metafile.inputs,
-    ...schema.metafile.inputs,
-  };
+  const metafiles = (
+    await Promise.all([
+      build({
+        ...ANALYSE_BUILD,
+        ...common,
+        entryPoints: {
+          main: 'src/cli/main.ts',
+          hook: 'src/cli/hook/entry.ts',
+          // the hook's audit, in a process of its own that the hook kills at its time budget (src/cli/hook/auditProcess.ts)
+          hookAudit: 'src/cli/hook/hookAudit.ts',
+          validatorWorker: 'src/server/validatorWorker.ts',
+          analysisWorker: 'src/server/analysis/analysisWorker.ts',
+        },
+        // each command's modules load only when it runs: `check` parses only its own
+        splitting: true,
+        chunkNames: 'chunk-[hash]',
+        external: EXTERNAL,
+        plugins: [inquireStatic, schemaOnRefusal],
+      }),
+      // the renderer exactly as a clone builds it (src/cli/rendererBundle.ts), so that the reports are the same bytes
+      build({ ...ANALYSE_BUILD, ...common, entryPoints: { analyse: 'src/render/report.ts' } }),
+      build({ ...DRAW_BUILD, ...common, entryPoints: { draw: 'src/render/drawWorker.ts' } }),
+      // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
+      build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
+      // check's file pool over several files and folders (src/cli/batchCheck.ts), a bundle of its
+      // own and not an entry of the CLI's: the shared chunks held code of other commands, which
+      // each thread compiled and kept (docs/engine.md "Many files")
+      build({
+        ...ANALYSE_BUILD,
+        ...common,
+        entryPoints: { batchWorker: 'src/cli/batchWorker.ts' },
+        external: EXTERNAL,
+        plugins: [schemaOnRefusal],
+      }),
+      // CommonJS, so that the chunks can load it in the turn that needs it (require, not import())
+      build({
+        ...common,
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        outExtension: { '.js': '.cjs' },
+        entryPoints: { schemaRefusal: SCHEMA_REFUSAL },
+      }),
+    ])
+  ).map((b) => b.metafile);
+  const inputs: Metafile['inputs'] = Object.assign({}, ...metafiles.map((m) => m.inputs));
   fs.writeFileSync(path.join(OUT, 'THIRD-PARTY-LICENSES.txt'), bundledLicences(ROOT, Object.keys(inputs)));
   // what a reader (or the package test) checks first: which modules stayed outside the bundles
   const imported = new Set<string>();
-  for (const out of Object.values({
-    ...cli.metafile.outputs,
-    ...analyse.metafile.outputs,
-    ...draw.metafile.outputs,
-    ...lines.metafile.outputs,
-    ...pool.metafile.outputs,
-    ...schema.metafile.outputs,
-  })) {
+  for (const out of metafiles.flatMap((m) => Object.values(m.outputs))) {
     for (const i of out.imports) if (i.external && !isBuiltin(i.path)) imported.add(i.path);
   }
   fs.writeFileSync(path.join(OUT, 'external-imports.json'), JSON.stringify([...imported].sort(), null, 2) + '\n');
