@@ -1,6 +1,6 @@
 // contract §8.4's rules one by one, on the auditor alone.
 import { describe, expect, it } from 'vitest';
-import { basename, CompactionAuditor, judgeItems, wordsOf, type AuditItemKind, type AuditStatus } from './compactionAudit.ts';
+import { basename, CompactionAuditor, judgeItems, searchesEach, wordsOf, type AuditItemKind, type AuditStatus } from './compactionAudit.ts';
 
 /** one item judged against `surviving` through the audit's index */
 const judged =
@@ -166,11 +166,19 @@ describe('judgeItems: one index for every item', () => {
     const text = (n: number): string => Array.from({ length: n }, () => words[rnd(words.length)]).join(rnd(2) === 0 ? ' ' : '');
     const kinds: AuditItemKind[] = ['file', 'command', 'error', 'user_prompt', 'todo'];
     const fold = (t: string): string => t.replace(/\s+/g, ' ').trim().toLowerCase();
-    for (let round = 0; round < 300; round++) {
-      const surviving = text(rnd(25));
-      const items = Array.from({ length: 1 + rnd(12) }, () => ({ kind: kinds[rnd(kinds.length)]!, text: text(1 + rnd(4)) }));
+    let throughTheTrie = 0;
+    for (let round = 0; round < 400; round++) {
+      // every fourth round many items against a long text: searched through the automaton, not one by one
+      const many = round % 4 === 3;
+      const surviving = text(many ? 1500 + rnd(500) : rnd(25));
+      const items = Array.from({ length: many ? 300 + rnd(100) : 1 + rnd(12) }, (_, k) => ({
+        kind: kinds[rnd(kinds.length)]!,
+        // many: each its own, some of them found in the text
+        text: many ? (rnd(4) === 0 ? surviving.slice(k, k + 8 + rnd(20)) : `${text(1 + rnd(3))} ${k}`) : text(1 + rnd(4)),
+      }));
       // an item cut from the text itself, so that kept ones are common too
       if (surviving.length > 4) items.push({ kind: 'command', text: surviving.slice(rnd(surviving.length - 2), surviving.length) });
+      if (!searchesEach([...new Set(items.map((it) => fold(it.text)))], fold(surviving))) throughTheTrie++;
       const { statuses } = judgeItems(surviving, items);
       items.forEach((it, i) => {
         const name = basename(it.text);
@@ -178,5 +186,19 @@ describe('judgeItems: one index for every item', () => {
         expect(statuses[i] === 'kept', JSON.stringify([surviving, it])).toBe(holds);
       });
     }
+    expect(throughTheTrie).toBe(100);
+  });
+
+  it('searches a few items one by one, and n items against an n-line summary through one automaton (docs/security.md "Linear time")', () => {
+    const summary = 'The user asked to fix the parser; tests pass. '.repeat(60);
+    // a generated session's audit: ~150 items of ~100 characters against a 2-3 kB summary
+    const few = Array.from({ length: 150 }, (_, i) => `ran npm test -- --grep "case ${i}" in /repo/packages/parser/src/grammar/rules.test.ts`);
+    expect(searchesEach(few, summary)).toBe(true);
+    for (const n of [2_000, 20_000]) {
+      const prompts = Array.from({ length: n }, (_, i) => `prompt ${i}`);
+      const lines = Array.from({ length: n }, (_, i) => `line ${i} of the summary`).join('\n');
+      expect(searchesEach(prompts, lines), `n = ${n}`).toBe(false);
+    }
+    expect(searchesEach([], '')).toBe(true);
   });
 });
