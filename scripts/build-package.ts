@@ -104,8 +104,8 @@ export async function buildPackage(options: { dashboard: boolean }): Promise<voi
       // on its own, not a chunk of the CLI's: the thread's code is its few modules, no zod (lineWorkerCode.ts)
       build({ ...LINE_WORKER_BUILD, ...common, entryPoints: { lineWorker: 'src/node/lineWorker.ts' } }),
       // check's file pool over several files and folders (src/cli/batchCheck.ts), a bundle of its
-      // own and not an entry of the CLI's: the shared chunks held code of other commands, which
-      // each thread compiled and kept (docs/engine.md "Many files")
+      // own and not an entry of the CLI's: as the CLI's chunks, each thread's module loader took
+      // 40 modules, some of them other commands' code (docs/engine.md "Many files")
       build({
         ...ANALYSE_BUILD,
         ...common,
