@@ -148,9 +148,11 @@ export interface AskedItem {
 
 /**
  * The text that survives a compaction, with the answers to every substring question its items
- * will ask, found in one Aho–Corasick pass each over the raw text (file basenames) and the
- * folded one (the other kinds), never one scan per item (docs/security.md "Linear time").
- * Only judgeItems() makes one, so every door asks through the same index.
+ * will ask, found before any is asked: over the raw text (file basenames) and the folded one
+ * (the other kinds), in one Aho–Corasick pass each, or, for a few items against a short text
+ * (searchesEach), one native search per item, within a bound linear in the input either way
+ * (docs/security.md "Linear time"). Only judgeItems() makes one, so every door asks through
+ * the same index.
  */
 class SurvivingText {
   readonly raw: string;
