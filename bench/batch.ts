@@ -14,6 +14,8 @@
 //     CONTEXT_HEALTH_BENCH_BASELINE (a folder with bin/ and build/ of an earlier commit, built
 //     the same way) when given, goal ≤ half;
 //   - the load average (2 shared cores: quote the ratios, not the times).
+// The floor, check DIR and the largest file alone run ROUNDS times each, the floor alternated
+// with check DIR, and the ratios are of their medians (the range printed beside each).
 // Each of the four figures but the floor twice: `check` as typed (the human output, which the
 // goals name) and `check --json` (which computes every score figure).
 import { spawnSync } from 'node:child_process';
@@ -82,6 +84,19 @@ if (n < 0) console.log(n);
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
+/** How many times the floor, check DIR and check of the largest file each run: one run's ratio moved ±10% on the shared machine. */
+const ROUNDS = 3;
+
+/** The median of each figure (time and peak RSS apart: they need not come from the same run). */
+const medianRan = (rs: readonly Ran[]): Ran => ({ ms: median(rs.map((r) => r.ms)), rssMiB: median(rs.map((r) => r.rssMiB)) });
+
+/** "(range a-b, n runs)" of one figure, in its unit as printed. */
+function spread(rs: readonly Ran[], key: keyof Ran): string {
+  const xs = rs.map((r) => r[key]);
+  const show = (x: number): string => (key === 'ms' ? (x / 1000).toFixed(2) : x.toFixed(0));
+  return `(${show(Math.min(...xs))}-${show(Math.max(...xs))} over ${rs.length})`;
+}
+
 /** A session of about `bytes` (2,835 bytes per call at 1,500-character results), its own id. */
 function callsFor(bytes: number): number {
   return Math.max(50, Math.round(bytes / 2835));
@@ -131,10 +146,10 @@ export async function benchBatch(): Promise<void> {
       `folder: ${files.length} files, ${(total / 1e6).toFixed(0)} MB (${(sizes.get(bySize[0]!)! / 1e6).toFixed(2)}-${(sizes.get(largest)! / 1e6).toFixed(2)} MB each)`,
     );
 
-    ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir); // the file system cache warm for all alike
-    const floor = ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir);
+    const floorOnce = (): Ran => ran(['-e', FLOOR, JSON.stringify(files)], pkg.dir);
+    floorOnce(); // the file system cache warm for all alike
+    const floors: Ran[] = [];
     const mbs = (ms: number): string => `${(total / 1e6 / (ms / 1000)).toFixed(0)} MB/s`;
-    console.log(`parse floor (one process, JSON.parse every line): ${(floor.ms / 1000).toFixed(2)} s, ${mbs(floor.ms)}`);
     // a single 4 MB session, for the cold figures
     const four = path.join(made, 'single-4mb.jsonl');
     writeClaudeCodeSession(four, callsFor(4e6), 1500, true, 'bench-batch-4mb');
@@ -150,18 +165,30 @@ export async function benchBatch(): Promise<void> {
     for (const output of [[], ['--json']]) {
       const check = (input: string, bin = pkg.bin): string[] => [bin, 'check', ...output, '--fail-on', 'never', input];
       console.log(output.length === 0 ? 'check as typed (the human output):' : 'check --json (every score figure computed):');
-      const batch = ran(check(dir), pkg.dir);
-      const alone = ran(check(largest), pkg.dir);
+      // ROUNDS of each, the floor alternated with check DIR, so that a change in the shared
+      // machine's speed during the run falls on both sides of the ratio; medians, with the spread
+      const batches: Ran[] = [];
+      const alones: Ran[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        if (output.length === 0) floors.push(floorOnce());
+        batches.push(ran(check(dir), pkg.dir));
+        alones.push(ran(check(largest), pkg.dir));
+      }
+      const floor = medianRan(floors);
+      const batch = medianRan(batches);
+      const alone = medianRan(alones);
+      if (output.length === 0)
+        console.log(`  parse floor (one process, JSON.parse every line): ${(floor.ms / 1000).toFixed(2)} s, ${mbs(floor.ms)} ${spread(floors, 'ms')}`);
       const sampleMs = sample.reduce((n, f) => n + ran(check(f), pkg.dir).ms, 0);
       const perFileMs = sampleMs * (total / sampleBytes);
       console.log(
-        `  check DIR (${os.availableParallelism()} cores):                ${(batch.ms / 1000).toFixed(2)} s, ${mbs(batch.ms)}: ${(floor.ms / batch.ms).toFixed(2)} of the floor's throughput (goal ≥ 0.5)`,
+        `  check DIR (${os.availableParallelism()} cores):                ${(batch.ms / 1000).toFixed(2)} s ${spread(batches, 'ms')}, ${mbs(batch.ms)}: ${(floor.ms / batch.ms).toFixed(2)} of the floor's throughput (goal ≥ 0.5)`,
       );
       console.log(
         `  one process per file:                        ${(perFileMs / 1000).toFixed(1)} s, extrapolated by bytes from ${sample.length} files (${(sampleMs / 1000).toFixed(1)} s for ${(sampleBytes / 1e6).toFixed(0)} MB): check DIR ${(perFileMs / batch.ms).toFixed(1)}× faster (goal ≥ 10×)`,
       );
       console.log(
-        `  peak RSS: check DIR ${batch.rssMiB.toFixed(0)} MiB, check of the largest file alone ${alone.rssMiB.toFixed(0)} MiB: ${(batch.rssMiB / alone.rssMiB).toFixed(2)}× (goal ≤ 1.5)`,
+        `  peak RSS: check DIR ${batch.rssMiB.toFixed(0)} MiB ${spread(batches, 'rssMiB')}, check of the largest file alone ${alone.rssMiB.toFixed(0)} MiB ${spread(alones, 'rssMiB')}: ${(batch.rssMiB / alone.rssMiB).toFixed(2)}× (goal ≤ 1.5)`,
       );
       // cold: node -e 0, this package and the baseline's, alternated
       const empty: number[] = [];
