@@ -19,13 +19,16 @@ export interface BatchOptions extends BatchWorkerData {
 }
 
 /**
- * A thread's young generation, small as check's parsing threads have it (src/node/linePool.ts):
+ * A thread's young generation, smaller than check's parsing threads' 4 MB (src/node/linePool.ts):
  * what a file's turns allocate is garbage by the next turn, and the default (up to ~48 MB per
  * thread) is what the pool added to the peak RSS. Four sessions of 4 MB on 2 threads: 228 MB
- * with the default, 168-172 MB with 4 MB, against 115 MB for one of them alone (CPU time the
- * same within the machine's noise; docs/perf-log/2026-12-03-batch.md).
+ * with the default, 168-172 MB with 4 MB, against 115 MB for one of them alone
+ * (docs/perf-log/2026-12-03-batch.md). V8 makes each semi-space a third of this, rounded up to
+ * a power of two and at least 1 MB on 64-bit Node (Heap::ConfigureHeap), so 4 gave 2 MB
+ * semi-spaces and 1 to 3 give 1 MB: 106 against 110 MiB over the generated folder, for 1.03 of
+ * the time (farm-bench, 6 pairs; docs/perf-log/2026-12-06-young-generation.md).
  */
-const YOUNG_GENERATION_MB = 4;
+const YOUNG_GENERATION_MB = 2;
 
 /**
  * How far V8 lets a heap grow past what its last full collection kept, in percent (V8's own
@@ -46,8 +49,13 @@ const HEAP_GROWING_PERCENT = 50;
  * compiles only competed with them, and their memory came back to the process late. Over 150
  * generated sessions on 2 threads: peak RSS 121 → 117 MiB, wall 0.95, CPU 0.96 (farm-bench, 8
  * pairs; docs/perf-log/2026-12-06-collector.md).
+ * For the same reason each thread scavenges its young generation alone (`--no-parallel-scavenge`,
+ * read at each scavenge, so the main thread's few take it too): a parallel scavenge of a 2 MB
+ * young generation woke V8's platform threads to share half a millisecond's work with threads
+ * that had no core free (futex calls over the generated folder: 76,600 → 57,900). Wall 0.95, CPU 0.97, peak RSS
+ * the same (6 pairs, every pair faster; docs/perf-log/2026-12-06-young-generation.md).
  */
-const POOL_V8_FLAGS = '--no-concurrent-recompilation';
+const POOL_V8_FLAGS = '--no-concurrent-recompilation --no-parallel-scavenge';
 
 /** How many files past the next one to print may be given out: per thread, its own and one more. */
 const WINDOW_PER_THREAD = 2;
@@ -72,8 +80,7 @@ export async function runBatch(args: readonly string[], options: BatchOptions, o
     await writeAll(err, `${escapeControls(`context-health: no transcript found in ${args.join(', ')} (${skipped} other files skipped)`)}\n`);
     return 2;
   }
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  v8.setFlagsFromString(POOL_V8_FLAGS);
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT} ${POOL_V8_FLAGS}`);
   const size = Math.max(1, Math.min(files.length, Math.floor(options.threads ?? os.availableParallelism())));
   const window = size * WINDOW_PER_THREAD;
   const data: BatchWorkerData = { check: options.check, json: options.json, failOn: options.failOn };
