@@ -66,7 +66,8 @@ export async function answer(job: BatchJob, data: BatchWorkerData): Promise<Batc
   let result;
   try {
     // one thread per file: the pool spreads the files over the cores, not a file's lines
-    const options: CheckOptions = { ...data.check, threads: 1, ...(job.conversation === true ? { conversation: true } : {}) };
+    // and each thread reads its file's chunks itself: every core has a file already (readFile.ts ReadHooks.inPlace)
+    const options: CheckOptions = { ...data.check, threads: 1, readsInPlace: true, ...(job.conversation === true ? { conversation: true } : {}) };
     result =
       job.regular === true
         ? await readListed(file, job.raw, (readPath) => checkTranscript(readPath, { ...options, name: file }))

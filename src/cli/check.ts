@@ -84,6 +84,11 @@ export interface CheckOptions {
   threadFixedShare?: boolean;
   /** a file smaller than this is read on the main thread alone (default 8 MiB; tests: 0) */
   threadMinBytes?: number;
+  /**
+   * a plain file's chunks are read on this thread, not on libuv's pool (readFile.ts
+   * ReadHooks.inPlace): `check`'s file pool, whose threads each read a file of their own
+   */
+  readsInPlace?: true;
 }
 
 export interface CheckResult {
@@ -139,6 +144,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     },
     addError: (e: InputError): void => builder.addError(e),
   };
+  const addError = (line: number, message: string): void => report.addError({ line, message });
   // contract §7 adapters: other agents' transcripts become §2 messages before the engine
   const disagreement = new ReferenceDisagreement();
   const scoring = new ScoringStage(
@@ -151,7 +157,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
         if (outcome.kind === 'turn') disagreement.observe(outcome, engine.thresholds(outcome.result.sessionId));
         report.add(outcome);
       },
-      error: (line, message) => report.addError({ line, message }),
+      error: addError,
     },
     {
       mode: options.scorer ?? 'auto',
@@ -177,14 +183,14 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
     await readOpenHandsFolder(
       folder,
       // its text may hold a lone surrogate's escape, which the pipeline reads as U+FFFD (wellFormed.ts), as the relay's body of it is
-      { record: (value, line, text) => pipeline.parsed(value, line, mayHoldLoneSurrogate(text)), error: (line, message) => report.addError({ line, message }) },
+      { record: (value, line, text) => pipeline.parsed(value, line, mayHoldLoneSurrogate(text)), error: addError },
       {
         ...(options.maxLineBytes === undefined ? {} : { maxBytes: options.maxLineBytes }),
         ...(options.inside === undefined ? {} : { inside: options.inside }),
       },
     );
   } else if (digests === null) {
-    await readTranscript(path, sink, (line, message) => report.addError({ line, message }), new NodeLineParser().decode, options.onProgress, split);
+    await readTranscript(path, sink, addError, new NodeLineParser().decode, options.onProgress, split, { inPlace: options.readsInPlace === true });
   } else {
     // the main thread is one of them; with none, it reads every line itself, with the scanner
     const pool = threads > 1 ? new LinePool(threads - 1) : null;
@@ -214,7 +220,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
             return true;
           },
           line: (text, line) => sink(text, line),
-          structureError: (line, message) => report.addError({ line, message }),
+          structureError: addError,
         },
         pool,
         {
@@ -222,6 +228,7 @@ async function run(path: string, options: CheckOptions, makeScorer?: () => SpanS
           split,
           ...(options.threadBatchBytes === undefined ? {} : { batchBytes: options.threadBatchBytes }),
           ...(options.threadFixedShare === true ? { fixedShare: true } : {}),
+          inPlace: options.readsInPlace === true,
         },
       );
     } finally {

@@ -19,6 +19,12 @@ export interface ReadHooks<T> {
   splitter?: (s: TranscriptSplitter<T>) => void;
   /** a plain file's read size (default 4 MiB): smaller, fewer bytes in hand at once */
   chunkBytes?: number;
+  /**
+   * a plain file's chunks are read on this thread, one after the other, not on libuv's pool
+   * ahead of the one being split (readPlainFileInPlace): for a thread that has a core of its
+   * own and nothing else to do meanwhile, `check`'s file pool
+   */
+  inPlace?: boolean;
 }
 
 /** Each message (line or array element) is handed to `decode`, then to `sink`. */
@@ -38,7 +44,8 @@ export async function readTranscript<T>(
   const bytesTotal = stat !== null && stat.isFile() ? stat.size : null;
   const reader = new TranscriptSplitter(sink, onStructureError, decode, split);
   hooks.splitter?.(reader);
-  if (bytesTotal !== null && !(await startsWithGzip(path))) return readPlainFile(path, bytesTotal, reader, onProgress, hooks.pace, hooks.chunkBytes);
+  if (bytesTotal !== null && !(await startsWithGzip(path)))
+    return (hooks.inPlace === true ? readPlainFileInPlace : readPlainFile)(path, bytesTotal, reader, onProgress, hooks.pace, hooks.chunkBytes);
   const raw: Readable = fromStdin ? process.stdin : fs.createReadStream(path, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   let gzip = false;
@@ -156,6 +163,44 @@ async function readPlainFile<T>(
   } finally {
     await Promise.allSettled(inFlight); // reads still in flight when the sink threw
     await fh.close();
+  }
+  reader.end();
+  return { format: reader.format, gzip: false };
+}
+
+/**
+ * A plain file read on the calling thread, a chunk at a time (ReadHooks.inPlace). In `check`'s
+ * file pool every core already has a thread reading a file of its own, so a read on libuv's
+ * pool overlapped nothing and only added its handovers: a task queued, a pool thread woken, the
+ * loop woken by its answer, for each 64 KiB. The chunks are those readPlainFile hands the reader:
+ * full ones, then the short one at the end of the file as it was, then a read from there on
+ * for whatever was written since, until one finds nothing.
+ */
+async function readPlainFileInPlace<T>(
+  path: string,
+  bytesTotal: number,
+  reader: TranscriptSplitter<T>,
+  onProgress?: (p: ReadProgress) => void,
+  pace?: () => Promise<void> | undefined,
+  chunkBytes = DEFAULT_CHUNK,
+): Promise<{ format: string; gzip: boolean }> {
+  const fd = fs.openSync(path, 'r');
+  const buffer = Buffer.allocUnsafe(chunkBytes);
+  let bytesRead = 0;
+  try {
+    for (;;) {
+      const n = fs.readSync(fd, buffer, 0, chunkBytes, bytesRead);
+      if (n === 0) break;
+      bytesRead += n;
+      reader.push(buffer.subarray(0, n));
+      onProgress?.({ bytesRead, bytesTotal });
+      if (pace !== undefined) await pace();
+      // a turn of the event loop between chunks, as an answer from libuv's pool gave: V8 posts its
+      // collector's steps (finishing a marking, a scavenge) as tasks that run only there
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    fs.closeSync(fd);
   }
   reader.end();
   return { format: reader.format, gzip: false };

@@ -31,6 +31,8 @@ export interface ThreadedOptions {
   split?: SplitOptions;
   /** tests: every batch a thread has room for (two in hand each) goes to it, however late it comes back (no ThreadShare) */
   fixedShare?: boolean;
+  /** a plain file's chunks are read on this thread (readFile.ts ReadHooks.inPlace) */
+  inPlace?: boolean;
 }
 
 /**
@@ -170,6 +172,7 @@ export async function readTranscriptThreaded(path: string, sink: ThreadedSink, p
       // one batch a read: the pace then holds reading back batch by batch (4 MiB reads made
       // four batches at once, and their bytes were held meanwhile: ~10 MB of the peak RSS)
       chunkBytes: Number.isFinite(batchBytes) ? Math.max(64 << 10, batchBytes) : undefined,
+      ...(options.inPlace === true ? { inPlace: true } : {}),
       pace: () => {
         if (failure !== null) throw failure;
         const wait = taken.length - maxInFlight;
