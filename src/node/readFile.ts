@@ -176,14 +176,7 @@ async function readPlainFile<T>(
  * full ones, then the short one at the end of the file as it was, then a read from there on
  * for whatever was written since, until one finds nothing.
  */
-async function readPlainFileInPlace<T>(
-  path: string,
-  bytesTotal: number,
-  reader: TranscriptSplitter<T>,
-  onProgress?: (p: ReadProgress) => void,
-  pace?: () => Promise<void> | undefined,
-  chunkBytes = DEFAULT_CHUNK,
-): Promise<{ format: string; gzip: boolean }> {
+const readPlainFileInPlace: typeof readPlainFile = async (path, bytesTotal, reader, onProgress, pace, chunkBytes = DEFAULT_CHUNK) => {
   const fd = fs.openSync(path, 'r');
   const buffer = Buffer.allocUnsafe(chunkBytes);
   let bytesRead = 0;
@@ -204,4 +197,4 @@ async function readPlainFileInPlace<T>(
   }
   reader.end();
   return { format: reader.format, gzip: false };
-}
+};
