@@ -50,10 +50,10 @@ const HEAP_GROWING_PERCENT = 50;
  * generated sessions on 2 threads: peak RSS 121 → 117 MiB, wall 0.95, CPU 0.96 (farm-bench, 8
  * pairs; docs/perf-log/2026-12-06-collector.md).
  * For the same reason each thread scavenges its young generation alone (`--no-parallel-scavenge`,
- * read at each scavenge, so the main thread's few take it too): a parallel scavenge of a 2 MB
- * young generation woke V8's platform threads to share half a millisecond's work with threads
- * that had no core free (futex calls over the generated folder: 76,600 → 57,900). Wall 0.95, CPU 0.97, peak RSS
- * the same (6 pairs, every pair faster; docs/perf-log/2026-12-06-young-generation.md).
+ * read at each scavenge, so the main thread's few take it too): a parallel scavenge of a 1 MB
+ * semi-space woke V8's platform threads to share under a millisecond's work, and they had no
+ * core free (futex calls over the generated folder: 76,600 → 57,900). Wall 0.95, CPU 0.97, peak
+ * RSS the same (6 pairs, every pair faster; docs/perf-log/2026-12-06-young-generation.md).
  */
 const POOL_V8_FLAGS = '--no-concurrent-recompilation --no-parallel-scavenge';
 
